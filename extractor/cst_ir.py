@@ -1,0 +1,292 @@
+"""libcst expressions -> condition IR, in terms of the config object, env and platform.
+
+One handler per node kind; shapes it does not understand become `Unknown` with their
+source text, never an exception.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
+from extractor.ir import (
+    And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
+    conj, disj, negate,
+)
+from extractor.scope import Opaque, Row, Scope, Table
+
+_CMP = {
+    cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.Is: "is", cst.IsNot: "is not",
+}
+_ENV_GETTERS = {"os.environ.get", "os.getenv", "environ.get", "getenv"}
+_RUNTIME_PREFIXES = ("os.path.", "pathlib.", "shutil.which", "importlib.", "Path(")
+_RUNTIME_HINTS = ("installed", "available", "exists", "find_spec")
+# Methods whose result is a simple function of the receiver: kept as `Apply`.
+_STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "split", "get", "keys", "values"}
+_BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "max", "sum"}
+
+
+def to_ir(node: cst.BaseExpression, scope: Scope) -> Expr:
+    """The condition `node` states, as IR."""
+    handler = _HANDLERS.get(type(node))
+    if handler is None:
+        return Truthy(term(node, scope))
+    return handler(node, scope)
+
+
+def _bool_op(node: cst.BooleanOperation, scope: Scope) -> Expr:
+    left, right = to_ir(node.left, scope), to_ir(node.right, scope)
+    return conj([left, right]) if isinstance(node.operator, cst.And) else disj([left, right])
+
+
+def _unary(node: cst.UnaryOperation, scope: Scope) -> Expr:
+    if isinstance(node.operator, cst.Not):
+        return negate(to_ir(node.expression, scope))
+    return Truthy(term(node, scope))
+
+
+def _comparison(node: cst.Comparison, scope: Scope) -> Expr:
+    parts: list[Expr] = []
+    left = node.left
+    for target in node.comparisons:
+        op = target.operator
+        lhs, rhs = term(left, scope), term(target.comparator, scope)
+        if isinstance(op, cst.In):
+            parts.append(In(lhs, rhs))
+        elif isinstance(op, cst.NotIn):
+            parts.append(Not(In(lhs, rhs)))
+        else:
+            parts.append(Compare(_CMP.get(type(op), norm_code(op).strip()), lhs, rhs))
+        left = target.comparator
+    return conj(parts)
+
+
+def _name_cond(node: cst.Name, scope: Scope) -> Expr:
+    bound = _bound(node.value, scope)
+    if bound is not None and isinstance(bound, cst.BaseExpression):
+        return _resolving(node.value, scope, lambda: to_ir(bound, scope), Truthy(term(node, scope)))
+    return Truthy(term(node, scope))
+
+
+def _if_exp(node: cst.IfExp, scope: Scope) -> Expr:
+    test = to_ir(node.test, scope)
+    return disj([conj([test, to_ir(node.body, scope)]), conj([negate(test), to_ir(node.orelse, scope)])])
+
+
+def _call_cond(node: cst.Call, scope: Scope) -> Expr:
+    lam = _called_lambda(node, scope)
+    if lam is not None:
+        return to_ir(lam.body, scope)
+    return Truthy(term(node, scope))
+
+
+_HANDLERS: dict[type, Callable[[cst.BaseExpression, Scope], Expr]] = {
+    cst.BooleanOperation: _bool_op,  # type: ignore[dict-item]
+    cst.UnaryOperation: _unary,  # type: ignore[dict-item]
+    cst.Comparison: _comparison,  # type: ignore[dict-item]
+    cst.Name: _name_cond,  # type: ignore[dict-item]
+    cst.IfExp: _if_exp,  # type: ignore[dict-item]
+    cst.Call: _call_cond,  # type: ignore[dict-item]
+}
+
+
+# ---------------------------------------------------------------------------- terms
+
+
+def term(node: cst.BaseExpression, scope: Scope) -> Expr:
+    """A value-producing expression: a reference, a constant, a known function of those."""
+    ok, value = literal_value(node)
+    if ok:
+        return Const(value)
+    if isinstance(node, cst.Name):
+        return _name_term(node, scope)
+    if isinstance(node, cst.Attribute):
+        return _attribute_term(node, scope)
+    if isinstance(node, cst.Call):
+        return _call_term(node, scope)
+    if isinstance(node, cst.Subscript):
+        return _subscript_term(node, scope)
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        items = [term(el.value, scope) for el in node.elements if not isinstance(el, cst.StarredElement)]
+        if len(items) == len(node.elements):
+            return Seq(tuple(items))
+    if isinstance(node, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation, cst.IfExp)):
+        return to_ir(node, scope)
+    return Unknown(norm_code(node))
+
+
+def _bound(name: str, scope: Scope) -> object | None:
+    if name in scope.aliases:
+        return None
+    return scope.lookup(name)
+
+
+def _resolving(name: str, scope: Scope, fn: Callable[[], Expr], fallback: Expr) -> Expr:
+    """Interpret a binding once per chain, so ``x = x + 1`` cannot loop forever."""
+    if name in scope.resolving:
+        return fallback
+    scope.resolving.add(name)
+    try:
+        return fn()
+    finally:
+        scope.resolving.discard(name)
+
+
+def _name_term(node: cst.Name, scope: Scope) -> Expr:
+    name = node.value
+    bound = _bound(name, scope)
+    if isinstance(bound, Opaque):
+        return Ref(RefKind.UNKNOWN, name, bound.text)
+    if isinstance(bound, Table):
+        return _table_term(bound, scope)
+    if isinstance(bound, cst.BaseExpression):
+        return _resolving(name, scope, lambda: term(bound, scope), Unknown(name))
+    if name in scope.profile.model_roots:
+        return Ref(RefKind.MODEL, name, name)
+    if name.lstrip("_") in scope.profile.platform_predicates:
+        return Ref(RefKind.PLATFORM, name.lstrip("_"), name)
+    return Ref(RefKind.UNKNOWN, name, name)
+
+
+def _table_term(table: Table, scope: Scope) -> Expr:
+    if table.is_dict:
+        items = [term(row.node[0], scope) for row in table.rows if isinstance(row.node, tuple)]
+    else:
+        items = [term(row.node, scope) for row in table.rows if not isinstance(row.node, tuple)]
+    if all(isinstance(i, Const) for i in items):
+        return Const(tuple(i.value for i in items))  # type: ignore[union-attr]
+    return Seq(tuple(items))
+
+
+def _config_path(node: cst.BaseExpression, scope: Scope) -> str | None:
+    """``a.b`` for ``cfg.a.b`` when the base is the config object."""
+    if isinstance(node, cst.Attribute):
+        if scope.is_config(node.value):
+            return node.attr.value
+        inner = _config_path(node.value, scope)
+        if inner is not None:
+            return f"{inner}.{node.attr.value}"
+    return None
+
+
+def _env_registry_name(node: cst.BaseExpression, scope: Scope) -> str | None:
+    """``X`` for ``envs.X`` when ``envs`` is a declared env registry."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        if node.value.value in scope.profile.env_registries:
+            return node.attr.value
+    return None
+
+
+def _is_model(path: str, scope: Scope) -> bool:
+    return any(part in scope.profile.model_roots for part in path.split("."))
+
+
+def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
+    text = norm_code(node)
+    env = _env_registry_name(node, scope)
+    if env is not None:
+        return Ref(RefKind.ENV, env, text)
+    if isinstance(node.value, cst.Attribute) and node.attr.value in ("value", "get"):
+        env = _env_registry_name(node.value, scope)
+        if env is not None:
+            return Ref(RefKind.ENV, env, text)
+    path = _config_path(node, scope)
+    if path is not None:
+        if _is_model(path, scope):
+            return Ref(RefKind.MODEL, path, text)
+        return Ref(RefKind.FLAG, path, text)
+    base = node.value
+    if isinstance(base, cst.Call) and _platform_call(base, scope):
+        return Ref(RefKind.PLATFORM, f"{last_name(base.func)}().{node.attr.value}", text)
+    if _is_model(text, scope):
+        return Ref(RefKind.MODEL, text, text)
+    base_term = term(base, scope)
+    if isinstance(base_term, Ref) and base_term.kind in (RefKind.MODEL, RefKind.PLATFORM):
+        return Ref(base_term.kind, f"{base_term.name}.{node.attr.value}", text)
+    return Ref(RefKind.UNKNOWN, text, text)
+
+
+def _platform_call(node: cst.Call, scope: Scope) -> bool:
+    name = last_name(node.func)
+    return name is not None and name in scope.profile.platform_predicates
+
+
+def _first_string_arg(node: cst.Call) -> str | None:
+    return string_value(node.args[0].value) if node.args else None
+
+
+def _called_lambda(node: cst.Call, scope: Scope) -> cst.Lambda | None:
+    if isinstance(node.func, cst.Name) and not node.args:
+        bound = _bound(node.func.value, scope)
+        if isinstance(bound, cst.Lambda):
+            return bound
+    return None
+
+
+def _call_term(node: cst.Call, scope: Scope) -> Expr:
+    text = norm_code(node)
+    func = node.func
+    name = dotted(func) or ""
+    short = last_name(func) or ""
+    lam = _called_lambda(node, scope)
+    if lam is not None:
+        return to_ir(lam.body, scope)
+    # envs.X.get() / os.environ.get("X") / getenv("X") / get_bool_env_var("X")
+    if isinstance(func, cst.Attribute) and func.attr.value in ("get", "value", "is_set"):
+        env = _env_registry_name(func.value, scope)
+        if env is not None:
+            return Ref(RefKind.ENV, env, text)
+    if name in _ENV_GETTERS or short in scope.profile.env_readers:
+        env = _first_string_arg(node)
+        if env is not None:
+            return Ref(RefKind.ENV, env, text)
+    if name == "getattr" and len(node.args) >= 2 and scope.is_config(node.args[0].value):
+        attr = string_value(node.args[1].value)
+        if attr is not None:
+            return Ref(RefKind.FLAG, attr, text)
+    if _platform_call(node, scope):
+        suffix = "(" + ", ".join(norm_code(a.value) for a in node.args) + ")" if node.args else ""
+        return Ref(RefKind.PLATFORM, short + suffix, text)
+    if name.startswith(_RUNTIME_PREFIXES) or any(h in short for h in _RUNTIME_HINTS):
+        return Ref(RefKind.RUNTIME, text, text)
+    if isinstance(func, cst.Attribute):
+        path = _config_path(func, scope)
+        if path is not None:  # a method of the config object: its model accessors
+            kind = RefKind.MODEL if _is_model(path, scope) or "model" in path or "hf" in path else RefKind.UNKNOWN
+            return Ref(kind, text, text)
+        if short in _STR_METHODS:
+            receiver = term(func.value, scope)
+            if not isinstance(receiver, Unknown):
+                args = tuple(term(a.value, scope) for a in node.args)
+                return Apply(short, (receiver, *args), text)
+    if name in _BUILTINS:
+        return Apply(name, tuple(term(a.value, scope) for a in node.args), text)
+    return Unknown(text)
+
+
+def _subscript_term(node: cst.Subscript, scope: Scope) -> Expr:
+    text = norm_code(node)
+    if dotted(node.value) in ("os.environ", "environ") and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            env = string_value(index.value)
+            if env is not None:
+                return Ref(RefKind.ENV, env, text)
+    base = term(node.value, scope)
+    if isinstance(base, Ref) and base.kind is not RefKind.UNKNOWN:
+        return Ref(base.kind, f"{base.name}[...]" if base.kind is RefKind.FLAG else text, text)
+    return Unknown(text)
+
+
+def row_parts(row: Row) -> tuple[cst.BaseExpression, ...]:
+    """The elements of a table row: (key, value) for dicts, tuple items, or the node."""
+    if isinstance(row.node, tuple):
+        return row.node
+    if isinstance(row.node, (cst.Tuple, cst.List)):
+        return tuple(el.value for el in row.node.elements)
+    return (row.node,)
+
+
+__all__ = ["to_ir", "term", "row_parts", "Or", "And"]

@@ -1,0 +1,115 @@
+"""Small libcst helpers shared by the extractor modules."""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+_EMPTY = cst.Module(body=[])
+_OPEN_WS = re.compile(r"([(\[{])\s+")
+_CLOSE_WS = re.compile(r"\s+([)\]}])")
+_WS = re.compile(r"\s+")
+
+
+def code(node: cst.CSTNode) -> str:
+    """Source text of a node as written."""
+    return _EMPTY.code_for_node(node)
+
+
+def norm_code(node: cst.CSTNode) -> str:
+    """Source text with whitespace normalised: one line, no padding inside brackets."""
+    text = code(node)
+    if "#" in text:  # comments inside a multi-line expression
+        text = _strip_comments(text)
+    text = _WS.sub(" ", text.strip())
+    text = _OPEN_WS.sub(r"\1", text)
+    return _CLOSE_WS.sub(r"\1", text)
+
+
+_TRIPLES = ("'" * 3, '"' * 3)
+
+
+def _strip_comments(text: str) -> str:
+    """Drop ``# ...`` comments, leaving ``#`` inside string literals alone."""
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote is not None:
+            if ch == "\\":
+                out.append(text[i : i + 2])
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                out.append(quote)
+                i += len(quote)
+                quote = None
+                continue
+        elif ch in "'\"":
+            quote = text[i : i + 3] if text[i : i + 3] in _TRIPLES else ch
+            out.append(quote)
+            i += len(quote)
+            continue
+        elif ch == "#":
+            while i < len(text) and text[i] != "\n":
+                i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def dotted(node: cst.CSTNode) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def last_name(node: cst.CSTNode) -> str | None:
+    """The final identifier of a Name/Attribute (``c`` in ``a.b.c``)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def string_value(node: cst.CSTNode) -> str | None:
+    """The value of a plain (non-f) string literal or implicit concatenation of them."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def literal_value(node: cst.CSTNode) -> tuple[bool, object]:
+    """(True, value) for literals and tuples/lists of literals; (False, None) otherwise."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = string_value(node)
+        return (value is not None, value)
+    if isinstance(node, cst.Integer):
+        return True, int(node.value.replace("_", ""), 0)
+    if isinstance(node, cst.Float):
+        return True, float(node.value.replace("_", ""))
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return True, {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        ok, value = literal_value(node.expression)
+        if ok and isinstance(value, (int, float)):
+            return True, -value
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        values = []
+        for el in node.elements:
+            if isinstance(el, cst.StarredElement):
+                return False, None
+            ok, value = literal_value(el.value)
+            if not ok:
+                return False, None
+            values.append(value)
+        return True, tuple(values)
+    return False, None

@@ -1,0 +1,268 @@
+"""The condition IR: one representation of "when does this fire", shared by every consumer.
+
+Leaves are `Ref` (a flag, env var, platform/model fact ...), `Const` and `Unknown`;
+`Apply` is a known function of terms (``len``, ``str.startswith`` ...). Conditions
+combine them with `Truthy`, `Compare`, `In`, `Not`, `And`, `Or`. Consumers: trigger
+rendering, three-valued evaluation, solution derivation and graph edges.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections.abc import Iterator
+from typing import Any, Union
+
+from extractor.compat import StrEnum
+
+
+class RefKind(StrEnum):
+    FLAG = "flag"  # attribute of the config object (or a view/alias of it)
+    ENV = "env"
+    PLATFORM = "platform"
+    MODEL = "model"
+    RUNTIME = "runtime"  # files, installed packages, exceptions raised at run time
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    kind: RefKind
+    name: str
+    text: str  # source text the reference was read from
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "ref", "kind": str(self.kind), "name": self.name, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    value: Any  # None, bool, int, float, str, or a tuple of those
+
+    def as_dict(self) -> dict[str, Any]:
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"op": "const", "value": value}
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "unknown", "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Apply:
+    fn: str  # "len", "startswith", "endswith", "lower", "isinstance" ...
+    args: tuple["Expr", ...]
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "apply", "fn": self.fn, "args": [a.as_dict() for a in self.args], "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Seq:
+    """A literal tuple/list of terms, e.g. the right side of ``x in (a, b)``."""
+
+    items: tuple["Expr", ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "seq", "items": [i.as_dict() for i in self.items]}
+
+
+@dataclass(frozen=True, slots=True)
+class Truthy:
+    term: "Expr"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "truthy", "term": self.term.as_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    op: str  # == != < <= > >= is "is not"
+    left: "Expr"
+    right: "Expr"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "compare", "cmp": self.op, "left": self.left.as_dict(), "right": self.right.as_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class In:
+    item: "Expr"
+    container: "Expr"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "in", "item": self.item.as_dict(), "container": self.container.as_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    arg: "Expr"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "not", "arg": self.arg.as_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    args: tuple["Expr", ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "and", "args": [a.as_dict() for a in self.args]}
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    args: tuple["Expr", ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"op": "or", "args": [a.as_dict() for a in self.args]}
+
+
+Expr = Union[Ref, Const, Unknown, Apply, Seq, Truthy, Compare, In, Not, And, Or]
+TRUE = Const(True)
+FALSE = Const(False)
+
+_NEGATED_CMP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is"}
+
+
+def from_dict(data: dict[str, Any]) -> Expr:
+    """Inverse of `as_dict` (catalogs are read back for diff and preflight)."""
+    op = data["op"]
+    if op == "ref":
+        return Ref(RefKind(data["kind"]), data["name"], data["text"])
+    if op == "const":
+        value = data["value"]
+        return Const(tuple(value) if isinstance(value, list) else value)
+    if op == "unknown":
+        return Unknown(data["text"])
+    if op == "apply":
+        return Apply(data["fn"], tuple(from_dict(a) for a in data["args"]), data["text"])
+    if op == "seq":
+        return Seq(tuple(from_dict(i) for i in data["items"]))
+    if op == "truthy":
+        return Truthy(from_dict(data["term"]))
+    if op == "compare":
+        return Compare(data["cmp"], from_dict(data["left"]), from_dict(data["right"]))
+    if op == "in":
+        return In(from_dict(data["item"]), from_dict(data["container"]))
+    if op == "not":
+        return Not(from_dict(data["arg"]))
+    if op in ("and", "or"):
+        args = tuple(from_dict(a) for a in data["args"])
+        return And(args) if op == "and" else Or(args)
+    raise ValueError(f"unknown IR op {op!r}")
+
+
+def negate(expr: Expr) -> Expr:
+    """Logical negation, pushed one level in where it reads better."""
+    if isinstance(expr, Not):
+        return expr.arg
+    if isinstance(expr, Const) and isinstance(expr.value, bool):
+        return Const(not expr.value)
+    if isinstance(expr, Compare) and expr.op in _NEGATED_CMP:
+        return Compare(_NEGATED_CMP[expr.op], expr.left, expr.right)
+    return Not(expr)
+
+
+def conj(args: "list[Expr] | tuple[Expr, ...]") -> Expr:
+    """Flattened, constant-folded, de-duplicated conjunction."""
+    out: list[Expr] = []
+    for arg in args:
+        parts = arg.args if isinstance(arg, And) else (arg,)
+        for part in parts:
+            if part == TRUE:
+                continue
+            if part == FALSE:
+                return FALSE
+            if part not in out:
+                out.append(part)
+    if not out:
+        return TRUE
+    return out[0] if len(out) == 1 else And(tuple(out))
+
+
+def disj(args: "list[Expr] | tuple[Expr, ...]") -> Expr:
+    """Flattened, constant-folded, de-duplicated disjunction."""
+    out: list[Expr] = []
+    for arg in args:
+        parts = arg.args if isinstance(arg, Or) else (arg,)
+        for part in parts:
+            if part == FALSE:
+                continue
+            if part == TRUE:
+                return TRUE
+            if part not in out:
+                out.append(part)
+    if not out:
+        return FALSE
+    return out[0] if len(out) == 1 else Or(tuple(out))
+
+
+def simplify(expr: Expr) -> Expr:
+    """Normalise: flatten and/or, drop double negation, fold constants."""
+    if isinstance(expr, Not):
+        inner = simplify(expr.arg)
+        return negate(inner)
+    if isinstance(expr, And):
+        return conj([simplify(a) for a in expr.args])
+    if isinstance(expr, Or):
+        return disj([simplify(a) for a in expr.args])
+    if isinstance(expr, Truthy) and isinstance(expr.term, Const):
+        return Const(bool(expr.term.value))
+    if isinstance(expr, Truthy) and isinstance(expr.term, (Truthy, Compare, In, Not, And, Or)):
+        return simplify(expr.term)
+    if isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Seq):
+        # "x" in (cfg.a, cfg.b)  ==  cfg.a == "x" or cfg.b == "x"
+        if not all(isinstance(i, Const) for i in expr.container.items):
+            return disj([Compare("==", i, expr.item) for i in expr.container.items])
+    return expr
+
+
+def children(node: Expr) -> tuple[Expr, ...]:
+    """Direct sub-expressions of a node (leaves have none)."""
+    if isinstance(node, (And, Or)):
+        return node.args
+    if isinstance(node, Not):
+        return (node.arg,)
+    if isinstance(node, Truthy):
+        return (node.term,)
+    if isinstance(node, Compare):
+        return (node.left, node.right)
+    if isinstance(node, In):
+        return (node.item, node.container)
+    if isinstance(node, Apply):
+        return node.args
+    if isinstance(node, Seq):
+        return node.items
+    return ()
+
+
+def leaves(expr: Expr) -> "Iterator[Ref | Const | Unknown]":
+    """Every leaf in source order."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kids = children(node)
+        if kids:
+            stack.extend(reversed(kids))
+        else:
+            yield node  # type: ignore[misc]
+
+
+def refs(expr: Expr) -> list[Ref]:
+    """Every `Ref` leaf, in first-seen order, without duplicates."""
+    return list(dict.fromkeys(leaf for leaf in leaves(expr) if isinstance(leaf, Ref)))
+
+
+def unknowns(expr: Expr) -> list[Unknown]:
+    """Leaves that could not be interpreted, including `Ref`s of kind unknown."""
+    out: list[Unknown] = []
+    for leaf in leaves(expr):
+        if isinstance(leaf, Unknown):
+            out.append(leaf)
+        elif isinstance(leaf, Ref) and leaf.kind is RefKind.UNKNOWN:
+            out.append(Unknown(leaf.text))
+    return out

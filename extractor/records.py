@@ -1,0 +1,180 @@
+"""Frozen records produced by the site extractor (one `FileSites` per file)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from extractor.compat import StrEnum
+from extractor.ir import Expr, from_dict
+from extractor.templates import Template, parse_template
+
+
+class SiteKind(StrEnum):
+    RAISE = "raise"
+    ASSERT = "assert"
+
+
+class GuardOrigin(StrEnum):
+    IF = "if"  # the site is in the body of ``if c`` / ``elif c``
+    ELSE = "else"  # an earlier ``if``/``elif`` test of the same chain was false
+    WHILE = "while"
+    CASE = "case"
+    EARLY_EXIT = "early-exit"  # ``if c: return/continue/break`` earlier in the block
+    PRIOR_RAISE = "prior-raise"  # ``if c: raise`` / ``assert c`` earlier in the block
+    ASSERT = "assert"  # the assert's own test is false
+    EXCEPT = "except"  # inside ``except E:``
+    CALLER = "caller"  # the guard at the call sites of the enclosing function
+    MESSAGE = "message"  # which rendering of a conditional message is shown
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    expr: Expr
+    text: str  # the condition as written in the source (negations as ``not (...)``)
+    origin: GuardOrigin
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"expr": self.expr.as_dict(), "text": self.text, "origin": str(self.origin)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Guard":
+        return cls(from_dict(data["expr"]), data["text"], GuardOrigin(data["origin"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One row of a condition table (or one rendering of a conditional message)."""
+
+    values: tuple[tuple[str, str], ...]  # hole expression -> rendered template text
+    guards: tuple[Guard, ...]
+    template: Template
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "values": dict(self.values),
+            "guards": [g.as_dict() for g in self.guards],
+            "template": self.template.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Variant":
+        return cls(
+            tuple(data["values"].items()),
+            tuple(Guard.from_dict(g) for g in data["guards"]),
+            parse_template(data["template"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseSite:
+    path: str
+    line: int
+    function: str
+    kind: SiteKind
+    exception: str
+    template: Template
+    guards: tuple[Guard, ...]
+    variants: tuple[Variant, ...] = ()
+    notes: tuple[str, ...] = ()  # what could not be known statically
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "function": self.function,
+            "kind": str(self.kind),
+            "exception": self.exception,
+            "template": self.template.text,
+            "guards": [g.as_dict() for g in self.guards],
+            "variants": [v.as_dict() for v in self.variants],
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RaiseSite":
+        return cls(
+            data["path"], data["line"], data["function"], SiteKind(data["kind"]),
+            data["exception"], parse_template(data["template"]),
+            tuple(Guard.from_dict(g) for g in data["guards"]),
+            tuple(Variant.from_dict(v) for v in data["variants"]),
+            tuple(data["notes"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """``callee(...)`` called from `caller` under `guards` (for caller guards)."""
+
+    caller: str
+    callee: str  # dotted text: "self._handle_x", "check_lora_server_args", "mod.fn"
+    guards: tuple[Guard, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"caller": self.caller, "callee": self.callee, "guards": [g.as_dict() for g in self.guards]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CallSite":
+        return cls(data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Adjustment:
+    """An automatic change to the config: ``self.flag = value`` or a profile setter call."""
+
+    function: str
+    line: int
+    flag: str
+    value: Expr
+    guards: tuple[Guard, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "function": self.function, "line": self.line, "flag": self.flag,
+            "value": self.value.as_dict(), "guards": [g.as_dict() for g in self.guards],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Adjustment":
+        return cls(
+            data["function"], data["line"], data["flag"], from_dict(data["value"]),
+            tuple(Guard.from_dict(g) for g in data["guards"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FileSites:
+    """Everything the extractor learned from one file; cacheable by blob id."""
+
+    path: str
+    sites: tuple[RaiseSite, ...] = ()
+    calls: tuple[CallSite, ...] = ()
+    functions: tuple[str, ...] = ()  # qualified names defined in the file
+    imports: tuple[tuple[str, str], ...] = ()  # local name -> dotted target
+    adjustments: tuple[Adjustment, ...] = ()
+    diagnostics: tuple[str, ...] = ()
+    parse_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "sites": [s.as_dict() for s in self.sites],
+            "calls": [c.as_dict() for c in self.calls],
+            "functions": list(self.functions),
+            "imports": [list(i) for i in self.imports],
+            "adjustments": [a.as_dict() for a in self.adjustments],
+            "diagnostics": list(self.diagnostics),
+            "parse_error": self.parse_error,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FileSites":
+        return cls(
+            path=data["path"],
+            sites=tuple(RaiseSite.from_dict(s) for s in data["sites"]),
+            calls=tuple(CallSite.from_dict(c) for c in data["calls"]),
+            functions=tuple(data["functions"]),
+            imports=tuple((a, b) for a, b in data["imports"]),
+            adjustments=tuple(Adjustment.from_dict(a) for a in data["adjustments"]),
+            diagnostics=tuple(data["diagnostics"]),
+            parse_error=data["parse_error"],
+        )

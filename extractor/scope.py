@@ -1,0 +1,108 @@
+"""What names mean at a point in a function: config aliases, local bindings, tables.
+
+A `Scope` belongs to one function walk (state lives on the walker, not in globals).
+Bindings hold CST nodes so every consumer (conditions, templates) interprets the
+same expression the same way.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from extractor.cstutil import last_name
+from extractor.profile import Profile
+
+# General shape of a "view" of the config object when the profile does not list it.
+_VIEW_NAME = re.compile(r"view|resolv", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A name whose value is not statically known (e.g. a loop over a call's result)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One element of a condition table and the guards under which it was added."""
+
+    node: cst.BaseExpression | tuple[cst.BaseExpression, cst.BaseExpression]
+    guards: tuple[object, ...] = ()  # tuple[Guard, ...]; typed loosely to avoid a cycle
+
+
+@dataclass(slots=True)
+class Table:
+    """A list/tuple/dict literal bound to a name, grown by ``|=``/``+=``/update/append."""
+
+    rows: list[Row]
+    is_dict: bool
+
+
+Binding = cst.BaseExpression | Opaque | Table
+
+
+@dataclass(slots=True)
+class Scope:
+    profile: Profile
+    module_consts: dict[str, cst.BaseExpression]
+    aliases: set[str] = field(default_factory=set)
+    bindings: dict[str, Binding] = field(default_factory=dict)
+    lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
+    resolving: set[str] = field(default_factory=set)  # recursion guard for bindings
+
+    def lookup(self, name: str) -> Binding | None:
+        if name in self.bindings:
+            return self.bindings[name]
+        return self.module_consts.get(name)
+
+    def is_config(self, node: cst.BaseExpression) -> bool:
+        """Does `node` denote the config object (an alias, a view of it, ``self._resolved()``)?"""
+        if isinstance(node, cst.Name):
+            return node.value in self.aliases
+        if isinstance(node, cst.Call):
+            name = last_name(node.func)
+            if name is None:
+                return False
+            is_view = name in self.profile.views or bool(_VIEW_NAME.search(name))
+            if not is_view:
+                return False
+            if isinstance(node.func, cst.Attribute) and self.is_config(node.func.value) and not node.args:
+                return True  # self._resolved()
+            return any(self.is_config(a.value) for a in node.args)
+        return False
+
+    def bind(self, name: str, value: cst.BaseExpression) -> None:
+        """Record ``name = value``; a config alias or view makes `name` an alias."""
+        self.bindings[name] = value
+        if self.is_config(value):
+            self.aliases.add(name)
+        else:
+            self.aliases.discard(name)
+        if isinstance(value, cst.Lambda):
+            self.lambdas[name] = value
+        elif isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
+            table = table_of(value)
+            if table is not None:
+                self.bindings[name] = table
+
+
+def table_of(node: cst.BaseExpression, guards: tuple[object, ...] = ()) -> Table | None:
+    """Rows of a list/tuple/set/dict literal (None for other shapes)."""
+    if isinstance(node, cst.Dict):
+        rows = []
+        for el in node.elements:
+            if not isinstance(el, cst.DictElement):
+                return None
+            rows.append(Row((el.key, el.value), guards))
+        return Table(rows, is_dict=True)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        rows = []
+        for el in node.elements:
+            if isinstance(el, cst.StarredElement):
+                return None
+            rows.append(Row(el.value, guards))
+        return Table(rows, is_dict=False)
+    return None
