@@ -52,6 +52,11 @@ def _refuse_unsafe(what: str, value: str) -> None:
         raise SourceError(f"refusing {what} that starts with '-': {value!r}")
     if any(ord(c) < 32 or c == "\x7f" for c in value):
         raise SourceError(f"refusing {what} with control characters: {value!r}")
+
+
+def _refuse_embedded_option(what: str, value: str) -> None:
+    # Only for values that reach git's command line (URLs, revisions); local paths
+    # never do, so a directory named "a -b" stays usable.
     if re.search(r"\s-", value):
         raise SourceError(f"refusing {what} that embeds an option: {value!r}")
 
@@ -61,11 +66,12 @@ def _is_url(repo: str) -> bool:
     if _HELPER_RE.match(repo):
         raise SourceError(f"refusing remote-helper transport in {repo!r}")
     m = _URL_RE.match(repo)
-    if m:
-        if m.group(1).lower() not in _SCHEMES:
-            raise SourceError(f"refusing unsupported URL scheme {m.group(1)!r} in {repo!r}")
+    if m and m.group(1).lower() not in _SCHEMES:
+        raise SourceError(f"refusing unsupported URL scheme {m.group(1)!r} in {repo!r}")
+    if m or _SCP_RE.match(repo):
+        _refuse_embedded_option("repository URL", repo)
         return True
-    return bool(_SCP_RE.match(repo))
+    return False
 
 
 def _git_reason(exc: BaseException) -> str:
@@ -156,6 +162,7 @@ def open_git(repo: str, rev: str, *, cache_dir: str | os.PathLike[str] | None = 
     repo, rev = os.fspath(repo), str(rev)
     _refuse_unsafe("repository", repo)
     _refuse_unsafe("revision", rev)
+    _refuse_embedded_option("revision", rev)
     try:
         if _is_url(repo):
             handle = _mirror(repo, cache_dir)
@@ -175,6 +182,8 @@ def open_git(repo: str, rev: str, *, cache_dir: str | os.PathLike[str] | None = 
         raise SourceError(f"git failed on {repo}: {_git_reason(exc)}") from None
     except ValueError as exc:  # gitdb's BadName/BadObject and friends
         raise SourceError(f"git failed on {repo}: {exc}") from None
+    except OSError as exc:  # e.g. the mirror cache is not writable
+        raise SourceError(f"cannot use {repo}: {exc}") from None
     return Snapshot(
         kind=SourceKind.GIT, repo=repo, ref=rev, commit=sha, commit_date=date,
         release=None, blobs=blobs, reader=_GitReader(handle, blobs, f"{repo}@{sha[:12]}"),

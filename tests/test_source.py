@@ -155,6 +155,11 @@ def test_git_option_injection_refused(history, tmp_path, repo, rev):
     assert not marker.exists()
 
 
+def test_git_local_path_may_contain_dash(history, tmp_path):
+    moved = Path(shutil.move(history["path"], tmp_path / "a -b"))
+    assert open_git(str(moved), "v1").commit == history["c1"]
+
+
 def test_git_read_unknown_path(history):
     with pytest.raises(SourceError, match="not in"):
         open_git(history["path"], "main").read("nope.py")
