@@ -1,0 +1,134 @@
+"""Published catalog entries: ids, source pins, excerpts and triggers for each site."""
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzers.trigger import Renderer, trigger_dict
+from extractor.ir import TRUE, Expr, conj, refs
+from extractor.records import Guard, GuardOrigin, RaiseSite
+
+EXCERPT_CONTEXT = 20  # lines shown before and after the statement
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: str
+    site: RaiseSite
+    url: str
+    excerpt_start: int
+    excerpt: str
+    trigger: dict[str, Any]
+    variants: tuple[dict[str, Any], ...]
+    meaning: str = ""
+    solutions: tuple[str, ...] = ()
+    example_fix: dict[str, Any] = field(default_factory=lambda: {"before": None, "after": None, "verified": "unknown"})
+    related: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        site = self.site
+        data: dict[str, Any] = {
+            "id": self.id,
+            "kind": str(site.kind),
+            "exception": site.exception,
+            "template": site.template.text,
+            "matcher": site.template.matcher.pattern,
+            "source": {"path": site.path, "line": site.line, "function": site.function, "url": self.url},
+            "excerpt": {"start_line": self.excerpt_start, "code": self.excerpt},
+            "trigger": self.trigger,
+            "guards": [{"text": g.text, "origin": str(g.origin)} for g in site.guards],
+            "variants": list(self.variants),
+            "notes": list(site.notes),
+            "meaning": self.meaning,
+            "solutions": list(self.solutions),
+            "example_fix": self.example_fix,
+            "related": list(self.related),
+        }
+        data.update(self.extra)
+        return data
+
+
+def entry_id(site: RaiseSite, ordinal: int) -> str:
+    """16 hex digits from what identifies an error, not from where it sits.
+
+    Path, enclosing function, exception type and message template: a line shift or
+    an edit elsewhere keeps the id; `ordinal` separates identical sites within a
+    function (numbered in source order).
+    """
+    key = "\0".join([site.path, site.function, site.exception, site.template.text, str(ordinal)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def assign_ids(sites: Sequence[RaiseSite]) -> list[str]:
+    seen: Counter[tuple[str, str, str, str]] = Counter()
+    ids = []
+    for site in sites:
+        key = (site.path, site.function, site.exception, site.template.text)
+        ids.append(entry_id(site, seen[key]))
+        seen[key] += 1
+    return ids
+
+
+def trigger_guards(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> list[Guard]:
+    """Guards that make up the trigger.
+
+    An earlier ``if c: raise`` / ``assert`` in the same block is another error that
+    fires first; its negation is kept only when it narrows something the trigger
+    (or `related` guards, e.g. the variants') already reads, such as the remaining
+    values of the same flag. The rest would bury the cause; they stay in ``guards``.
+    """
+    direct = [g for g in guards if g.origin is not GuardOrigin.PRIOR_RAISE]
+    read = {r for g in (*direct, *related) for r in refs(g.expr)}
+    return [
+        g for g in guards
+        if g.origin is not GuardOrigin.PRIOR_RAISE or read.intersection(refs(g.expr))
+    ]
+
+
+def trigger_expr(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> Expr:
+    return conj([g.expr for g in trigger_guards(guards, related)]) if guards else TRUE
+
+
+def excerpt(lines: Sequence[str], line: int) -> tuple[int, str]:
+    start = max(1, line - EXCERPT_CONTEXT)
+    end = min(len(lines), line + EXCERPT_CONTEXT)
+    return start, "".join(lines[start - 1 : end])
+
+
+def build_entries(
+    sites: Sequence[RaiseSite],
+    lines_of: Callable[[str], Sequence[str]],
+    permalink: Callable[[str, int], str],
+    renderer: Renderer,
+) -> list[Entry]:
+    """One entry per site, sorted by id."""
+    entries = []
+    for site, eid in zip(sites, assign_ids(sites)):
+        start, code = excerpt(lines_of(site.path), site.line)
+        variants = tuple(
+            {
+                "values": dict(v.values),
+                "template": v.template.text,
+                "trigger": trigger_dict(trigger_expr(v.guards), renderer),
+            }
+            for v in site.variants
+        )
+        entries.append(
+            Entry(
+                id=eid,
+                site=site,
+                url=permalink(site.path, site.line),
+                excerpt_start=start,
+                excerpt=code,
+                trigger=trigger_dict(
+                    trigger_expr(site.guards, [g for v in site.variants for g in v.guards]), renderer
+                ),
+                variants=variants,
+            )
+        )
+    entries.sort(key=lambda e: e.id)
+    return entries

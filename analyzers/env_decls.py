@@ -1,0 +1,214 @@
+"""Read environment-variable declarations statically.
+
+Shape (sglang ``srt/environ.py``): a registry class whose body binds upper-case
+names to descriptor calls, ``SGLANG_X = EnvBool(False)``,
+``SGLANG_Y = EnvIntWithAlias(4, deprecated_name="SGLANG_OLD")``; plus a
+module-level table of retired names, ``{"SGLANG_OLD": _DeprecatedEnv(note=...)}``.
+The value type comes from the descriptor class: its own name (``EnvBool`` ->
+``bool``) or, for subclasses defined in the files, the first base that names one.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.helpers import get_full_name_for_node
+
+from analyzers.flag_decls import (
+    Diagnostic,
+    Json,
+    Scope,
+    SourceModule,
+    Symbols,
+    evaluate,
+    json_value,
+    literal,
+    render_text,
+    source_text,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EnvVar:
+    name: str
+    type: str | None  # "bool", "str", "int", "float", "tuple", "json"; None if unknown
+    default: Json  # literal, or {"expr": source} (callables, enum members...)
+    deprecated_names: tuple[str, ...]  # old spellings still read as a fallback
+    deprecated: bool  # the name itself is retired
+    replacement: str | None  # env var or option a retired name points to
+    help: str | None
+    path: str
+    line: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "type": self.type,
+            "default": json_value(self.default),
+            "deprecated_names": list(self.deprecated_names),
+            "deprecated": self.deprecated,
+            "replacement": self.replacement,
+            "help": self.help,
+            "path": self.path,
+            "line": self.line,
+        }
+
+
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_DESCRIPTOR = re.compile(r"^Env([A-Z][A-Za-z0-9]*?)(?:WithAlias)?$")
+_ABSTRACT = {"Field"}  # EnvField: the base every descriptor shares, no type of its own
+_RETIRED_NAME = re.compile(r"Deprecated")
+_USE = re.compile(r"(?i)\b(?:use|replaced by|renamed to)\s+[\"'`]?(--[\w-]+|[A-Z][A-Z0-9_]{2,})")
+
+
+def _class_bases(symbols: Symbols) -> dict[str, tuple[str, ...]]:
+    """Descriptor class name -> base names, for classes defined in the files."""
+    out: dict[str, tuple[str, ...]] = {}
+    for mod in symbols.modules.values():
+        for stmt in mod.tree.body:
+            if isinstance(stmt, cst.ClassDef):
+                bases = tuple(get_full_name_for_node(a.value) or "" for a in stmt.bases if a.keyword is None)
+                out.setdefault(stmt.name.value, tuple(b.rsplit(".", 1)[-1] for b in bases))
+    return out
+
+
+def descriptor_type(name: str, bases: Mapping[str, tuple[str, ...]], _seen: frozenset = frozenset()) -> str | None:
+    """``EnvBool`` -> "bool"; ``EnvBoolWithAlias(_Mixin, EnvBool)`` -> "bool" (via its bases)."""
+    match = _DESCRIPTOR.match(name)
+    word = match.group(1) if match and match.group(1) not in _ABSTRACT else None
+    if word and not name.endswith("WithAlias"):
+        return word.lower()
+    if name not in _seen:
+        for base in bases.get(name, ()):
+            found = descriptor_type(base, bases, _seen | {name})
+            if found:
+                return found
+    return word.lower() if word else None  # a class we cannot see: its name says it
+
+
+def _is_descriptor(name: str | None, bases: Mapping[str, tuple[str, ...]]) -> bool:
+    return bool(name) and (bool(_DESCRIPTOR.match(name)) or descriptor_type(name, bases) is not None)
+
+
+def module_env(mod: SourceModule, symbols: Symbols) -> tuple[tuple[EnvVar, ...], tuple[Diagnostic, ...]]:
+    """Env declarations of one module, registry entries first, then retired names."""
+    bases = _class_bases(symbols)
+    scope = Scope(mod.path, symbols)
+    found: list[EnvVar] = []
+    diagnostics: list[Diagnostic] = []
+    for stmt in mod.tree.body:
+        if isinstance(stmt, cst.ClassDef):
+            found.extend(_registry(stmt, mod, scope, bases, diagnostics))
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            found.extend(_retired_table(stmt, mod, scope))
+    return _merge_retired(found), tuple(diagnostics)
+
+
+def _registry(
+    cls: cst.ClassDef,
+    mod: SourceModule,
+    scope: Scope,
+    bases: Mapping[str, tuple[str, ...]],
+    diagnostics: list[Diagnostic],
+) -> Iterable[EnvVar]:
+    for stmt in cls.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not m.matches(small, m.Assign(value=m.Call())):
+                continue
+            assign = cst.ensure_type(small, cst.Assign)
+            call = cst.ensure_type(assign.value, cst.Call)
+            kind = scope.symbols.origin_name(mod.path, call.func)
+            if not _is_descriptor(kind, bases):
+                continue
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if not isinstance(target, cst.Name) or not _ENV_NAME.match(target.value):
+                diagnostics.append(Diagnostic(mod.path, mod.line(stmt), f"env declaration not understood: {source_text(assign.value)[:80]}"))
+                continue
+            yield _env_var(target.value, call, kind or "", mod, stmt, scope, bases, diagnostics)
+
+
+def _env_var(
+    name: str,
+    call: cst.Call,
+    kind: str,
+    mod: SourceModule,
+    stmt: cst.CSTNode,
+    scope: Scope,
+    bases: Mapping[str, tuple[str, ...]],
+    diagnostics: list[Diagnostic],
+) -> EnvVar:
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    default_node = kw.get("default", positional[0] if positional else None)
+    if default_node is None:
+        diagnostics.append(Diagnostic(mod.path, mod.line(stmt), f"{name}: no default in {source_text(call)[:80]}"))
+    alias_node = kw.get("deprecated_name", positional[1] if len(positional) > 1 and "WithAlias" in kind else None)
+    aliases: tuple[str, ...] = ()
+    if alias_node is not None:
+        alias = evaluate(alias_node, scope)
+        if isinstance(alias, str):
+            aliases = (alias,)
+        elif isinstance(alias, tuple):
+            aliases = tuple(a for a in alias if isinstance(a, str))
+    return EnvVar(
+        name=name,
+        type=descriptor_type(kind, bases),
+        default=literal(default_node, scope) if default_node is not None else None,
+        deprecated_names=aliases,
+        deprecated=False,
+        replacement=None,
+        help=None,
+        path=mod.path,
+        line=mod.line(stmt),
+    )
+
+
+def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: Scope) -> Iterable[EnvVar]:
+    """``{"OLD_NAME": Deprecated...(replacement=..., note=...)}`` at module level."""
+    for small in stmt.body:
+        value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+        if not isinstance(value, cst.Dict):
+            continue
+        for el in value.elements:
+            if not isinstance(el, cst.DictElement) or not isinstance(el.value, cst.Call):
+                continue
+            key = evaluate(el.key, scope)
+            marker = scope.symbols.origin_name(mod.path, el.value.func) or ""
+            if not isinstance(key, str) or not _ENV_NAME.match(key) or not _RETIRED_NAME.search(marker):
+                continue
+            kw = {a.keyword.value: a.value for a in el.value.args if a.keyword is not None}
+            positional = [a.value for a in el.value.args if a.keyword is None]
+            repl_node = kw.get("replacement", positional[0] if positional else None)
+            repl = evaluate(repl_node, scope) if repl_node is not None else None
+            note = render_text(kw["note"], scope) if "note" in kw else None
+            if not isinstance(repl, str) and note:
+                hit = _USE.search(note)
+                repl = hit.group(1) if hit else None
+            yield EnvVar(
+                name=key,
+                type=None,
+                default=None,
+                deprecated_names=(),
+                deprecated=True,
+                replacement=repl if isinstance(repl, str) else None,
+                help=note,
+                path=mod.path,
+                line=mod.line(el),
+            )
+
+
+def _merge_retired(found: list[EnvVar]) -> tuple[EnvVar, ...]:
+    """A retired entry for a name the registry still declares marks that one."""
+    by_name: dict[str, EnvVar] = {}
+    for var in found:
+        old = by_name.get(var.name)
+        if old is None:
+            by_name[var.name] = var
+        elif var.deprecated and not old.deprecated:
+            by_name[var.name] = replace(old, deprecated=True, replacement=var.replacement, help=old.help or var.help)
+    return tuple(by_name.values())

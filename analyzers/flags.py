@@ -1,0 +1,350 @@
+"""The flag and environment model of one version of a project.
+
+`build_flag_model` reads declaration files statically (never importing them) and
+merges what `flag_decls` and `env_decls` report into one `FlagModel`:
+
+- every ``add_argument`` call is a flag; when its dest is a field of a record
+  class (``ServerArgs``), the field supplies the type and, for ``default=Cls.x``
+  style defaults, the default;
+- annotated fields (``Annotated[T, "help" | Arg(...)]``) are flags with the
+  option derived from the field name (`option_for_dest`);
+- record fields no option writes are ``derived`` flags (no CLI);
+- env descriptors (``SGLANG_X = EnvBool(False)``) are `EnvVar` entries.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from analyzers.env_decls import EnvVar, module_env
+from analyzers.flag_decls import (
+    ArgparseDecl,
+    ClassDecl,
+    Conventions,
+    DeclKind,
+    Diagnostic,
+    FieldDecl,
+    Json,
+    ModuleDecls,
+    build_symbols,
+    dest_for_option,
+    json_value,
+    module_declarations,
+    parse_sources,
+)
+
+__all__ = [
+    "Conventions",
+    "DeclKind",
+    "Diagnostic",
+    "EnvVar",
+    "Flag",
+    "FlagModel",
+    "build_flag_model",
+    "dest_for_option",
+    "option_for_dest",
+]
+
+
+def option_for_dest(dest: str) -> str:
+    """The option a field gets by default: ``tp_size`` -> ``--tp-size``.
+
+    The one place that turns a field name into an option string.
+    """
+    return "--" + dest.replace("_", "-")
+
+
+def _negation(option: str) -> str:
+    """argparse.BooleanOptionalAction's ``--no-`` twin of a long option."""
+    return "--no-" + option[2:]
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One configuration value a user can set (or, if `derived`, cannot)."""
+
+    dest: str  # the record field it fills, e.g. "tp_size"
+    option: str | None  # canonical option, e.g. "--tp-size"; None when derived
+    aliases: tuple[str, ...]
+    negations: tuple[str, ...]  # "--no-x" options of BooleanOptionalAction
+    type: str | None  # source text: "int", "Optional[str]", "bool" for store_true
+    default: Json  # literal, or {"expr": source} when not a literal
+    choices: tuple | dict | None  # literal values, or {"expr": source}
+    action: str | None
+    nargs: Json
+    const: Json
+    required: bool
+    help: str | None  # implicit concatenation joined; f-string holes as {expr}
+    hidden: bool  # help=argparse.SUPPRESS
+    deprecated: bool
+    replacement: str | None  # the option a deprecated flag points to
+    derived: bool  # a record field no CLI option writes
+    kind: DeclKind
+    owner: str | None  # record class declaring the field, if any
+    path: str
+    line: int
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """Every option string that sets this flag."""
+        return ((self.option,) if self.option else ()) + self.aliases + self.negations
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "dest": self.dest,
+            "option": self.option,
+            "aliases": list(self.aliases),
+            "negations": list(self.negations),
+            "type": self.type,
+            "default": json_value(self.default),
+            "choices": json_value(self.choices),
+            "action": self.action,
+            "nargs": json_value(self.nargs),
+            "const": json_value(self.const),
+            "required": self.required,
+            "help": self.help,
+            "hidden": self.hidden,
+            "deprecated": self.deprecated,
+            "replacement": self.replacement,
+            "derived": self.derived,
+            "kind": str(self.kind),
+            "owner": self.owner,
+            "path": self.path,
+            "line": self.line,
+        }
+
+
+def _rank(flag: Flag) -> tuple[bool, bool, bool]:
+    """Which flag answers for a dest: CLI before derived, current before deprecated."""
+    return (flag.derived, flag.deprecated, flag.hidden)
+
+
+@dataclass(frozen=True, slots=True)
+class FlagModel:
+    flags: tuple[Flag, ...]
+    env: tuple[EnvVar, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    _by_dest: Mapping[str, Flag] = field(init=False, repr=False, compare=False)
+    _by_option: Mapping[str, Flag] = field(init=False, repr=False, compare=False)
+    _by_env: Mapping[str, EnvVar] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_dest: dict[str, Flag] = {}
+        for flag in sorted(self.flags, key=_rank):
+            by_dest.setdefault(flag.dest, flag)
+        by_option: dict[str, Flag] = {}
+        for flag in self.flags:
+            for option in flag.options:
+                by_option.setdefault(option, flag)
+        by_env: dict[str, EnvVar] = {var.name: var for var in self.env}
+        for var in self.env:
+            for old in var.deprecated_names:
+                by_env.setdefault(old, var)
+        object.__setattr__(self, "_by_dest", by_dest)
+        object.__setattr__(self, "_by_option", by_option)
+        object.__setattr__(self, "_by_env", by_env)
+
+    def by_dest(self, name: str) -> Flag | None:
+        """The flag that fills field `name` (a current option if there is one)."""
+        return self._by_dest.get(name)
+
+    def by_option(self, option: str) -> Flag | None:
+        """The flag an option string (canonical, alias or ``--no-``) sets."""
+        return self._by_option.get(option.split("=", 1)[0])
+
+    def env_var(self, name: str) -> EnvVar | None:
+        """An env var by its name or a deprecated spelling it still reads."""
+        return self._by_env.get(name)
+
+    def flags_for_dest(self, name: str) -> tuple[Flag, ...]:
+        """Every flag writing field `name` (e.g. a flag and its deprecated aliases)."""
+        return tuple(f for f in self.flags if f.dest == name)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "flags": [f.as_dict() for f in self.flags],
+            "env": [v.as_dict() for v in self.env],
+            "diagnostics": [d.as_dict() for d in self.diagnostics],
+        }
+
+
+def build_flag_model(
+    files: Mapping[str, str],
+    *,
+    config_classes: Collection[str] = (),
+    conventions: Conventions = Conventions(),
+) -> FlagModel:
+    """Model of the flags and env vars declared in `files` ({repo path: source}).
+
+    `config_classes` names record classes whose plain fields are flags (e.g. the
+    target profile's ``ServerArgs``); classes with annotated CLI fields, and
+    classes whose fields argparse defaults read (``default=Cls.x``), count too.
+    """
+    modules, parse_diagnostics = parse_sources(files)
+    symbols = build_symbols(modules)
+    decls = [module_declarations(mod, symbols, conventions) for mod in modules]
+    flags, merge_diagnostics = merge_flags(decls, config_classes)
+    env: list[EnvVar] = []
+    env_diagnostics: list[Diagnostic] = []
+    for mod in modules:
+        found, diags = module_env(mod, symbols)
+        env.extend(found)
+        env_diagnostics.extend(diags)
+    diagnostics = [*parse_diagnostics, *(d for mod in decls for d in mod.diagnostics)]
+    diagnostics += [*merge_diagnostics, *env_diagnostics]
+    return FlagModel(
+        flags=tuple(sorted(flags, key=lambda f: (f.path, f.line, f.option or "", f.dest))),
+        env=_unique_env(env),
+        diagnostics=tuple(sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.message))),
+    )
+
+
+def _unique_env(found: Iterable[EnvVar]) -> tuple[EnvVar, ...]:
+    by_name: dict[str, EnvVar] = {}
+    for var in sorted(found, key=lambda v: (v.path, v.line, v.name)):
+        by_name.setdefault(var.name, var)
+    return tuple(by_name.values())
+
+
+def _record_classes(decls: Iterable[ModuleDecls], named: Collection[str]) -> list[ClassDecl]:
+    decls = list(decls)
+    owners = {a.default_owner for mod in decls for a in mod.arguments if a.default_field}
+    return [
+        cls
+        for mod in decls
+        for cls in mod.classes
+        if cls.name in named or cls.name in owners or cls.annotated
+    ]
+
+
+def merge_flags(
+    decls: Iterable[ModuleDecls], config_classes: Collection[str] = ()
+) -> tuple[list[Flag], list[Diagnostic]]:
+    """Turn declarations into flags: argparse calls, annotated fields, derived fields."""
+    decls = list(decls)
+    diagnostics: list[Diagnostic] = []
+    fields: dict[str, FieldDecl] = {}
+    for cls in _record_classes(decls, config_classes):
+        for fld in cls.fields:
+            if fld.name in fields and fields[fld.name].owner != fld.owner:
+                first = fields[fld.name]
+                diagnostics.append(
+                    Diagnostic(fld.path, fld.line, f"field {fld.name!r} also declared by {first.owner} at {first.path}:{first.line}")
+                )
+                continue
+            fields.setdefault(fld.name, fld)
+    renames = {src: dst for mod in decls for src, dst in mod.renames}
+    flags: list[Flag] = []
+    written: set[str] = set()
+    for arg in (a for mod in decls for a in mod.arguments):
+        dest = renames.get(arg.dest, arg.dest)
+        fld = fields.get(dest)
+        flags.append(_argparse_flag(arg, dest, fld))
+        written.add(dest)
+    for fld in fields.values():
+        if fld.cli:
+            flags.append(_annotated_flag(fld))
+        elif fld.name not in written:
+            flags.append(_derived_flag(fld))
+    diagnostics.extend(_duplicate_options(flags))
+    return flags, diagnostics
+
+
+def _duplicate_options(flags: Iterable[Flag]) -> Iterable[Diagnostic]:
+    """argparse refuses an option declared twice; report the later declaration."""
+    seen: dict[str, Flag] = {}
+    for flag in sorted(flags, key=lambda f: (f.path, f.line)):
+        for option in flag.options:
+            first = seen.setdefault(option, flag)
+            if first is not flag:
+                yield Diagnostic(flag.path, flag.line, f"option {option} already declared at {first.path}:{first.line}")
+
+
+def _argparse_flag(arg: ArgparseDecl, dest: str, fld: FieldDecl | None) -> Flag:
+    if arg.default_field and fld is not None and fld.has_default:
+        default = fld.default
+    else:
+        default = arg.default
+    negations = ()
+    if arg.action and arg.action.endswith("BooleanOptionalAction"):
+        negations = tuple(_negation(o) for o in arg.options if o.startswith("--"))
+    return Flag(
+        dest=dest,
+        option=arg.options[0],
+        aliases=arg.options[1:],
+        negations=negations,
+        type=fld.type if fld is not None and fld.type else arg.type,
+        default=default,
+        choices=arg.choices,
+        action=arg.action,
+        nargs=arg.nargs,
+        const=arg.const,
+        required=arg.required,
+        help=arg.help if arg.help is not None or fld is None else fld.help,
+        hidden=arg.hidden,
+        deprecated=arg.deprecated,
+        replacement=arg.replacement,
+        derived=False,
+        kind=DeclKind.ARGPARSE,
+        owner=fld.owner if fld is not None else None,
+        path=arg.path,
+        line=arg.line,
+    )
+
+
+def _annotated_flag(fld: FieldDecl) -> Flag:
+    option = fld.cli_name or option_for_dest(fld.name)
+    negations = ()
+    if fld.action and fld.action.endswith("BooleanOptionalAction"):
+        negations = tuple(_negation(o) for o in (option, *fld.aliases) if o.startswith("--"))
+    if fld.has_default:
+        default = fld.default
+    else:  # argparse's own default when the registrar passes none
+        default = False if fld.action == "store_true" else None
+    return Flag(
+        dest=fld.name,
+        option=option,
+        aliases=fld.aliases,
+        negations=negations,
+        type=fld.type,
+        default=default,
+        choices=fld.choices,
+        action=fld.action,
+        nargs=fld.nargs,
+        const=fld.const,
+        required=fld.required,
+        help=fld.help,
+        hidden=False,
+        deprecated=fld.deprecated,
+        replacement=fld.replacement,
+        derived=False,
+        kind=fld.kind,
+        owner=fld.owner,
+        path=fld.path,
+        line=fld.line,
+    )
+
+
+def _derived_flag(fld: FieldDecl) -> Flag:
+    return Flag(
+        dest=fld.name,
+        option=None,
+        aliases=(),
+        negations=(),
+        type=fld.type,
+        default=fld.default,
+        choices=fld.choices,
+        action=None,
+        nargs=None,
+        const=None,
+        required=False,
+        help=fld.help,
+        hidden=False,
+        deprecated=fld.deprecated,
+        replacement=fld.replacement,
+        derived=True,
+        kind=fld.kind,
+        owner=fld.owner,
+        path=fld.path,
+        line=fld.line,
+    )

@@ -1,0 +1,153 @@
+"""Render condition IR in user terms: flags as ``--options``, env vars as ``NAME=value``."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from extractor.ir import (
+    And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
+    refs, simplify, unknowns,
+)
+
+# dest -> option text (e.g. "--tp-size"); None when the field has no CLI option.
+OptionNamer = Callable[[str], "str | None"]
+
+
+def default_namer(dest: str) -> str | None:
+    return "--" + dest.replace("_", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    option: OptionNamer = default_namer
+
+    def name(self, ref: Ref) -> str:
+        if ref.kind is RefKind.FLAG:
+            option = self.option(ref.name)
+            return f"`{option}`" if option else f"`{ref.name}` (derived setting)"
+        if ref.kind is RefKind.ENV:
+            return f"`{ref.name}`"
+        if ref.kind is RefKind.PLATFORM:
+            return f"platform check `{ref.name if ref.name.endswith(')') else ref.name + '()'}`" \
+                if "." not in ref.name else f"platform check `{ref.name}`"
+        if ref.kind is RefKind.MODEL:
+            return f"model property `{ref.text}`"
+        if ref.kind is RefKind.RUNTIME:
+            return f"`{ref.text}`"
+        return f"`{ref.text}` (unknown)"
+
+    def value(self, expr: Expr) -> str:
+        if isinstance(expr, Const):
+            return _const(expr.value)
+        if isinstance(expr, Ref):
+            return self.name(expr)
+        if isinstance(expr, Seq):
+            return ", ".join(self.value(i) for i in expr.items)
+        if isinstance(expr, Apply):
+            if expr.fn == "len" and len(expr.args) == 1:
+                return f"the number of items in {self.value(expr.args[0])}"
+            return f"`{expr.text}`"
+        if isinstance(expr, Unknown):
+            return f"`{expr.text}` (unknown)"
+        return f"({self.text(expr)})"
+
+    def text(self, expr: Expr) -> str:
+        """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"."""
+        return self._cond(simplify(expr), negated=False)
+
+    def _cond(self, expr: Expr, negated: bool) -> str:
+        if isinstance(expr, Not):
+            return self._cond(expr.arg, not negated)
+        if isinstance(expr, (And, Or)):
+            is_and = isinstance(expr, And) != negated  # De Morgan
+            joiner = " and " if is_and else " or "
+            parts = [self._cond(a, negated) for a in expr.args]
+            parts = [f"({p})" if (" or " in p and is_and) or (" and " in p and not is_and) else p for p in parts]
+            return joiner.join(parts)
+        if isinstance(expr, Const):
+            return "always" if bool(expr.value) != negated else "never"
+        if isinstance(expr, Truthy):
+            return self._truthy(expr.term, negated)
+        if isinstance(expr, Compare):
+            return self._compare(expr, negated)
+        if isinstance(expr, In):
+            return self._in(expr, negated)
+        return self._truthy(expr, negated)
+
+    def _truthy(self, term: Expr, negated: bool) -> str:
+        if isinstance(term, Ref) and term.kind is RefKind.ENV:
+            return f"`{term.name}=0` or unset" if negated else f"`{term.name}=1`"
+        if isinstance(term, Ref) and term.kind is RefKind.FLAG:
+            return f"{self.name(term)} is {'not ' if negated else ''}set"
+        if isinstance(term, Ref) and term.kind is RefKind.PLATFORM:
+            return f"{self.name(term)} is {'false' if negated else 'true'}"
+        return f"{self.value(term)} is {'false/empty' if negated else 'true/non-empty'}"
+
+    def _compare(self, expr: Compare, negated: bool) -> str:
+        left, right, op = expr.left, expr.right, expr.op
+        if isinstance(left, Const) and not isinstance(right, Const):
+            left, right = right, left
+            op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+        if negated:
+            op = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">=", ">=": "<",
+                  ">": "<=", "<=": ">"}[op]
+        subject = self.value(left)
+        if isinstance(right, Const) and right.value is None and op in ("is", "==", "is not", "!="):
+            given = op in ("is not", "!=")
+            if isinstance(left, Ref) and left.kind is RefKind.ENV:
+                return f"{subject} is {'set' if given else 'unset'}"
+            return f"{subject} is {'given' if given else 'not given'}"
+        if isinstance(left, Ref) and left.kind is RefKind.ENV and op in ("==", "is"):
+            return f"`{left.name}={_bare(right)}`"
+        if op in ("==", "is"):
+            return f"{subject} is {self.value(right)}"
+        if op in ("!=", "is not"):
+            return f"{subject} is not {self.value(right)}"
+        return f"{subject} {op} {self.value(right)}"
+
+    def _in(self, expr: In, negated: bool) -> str:
+        subject = self.value(expr.item)
+        container = expr.container
+        if isinstance(container, Const) and isinstance(container.value, tuple):
+            values = [v for v in container.value if v is not None]
+            has_none = len(values) != len(container.value)
+            shown = ", ".join(_const(v) for v in values)
+            verb = "one of " if len(values) > 1 else ""
+            if negated:
+                text = f"{subject} is not {verb}{shown}" if values else ""
+                if has_none:
+                    text = (text + " and is given") if text else f"{subject} is given"
+                return text
+            text = f"{subject} is {verb}{shown}" if values else ""
+            if has_none:
+                text = (text + " or is not given") if text else f"{subject} is not given"
+            return text
+        return f"{subject} is {'not ' if negated else ''}in {self.value(container)}"
+
+
+def _const(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(_const(v) for v in value)
+    if value is None:
+        return "not given"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _bare(expr: Expr) -> str:
+    return _const(expr.value) if isinstance(expr, Const) else f"{expr}"
+
+
+def trigger_dict(expr: Expr, renderer: Renderer) -> dict[str, Any]:
+    """The catalog's ``trigger`` object for one condition."""
+    expr = simplify(expr)
+    found = refs(expr)
+    flags = sorted({renderer.option(r.name) or r.name for r in found if r.kind is RefKind.FLAG})
+    env = sorted({r.name for r in found if r.kind is RefKind.ENV})
+    other = sorted(
+        {f"{r.kind}:{r.name}" for r in found if r.kind not in (RefKind.FLAG, RefKind.ENV, RefKind.UNKNOWN)}
+        | {f"unknown:{u.text}" for u in unknowns(expr)}
+    )
+    return {"text": renderer.text(expr), "expr": expr.as_dict(), "flags": flags, "env": env, "other": other}

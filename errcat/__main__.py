@@ -1,0 +1,5 @@
+import sys
+
+from errcat.cli import main
+
+sys.exit(main())
