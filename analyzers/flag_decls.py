@@ -131,8 +131,9 @@ class Symbols:
 
     modules: Mapping[str, SourceModule]  # by path
     assigns: Mapping[str, Mapping[str, cst.BaseExpression]]
-    classes: Mapping[str, Mapping[str, Mapping[str, cst.BaseExpression]]]
+    classes: Mapping[str, Mapping[str, Mapping[str, cst.BaseExpression]]]  # class attributes
     imports: Mapping[str, Mapping[str, _Import]]
+    class_defs: Mapping[str, Mapping[str, cst.ClassDef]]
 
     def module_for(self, dotted: str) -> str | None:
         """Path of the analysed module an import names (matched by dotted suffix)."""
@@ -144,7 +145,7 @@ class Symbols:
         key = (path, name)
         if key in _seen:
             return None
-        if name in self.assigns.get(path, {}) or name in self.classes.get(path, {}):
+        if name in self.assigns.get(path, {}) or name in self.class_defs.get(path, {}):
             return key
         imp = self.imports.get(path, {}).get(name)
         if imp is None:
@@ -183,6 +184,26 @@ class Symbols:
                 continue
             return full
 
+    def class_def(self, path: str, node: cst.BaseExpression) -> cst.ClassDef | None:
+        """The analysed class a (possibly imported) name refers to."""
+        name = get_full_name_for_node(node)
+        if name is None or "." in name:
+            return None
+        where = self.resolve(path, name)
+        return self.class_defs.get(where[0], {}).get(where[1]) if where else None
+
+    def init_defaults(self, path: str, node: cst.BaseExpression) -> dict[str, cst.BaseExpression]:
+        """Keyword defaults of an analysed class's ``__init__`` (e.g. a custom argparse action)."""
+        cls = self.class_def(path, node)
+        if cls is None:
+            return {}
+        for stmt in cls.body.body:
+            if m.matches(stmt, m.FunctionDef(name=m.Name("__init__"))):
+                params = cst.ensure_type(stmt, cst.FunctionDef).params
+                every = [*params.params, *params.kwonly_params]
+                return {p.name.value: p.default for p in every if p.default is not None}
+        return {}
+
 
 def _absolute_module(importer: str, node: cst.ImportFrom) -> str:
     target = get_full_name_for_node(node.module) if node.module is not None else ""
@@ -196,13 +217,15 @@ def _absolute_module(importer: str, node: cst.ImportFrom) -> str:
     return ".".join([*base, target] if target else base)
 
 
-def _top_level_bindings(path: str, tree: cst.Module) -> tuple[dict, dict, dict]:
+def _top_level_bindings(path: str, tree: cst.Module) -> tuple[dict, dict, dict, dict]:
     assigns: dict[str, cst.BaseExpression] = {}
     classes: dict[str, dict[str, cst.BaseExpression]] = {}
+    class_defs: dict[str, cst.ClassDef] = {}
     imports: dict[str, _Import] = {}
     for stmt in tree.body:
         if isinstance(stmt, cst.ClassDef):
             classes[stmt.name.value] = dict(_assignments(stmt.body.body))
+            class_defs[stmt.name.value] = stmt
         elif isinstance(stmt, cst.SimpleStatementLine):
             assigns.update(_assignments([stmt]))
             for small in stmt.body:
@@ -212,7 +235,7 @@ def _top_level_bindings(path: str, tree: cst.Module) -> tuple[dict, dict, dict]:
                         name = get_full_name_for_node(alias.name) or ""
                         local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
                         imports[local] = _Import(module, name)
-    return assigns, classes, imports
+    return assigns, classes, imports, class_defs
 
 
 def _assignments(statements: Iterable[cst.CSTNode]) -> Iterator[tuple[str, cst.BaseExpression]]:
@@ -232,10 +255,10 @@ def _assignments(statements: Iterable[cst.CSTNode]) -> Iterator[tuple[str, cst.B
 
 def build_symbols(modules: Iterable[SourceModule]) -> Symbols:
     by_path = {mod.path: mod for mod in modules}
-    assigns, classes, imports = {}, {}, {}
+    assigns, classes, imports, class_defs = {}, {}, {}, {}
     for path, mod in by_path.items():
-        assigns[path], classes[path], imports[path] = _top_level_bindings(path, mod.tree)
-    return Symbols(by_path, assigns, classes, imports)
+        assigns[path], classes[path], imports[path], class_defs[path] = _top_level_bindings(path, mod.tree)
+    return Symbols(by_path, assigns, classes, imports, class_defs)
 
 
 # ---------------------------------------------------------------------------
@@ -746,6 +769,9 @@ class _DeclVisitor(cst.CSTVisitor):
             value = evaluate(action_node, scope)
             action = value if isinstance(value, str) else source_text(action_node)
         short_action = _action_name(action)
+        if action_node is not None and not isinstance(evaluate(action_node, scope), str):
+            # A custom action's own __init__ defaults apply when the call omits them.
+            kw = {**self.symbols.init_defaults(self.mod.path, action_node), **kw}
         help_node = kw.get("help")
         hidden = help_node is not None and m.matches(help_node, _SUPPRESS)
         help_text = None if help_node is None or hidden else render_text(help_node, scope)
@@ -762,7 +788,8 @@ class _DeclVisitor(cst.CSTVisitor):
         deprecated = short_action.startswith("Deprecated") or deprecated_help(help_text)
         replacement = None
         if deprecated:
-            texts = [render_text(kw[k], scope) for k in ("new_flag", "error_message") if k in kw]
+            pointers = (kw[k] for k in ("new_flag", "error_message") if k in kw)
+            texts = [render_text(node, scope) for node in pointers if evaluate(node, scope) is not None]
             replacement = replacement_option([*texts, help_text], options)
         return ArgparseDecl(
             options=options,

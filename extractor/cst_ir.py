@@ -25,6 +25,7 @@ _RUNTIME_PREFIXES = ("os.path.", "pathlib.", "shutil.which", "importlib.", "Path
 _RUNTIME_HINTS = ("installed", "available", "exists", "find_spec")
 # Methods whose result is a simple function of the receiver: kept as `Apply`.
 _STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "split", "get", "keys", "values"}
+_TYPE_NAMES = {"dict", "list", "tuple", "set", "str", "int", "float", "bool", "bytes", "type"}
 _BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "max", "sum"}
 
 
@@ -53,6 +54,13 @@ def _comparison(node: cst.Comparison, scope: Scope) -> Expr:
     for target in node.comparisons:
         op = target.operator
         lhs, rhs = term(left, scope), term(target.comparator, scope)
+        if isinstance(op, (cst.In, cst.NotIn)) and dotted(target.comparator) in ("os.environ", "environ"):
+            env = string_value(left)  # "X" in os.environ: X is set
+            if env is not None:
+                is_set = Compare("is not", Ref(RefKind.ENV, env, norm_code(left)), Const(None))
+                parts.append(is_set if isinstance(op, cst.In) else negate(is_set))
+                left = target.comparator
+                continue
         if isinstance(op, cst.In):
             parts.append(In(lhs, rhs))
         elif isinstance(op, cst.NotIn):
@@ -112,6 +120,9 @@ def term(node: cst.BaseExpression, scope: Scope) -> Expr:
         items = [term(el.value, scope) for el in node.elements if not isinstance(el, cst.StarredElement)]
         if len(items) == len(node.elements):
             return Seq(tuple(items))
+    if isinstance(node, cst.BinaryOperation):
+        op = norm_code(node.operator).strip()
+        return Apply(op, (term(node.left, scope), term(node.right, scope)), norm_code(node))
     if isinstance(node, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation, cst.IfExp)):
         return to_ir(node, scope)
     return Unknown(norm_code(node))
@@ -136,6 +147,8 @@ def _resolving(name: str, scope: Scope, fn: Callable[[], Expr], fallback: Expr) 
 
 def _name_term(node: cst.Name, scope: Scope) -> Expr:
     name = node.value
+    if name in scope.aliases:
+        return Ref(RefKind.FLAG, "*", name)  # the whole config object
     bound = _bound(name, scope)
     if isinstance(bound, Opaque):
         return Ref(RefKind.UNKNOWN, name, bound.text)
@@ -145,8 +158,10 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
         return _resolving(name, scope, lambda: term(bound, scope), Unknown(name))
     if name in scope.profile.model_roots:
         return Ref(RefKind.MODEL, name, name)
-    if name.lstrip("_") in scope.profile.platform_predicates:
+    if scope.profile.is_platform(name.lstrip("_")):
         return Ref(RefKind.PLATFORM, name.lstrip("_"), name)
+    if name in _TYPE_NAMES:
+        return Const(name)  # isinstance(x, dict): the type, by name
     return Ref(RefKind.UNKNOWN, name, name)
 
 
@@ -198,6 +213,8 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
             return Ref(RefKind.MODEL, path, text)
         return Ref(RefKind.FLAG, path, text)
     base = node.value
+    if isinstance(base, cst.Name) and base.value[:1].isupper() and node.attr.value.isupper():
+        return Const(text)  # an enum member such as ConnectorType.INSTANCE
     if isinstance(base, cst.Call) and _platform_call(base, scope):
         return Ref(RefKind.PLATFORM, f"{last_name(base.func)}().{node.attr.value}", text)
     if _is_model(text, scope):
@@ -210,7 +227,7 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
 
 def _platform_call(node: cst.Call, scope: Scope) -> bool:
     name = last_name(node.func)
-    return name is not None and name in scope.profile.platform_predicates
+    return name is not None and scope.profile.is_platform(name)
 
 
 def _first_string_arg(node: cst.Call) -> str | None:
@@ -242,10 +259,13 @@ def _call_term(node: cst.Call, scope: Scope) -> Expr:
         env = _first_string_arg(node)
         if env is not None:
             return Ref(RefKind.ENV, env, text)
-    if name == "getattr" and len(node.args) >= 2 and scope.is_config(node.args[0].value):
+    if name == "getattr" and len(node.args) >= 2:
         attr = string_value(node.args[1].value)
-        if attr is not None:
+        if attr is not None and scope.is_config(node.args[0].value):
             return Ref(RefKind.FLAG, attr, text)
+        owner = term(node.args[0].value, scope)
+        if attr is not None and isinstance(owner, Ref) and owner.kind is RefKind.MODEL:
+            return Ref(RefKind.MODEL, f"{owner.name}.{attr}", text)
     if _platform_call(node, scope):
         suffix = "(" + ", ".join(norm_code(a.value) for a in node.args) + ")" if node.args else ""
         return Ref(RefKind.PLATFORM, short + suffix, text)
@@ -253,16 +273,23 @@ def _call_term(node: cst.Call, scope: Scope) -> Expr:
         return Ref(RefKind.RUNTIME, text, text)
     if isinstance(func, cst.Attribute):
         path = _config_path(func, scope)
-        if path is not None:  # a method of the config object: its model accessors
-            kind = RefKind.MODEL if _is_model(path, scope) or "model" in path or "hf" in path else RefKind.UNKNOWN
-            return Ref(kind, text, text)
+        if path is not None:  # a method of the config object: a derived setting, or model data
+            if _is_model(path, scope) or "hf_config" in path or "model_config" in path:
+                return Ref(RefKind.MODEL, text, text)
+            return Ref(RefKind.FLAG, f"{path}()", text)
         if short in _STR_METHODS:
             receiver = term(func.value, scope)
             if not isinstance(receiver, Unknown):
                 args = tuple(term(a.value, scope) for a in node.args)
                 return Apply(short, (receiver, *args), text)
-    if name in _BUILTINS:
-        return Apply(name, tuple(term(a.value, scope) for a in node.args), text)
+    if isinstance(func, cst.Name) and any(scope.is_config(a.value) for a in node.args):
+        return Ref(RefKind.FLAG, f"{short}()", text)  # computed from the whole config: derived
+    if name in _BUILTINS or (isinstance(func, cst.Name) and node.args):
+        # A known builtin, or a plain function of values we can name (e.g.
+        # parse_connector_type(cfg.model_path)): evaluable only as far as its name is known.
+        args = tuple(term(a.value, scope) for a in node.args if a.keyword is None)
+        if name in _BUILTINS or not any(isinstance(a, Unknown) for a in args):
+            return Apply(name, args, text)
     return Unknown(text)
 
 
@@ -275,8 +302,8 @@ def _subscript_term(node: cst.Subscript, scope: Scope) -> Expr:
             if env is not None:
                 return Ref(RefKind.ENV, env, text)
     base = term(node.value, scope)
-    if isinstance(base, Ref) and base.kind is not RefKind.UNKNOWN:
-        return Ref(base.kind, f"{base.name}[...]" if base.kind is RefKind.FLAG else text, text)
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and not isinstance(base, Unknown):
+        return Apply("item", (base, term(node.slice[0].slice.value, scope)), text)
     return Unknown(text)
 
 

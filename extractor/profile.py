@@ -1,6 +1,7 @@
 """Target profiles: the only place project-specific knowledge lives (YAML)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -29,6 +30,7 @@ class Profile:
     env_registries: frozenset[str] = frozenset()
     env_readers: frozenset[str] = frozenset()
     platform_predicates: frozenset[str] = frozenset()
+    platform_patterns: tuple[str, ...] = ()
     model_roots: frozenset[str] = frozenset()
     launch: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -42,6 +44,10 @@ class Profile:
 
     def permalink(self, pin: str, path: str, line: int) -> str:
         return self.url_template.format(repo=self.repo, pin=pin, path=path, line=line)
+
+    def is_platform(self, name: str) -> bool:
+        """A function or flag that reports the hardware/platform (listed or by pattern)."""
+        return name in self.platform_predicates or any(re.fullmatch(p, name) for p in self.platform_patterns)
 
     def tag(self, version: str) -> str:
         return self.release_tag.format(version=version)
@@ -86,6 +92,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         env_registries=frozenset(_strs(data, "env", "registries")),
         env_readers=frozenset(_strs(data, "env", "readers")),
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),
+        platform_patterns=_strs(data, "platform", "patterns"),
         model_roots=frozenset(_strs(data, "model", "roots")),
         launch=str(data.get("launch", "")),
         raw=data,

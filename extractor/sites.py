@@ -320,9 +320,9 @@ class SiteWalker:
                     if isinstance(n, cst.Name):
                         if values is not None and i < len(values):
                             self.scope.bind(n.value, values[i].value)
-                        else:
-                            self.scope.bindings[n.value] = Opaque(norm_code(value))
-                            self.scope.aliases.discard(n.value)
+                        else:  # a, b = f(): the i-th item of the value
+                            index = cst.SubscriptElement(cst.Index(cst.Integer(str(i))))
+                            self.scope.bind(n.value, cst.Subscript(value, [index]))
             elif isinstance(tgt, cst.Attribute) and self.scope.is_config(tgt.value):
                 self.adjust(tgt.attr.value, value, node)
         if isinstance(value, cst.Call):
