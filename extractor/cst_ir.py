@@ -260,7 +260,8 @@ def _call_term(node: cst.Call, scope: Scope) -> Expr:
         if env is not None:
             return Ref(RefKind.ENV, env, text)
     if name == "getattr" and len(node.args) >= 2:
-        attr = string_value(node.args[1].value)
+        key = term(node.args[1].value, scope)  # a literal, or a loop variable bound to one
+        attr = key.value if isinstance(key, Const) and isinstance(key.value, str) else None
         if attr is not None and scope.is_config(node.args[0].value):
             return Ref(RefKind.FLAG, attr, text)
         owner = term(node.args[0].value, scope)

@@ -79,6 +79,7 @@ class SiteWalker:
         self.classes: list[str] = []
         self.except_types: list[str] = []
         self.rows: list[_RowCtx] = []
+        self.loop_notes: list[str] = []
         self.pending: list[_Pending] = []
         self.calls: list[CallSite] = []
         self.functions: list[str] = []
@@ -253,7 +254,7 @@ class SiteWalker:
     # --------------------------------------------------------------- functions
 
     def function_def(self, node: cst.FunctionDef) -> None:
-        saved = (self.guards, self.scope, self.except_types, self.rows)
+        saved = (self.guards, self.scope, self.except_types, self.rows, self.loop_notes)
         self.qualname.append(node.name.value)
         qual = self.function
         self.functions.append(qual)
@@ -271,9 +272,9 @@ class SiteWalker:
         for p in params:
             if p not in aliases:
                 self.scope.bindings[p] = Opaque(f"parameter {p}")
-        self.guards, self.except_types, self.rows = [], [], []
+        self.guards, self.except_types, self.rows, self.loop_notes = [], [], [], []
         self.walk_suite(node.body)
-        self.guards, self.scope, self.except_types, self.rows = saved
+        self.guards, self.scope, self.except_types, self.rows, self.loop_notes = saved
         self.qualname.pop()
 
     # -------------------------------------------------------------- statements
@@ -385,7 +386,9 @@ class SiteWalker:
             for name in targets or ():
                 self.scope.bindings[name] = Opaque(f"{name} (element of {norm_code(node.iter)})")
                 self.scope.aliases.discard(name)
+            self.loop_notes.append(f"inside a loop over `{norm_code(node.iter)}`, whose items are not known statically")
             self.walk_suite(node.body)
+            self.loop_notes.pop()
             if node.orelse is not None:
                 self.walk_suite(node.orelse.body)
             return
@@ -531,6 +534,7 @@ class SiteWalker:
         row_values = self._row_values(template, self.rows[-1]) if self.rows else {}
         if any(h.expr not in row_values for h in template.holes):
             notes.append("message has parts known only at run time")
+        notes = notes + self.loop_notes
         guards = tuple(self.guards) + extra
         variants: tuple[Variant, ...] = ()
         if len(options) > 1:

@@ -1,0 +1,48 @@
+"""The condition IR: normalisation and the JSON round trip every consumer relies on."""
+from __future__ import annotations
+
+import pytest
+
+from extractor.ir import (
+    FALSE, TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
+    conj, disj, from_dict, negate, refs, simplify, unknowns,
+)
+
+A = Truthy(Ref(RefKind.FLAG, "a", "cfg.a"))
+B = Truthy(Ref(RefKind.FLAG, "b", "cfg.b"))
+X = Ref(RefKind.FLAG, "x", "cfg.x")
+ENV = Ref(RefKind.ENV, "SGLANG_E", "envs.SGLANG_E.get()")
+
+
+@pytest.mark.parametrize(
+    "expr, expected",
+    [
+        (Not(Not(A)), A),
+        (And((A, And((B, TRUE)))), And((A, B))),
+        (Or((A, FALSE)), A),
+        (And((A, FALSE)), FALSE),
+        (Or((A, TRUE)), TRUE),
+        (And((A, A)), A),
+        (Not(Compare("==", X, Const(1))), Compare("!=", X, Const(1))),
+        (Not(Compare("is", X, Const(None))), Compare("is not", X, Const(None))),
+        (Truthy(Const(0)), FALSE),
+        (In(Const("t"), Seq((X, ENV))), Or((Compare("==", X, Const("t")), Compare("==", ENV, Const("t"))))),
+    ],
+)
+def test_simplify(expr, expected) -> None:
+    assert simplify(expr) == expected
+
+
+def test_negate_keeps_unknown_comparisons_wrapped() -> None:
+    assert negate(Compare("<", X, Const(2))) == Not(Compare("<", X, Const(2)))
+
+
+@pytest.mark.parametrize("expr", [A, And((A, Not(B))), In(X, Const(("a", None))), Unknown("f()"), conj([A, disj([B, ENV])])])
+def test_json_round_trip(expr) -> None:
+    assert from_dict(expr.as_dict()) == expr
+
+
+def test_refs_and_unknowns_are_listed_once_in_source_order() -> None:
+    expr = And((B, A, B, Truthy(Unknown("g()")), Truthy(Ref(RefKind.UNKNOWN, "p", "p"))))
+    assert [r.name for r in refs(expr)] == ["b", "a", "p"]
+    assert [u.text for u in unknowns(expr)] == ["g()", "p"]

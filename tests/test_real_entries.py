@@ -1,0 +1,87 @@
+"""Concrete entries of real sglang releases, as a user would look them up."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from errcat.pipeline import build_catalog
+
+pytestmark = pytest.mark.network
+
+LORA_PATH = "python/sglang/srt/arg_groups/lora_hook.py"
+
+
+@pytest.fixture(scope="module")
+def catalog_0523(release, sglang_profile):
+    return build_catalog(release("0.5.23"), sglang_profile)
+
+
+@pytest.fixture(scope="module")
+def lora_entry(catalog_0523):
+    (entry,) = [e for e in catalog_0523.entries if e.site.path == LORA_PATH and e.site.line == 299]
+    return entry
+
+
+def test_lora_speculative_entry_template_and_location(lora_entry) -> None:
+    site = lora_entry.site
+    assert (site.exception, site.template.text, site.function) == (
+        "ValueError", "LoRA with EAGLE/NEXTN/EAGLE3 speculative decoding {reason}.",
+        "check_lora_speculative_compatibility",
+    )
+    assert lora_entry.url.endswith(f"/v0.5.23/{LORA_PATH}#L299")
+
+
+def test_lora_speculative_entry_guard_has_caller_and_early_return(lora_entry) -> None:
+    texts = {(str(g.origin), g.text) for g in lora_entry.site.guards}
+    assert ("early-exit", 'not (cfg.speculative_algorithm in ["NGRAM", None])') in texts
+    callers = [t for o, t in texts if o == "caller"]
+    assert callers and "check_lora_server_args" in callers[0] and "cfg.enable_lora" in callers[0]
+    assert {"--enable-lora", "--speculative-algorithm"} <= set(lora_entry.trigger["flags"])
+
+
+@pytest.mark.parametrize(
+    "row, reason_start, flags, env",
+    [
+        (0, "does not support SGLANG_RAGGED_VERIFY_MODE={ragged_mode!r}", ["--speculative-algorithm"], ["SGLANG_RAGGED_VERIFY_MODE"]),
+        (1, "does not support --speculative-adaptive", ["--speculative-adaptive"], []),
+        (2, "does not support the experimental_sgl_trtllm MoE runner",
+         ["--moe-runner-backend", "--speculative-moe-runner-backend"], []),
+        (3, "does not support SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1", [], ["SGLANG_ENABLE_OVERLAP_PLAN_STREAM"]),
+    ],
+)
+def test_lora_speculative_entry_has_one_variant_per_table_row(lora_entry, row, reason_start, flags, env) -> None:
+    assert len(lora_entry.variants) == 4
+    variant = lora_entry.variants[row]
+    assert variant["values"]["reason"].startswith(reason_start)
+    assert variant["template"].startswith("LoRA with EAGLE/NEXTN/EAGLE3 speculative decoding " + reason_start)
+    assert (variant["trigger"]["flags"], variant["trigger"]["env"]) == (flags, env)
+
+
+def _loop_iterables_over_local_literals(source: str) -> set[str]:
+    """Independent (stdlib ast): names iterated by a ``for`` that were bound to a literal table."""
+    found = set()
+    for func in ast.walk(ast.parse(source)):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        literals = {
+            t.id for node in ast.walk(func) if isinstance(node, ast.Assign)
+            and isinstance(node.value, (ast.List, ast.Tuple, ast.Dict))
+            for t in node.targets if isinstance(t, ast.Name)
+        }
+        for loop in ast.walk(func):
+            if isinstance(loop, ast.For) and any(isinstance(n, ast.Raise) for n in ast.walk(loop)):
+                it = loop.iter.func.value if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute) else loop.iter
+                if isinstance(it, ast.Name) and it.id in literals:
+                    found.add(it.id)
+    return found
+
+
+def test_every_table_loop_in_the_targets_is_expanded(catalog_0523, release, sglang_profile) -> None:
+    snap = release("0.5.23")
+    expected = set().union(*(_loop_iterables_over_local_literals(snap.text(p)) for p in catalog_0523.targets))
+    not_expanded = {
+        note for e in catalog_0523.entries for note in e.site.notes if "loop over" in note
+    }
+    assert expected and not any(f"`{name}`" in note for name in expected for note in not_expanded)
+    assert len([e for e in catalog_0523.entries if e.variants]) >= 10

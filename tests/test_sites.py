@@ -1,0 +1,366 @@
+"""Site extraction: where each raise/assert is, what it raises, and the guards on its path."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analyzers.trigger import Renderer
+from extractor.callers import with_caller_guards
+from extractor.profile import load_profile
+from extractor.records import GuardOrigin, RaiseSite
+from extractor.sites import extract_file
+
+PROFILE = load_profile("sglang")
+RENDER = Renderer()
+
+
+def sites(code: str, path: str = "m.py") -> list[RaiseSite]:
+    return list(extract_file(path, textwrap.dedent(code), PROFILE).sites)
+
+
+def one(code: str) -> RaiseSite:
+    found = sites(code)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def guard_texts(site: RaiseSite) -> list[tuple[str, str]]:
+    return [(str(g.origin), g.text) for g in site.guards]
+
+
+# ----------------------------------------------------------------- kinds, lines
+
+
+@pytest.mark.parametrize(
+    "code, kind, exception, line",
+    [
+        ("raise ValueError('x')\n", "raise", "ValueError", 1),
+        ("\n\nassert x, 'm'\n", "assert", "AssertionError", 3),
+        ("raise errors.Bad('x') from e\n", "raise", "errors.Bad", 1),
+        ("raise KeyError\n", "raise", "KeyError", 1),
+        ("err = TypeError('t')\nraise err\n", "raise", "TypeError", 2),
+        ("try:\n    f()\nexcept OSError:\n    raise\n", "raise", "OSError", 4),
+        ("x = 1\nraise ValueError(\n    'a'\n    'b'\n)\n", "raise", "ValueError", 2),
+    ],
+)
+def test_kind_exception_and_line(code: str, kind: str, exception: str, line: int) -> None:
+    site = one(code)
+    assert (str(site.kind), site.exception, site.line) == (kind, exception, line)
+
+
+def test_every_site_in_nested_defs_and_classes_is_found_with_its_qualname() -> None:
+    found = sites(
+        """
+        class A:
+            def m(self):
+                def inner():
+                    raise ValueError("i")
+                raise ValueError("m")
+        def f():
+            assert x
+        """
+    )
+    assert [(s.function, s.line) for s in found] == [("A.m.inner", 5), ("A.m", 6), ("f", 8)]
+
+
+def test_unparsable_file_is_reported_not_raised() -> None:
+    result = extract_file("bad.py", "def f(:\n", PROFILE)
+    assert result.sites == () and result.parse_error and result.parse_error.startswith("bad.py")
+
+
+# ----------------------------------------------------------------------- guards
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        (  # if / elif / else: later branches carry the negation of earlier tests
+            """
+            def f(cfg):
+                if cfg.a:
+                    pass
+                elif cfg.b:
+                    pass
+                else:
+                    raise ValueError("x")
+            """,
+            [("else", "not (cfg.a)"), ("else", "not (cfg.b)")],
+        ),
+        (
+            """
+            def f(cfg):
+                if cfg.a:
+                    pass
+                elif cfg.b == 2:
+                    raise ValueError("x")
+            """,
+            [("else", "not (cfg.a)"), ("if", "cfg.b == 2")],
+        ),
+        (  # early return earlier in the function
+            """
+            def f(cfg):
+                if cfg.speculative_algorithm in ["NGRAM", None]:
+                    return
+                raise ValueError("x")
+            """,
+            [("early-exit", 'not (cfg.speculative_algorithm in ["NGRAM", None])')],
+        ),
+        (  # continue in a loop body constrains the rest of that body
+            """
+            def f(cfg):
+                for x in cfg.items:
+                    if x:
+                        continue
+                    raise ValueError("x")
+            """,
+            [("early-exit", "not (x)")],
+        ),
+        (  # an earlier raise is an exit too
+            """
+            def f(cfg):
+                if cfg.a:
+                    raise ValueError("a")
+                raise ValueError("b")
+            """,
+            None,  # checked below for the second site
+        ),
+        (
+            """
+            def f(cfg):
+                while cfg.n > 1:
+                    raise ValueError("x")
+            """,
+            [("while", "cfg.n > 1")],
+        ),
+        (
+            """
+            def f(cfg):
+                try:
+                    g()
+                except (KeyError, OSError) as e:
+                    raise ValueError("x") from e
+            """,
+            [("except", "except (KeyError, OSError)")],
+        ),
+        (
+            """
+            def f(cfg):
+                match cfg.mode:
+                    case "a":
+                        pass
+                    case "b" | "c":
+                        raise ValueError("x")
+            """,
+            [("else", 'not (case "a")'), ("case", 'case "b" | "c"')],
+        ),
+        (
+            """
+            def f(cfg):
+                with open(p):
+                    if cfg.a:
+                        raise ValueError("x")
+            """,
+            [("if", "cfg.a")],
+        ),
+    ],
+)
+def test_guard_paths(code: str, expected: list[tuple[str, str]] | None) -> None:
+    found = sites(code)
+    if expected is None:
+        assert guard_texts(found[1]) == [("prior-raise", "not (cfg.a)")]
+    else:
+        assert guard_texts(found[-1]) == expected
+
+
+def test_assert_fires_when_its_test_is_false() -> None:
+    site = one("def f(cfg):\n    assert cfg.tp_size > 0, 'tp'\n")
+    assert guard_texts(site) == [("assert", "not (cfg.tp_size > 0)")]
+    assert RENDER.text(site.guards[0].expr) == "`--tp-size` <= 0"
+
+
+def test_passed_assert_constrains_later_sites() -> None:
+    found = sites("def f(cfg):\n    assert cfg.a\n    raise ValueError('x')\n")
+    assert guard_texts(found[1]) == [("prior-raise", "cfg.a")]
+
+
+# -------------------------------------------------------------- config aliases
+
+
+@pytest.mark.parametrize(
+    "code, text",
+    [
+        ("def f(server_args):\n    if server_args.enable_lora:\n        raise ValueError('x')\n", "`--enable-lora` is set"),
+        ("def f(sa):\n    cfg = resolving_view(sa)\n    if cfg.x is None:\n        raise ValueError('x')\n", "`--x` is unknown"),
+        ("def f(server_args):\n    cfg = resolving_view(server_args)\n    if cfg.x is None:\n        raise ValueError('x')\n", "`--x` is not given"),
+        ("class ServerArgs:\n    def f(self):\n        view = self._resolved()\n        if view.tp_size != 2:\n            raise ValueError('x')\n", "`--tp-size` is not 2"),
+        ("def f(server_args):\n    if getattr(server_args, 'dp_size') > 1:\n        raise ValueError('x')\n", "`--dp-size` > 1"),
+        ("def f(server_args):\n    b = server_args.backend\n    if b == 'fa3':\n        raise ValueError('x')\n", "`--backend` is fa3"),
+        ("def f(cfg):\n    if envs.SGLANG_X.get():\n        raise ValueError('x')\n", "`SGLANG_X=1`"),
+        ("def f(cfg):\n    if os.environ.get('SGLANG_Y') == 'a':\n        raise ValueError('x')\n", "`SGLANG_Y=a`"),
+        ("def f(cfg):\n    if get_bool_env_var('SGLANG_Z'):\n        raise ValueError('x')\n", "`SGLANG_Z=1`"),
+        ("def f(cfg):\n    if 'SGLANG_W' in os.environ:\n        raise ValueError('x')\n", "`SGLANG_W` is set"),
+        ("def f(cfg):\n    if is_hip():\n        raise ValueError('x')\n", "platform check `is_hip()` is true"),
+        ("def f(cfg):\n    if not get_platform().is_hip:\n        raise ValueError('x')\n", "platform check `get_platform().is_hip` is false"),
+    ],
+)
+def test_condition_leaves_resolve_to_flags_env_and_platform(code: str, text: str) -> None:
+    site = one(code)
+    rendered = RENDER.text(site.guards[-1].expr)
+    if text.endswith("is unknown"):
+        assert "(unknown)" in rendered  # `sa` is not a config name: nothing is guessed
+    else:
+        assert rendered == text
+
+
+# ------------------------------------------------------------ condition tables
+
+
+def test_list_of_tuples_table_gives_one_variant_per_row() -> None:
+    site = one(
+        """
+        def f(server_args):
+            cfg = resolving_view(server_args)
+            rows = [
+                (cfg.a, "does not support --a"),
+                (cfg.b == "x", f"does not support b={cfg.b!r}"),
+            ]
+            for bad, reason in rows:
+                if bad:
+                    raise ValueError(f"LoRA {reason}.")
+        """
+    )
+    assert site.template.text == "LoRA {reason}."
+    assert [dict(v.values)["reason"] for v in site.variants] == ["does not support --a", "does not support b={cfg.b!r}"]
+    assert [v.template.text for v in site.variants] == ["LoRA does not support --a.", "LoRA does not support b={cfg.b!r}."]
+    assert [RENDER.text(v.guards[0].expr) for v in site.variants] == ["`--a` is set", "`--b` is x"]
+
+
+def test_dict_table_grown_under_branches_carries_the_branch_condition() -> None:
+    site = one(
+        """
+        def f(server_args):
+            cfg = resolving_view(server_args)
+            table = {"--x": cfg.x}
+            if cfg.arch == "A":
+                table |= {"--y": cfg.y}
+            elif cfg.arch == "B":
+                table.update({"--z": cfg.z})
+            for flag, enabled in table.items():
+                if enabled:
+                    raise ValueError(f"{flag} is not supported")
+        """
+    )
+    texts = [" and ".join(RENDER.text(g.expr) for g in v.guards) for v in site.variants]
+    assert texts == [
+        "`--x` is set",
+        "`--arch` is A and `--y` is set",
+        "`--arch` is not A and `--arch` is B and `--z` is set",
+    ]
+    assert [v.template.text for v in site.variants] == ["--x is not supported", "--y is not supported", "--z is not supported"]
+
+
+def test_lambda_rows_are_called_in_the_loop() -> None:
+    site = one(
+        """
+        class ServerArgs:
+            def check(self):
+                rules = [("a", lambda: self.a > 1), ("b", lambda: not self.b)]
+                for name, predicate in rules:
+                    if predicate():
+                        raise ValueError(f"bad {name}")
+        """
+    )
+    assert [RENDER.text(v.guards[0].expr) for v in site.variants] == ["`--a` > 1", "`--b` is not set"]
+
+
+def test_loop_over_literal_keys_substitutes_the_loop_variable() -> None:
+    site = one(
+        """
+        def f(server_args):
+            for key in ("image", "video"):
+                if getattr(server_args, key) is None:
+                    raise ValueError(f"missing {key}")
+        """
+    )
+    assert [v.template.text for v in site.variants] == ["missing image", "missing video"]
+    assert [RENDER.text(v.guards[0].expr) for v in site.variants] == ["`--image` is not given", "`--video` is not given"]
+
+
+def test_module_level_table_referenced_by_name() -> None:
+    site = one(
+        """
+        MODES = (("fast", "x"), ("slow", "y"))
+        def f(server_args):
+            for mode, why in MODES:
+                if server_args.mode == mode:
+                    raise ValueError(why)
+        """
+    )
+    assert [v.template.text for v in site.variants] == ["x", "y"]
+
+
+def test_loop_over_unknown_iterable_stays_one_entry_with_an_unknown() -> None:
+    site = one(
+        """
+        def f(server_args):
+            for item in load():
+                if item.bad:
+                    raise ValueError(f"bad {item}")
+        """
+    )
+    assert site.variants == ()
+    assert "(unknown)" in RENDER.text(site.guards[0].expr)
+
+
+def test_conditional_message_gives_two_variants() -> None:
+    site = one("def f(cfg):\n    raise ValueError('a' if cfg.x else 'b')\n")
+    assert [v.template.text for v in site.variants] == ["a", "b"]
+    assert [str(v.guards[0].origin) for v in site.variants] == ["message", "message"]
+
+
+# ---------------------------------------------------------------------- callers
+
+
+def test_caller_guard_is_added_and_self_binds_to_the_hook_parameter() -> None:
+    files = [
+        extract_file("hooks.py", textwrap.dedent(
+            """
+            def check_spec(server_args):
+                cfg = resolving_view(server_args)
+                if cfg.speculative_adaptive:
+                    raise ValueError("no adaptive")
+            """), PROFILE),
+        extract_file("server_args.py", textwrap.dedent(
+            """
+            class ServerArgs:
+                def check(self):
+                    from hooks import check_spec
+                    if self.enable_lora:
+                        check_spec(self)
+                def other(self):
+                    if self.tp_size > 1:
+                        self.check()
+            """), PROFILE),
+    ]
+    site = with_caller_guards(files)[0].sites[0]
+    assert site.guards[0].origin is GuardOrigin.CALLER
+    assert RENDER.text(site.guards[0].expr) == "`--enable-lora` is set and `--tp-size` > 1"
+
+
+def test_several_call_sites_are_or_ed_and_cycles_terminate() -> None:
+    fs = extract_file("m.py", textwrap.dedent(
+        """
+        def leaf(cfg):
+            raise ValueError("x")
+        def a(cfg):
+            if cfg.a:
+                leaf(cfg)
+            b(cfg)
+        def b(cfg):
+            if cfg.b:
+                leaf(cfg)
+            a(cfg)
+        """), PROFILE)
+    site = with_caller_guards([fs])[0].sites[0]
+    assert RENDER.text(site.guards[0].expr).count(" or ") >= 1
