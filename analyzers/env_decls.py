@@ -97,14 +97,15 @@ def module_env(mod: SourceModule, symbols: Symbols) -> tuple[tuple[EnvVar, ...],
     """Env declarations of one module, registry entries first, then retired names."""
     bases = _class_bases(symbols)
     scope = Scope(mod.path, symbols)
-    found: list[EnvVar] = []
+    declared: list[EnvVar] = []
+    retired: list[EnvVar] = []
     diagnostics: list[Diagnostic] = []
     for stmt in mod.tree.body:
         if isinstance(stmt, cst.ClassDef):
-            found.extend(_registry(stmt, mod, scope, bases, diagnostics))
+            declared.extend(_registry(stmt, mod, scope, bases, diagnostics))
         elif isinstance(stmt, cst.SimpleStatementLine):
-            found.extend(_retired_table(stmt, mod, scope))
-    return _merge_retired(found), tuple(diagnostics)
+            retired.extend(_retired_table(stmt, mod, scope))
+    return _merge_retired(declared, retired), tuple(diagnostics)
 
 
 def _registry(
@@ -202,13 +203,15 @@ def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: Scop
             )
 
 
-def _merge_retired(found: list[EnvVar]) -> tuple[EnvVar, ...]:
-    """A retired entry for a name the registry still declares marks that one."""
+def _merge_retired(declared: list[EnvVar], retired: list[EnvVar]) -> tuple[EnvVar, ...]:
+    """A retired-table entry for a name the registry still declares marks that one."""
     by_name: dict[str, EnvVar] = {}
-    for var in found:
-        old = by_name.get(var.name)
-        if old is None:
-            by_name[var.name] = var
-        elif var.deprecated and not old.deprecated:
-            by_name[var.name] = replace(old, deprecated=True, replacement=var.replacement, help=old.help or var.help)
+    for var in declared:
+        by_name.setdefault(var.name, var)
+    for old in retired:
+        var = by_name.get(old.name)
+        if var is None:
+            by_name[old.name] = old
+        else:
+            by_name[old.name] = replace(var, deprecated=True, replacement=old.replacement, help=var.help or old.help)
     return tuple(by_name.values())

@@ -318,6 +318,8 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> object:
         return value if isinstance(value, str) else UNKNOWN
     if isinstance(node, (cst.Integer, cst.Float)):
         return node.evaluated_value
+    if isinstance(node, cst.FormattedString):
+        return _fstring_value(node, scope)
     if isinstance(node, cst.Name):
         return _name_value(node.value, scope)
     if isinstance(node, cst.Attribute):
@@ -338,6 +340,26 @@ def evaluate(node: cst.BaseExpression, scope: Scope) -> object:
     if isinstance(node, cst.Lambda):
         return UNKNOWN
     return UNKNOWN
+
+
+def _fstring_value(node: cst.FormattedString, scope: Scope) -> object:
+    """An f-string whose holes are all constants (e.g. a loop variable)."""
+    out: list[str] = []
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            out.append(_fstring_part(node, part))
+            continue
+        assert isinstance(part, cst.FormattedStringExpression)
+        value = evaluate(part.expression, scope)
+        if value is UNKNOWN or any(not isinstance(p, cst.FormattedStringText) for p in part.format_spec or ()):
+            return UNKNOWN
+        convert = {"r": repr, "s": str, "a": ascii}.get(part.conversion or "", lambda v: v)
+        spec = "".join(cst.ensure_type(p, cst.FormattedStringText).value for p in part.format_spec or ())
+        try:
+            out.append(format(convert(value), spec))
+        except (TypeError, ValueError):
+            return UNKNOWN
+    return "".join(out)
 
 
 def _name_value(name: str, scope: Scope) -> object:
@@ -663,6 +685,65 @@ _BOOL_ACTIONS = {"store_true", "store_false", "BooleanOptionalAction"}
 _MAX_LOOP_EXPANSION = 256
 
 
+_GROW_ONE = {"add", "append"}
+_GROW_MANY = {"extend", "update"}
+_SHRINK = {"remove", "discard", "pop", "clear", "insert", "sort", "reverse", "setdefault", "popitem"}
+
+
+def function_locals(func: cst.FunctionDef, scope: Scope) -> dict[str, object]:
+    """Constant locals of a function body: names bound once to a constant.
+
+    Literal growth (``x.add("v")``, ``x.extend([...])``, ``x += [...]``) is folded
+    in wherever it happens, conditional or not, so choices built this way are the
+    values the option may accept; any other mutation makes the name unknown.
+    """
+    binds = m.findall(func.body, m.Assign(targets=[m.AssignTarget(target=m.Name())]))
+    others = m.findall(func.body, m.For(target=m.Name()) | m.AnnAssign(target=m.Name()) | m.NamedExpr(target=m.Name()))
+    counts: dict[str, int] = {}
+    for node in [*binds, *others]:
+        target = node.targets[0].target if isinstance(node, cst.Assign) else node.target  # type: ignore[union-attr]
+        counts[target.value] = counts.get(target.value, 0) + 1  # type: ignore[union-attr]
+    env: dict[str, object] = {}
+    for node in binds:
+        assign = cst.ensure_type(node, cst.Assign)
+        name = cst.ensure_type(assign.targets[0].target, cst.Name).value
+        if counts[name] == 1:
+            value = evaluate(assign.value, Scope(scope.path, scope.symbols, {**scope.env, **env}))
+            if value is not UNKNOWN:
+                env[name] = value
+    for call in m.findall(func.body, m.Call(func=m.Attribute(value=m.Name()))):
+        attr = cst.ensure_type(cst.ensure_type(call, cst.Call).func, cst.Attribute)
+        name, method = cst.ensure_type(attr.value, cst.Name).value, attr.attr.value
+        if name not in env or method not in _GROW_ONE | _GROW_MANY | _SHRINK:
+            continue
+        args = cst.ensure_type(call, cst.Call).args
+        added = evaluate(args[0].value, Scope(scope.path, scope.symbols, env)) if len(args) == 1 else UNKNOWN
+        env[name] = _grow(env[name], added, many=method in _GROW_MANY) if method not in _SHRINK else UNKNOWN
+    for node in m.findall(func.body, m.AugAssign(target=m.Name())):
+        aug = cst.ensure_type(node, cst.AugAssign)
+        name = cst.ensure_type(aug.target, cst.Name).value
+        if name in env:
+            added = evaluate(aug.value, Scope(scope.path, scope.symbols, env))
+            ok = m.matches(aug.operator, m.AddAssign() | m.BitOrAssign())
+            env[name] = _grow(env[name], added, many=True) if ok else UNKNOWN
+    return {k: v for k, v in env.items() if v is not UNKNOWN}
+
+
+def _grow(current: object, added: object, *, many: bool) -> object:
+    if current is UNKNOWN or added is UNKNOWN:
+        return UNKNOWN
+    if isinstance(current, dict):
+        return {**current, **added} if many and isinstance(added, dict) else UNKNOWN
+    items = tuple(added) if many and isinstance(added, (tuple, frozenset)) else (added,) if not many else None
+    if items is None:
+        return UNKNOWN
+    if isinstance(current, frozenset):
+        return current | frozenset(items)
+    if isinstance(current, tuple):
+        return current + items
+    return UNKNOWN
+
+
 def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
     return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
 
@@ -679,8 +760,10 @@ class _DeclVisitor(cst.CSTVisitor):
         self.mod = mod
         self.symbols = symbols
         self.conventions = conventions
-        self.loops: list[tuple[str, tuple[object, ...]]] = []
+        self.loops: list[cst.For] = []
         self.namespaces: list[frozenset[str]] = []
+        self.functions: list[cst.FunctionDef] = []
+        self._locals: dict[int, dict[str, object]] = {}
         self.arguments: list[ArgparseDecl] = []
         self.classes: list[ClassDecl] = []
         self.renames: list[tuple[str, str]] = []
@@ -690,22 +773,32 @@ class _DeclVisitor(cst.CSTVisitor):
     def scope(self, env: Mapping[str, object] | None = None) -> Scope:
         return Scope(self.mod.path, self.symbols, dict(env or {}))
 
+    def local_scope(self, env: Mapping[str, object] | None = None) -> Scope:
+        """Scope seeing the enclosing function's constant locals (computed on demand)."""
+        if not self.functions:
+            return self.scope(env)
+        func = self.functions[-1]
+        if id(func) not in self._locals:
+            self._locals[id(func)] = function_locals(func, self.scope())
+        return Scope(self.mod.path, self.symbols, {**self._locals[id(func)], **(env or {})})
+
     def report(self, node: cst.CSTNode, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.mod.path, self.mod.line(node), message))
 
     # -- loops bind names that option strings may use ------------------------
     def visit_For(self, node: cst.For) -> None:
-        values = evaluate(node.iter, self.scope())
-        if isinstance(node.target, cst.Name) and isinstance(values, (tuple, frozenset)):
-            self.loops.append((node.target.value, tuple(values)))
-        else:
-            self.loops.append(("", ()))
+        self.loops.append(node)
 
     def leave_For(self, original_node: cst.For) -> None:
         self.loops.pop()
 
     def _loop_envs(self) -> list[dict[str, object]]:
-        bound = [(name, values) for name, values in self.loops if name]
+        """One binding of the loop variables per iteration (loops over constants only)."""
+        bound: list[tuple[str, tuple[object, ...]]] = []
+        for loop in self.loops:
+            values = evaluate(loop.iter, self.local_scope())
+            if isinstance(loop.target, cst.Name) and isinstance(values, (tuple, frozenset)):
+                bound.append((loop.target.value, tuple(values)))
         if not bound:
             return [{}]
         names = [name for name, _ in bound]
@@ -721,9 +814,11 @@ class _DeclVisitor(cst.CSTVisitor):
             and self.symbols.origin_name(self.mod.path, p.annotation.annotation) == "Namespace"
         )
         self.namespaces.append(names)
+        self.functions.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.namespaces.pop()
+        self.functions.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not self.namespaces or not self.namespaces[-1] or len(node.targets) != 1:
@@ -744,14 +839,14 @@ class _DeclVisitor(cst.CSTVisitor):
             return  # a wrapper forwarding *names/**kwargs is not a declaration
         seen: set[tuple[str, ...]] = set()
         for env in self._loop_envs():
-            options = [evaluate(a.value, self.scope(env)) for a in positional]
+            options = [evaluate(a.value, self.local_scope(env)) for a in positional]
             if not options or any(a.star for a in positional) or not all(isinstance(o, str) for o in options):
                 self.report(node, f"add_argument with option names not known statically: {source_text(node)[:120]}")
                 return
             key = tuple(options)
             if key not in seen:
                 seen.add(key)
-                self.arguments.append(self._argparse_decl(node, key, self.scope(env)))
+                self.arguments.append(self._argparse_decl(node, key, self.local_scope(env)))
 
     def _argparse_decl(self, node: cst.Call, options: tuple[str, ...], scope: Scope) -> ArgparseDecl:
         kw = _kwargs(node)

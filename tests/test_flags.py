@@ -1,0 +1,700 @@
+"""analyzers.flags: flag and env declarations read statically from source snippets."""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from analyzers.flags import DeclKind, FlagModel, build_flag_model, option_for_dest
+from extractor.globs import match_any
+from extractor.profile import load_profile
+
+SERVER_ARGS = "python/pkg/server_args.py"
+ARG_UTILS = "python/pkg/arg_groups/arg_utils.py"
+CHOICES = "python/pkg/arg_groups/choices.py"
+FIELDS = "python/pkg/arg_groups/fields/parallel.py"
+ENVIRON = "python/pkg/environ.py"
+
+# What sglang's arg_utils says about A and Arg, reduced to what we read statically.
+ARG_UTILS_SRC = """
+from typing import Annotated
+import msgspec
+A = Annotated
+class Arg(msgspec.Struct, frozen=True):
+    help: str = ""
+    choices: list | None = None
+    no_cli: bool = False
+class Derived(msgspec.Struct, frozen=True):
+    doc: str = ""
+class NS(msgspec.Struct, frozen=True):
+    path: str
+"""
+FIELDS_HEADER = """
+from typing import List, Literal, Optional
+import argparse
+import msgspec
+from pkg.arg_groups.arg_utils import A, Arg, Derived, NS
+"""
+
+
+def model(**files: str) -> FlagModel:
+    """build_flag_model over dedented snippets keyed by short names above."""
+    paths = {"server_args": SERVER_ARGS, "arg_utils": ARG_UTILS, "choices": CHOICES, "fields": FIELDS, "environ": ENVIRON}
+    return build_flag_model({paths[k]: textwrap.dedent(v) for k, v in files.items()})
+
+
+def parser_model(body: str, prelude: str = "") -> FlagModel:
+    """A server_args.py whose add_cli_args holds `body`."""
+    src = textwrap.dedent(prelude) + "\ndef add_cli_args(parser):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    return model(server_args=src)
+
+
+def fields_model(fields: str, prelude: str = "", **extra: str) -> FlagModel:
+    src = FIELDS_HEADER + textwrap.dedent(prelude) + "\nclass Parallel(msgspec.Struct):\n" + textwrap.indent(
+        textwrap.dedent(fields), "    "
+    )
+    return model(arg_utils=ARG_UTILS_SRC, fields=src, **extra)
+
+
+def env_model(body: str, prelude: str = "") -> FlagModel:
+    src = ENV_CLASSES + textwrap.dedent(prelude) + "\nclass Envs:\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    return model(environ=src)
+
+
+ENV_CLASSES = """
+class EnvField:
+    def __init__(self, default, secret=False): ...
+class EnvBool(EnvField): ...
+class EnvStr(EnvField): ...
+class EnvInt(EnvField): ...
+class EnvFloat(EnvField): ...
+class EnvTuple(EnvField): ...
+class EnvJSON(EnvField): ...
+class _DeprecatedEnvFallback:
+    def __init__(self, default, deprecated_name, secret=False): ...
+class EnvBoolWithAlias(_DeprecatedEnvFallback, EnvBool): ...
+class EnvIntWithAlias(_DeprecatedEnvFallback, EnvInt): ...
+"""
+
+
+# ---------------------------------------------------------------------------
+# option names
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "dest, option",
+    [("tp_size", "--tp-size"), ("model_path", "--model-path"), ("x", "--x"), ("enable_lora", "--enable-lora")],
+)
+def test_option_for_dest(dest, option):
+    assert option_for_dest(dest) == option
+
+
+# ---------------------------------------------------------------------------
+# argparse declarations
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, option, attr, expected",
+    [
+        ('parser.add_argument("--tp-size", type=int, default=1)', "--tp-size", "type", "int"),
+        ('parser.add_argument("--tp-size", type=int, default=1)', "--tp-size", "default", 1),
+        ('parser.add_argument("--tp-size", type=int, default=1)', "--tp-size", "dest", "tp_size"),
+        ('parser.add_argument("--tp-size", type=int, default=1)', "--tp-size", "derived", False),
+        ('parser.add_argument("--tp-size", dest="tensor_parallel", type=int)', "--tp-size", "dest", "tensor_parallel"),
+        ('parser.add_argument("-t", "--tp-size", type=int)', "-t", "dest", "tp_size"),
+        ('parser.add_argument("--tp-size", "--tensor-parallel-size", type=int)', "--tp-size", "aliases",
+         ("--tensor-parallel-size",)),
+        ('parser.add_argument("--x", action="store_true")', "--x", "type", "bool"),
+        ('parser.add_argument("--x", action="store_true")', "--x", "default", False),
+        ('parser.add_argument("--x", action="store_false")', "--x", "default", True),
+        ('parser.add_argument("--x", action="store_true", default=None)', "--x", "default", None),
+        ('parser.add_argument("--x", action="store_true")', "--x", "action", "store_true"),
+        ('parser.add_argument("--x", nargs="*", type=str)', "--x", "nargs", "*"),
+        ('parser.add_argument("--x", nargs="?", const=0.5, type=float)', "--x", "const", 0.5),
+        ('parser.add_argument("--x", required=True)', "--x", "required", True),
+        ('parser.add_argument("--x", type=str)', "--x", "default", None),
+        ('parser.add_argument("--x", default=os.getcwd())', "--x", "default", {"expr": "os.getcwd()"}),
+        ('parser.add_argument("--x", default=2 ** 10)', "--x", "default", 1024),
+        ('parser.add_argument("--x", default=-1)', "--x", "default", -1),
+        ('parser.add_argument("--x", help=argparse.SUPPRESS)', "--x", "hidden", True),
+        ('parser.add_argument("--x", action=LoRAPathAction, nargs="*")', "--x", "action", "LoRAPathAction"),
+    ],
+)
+def test_argparse_shapes(call, option, attr, expected):
+    flag = parser_model(call).by_option(option)
+    assert flag is not None
+    assert getattr(flag, attr) == expected
+
+
+@pytest.mark.parametrize(
+    "help_src, expected",
+    [
+        ('"plain"', "plain"),
+        ('"one " "two"', "one two"),
+        ('("one "\n "two")', "one two"),
+        ('"a" + "b"', "ab"),
+        ('f"Options: {names}."', "Options: {names}."),
+        ('f"{x!r:>4} {{literal}}"', "{x!r:>4} {literal}"),
+        ('f"tab\\there"', "tab\there"),
+        ('HELP', "shared help"),
+        ('compute()', "{compute()}"),
+    ],
+)
+def test_help_text(help_src, expected):
+    flag = parser_model(f'parser.add_argument("--x", help={help_src})', prelude='HELP = "shared help"').by_option("--x")
+    assert flag.help == expected
+
+
+def test_default_reads_dataclass_field():
+    src = """
+    import dataclasses
+    from typing import Optional
+    @dataclasses.dataclass
+    class ServerArgs:
+        tp_size: int = 1
+        tokenizer_path: Optional[str] = None
+        def add_cli_args(parser):
+            parser.add_argument("--tp-size", type=int, default=ServerArgs.tp_size)
+            parser.add_argument("--tokenizer-path", type=str, default=ServerArgs.tokenizer_path)
+    """
+    m = model(server_args=src)
+    assert (m.by_dest("tp_size").default, m.by_dest("tp_size").type) == (1, "int")
+    assert m.by_dest("tokenizer_path").type == "Optional[str]"  # the field's type, not argparse's
+    assert m.by_dest("tp_size").owner == "ServerArgs"
+
+
+def test_dataclass_field_without_option_is_derived():
+    src = """
+    import dataclasses
+    @dataclasses.dataclass
+    class ServerArgs:
+        tp_size: int = 1
+        stat_loggers: list = dataclasses.field(default_factory=list)
+        def add_cli_args(parser):
+            parser.add_argument("--tp-size", type=int, default=ServerArgs.tp_size)
+    """
+    flag = model(server_args=src).by_dest("stat_loggers")
+    assert (flag.derived, flag.option, flag.default, flag.kind) == (True, None, (), DeclKind.FIELD)
+
+
+def test_config_class_named_by_caller():
+    src = """
+    class ServerArgs:
+        tp_size: int = 1
+    """
+    files = {SERVER_ARGS: textwrap.dedent(src)}
+    assert build_flag_model(files).by_dest("tp_size") is None
+    assert build_flag_model(files, config_classes={"ServerArgs"}).by_dest("tp_size").derived
+
+
+def test_namespace_copy_renames_dest():
+    # 0.4.x: --tensor-parallel-size writes tensor_parallel_size, from_cli_args copies it.
+    src = """
+    import argparse, dataclasses
+    @dataclasses.dataclass
+    class ServerArgs:
+        tp_size: int = 1
+        def add_cli_args(parser):
+            parser.add_argument("--tensor-parallel-size", "--tp-size", type=int, default=ServerArgs.tp_size)
+        @classmethod
+        def from_cli_args(cls, args: argparse.Namespace):
+            args.tp_size = args.tensor_parallel_size
+            return cls(tp_size=args.tp_size)
+    """
+    m = model(server_args=src)
+    assert m.by_dest("tp_size").option == "--tensor-parallel-size"
+    assert not m.by_dest("tp_size").derived
+    assert m.by_option("--tp-size") is m.by_dest("tp_size")
+
+
+@pytest.mark.parametrize(
+    "choices, prelude, expected",
+    [
+        ('["a", "b"]', "", ("a", "b")),
+        ("CHOICES", 'CHOICES = ["a", "b"]', ("a", "b")),
+        ("A + B", 'A = ["a"]\nB = ["b"]', ("a", "b")),
+        ('A + ["c"]', 'A = ("a", "b")', ("a", "b", "c")),
+        ("list(D)", 'D = {"x": 1, "y": 2}', ("x", "y")),
+        ("D.keys()", 'D = {"x": 1, "y": 2}', ("x", "y")),
+        ("[*A, 'z']", 'A = ["a"]', ("a", "z")),
+        ("S", 'S = {"b", "a"}', ("a", "b")),  # sets come out sorted
+        ("Mode.ALL", 'class Mode:\n    ALL = ["x", "y"]', ("x", "y")),
+        ("[0, 1, 2]", "", (0, 1, 2)),
+        ("registry()", "", {"expr": "registry()"}),
+        ("UNKNOWN_NAME", "", {"expr": "UNKNOWN_NAME"}),
+    ],
+)
+def test_choices_resolve_constants(choices, prelude, expected):
+    flag = parser_model(f'parser.add_argument("--x", choices={choices})', prelude=prelude).by_option("--x")
+    assert flag.choices == expected
+
+
+def test_choices_imported_from_another_file():
+    choices = 'LOAD_FORMAT_CHOICES = ["auto", "pt"]\nQUANT = LOAD_FORMAT_CHOICES + ["gguf"]\n'
+    src = """
+    from pkg.arg_groups.choices import LOAD_FORMAT_CHOICES, QUANT as Q
+    def add_cli_args(parser):
+        parser.add_argument("--load-format", choices=LOAD_FORMAT_CHOICES)
+        parser.add_argument("--quantization", choices=Q)
+    """
+    m = model(server_args=src, choices=choices)
+    assert m.by_option("--load-format").choices == ("auto", "pt")
+    assert m.by_option("--quantization").choices == ("auto", "pt", "gguf")
+
+
+def test_choices_from_function_locals_include_literal_additions():
+    body = """
+    backends = set(BUILTIN)
+    if feature_enabled():
+        backends.add("extra")
+    parser.add_argument("--sampling-backend", choices=backends)
+    """
+    flag = parser_model(body, prelude='BUILTIN = frozenset({"b", "a"})').by_option("--sampling-backend")
+    assert flag.choices == ("a", "b", "extra")
+
+
+@pytest.mark.parametrize(
+    "call, replacement",
+    [
+        ('parser.add_argument("--old", action=DeprecatedAction, help="Use --new instead.")', "--new"),
+        ('parser.add_argument("--old", action=DeprecatedStoreTrueAction, new_flag="--new <n>")', "--new"),
+        ('parser.add_argument("--old", action=DeprecatedAction, error_message="gone; use --new-x")', "--new-x"),
+        ('parser.add_argument("--old", action=DeprecatedAction, help="Note: --old is deprecated now.")', None),
+        ('parser.add_argument("--old", action="store_true", help="(Deprecated: use --new=auto) Old.")', "--new"),
+        ('parser.add_argument("--old", help="[Deprecated] Use --new {a,b} instead.")', "--new"),
+        ('parser.add_argument("--old", help="Deprecated alias for --new.")', "--new"),
+        ('parser.add_argument("--old", action=argparse_actions.DeprecatedAliasStoreAction)', None),
+    ],
+)
+def test_deprecated_flags(call, replacement):
+    flag = parser_model(call).by_option("--old")
+    assert flag.deprecated
+    assert flag.replacement == replacement
+
+
+def test_not_deprecated_when_help_only_mentions_it():
+    flag = parser_model('parser.add_argument("--x", help="Replaces the deprecated --y.")').by_option("--x")
+    assert not flag.deprecated
+
+
+def test_custom_action_defaults_come_from_its_init():
+    prelude = """
+    import argparse
+    class DeprecatedStoreTrueAction(argparse.Action):
+        def __init__(self, option_strings, dest, new_flag=None, nargs=0, const=True, default=False, **kwargs):
+            super().__init__(option_strings, dest, nargs=nargs, const=const, default=default, **kwargs)
+    """
+    body = 'parser.add_argument("--old", action=DeprecatedStoreTrueAction, new_flag="--new")'
+    flag = parser_model(body, prelude=prelude).by_option("--old")
+    assert (flag.default, flag.nargs, flag.const, flag.replacement) == (False, 0, True, "--new")
+
+
+def test_boolean_optional_action_has_negation():
+    m = parser_model('parser.add_argument("--fast", action=argparse.BooleanOptionalAction)')
+    assert m.by_option("--no-fast") is m.by_option("--fast")
+    assert m.by_option("--fast").type == "bool"
+
+
+def test_deprecated_alias_does_not_shadow_current_flag():
+    body = """
+    parser.add_argument("--new-name", dest="value", type=int)
+    parser.add_argument("--old-name", dest="value", type=int, action=DeprecatedAliasStoreAction)
+    """
+    m = parser_model(body)
+    assert m.by_dest("value").option == "--new-name"
+    assert [f.option for f in m.flags_for_dest("value")] == ["--new-name", "--old-name"]
+
+
+def test_options_generated_in_a_loop():
+    body = """
+    for name in ("prefill", "decode"):
+        parser.add_argument(f"--{name}-backend", type=str)
+    """
+    m = parser_model(body)
+    assert m.by_dest("prefill_backend").option == "--prefill-backend"
+    assert m.by_dest("decode_backend").option == "--decode-backend"
+    assert not m.diagnostics
+
+
+def test_option_not_known_statically_is_a_diagnostic():
+    m = parser_model("parser.add_argument(make_name(), type=int)")
+    assert not m.flags
+    [diag] = m.diagnostics
+    assert diag.path == SERVER_ARGS and diag.line == 3 and "not known statically" in diag.message
+
+
+def test_forwarding_wrapper_is_not_a_declaration():
+    m = parser_model("parser.add_argument(*names, **kwargs)")
+    assert not m.flags and not m.diagnostics
+
+
+def test_option_declared_twice_is_a_diagnostic():
+    m = parser_model('parser.add_argument("--x")\nparser.add_argument("--x")')
+    assert any("already declared" in d.message for d in m.diagnostics)
+
+
+def test_flag_line_is_the_call_line():
+    flag = parser_model('\n\nparser.add_argument(\n    "--x",\n)').by_option("--x")
+    assert (flag.path, flag.line) == (SERVER_ARGS, 5)
+
+
+def test_syntax_error_is_a_diagnostic():
+    m = model(server_args="def broken(:\n")
+    assert [d.path for d in m.diagnostics] == [SERVER_ARGS]
+
+
+# ---------------------------------------------------------------------------
+# annotated fields (sglang 0.5.19+: A[T, "help"] / A[T, Arg(...)])
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "field_src, dest, attr, expected",
+    [
+        ('tp_size: A[int, "The tensor parallelism size."] = 1', "tp_size", "option", "--tp-size"),
+        ('tp_size: A[int, "The tensor parallelism size."] = 1', "tp_size", "help", "The tensor parallelism size."),
+        ('tp_size: A[int, "The tensor parallelism size."] = 1', "tp_size", "default", 1),
+        ('tp_size: A[int, "The tensor parallelism size."] = 1', "tp_size", "kind", DeclKind.ANNOTATED),
+        ('tp_size: A[int, "h", NS("parallel")] = 1', "tp_size", "help", "h"),
+        ('tp_size: A[int, Arg(help="h", aliases=["--tensor-parallel-size"])] = 1', "tp_size", "aliases",
+         ("--tensor-parallel-size",)),
+        ('mode: A[Literal["a", "b"], "h"] = "a"', "mode", "choices", ("a", "b")),
+        ('mode: A[Optional[Literal["a", "b"]], "h"] = None', "mode", "choices", ("a", "b")),
+        ('mode: A[Optional[Literal["a", "b"]], "h"] = None', "mode", "type", "Optional[Literal['a', 'b']]"),
+        ('mode: A[Literal["a", "b"], Arg(help="h", choices=["a"])] = "a"', "mode", "choices", ("a",)),
+        ('mode: A[str, Arg(help="h", choices=["x", "y"])] = "x"', "mode", "choices", ("x", "y")),
+        ('enable_x: A[bool, "h"] = False', "enable_x", "action", "store_true"),
+        ('enable_x: A[Optional[bool], "h"] = None', "enable_x", "action", "store_true"),
+        ('paths: A[Optional[List[str]], "h"] = None', "paths", "nargs", "+"),
+        ('paths: A[List[str], Arg(help="h", nargs="*")] = None', "paths", "nargs", "*"),
+        ('paths: A[List[str], Arg(help="h", type_parser=json_list)] = None', "paths", "nargs", None),
+        ('model_path: A[str, "h"]', "model_path", "required", True),
+        ('model_path: A[str, "h"]', "model_path", "default", None),
+        ('fp8_gemm_runner_backend: A[str, Arg(help="h", cli_name="--fp8-gemm-backend")] = "auto"',
+         "fp8_gemm_runner_backend", "option", "--fp8-gemm-backend"),
+        ('x: A[str, Arg(help="h", action=XAction, choices=["a"])] = "a"', "x", "choices", None),
+        ('x: A[str, Arg(help="h", action=XAction, choices=["a"])] = "a"', "x", "action", "XAction"),
+        ('x: A[str, Arg("positional help")] = "a"', "x", "help", "positional help"),
+        ('x: A[str, Arg(help="a" "b")] = "a"', "x", "help", "ab"),
+        ('x: A[list, "h"] = msgspec.field(default_factory=list)', "x", "default", ()),
+        ('x: A[dict, "h"] = msgspec.field(default_factory=lambda: {"k": 1})', "x", "default", {"k": 1}),
+    ],
+)
+def test_annotated_fields(field_src, dest, attr, expected):
+    flag = fields_model(field_src).by_dest(dest)
+    assert flag is not None and not flag.derived
+    assert getattr(flag, attr) == expected
+
+
+def test_annotated_bool_optional_action():
+    m = fields_model('fast: A[Optional[bool], Arg(help="h", action=argparse.BooleanOptionalAction)] = None')
+    assert m.by_option("--no-fast") is m.by_dest("fast")
+    assert m.by_dest("fast").action == "argparse.BooleanOptionalAction"
+
+
+def test_annotated_choices_constant_from_choices_file():
+    choices = 'MOE_RUNNER_BACKEND_CHOICES = ["auto", "triton"]\n'
+    prelude = "from pkg.arg_groups.choices import MOE_RUNNER_BACKEND_CHOICES"
+    m = fields_model('moe_runner_backend: A[str, Arg(help="h", choices=MOE_RUNNER_BACKEND_CHOICES)] = "auto"',
+                     prelude=prelude, choices=choices)
+    assert m.by_option("--moe-runner-backend").choices == ("auto", "triton")
+
+
+@pytest.mark.parametrize(
+    "field_src, kind",
+    [
+        ("enable_x: A[bool, Arg(no_cli=True)] = False", DeclKind.ANNOTATED),
+        ('enable_x: A[bool, Arg(help="internal", no_cli=True)] = False', DeclKind.ANNOTATED),
+        ('enable_x: A[bool, NS("parallel")] = False', DeclKind.FIELD),
+        ("enable_x: bool = False", DeclKind.FIELD),
+        ('enable_x = Derived(doc="Computed at publication.")', DeclKind.COMPUTED),
+    ],
+)
+def test_fields_without_cli_are_derived(field_src, kind):
+    m = fields_model('tp_size: A[int, "h"] = 1\n' + field_src)
+    flag = m.by_dest("enable_x")
+    assert (flag.derived, flag.option, flag.kind) == (True, None, kind)
+
+
+def test_computed_field_keeps_its_doc():
+    m = fields_model('tp_size: A[int, "h"] = 1\nattn_tp_size = Derived(doc="TP size of attention.")')
+    assert m.by_dest("attn_tp_size").help == "TP size of attention."
+
+
+def test_manual_option_for_no_cli_field_merges():
+    # 0.5.23: a no_cli field reached only through a deprecated add_argument.
+    fields = 'tp_size: A[int, "h"] = 1\ndisable_cuda_graph: A[bool, Arg(no_cli=True)] = False\nparser_name: str = "x"'
+    server_args = """
+    def _declared_default(name): ...
+    def add_cli_args(parser):
+        parser.add_argument("--disable-cuda-graph", action=DeprecatedStoreTrueAction, help="Deprecated. Use --x instead.")
+        parser.add_argument("--parser-name", choices=["x", "y"], default=_declared_default("parser_name"))
+    """
+    m = fields_model(fields, server_args=server_args)
+    flag = m.by_dest("disable_cuda_graph")
+    assert (flag.option, flag.derived, flag.deprecated, flag.owner, flag.type) == (
+        "--disable-cuda-graph", False, True, "Parallel", "bool")
+    parser = m.by_dest("parser_name")
+    assert (parser.default, parser.choices, parser.derived, parser.type) == ("x", ("x", "y"), False, "str")
+    assert len(m.flags_for_dest("disable_cuda_graph")) == 1
+
+
+def test_unknown_arg_keyword_is_a_diagnostic():
+    m = fields_model('x: A[int, Arg(help="h", flavour="spicy")] = 1')
+    assert m.by_dest("x") is not None
+    [diag] = m.diagnostics
+    assert "flavour" in diag.message and diag.path == FIELDS
+
+
+def test_literal_strings_in_types_are_not_help():
+    # Without Annotated, Literal["a"] must not be mistaken for A[T, "help"].
+    m = fields_model('tp_size: A[int, "h"] = 1\nmode: Literal["a", "b"] = "a"')
+    assert m.by_dest("mode").derived
+
+
+def test_class_without_annotated_fields_is_not_config():
+    m = model(arg_utils=ARG_UTILS_SRC)  # Arg's own fields (help, choices...) are not flags
+    assert not m.flags
+
+
+# ---------------------------------------------------------------------------
+# environment variables
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "decl, name, type_, default",
+    [
+        ("SGLANG_X = EnvBool(False)", "SGLANG_X", "bool", False),
+        ('SGLANG_X = EnvStr("static")', "SGLANG_X", "str", "static"),
+        ("SGLANG_X = EnvStr(None)", "SGLANG_X", "str", None),
+        ("SGLANG_X = EnvInt(-1)", "SGLANG_X", "int", -1),
+        ("SGLANG_X = EnvInt(128 * 1024)", "SGLANG_X", "int", 131072),
+        ("SGLANG_X = EnvFloat(0.5)", "SGLANG_X", "float", 0.5),
+        ("SGLANG_X = EnvTuple(tuple())", "SGLANG_X", "tuple", ()),
+        ("SGLANG_X = EnvJSON(None)", "SGLANG_X", "json", None),
+        ("SGLANG_X = EnvBool(_default_hip)", "SGLANG_X", "bool", {"expr": "_default_hip"}),
+        ("SGLANG_X = EnvInt(Level.OFF)", "SGLANG_X", "int", 0),
+        ('SGLANG_X = EnvBoolWithAlias(True, deprecated_name="SGLANG_OLD")', "SGLANG_X", "bool", True),
+        ('SGLANG_X = EnvIntWithAlias(4, "SGLANG_OLD")', "SGLANG_X", "int", 4),
+    ],
+)
+def test_env_declarations(decl, name, type_, default):
+    var = env_model(decl, prelude="class Level:\n    OFF = 0\n").env_var(name)
+    assert (var.type, var.default, var.path) == (type_, default, ENVIRON)
+
+
+def test_env_alias_is_a_deprecated_name():
+    m = env_model('SGLANG_NEW = EnvBoolWithAlias(True, deprecated_name="SGLANG_OLD")')
+    assert m.env_var("SGLANG_NEW").deprecated_names == ("SGLANG_OLD",)
+    assert m.env_var("SGLANG_OLD") is m.env_var("SGLANG_NEW")
+
+
+def test_retired_env_table():
+    prelude = """
+    class _DeprecatedEnv:
+        def __init__(self, replacement=None, transform=None, note=None): ...
+    _DEPRECATED_ENVS = {
+        "SGLANG_GC_LOG": _DeprecatedEnv(replacement="SGLANG_LOG_GC"),
+        "SGLANG_IDLE": _DeprecatedEnv(note="Please use '--enable-prefill-delayer' instead."),
+        "SGLANG_STILL": _DeprecatedEnv(note="Gone."),
+    }
+    """
+    m = env_model("SGLANG_STILL = EnvBool(False)", prelude=prelude)
+    assert (m.env_var("SGLANG_GC_LOG").deprecated, m.env_var("SGLANG_GC_LOG").replacement) == (True, "SGLANG_LOG_GC")
+    assert m.env_var("SGLANG_IDLE").replacement == "--enable-prefill-delayer"
+    still = m.env_var("SGLANG_STILL")
+    assert (still.deprecated, still.type, still.help) == (True, "bool", "Gone.")
+
+
+def test_env_line_and_non_env_members():
+    m = env_model("\nSGLANG_A = EnvBool(False)\nhelper = make()\n_private = EnvBool(True)\n")
+    assert [v.name for v in m.env] == ["SGLANG_A"]
+    assert m.env_var("SGLANG_A").line == ENV_CLASSES.count("\n") + 4
+
+
+def test_no_environ_file_means_no_env():
+    assert parser_model('parser.add_argument("--x")').env == ()
+
+
+# ---------------------------------------------------------------------------
+# model output
+# ---------------------------------------------------------------------------
+
+
+def test_as_dict_is_json_and_deterministic():
+    files = dict(
+        fields='tp_size: A[int, Arg(help="h", aliases=["--tps"], choices=[1, 2])] = 1\nx: A[list, "h"] = ()',
+    )
+    first = fields_model(**files).as_dict()
+    again = fields_model(**files).as_dict()
+    assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
+    [tp] = [f for f in first["flags"] if f["dest"] == "tp_size"]
+    assert tp["aliases"] == ["--tps"] and tp["choices"] == [1, 2] and tp["kind"] == "annotated"
+    assert set(first) == {"flags", "env", "diagnostics"}
+
+
+def test_by_option_accepts_inline_value():
+    m = parser_model('parser.add_argument("--tp-size", type=int)')
+    assert m.by_option("--tp-size=2") is m.by_option("--tp-size")
+    assert m.by_option("--missing") is None and m.by_dest("missing") is None and m.env_var("X") is None
+
+
+# ---------------------------------------------------------------------------
+# real releases (network: PyPI; downloads cached)
+# ---------------------------------------------------------------------------
+
+CACHE = Path(os.environ.get("ERRCAT_TEST_CACHE", Path.home() / ".cache" / "errcat-tests"))
+
+
+def release_files(version: str) -> dict[str, str]:
+    """Declaration files of an sglang release from PyPI, in repository layout."""
+    dest = CACHE / "sglang" / version
+    wheels = sorted(dest.glob("sglang-*.whl"))
+    if not wheels:
+        base = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(dest), f"sglang=={version}"]
+        # Some releases ship only interpreter-specific wheels: retry with the tag they have.
+        pinned = ["--only-binary=:all:", "--python-version", "3.11", "--platform", "manylinux_2_34_x86_64"]
+        for cmd in (base, base + pinned):
+            if subprocess.run(cmd, capture_output=True, timeout=900).returncode == 0:
+                break
+        wheels = sorted(dest.glob("sglang-*.whl"))
+        if not wheels:
+            pytest.skip(f"could not download sglang=={version} from the package index")
+    profile = load_profile("sglang")
+    globs = [*profile.flag_globs, *profile.env_globs]
+    files: dict[str, str] = {}
+    with zipfile.ZipFile(wheels[0]) as zf:
+        for name in zf.namelist():
+            path = profile.repo_path(name)
+            if path and match_any(path, globs):
+                files[path] = zf.read(name).decode("utf-8")
+    return files
+
+
+def ast_cli_options(files: dict[str, str]) -> set[str]:
+    """Option strings the source declares, counted independently with stdlib ast."""
+    options: set[str] = set()
+    for src in files.values():
+        tree = ast.parse(src)
+        aliases = {"Annotated"} | {
+            t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name)
+            and n.value.id == "Annotated" for t in n.targets if isinstance(t, ast.Name)
+        }
+        if any(isinstance(n, ast.ImportFrom) and any(a.name == "A" for a in n.names) for n in ast.walk(tree)):
+            aliases.add("A")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+                options.update(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+            if isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    options.update(_ast_annotated_options(stmt, aliases))
+    return options
+
+
+def _ast_annotated_options(stmt: ast.stmt, aliases: set[str]) -> set[str]:
+    if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+        return set()
+    ann = stmt.annotation
+    if not (isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name) and ann.value.id in aliases):
+        return set()
+    items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    for meta in items[1:]:
+        if isinstance(meta, ast.Constant) and isinstance(meta.value, str):
+            return {"--" + stmt.target.id.replace("_", "-")}
+        if isinstance(meta, ast.Call) and getattr(meta.func, "id", None) == "Arg":
+            kw = {k.arg: k.value for k in meta.keywords}
+            if isinstance(kw.get("no_cli"), ast.Constant) and kw["no_cli"].value is True:
+                return set()
+            name = kw.get("cli_name")
+            found = {name.value if isinstance(name, ast.Constant) else "--" + stmt.target.id.replace("_", "-")}
+            if isinstance(kw.get("aliases"), ast.List):
+                found |= {e.value for e in kw["aliases"].elts}
+            return found
+    return set()
+
+
+def ast_env_names(files: dict[str, str]) -> set[str]:
+    names: set[str] = set()
+    for src in files.values():
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    if (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
+                            and getattr(stmt.value.func, "id", "").startswith("Env")):
+                        names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    return names
+
+
+@pytest.fixture(scope="module", params=["0.4.10", "0.5.18", "0.5.23"])
+def release(request):
+    files = release_files(request.param)
+    return request.param, files, build_flag_model(files, config_classes=load_profile("sglang").config_classes)
+
+
+@pytest.mark.network
+def test_release_every_declared_option_is_modelled(release):
+    version, files, m = release
+    declared = ast_cli_options(files)
+    modelled = {o for f in m.flags for o in f.options if o not in f.negations}
+    assert declared == modelled, version
+    assert len(declared) > 150
+
+
+@pytest.mark.network
+def test_release_every_env_var_is_modelled(release):
+    version, files, m = release
+    declared = ast_env_names(files)
+    assert declared <= {v.name for v in m.env}
+    assert (len(declared) > 500) == (version != "0.4.10")
+
+
+@pytest.mark.network
+def test_release_has_no_diagnostics(release):
+    _, _, m = release
+    assert m.diagnostics == ()
+
+
+@pytest.mark.network
+def test_release_known_flags(release):
+    version, _, m = release
+    tp = m.by_dest("tp_size")
+    if version == "0.4.10":  # the long spelling came first then
+        assert (tp.option, tp.aliases) == ("--tensor-parallel-size", ("--tp-size",))
+    else:
+        assert (tp.option, tp.aliases) == ("--tp-size", ("--tensor-parallel-size",))
+    assert (tp.type, tp.default) == ("int", 1)
+    assert m.by_option("--speculative-algorithm").dest == "speculative_algorithm"
+    lora = m.by_option("--lora-paths")
+    assert lora.action == "LoRAPathAction"
+    assert m.by_option("--enable-lora").action == "store_true"
+    model_path = m.by_option("--model-path")
+    assert model_path.required and "--model" in model_path.aliases
+    if version != "0.4.10":  # --moe-runner-backend came later
+        assert "experimental_sgl_trtllm" in m.by_option("--moe-runner-backend").choices
+
+
+@pytest.mark.network
+def test_release_0_5_23_details(release):
+    version, _, m = release
+    if version != "0.5.23":
+        pytest.skip("0.5.23 only")
+    assert m.by_dest("tp_size").owner == "Parallel"
+    assert "experimental_sgl_trtllm" in m.by_option("--moe-runner-backend").choices
+    assert m.by_option("--load-format").choices[0] == "auto"
+    assert m.env_var("SGLANG_ENABLE_OVERLAP_PLAN_STREAM").type == "bool"
+    assert m.env_var("SGLANG_RAGGED_VERIFY_MODE").type == "str"
+    monokernel = m.by_option("--monokernel-backend")
+    assert (monokernel.dest, monokernel.deprecated, monokernel.replacement) == (
+        "enable_amd_monokernel", True, "--enable-amd-monokernel")
+    assert m.by_dest("enable_amd_monokernel").option == "--enable-amd-monokernel"
+    assert m.by_dest("attn_tp_size").derived
