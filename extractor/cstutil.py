@@ -16,8 +16,63 @@ def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
 
+_BINARY_TEXT = {
+    cst.And: "and", cst.Or: "or", cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<",
+    cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.In: "in",
+    cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not", cst.Add: "+", cst.Subtract: "-",
+    cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//", cst.Modulo: "%",
+}
+
+
+def _fast(node: cst.CSTNode) -> str | None:
+    """Normalised text of common expression shapes without libcst's code generator.
+
+    Code generation dominates extraction time on large files; these shapes cover most
+    conditions. Anything else (or anything parenthesised) returns None.
+    """
+    if getattr(node, "lpar", None):
+        return None
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return node.value
+    if isinstance(node, cst.SimpleString):
+        return node.value if "\n" not in node.value else None
+    if isinstance(node, cst.Attribute):
+        base = _fast(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    if isinstance(node, cst.Call):
+        func = _fast(node.func)
+        if func is None:
+            return None
+        args = []
+        for arg in node.args:
+            value = _fast(arg.value)
+            if value is None or arg.star:
+                return None
+            args.append(f"{arg.keyword.value}={value}" if arg.keyword else value)
+        return f"{func}({', '.join(args)})"
+    if isinstance(node, cst.Comparison):
+        parts = [_fast(node.left)]
+        for target in node.comparisons:
+            op = _BINARY_TEXT.get(type(target.operator))
+            parts += [op, _fast(target.comparator)]
+        return None if None in parts else " ".join(parts)  # type: ignore[arg-type]
+    if isinstance(node, (cst.BooleanOperation, cst.BinaryOperation)):
+        left, right = _fast(node.left), _fast(node.right)
+        op = _BINARY_TEXT.get(type(node.operator))
+        return None if None in (left, right, op) else f"{left} {op} {right}"
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = _fast(node.expression)
+        return None if inner is None else f"not {inner}"
+    return None
+
+
 def norm_code(node: cst.CSTNode) -> str:
     """Source text with whitespace normalised: one line, no padding inside brackets."""
+    fast = _fast(node)
+    if fast is not None:
+        return fast
     text = code(node)
     if "#" in text:  # comments inside a multi-line expression
         text = _strip_comments(text)

@@ -85,8 +85,8 @@ def _fstring_literal(text: str, prefix: str, quote: str) -> str:
     """Decode an f-string's literal chunk: escapes as Python would, ``{{`` -> ``{``."""
     text = text.replace("{{", "{").replace("}}", "}")
     plain_prefix = prefix.lower().replace("f", "")
-    if "r" in plain_prefix:
-        return text
+    if "r" in plain_prefix or "\\" not in text:
+        return text  # nothing to unescape: skip the (comparatively slow) literal_eval
     try:
         return ast.literal_eval(f"{plain_prefix}{quote}{text}{quote}")
     except (SyntaxError, ValueError):

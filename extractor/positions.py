@@ -20,13 +20,21 @@ def statement_lines(source: str) -> list[int] | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
-    found = [
-        (node.lineno, node.col_offset)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Raise, ast.Assert))
-    ]
+    found: list[tuple[int, int]] = []
+    stack: list[ast.AST] = [tree]
+    while stack:  # statements only: raise/assert never sit inside expressions
+        node = stack.pop()
+        if isinstance(node, (ast.Raise, ast.Assert)):
+            found.append((node.lineno, node.col_offset))
+            continue
+        for name in _BODIES:
+            stack.extend(getattr(node, name, ()))
     found.sort()
     return [line for line, _ in found]
+
+
+# Fields of statement nodes that hold nested statements (incl. except handlers, match cases).
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 class _Collect(cst.CSTVisitor):
