@@ -61,7 +61,7 @@ _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _DESCRIPTOR = re.compile(r"^Env([A-Z][A-Za-z0-9]*?)(?:WithAlias)?$")
 _ABSTRACT = {"Field"}  # EnvField: the base every descriptor shares, no type of its own
 _RETIRED_NAME = re.compile(r"Deprecated")
-_USE = re.compile(r"(?i)\b(?:use|replaced by|renamed to)\s+[\"'`]?(--[\w-]+|[A-Z][A-Z0-9_]{2,})")
+_USE = re.compile(r"(?i)\b(?:use|pass|replaced by|renamed to)\s+[\"'`]?(--[\w-]+|[A-Z][A-Z0-9_]{2,})")
 
 
 def _class_bases(symbols: Symbols) -> dict[str, tuple[str, ...]]:

@@ -652,21 +652,31 @@ def dest_for_option(option: str) -> str:
 
 _OPTION = r"--[A-Za-z0-9][\w{},-]*"
 _REPLACEMENT = re.compile(
-    rf"(?i)\b(?:use|alias (?:for|of)|replaced by|in favou?r of|renamed to|switch to)\s+[\"'`]?({_OPTION})"
+    rf"(?i)\b(?:use|pass|alias (?:for|of)|replaced by|in favou?r of|renamed to|switch to)\s+[\"'`]?({_OPTION})"
 )
 _DEPRECATED_HELP = re.compile(r"(?i)^\W*(?:deprecated|removed)\b")
 _OPTION_RE = re.compile(_OPTION)
+# "deprecated" then an option before the sentence ends; "Deprecated. X is automatic
+# with --y." names no replacement.
+_DEPRECATED_THEN_OPTION = re.compile(rf"(?i)\bdeprecated\b[^.;]*?({_OPTION})")
 
 
 def replacement_option(texts: Iterable[str | None], own: Iterable[str] = ()) -> str | None:
-    """The option a deprecation points to: a leading ``--new ...`` (as in
-    ``new_flag="--new <n>"``) or "Use --new instead" / "alias for --new" in prose."""
+    """The option a deprecation points to.
+
+    Tried in order: a leading option (``new_flag="--new <n>"``), prose such as
+    "Use --new instead" / "alias for --new", then an option later in the same
+    sentence as "deprecated" ("Deprecated: --new"). Options of the flag itself
+    never count.
+    """
     skip = set(own)
     for text in texts:
         if not text:
             continue
         leading = _OPTION_RE.match(text.strip())
-        found = [leading.group(0)] if leading else [mt.group(1) for mt in _REPLACEMENT.finditer(text)]
+        found = [leading.group(0)] if leading else []
+        found += [mt.group(1) for mt in _REPLACEMENT.finditer(text)]
+        found += [mt.group(1) for mt in _DEPRECATED_THEN_OPTION.finditer(text)]
         for candidate in found:
             candidate = candidate.rstrip(",.")
             if candidate not in skip:
@@ -734,9 +744,9 @@ def _grow(current: object, added: object, *, many: bool) -> object:
         return UNKNOWN
     if isinstance(current, dict):
         return {**current, **added} if many and isinstance(added, dict) else UNKNOWN
-    items = tuple(added) if many and isinstance(added, (tuple, frozenset)) else (added,) if not many else None
-    if items is None:
+    if many and not isinstance(added, (tuple, frozenset)):
         return UNKNOWN
+    items = tuple(added) if many else (added,)  # type: ignore[arg-type]
     if isinstance(current, frozenset):
         return current | frozenset(items)
     if isinstance(current, tuple):
@@ -861,12 +871,12 @@ class _DeclVisitor(cst.CSTVisitor):
         action_node = kw.get("action")
         action: str | None = None
         if action_node is not None:
-            value = evaluate(action_node, scope)
-            action = value if isinstance(value, str) else source_text(action_node)
+            named = evaluate(action_node, scope)  # "store_true" and friends
+            action = named if isinstance(named, str) else source_text(action_node)
+            if not isinstance(named, str):
+                # A custom action's own __init__ defaults apply when the call omits them.
+                kw = {**self.symbols.init_defaults(self.mod.path, action_node), **kw}
         short_action = _action_name(action)
-        if action_node is not None and not isinstance(evaluate(action_node, scope), str):
-            # A custom action's own __init__ defaults apply when the call omits them.
-            kw = {**self.symbols.init_defaults(self.mod.path, action_node), **kw}
         help_node = kw.get("help")
         hidden = help_node is not None and m.matches(help_node, _SUPPRESS)
         help_text = None if help_node is None or hidden else render_text(help_node, scope)

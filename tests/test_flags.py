@@ -273,6 +273,8 @@ def test_choices_from_function_locals_include_literal_additions():
         ('parser.add_argument("--old", help="[Deprecated] Use --new {a,b} instead.")', "--new"),
         ('parser.add_argument("--old", help="Deprecated alias for --new.")', "--new"),
         ('parser.add_argument("--old", action=argparse_actions.DeprecatedAliasStoreAction)', None),
+        ('parser.add_argument("--old", help="Deprecated: superseded by --new.")', "--new"),
+        ('parser.add_argument("--old", help="Deprecated. Automatic when --metrics is set.")', None),
     ],
 )
 def test_deprecated_flags(call, replacement):
@@ -507,11 +509,13 @@ def test_retired_env_table():
         "SGLANG_GC_LOG": _DeprecatedEnv(replacement="SGLANG_LOG_GC"),
         "SGLANG_IDLE": _DeprecatedEnv(note="Please use '--enable-prefill-delayer' instead."),
         "SGLANG_STILL": _DeprecatedEnv(note="Gone."),
+        "SGLANG_AR": _DeprecatedEnv(note="Pass --ar-backend cutedsl instead."),
     }
     """
     m = env_model("SGLANG_STILL = EnvBool(False)", prelude=prelude)
     assert (m.env_var("SGLANG_GC_LOG").deprecated, m.env_var("SGLANG_GC_LOG").replacement) == (True, "SGLANG_LOG_GC")
     assert m.env_var("SGLANG_IDLE").replacement == "--enable-prefill-delayer"
+    assert m.env_var("SGLANG_AR").replacement == "--ar-backend"
     still = m.env_var("SGLANG_STILL")
     assert (still.deprecated, still.type, still.help) == (True, "bool", "Gone.")
 
