@@ -13,11 +13,13 @@ import re
 import shutil
 import tarfile
 import tempfile
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -346,15 +348,69 @@ def _download(entry: dict[str, Any], dest_dir: Path) -> Path:
     return dest
 
 
-def _read_wheel(path: Path, profile: Profile) -> dict[str, bytes]:
-    # Blob ids need every file's bytes anyway: read them in one pass and keep them.
-    with zipfile.ZipFile(path) as zf:
-        return {
-            rp: zf.read(info)
-            for info in zf.infolist()
+class _LazyWheel(Mapping[str, bytes]):
+    """A wheel's .py files in repository layout, each read when first asked for.
+
+    A release wheel holds thousands of modules and a run reads a handful: reading
+    and hashing all of them cost more than a warm (cached) extraction.
+    """
+
+    def __init__(self, path: Path, profile: Profile) -> None:
+        self._zip = zipfile.ZipFile(path)
+        self._members = {
+            rp: info
+            for info in self._zip.infolist()
             if not info.is_dir() and info.filename.endswith(".py")
             and (rp := profile.repo_path(info.filename)) is not None
         }
+        self._lock = threading.Lock()  # one file position per ZipFile
+        self._where = path.name
+
+    def __getitem__(self, path: str) -> bytes:
+        info = self._members[path]
+        try:
+            with self._lock:
+                return self._zip.read(info)
+        except (OSError, zipfile.BadZipFile, zlib.error) as exc:
+            raise SourceError(f"cannot read {path} from {self._where}: {exc}") from None
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._members
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+
+def _read_wheel(path: Path, profile: Profile) -> Mapping[str, bytes]:
+    return _LazyWheel(path, profile)
+
+
+class _BlobIds(Mapping[str, str]):
+    """path -> git blob id, hashed on first use (sorted paths, like the eager dicts)."""
+
+    def __init__(self, contents: Mapping[str, bytes]) -> None:
+        self._contents = contents
+        self._paths = sorted(contents)
+        self._ids: dict[str, str] = {}
+
+    def __getitem__(self, path: str) -> str:
+        if path not in self._ids:
+            if path not in self._contents:
+                raise KeyError(path)
+            self._ids[path] = blob_id(self._contents[path])
+        return self._ids[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._contents
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def _sdist_path(member: str, profile: Profile) -> str | None:
@@ -404,7 +460,7 @@ def open_release(
     return Snapshot(
         kind=SourceKind.RELEASE, repo=dist, ref=version, commit=None,
         commit_date=_upload_time(entry), release=version,
-        blobs={p: blob_id(contents[p]) for p in sorted(contents)},
+        blobs=_BlobIds(contents),
         reader=_DictReader(contents, archive.name),
     )
 
