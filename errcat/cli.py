@@ -66,19 +66,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(message: object) -> int:
+    """The one place errors reach the user: a single `errcat: ...` line on stderr, exit 2."""
+    text = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+    print(f"errcat: {text or 'error'}", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except _UsageError as exc:
-        print(f"errcat: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return _fail(exc)
+    except SystemExit as exc:  # --help / --version: argparse printed them already
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
     except ErrcatError as exc:
-        print(f"errcat: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return _fail(exc)
+    except OSError as exc:  # the file system refused (cache or output location), not a bug
+        return _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else exc.strerror or exc)
     except KeyboardInterrupt:
         print("errcat: interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,191 @@
+"""`pipeline.extract` end to end on small git repos built here (nothing sglang-specific)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import git
+import jsonschema
+import pytest
+
+from errcat.pipeline import SourceSpec, extract
+from extractor.errors import ErrcatError, SourceError
+from output.schema import entry_schema, load_schema
+
+ME = git.Actor("Test", "test@example.invalid")
+PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
+A_PY = '''\
+def check(args):
+    if args.port < 0:
+        raise ValueError(f"port must be >= 0, got {args.port}")
+    assert args.host, "host is required"
+'''
+B_PY = '''\
+class Cfg:
+    def validate(self):
+        if self.mode not in ("x", "y"):
+            raise RuntimeError("mode must be " "x or y")
+'''
+SHIFTED = "# a comment\n\n\n" + A_PY + "\n\ndef unrelated():\n    return 1\n"  # lines +3, new code
+BROKEN = "def broken(:\n    raise ValueError('never seen')\n"
+
+
+def commit(repo: git.Repo, files: dict[str, str | None], msg: str, day: int) -> str:
+    """Write (or with None: delete) files, commit with a fixed date; returns the SHA."""
+    root = Path(repo.working_tree_dir)
+    for path, text in files.items():
+        if text is None:
+            repo.index.remove([path], working_tree=True)
+        else:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text)
+            repo.index.add([path])
+    when = datetime.fromisoformat(f"2025-01-{day:02d}T12:00:00+00:00")
+    return repo.index.commit(msg, author=ME, committer=ME, author_date=when, commit_date=when).hexsha
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> dict[str, str]:
+    """c1 (tag v1) -> c2 (a.py shifted, bad.py added) -> c3 (tag v3, pkg/b.py moved to pkg/sub/b.py)."""
+    root = tmp_path_factory.mktemp("pipeline")
+    repo = git.Repo.init(root / "repo", initial_branch="main")
+    shas = {"c1": commit(repo, {"pkg/a.py": A_PY, "pkg/b.py": B_PY, "README": "r\n"}, "c1", 1)}
+    repo.create_tag("v1")
+    shas["c2"] = commit(repo, {"pkg/a.py": SHIFTED, "pkg/bad.py": BROKEN}, "c2", 2)
+    shas["c3"] = commit(repo, {"pkg/b.py": None, "pkg/sub/b.py": B_PY}, "c3", 3)
+    repo.create_tag("v3", message="annotated")
+    (root / "tiny.yaml").write_text(PROFILE)
+    return {**shas, "repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "root": str(root)}
+
+
+@pytest.fixture(scope="module")
+def run(history, tmp_path_factory) -> Callable[[str], dict[str, Any]]:
+    """run(rev) -> catalog.json of that revision (extracted once per module)."""
+    done: dict[str, dict[str, Any]] = {}
+
+    def get(rev: str) -> dict[str, Any]:
+        if rev not in done:
+            out = tmp_path_factory.mktemp("out") / "catalog"
+            extract(SourceSpec(repo=history["repo"], commit=rev), profile=history["profile"], out=out)
+            done[rev] = {**json.loads((out / "catalog.json").read_text()), "_out": out}
+        return done[rev]
+
+    return get
+
+
+def _sites(cat: dict[str, Any]) -> dict[str, tuple]:
+    return {e["id"]: (e["source"]["path"], e["source"]["line"]) for e in cat["entries"]}
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "kind", "exception", "template", "function"),
+    [
+        ("pkg/a.py", 3, "raise", "ValueError", "port must be >= 0, got {args.port}", "check"),
+        ("pkg/a.py", 4, "assert", "AssertionError", "host is required", "check"),
+        ("pkg/b.py", 4, "raise", "RuntimeError", "mode must be x or y", "Cfg.validate"),
+    ],
+)
+def test_sites_of_first_commit(run, history, path, line, kind, exception, template, function):
+    (entry,) = [e for e in run("v1")["entries"] if (e["source"]["path"], e["source"]["line"]) == (path, line)]
+    assert (entry["kind"], entry["exception"], entry["template"], entry["source"]["function"]) == (
+        kind, exception, template, function)
+    assert entry["source"]["url"] == f"https://github.com/example/tiny/blob/{history['c1']}/{path}#L{line}"
+
+
+@pytest.mark.parametrize(("rev", "commit_key"), [("v1", "c1"), ("c2:short", "c2"), ("main", "c3"), ("v3", "c3")])
+def test_revision_is_recorded_as_full_sha_and_date(run, history, rev, commit_key):
+    spec = history[rev.split(":")[0]][:8] if rev.endswith(":short") else rev
+    cat = run(spec)
+    day = {"c1": 1, "c2": 2, "c3": 3}[commit_key]
+    assert (cat["commit"], cat["commit_date"]) == (history[commit_key], f"2025-01-{day:02d}T12:00:00+00:00")
+    assert (cat["source"]["kind"], cat["source"]["ref"], cat["repo"]) == ("git", spec, "example/tiny")
+
+
+def test_ids_survive_line_shifts(run, history):
+    before, after = _sites(run("v1")), _sites(run(history["c2"]))
+    moved = {i: (p, ln + 3) for i, (p, ln) in before.items() if p == "pkg/a.py"}
+    assert moved and all(after[i] == site for i, site in moved.items())
+
+
+def test_moved_file_keeps_its_sites_at_the_new_path(run, history):
+    old = [e for e in run(history["c2"])["entries"] if e["source"]["path"] == "pkg/b.py"]
+    new = [e for e in run("v3")["entries"] if e["source"]["path"] == "pkg/sub/b.py"]
+    assert [(e["template"], e["source"]["line"]) for e in new] == [(e["template"], e["source"]["line"]) for e in old]
+    assert "pkg/b.py" not in run("v3")["targets"]
+
+
+def test_file_that_does_not_parse_is_a_diagnostic(run, history):
+    cat = run(history["c2"])
+    assert [d for d in cat["diagnostics"] if "pkg/bad.py" in d]
+    assert "pkg/bad.py" in cat["targets"]
+    assert {e["source"]["path"] for e in cat["entries"]} == {"pkg/a.py", "pkg/b.py"}
+
+
+@pytest.mark.parametrize("rev", ["v1", "v3"])
+def test_entries_sorted_unique_and_one_file_each(run, rev):
+    cat = run(rev)
+    ids = [e["id"] for e in cat["entries"]]
+    assert ids == sorted(set(ids))
+    files = {p.stem: json.loads(p.read_text()) for p in (cat["_out"] / "entries").glob("*.json")}
+    assert files == {e["id"]: e for e in cat["entries"]}
+    assert {"graph.json", "graph.graphml"} <= {p.name for p in cat["_out"].iterdir()}
+
+
+@pytest.mark.parametrize("rev", ["v1", "v3"])
+def test_output_validates_against_schema(run, rev):
+    cat = run(rev)
+    data = json.loads((cat["_out"] / "catalog.json").read_text())
+    jsonschema.Draft202012Validator(load_schema()).validate(data)
+    validator = jsonschema.Draft202012Validator(entry_schema())
+    for path in (cat["_out"] / "entries").glob("*.json"):
+        validator.validate(json.loads(path.read_text()))
+
+
+def test_deterministic_output(history, tmp_path):
+    outs = [tmp_path / "one", tmp_path / "two"]
+    for out in [*outs, outs[0]]:  # twice into different dirs, then a rerun over the first
+        extract(SourceSpec(repo=history["repo"], commit=history["c2"]), profile=history["profile"], out=out)
+    assert _tree(outs[0]) == _tree(outs[1])
+    assert len(_tree(outs[0])) > 3
+
+
+def test_directory_source_links_local_files(history, tmp_path):
+    checkout = Path(history["repo"])
+    extract(SourceSpec(path=str(checkout)), profile=history["profile"], out=tmp_path / "out")
+    cat = json.loads((tmp_path / "out" / "catalog.json").read_text())
+    urls = {e["source"]["url"] for e in cat["entries"] if e["source"]["path"] == "pkg/sub/b.py"}
+    assert urls == {f"{(checkout / 'pkg/sub/b.py').as_uri()}#L4"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (SourceSpec(repo="REPO", commit="0" * 40), "unknown revision"),
+        (SourceSpec(repo="REPO", commit="no-such-branch"), "unknown revision"),
+        (SourceSpec(repo="REPO", commit="v1", release="1.0"), "only one source"),
+        (SourceSpec(commit="v1"), "--commit needs --repo"),
+        (SourceSpec(release="1.0"), "names no package"),
+        (SourceSpec(), "no default source"),
+    ],
+)
+def test_bad_source_writes_nothing(history, tmp_path, spec, message):
+    if spec.repo == "REPO":
+        spec = SourceSpec(repo=history["repo"], commit=spec.commit, release=spec.release)
+    with pytest.raises(ErrcatError, match=message):
+        extract(spec, profile=history["profile"], out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_targets_matching_nothing_name_the_glob(history, tmp_path):
+    profile = tmp_path / "p.yaml"
+    profile.write_text(PROFILE.replace("pkg/**/*.py", "lib/**/*.py"))
+    with pytest.raises(SourceError, match=r"lib/\*\*/\*\.py"):
+        extract(SourceSpec(repo=history["repo"], commit="v1"), profile=str(profile), out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()

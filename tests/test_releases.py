@@ -1,0 +1,148 @@
+"""Real sglang releases from PyPI (cached): every raise/assert the stdlib `ast` finds is in the catalog.
+
+Also: a release-history repo commit gives the same catalog as the release itself.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from conftest import test_cache_dir as _cache_dir
+from errcat.pipeline import SourceSpec, extract
+from extractor.history_repo import build_release_history
+from extractor.profile import load_profile
+from output.schema import load_schema
+
+pytestmark = pytest.mark.network
+
+VERSIONS = ["0.4.10", "0.5.18", "0.5.23"]
+HISTORY = ["0.5.18", "0.5.23"]
+PROFILE = load_profile("sglang")
+
+
+class _AstSites(ast.NodeVisitor):
+    """(line) -> (kind, exception); a bare `raise` re-raises the innermost caught type."""
+
+    def __init__(self) -> None:
+        self.sites: dict[int, tuple[str, str | None]] = {}
+        self.caught: list[ast.ExceptHandler] = []
+
+    def visit_FunctionDef(self, node: ast.AST) -> None:
+        saved, self.caught = self.caught, []  # a nested def does not run inside the handler
+        self.generic_visit(node)
+        self.caught = saved
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        self.caught.append(node)
+        self.generic_visit(node)
+        self.caught.pop()
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self.sites[node.lineno] = ("assert", "AssertionError")
+        self.generic_visit(node)
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        self.sites[node.lineno] = ("raise", self._exception(node))
+        self.generic_visit(node)
+
+    def _exception(self, node: ast.Raise) -> str | None:
+        if node.exc is not None:
+            return ast.unparse(node.exc.func if isinstance(node.exc, ast.Call) else node.exc)
+        if not self.caught or isinstance(self.caught[-1].type, ast.Tuple):
+            return None  # not checked: no single type to expect
+        handler_type = self.caught[-1].type
+        return "BaseException" if handler_type is None else ast.unparse(handler_type)
+
+
+def ast_sites(snapshot, paths: list[str]) -> dict[tuple[str, int], tuple[str, str | None]]:
+    found = {}
+    for path in paths:
+        visitor = _AstSites()
+        visitor.visit(ast.parse(snapshot.read(path), filename=path))
+        found.update({(path, line): site for line, site in visitor.sites.items()})
+    return found
+
+
+def _extract(spec: SourceSpec, out: Path) -> dict[str, Any]:
+    extract(spec, profile="sglang", out=out, cache_dir=_cache_dir())
+    return json.loads((out / "catalog.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def catalogs(tmp_path_factory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("releases")
+    return {v: {**_extract(SourceSpec(release=v), root / v), "_out": root / v} for v in VERSIONS}
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> dict[str, str]:
+    """version -> SHA in a release-history repo of HISTORY (targets + env declarations only)."""
+    repo = tmp_path_factory.mktemp("history") / "repo"
+    paths = [*PROFILE.targets, *PROFILE.env_globs]
+    shas = build_release_history(repo, HISTORY, profile=PROFILE, cache_dir=_cache_dir(), paths=paths)
+    return {"repo": str(repo), **dict(shas)}
+
+
+def _catalog_sites(catalog: dict[str, Any]) -> dict[tuple[str, int], tuple[str, str]]:
+    return {(e["source"]["path"], e["source"]["line"]): (e["kind"], e["exception"]) for e in catalog["entries"]}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_ast_site_is_in_the_catalog(catalogs, release, version):
+    catalog = catalogs[version]
+    expected = ast_sites(release(version), catalog["targets"])
+    got = _catalog_sites(catalog)
+    assert "python/sglang/srt/server_args.py" in catalog["targets"] and expected
+    assert sorted(got) == sorted(expected)  # same paths and lines, nothing missing or extra
+    assert len(catalog["entries"]) == len(expected)  # one entry per statement
+    assert {k: got[k][0] for k in got} == {k: kind for k, (kind, _) in expected.items()}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_exception_types_match_ast(catalogs, release, version):
+    catalog = catalogs[version]
+    expected = ast_sites(release(version), catalog["targets"])
+    got = _catalog_sites(catalog)
+    wrong = {k: (exc, got[k][1]) for k, (_, exc) in expected.items() if exc is not None and got[k][1] != exc}
+    assert wrong == {}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_release_catalog_is_valid_and_sorted(catalogs, version):
+    catalog = {k: v for k, v in catalogs[version].items() if k != "_out"}
+    jsonschema.Draft202012Validator(load_schema()).validate(catalog)
+    ids = [e["id"] for e in catalog["entries"]]
+    assert ids == sorted(set(ids))
+    assert (catalog["commit"], catalog["source"]["release"]) == (version, version)
+    assert all(e["source"]["url"].startswith(f"https://github.com/sgl-project/sglang/blob/v{version}/")
+               for e in catalog["entries"])
+
+
+def test_rerun_is_byte_identical(catalogs, tmp_path):
+    first = catalogs["0.5.23"]["_out"]
+    _extract(SourceSpec(release="0.5.23"), tmp_path / "again")
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "again") for p in (tmp_path / "again").rglob("*") if p.is_file())
+    assert all((first / f).read_bytes() == (tmp_path / "again" / f).read_bytes() for f in files)
+
+
+def _without_pins(entry: dict[str, Any]) -> dict[str, Any]:
+    return {**entry, "source": {k: v for k, v in entry["source"].items() if k != "url"}}
+
+
+@pytest.mark.parametrize("version", ["0.5.18"])
+def test_history_commit_matches_release(catalogs, history, tmp_path, version):
+    catalog = _extract(SourceSpec(repo=history["repo"], commit=f"v{version}"), tmp_path / "git")
+    released = catalogs[version]
+    assert (catalog["commit"], catalog["source"]["kind"]) == (history[version], "git")
+    assert catalog["commit_date"] == released["commit_date"]
+    assert catalog["targets"] == released["targets"]
+    assert [_without_pins(e) for e in catalog["entries"]] == [_without_pins(e) for e in released["entries"]]
+    assert all(f"/blob/{history[version]}/" in e["source"]["url"] for e in catalog["entries"])
