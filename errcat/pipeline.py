@@ -19,7 +19,7 @@ from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
 from extractor.records import FileSites
 from extractor.sites import extract_file
-from extractor.snapshot import Snapshot
+from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
 from output.writer import dumps, write_atomically
 
@@ -84,6 +84,8 @@ def open_source(spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathL
     if spec.repo is not None:
         return source.open_git(spec.repo, spec.commit or "HEAD", cache_dir=cache_dir)
     if profile.pypi is None:
+        if spec.release is not None:
+            raise ErrcatError(f"profile {profile.name} names no package (pypi): --release cannot be used")
         raise ErrcatError(f"profile {profile.name} has no default source: give --repo, --release or --path")
     version = spec.release or source.latest_release(profile)
     return source.open_release(profile, version, cache_dir=cache_dir)
@@ -112,6 +114,8 @@ def build_catalog(snapshot: Snapshot, profile: Profile) -> Catalog:
         return lines[path]
 
     def permalink(path: str, line: int) -> str:
+        if snapshot.kind == SourceKind.DIRECTORY:  # no commit to pin to: the local file
+            return f"{(Path(snapshot.ref).expanduser().absolute() / path).as_uri()}#L{line}"
         return profile.permalink(snapshot.commit or profile.tag(snapshot.ref), path, line)
 
     sites = [s for fs in files for s in fs.sites]
