@@ -36,6 +36,10 @@ class SourceSpec:
     path: str | None = None
 
     def validate(self) -> None:
+        options = (("--repo", self.repo), ("--commit", self.commit), ("--release", self.release), ("--path", self.path))
+        for option, value in options:
+            if value is not None and not value.strip():  # "" must not mean "default" or "cwd"
+                raise ErrcatError(f"{option} is empty")
         given = [x for x in (self.repo, self.release, self.path) if x is not None]
         if len(given) > 1:
             raise ErrcatError("give only one source: --repo/--commit, --release or --path")
