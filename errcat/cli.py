@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
 
 from errcat import __version__
 from errcat import pipeline
@@ -40,17 +42,79 @@ def _spec(args: argparse.Namespace) -> pipeline.SourceSpec:
     return pipeline.SourceSpec(repo=args.repo, commit=args.commit, release=args.release, path=args.path)
 
 
+def _add_cache_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for files/revisions not in the result cache (default: CPU count)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+
+
 def _cmd_extract(args: argparse.Namespace) -> int:
-    catalog = pipeline.extract(_spec(args), profile=args.profile, out=args.out, cache_dir=args.cache_dir)
-    stats = catalog.stats()
-    snap = catalog.snapshot
+    done = pipeline.write_catalog(_spec(args), profile=args.profile, out=args.out, cache_dir=args.cache_dir,
+                                  jobs=args.jobs, use_cache=not args.no_cache)
+    stats = done.stats
     print(
-        f"{catalog.profile.repo}@{snap.pin}: {stats['entries']} entries "
+        f"{done.repo}@{done.pin}: {stats['entries']} entries "
         f"({stats['raise']} raise, {stats['assert']} assert, {stats['variants']} variants) "
         f"from {stats['files']} files -> {args.out}"
     )
-    for line in catalog.diagnostics:
+    for line in done.diagnostics:
         print(f"note: {line}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _write_text(text: str, out: str | None) -> None:
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        Path(out).write_text(text, encoding="utf-8")
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from analyzers.diff import parse_kinds
+    from errcat.versions import parse_side
+    from output.diff_formats import render_diff
+
+    try:
+        fail_on = parse_kinds(args.fail_on) if args.fail_on else frozenset()
+    except ValueError as exc:
+        raise ErrcatError(f"--fail-on: {exc}") from None
+    if args.commit and not args.repo:
+        raise ErrcatError("--commit needs --repo")
+    sides = [parse_side(s, repo=args.repo) for s in args.sides]
+    sides += [pipeline.SourceSpec(release=v) for v in args.release]
+    sides += [pipeline.SourceSpec(repo=args.repo, commit=c) for c in args.commit]
+    if len(sides) != 2:
+        raise ErrcatError(f"diff needs two sides (OLD NEW), got {len(sides)}")
+    result = pipeline.diff(sides[0], sides[1], profile=args.profile, cache_dir=args.cache_dir, jobs=args.jobs,
+                           use_cache=not args.no_cache)
+    _write_text(render_diff(result, args.format), args.out)
+    return EXIT_DIFF if result.kinds() & fail_on else EXIT_OK
+
+
+def _progress_bar(stream: TextIO) -> Callable[[int, int, str], None] | None:
+    if not stream.isatty():
+        return None
+
+    def show(done: int, total: int, label: str) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label[:40]:<40}")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    from output.diff_formats import render_history
+
+    if args.revs and not args.repo:
+        raise ErrcatError("--revs needs --repo")
+    result = pipeline.history(repo=args.repo, revs=args.revs, releases=args.releases, profile=args.profile,
+                              cache_dir=args.cache_dir, jobs=args.jobs, use_cache=not args.no_cache,
+                              progress=_progress_bar(sys.stderr))
+    _write_text(render_history(result, args.format), args.out)
     return EXIT_OK
 
 
@@ -62,8 +126,43 @@ def build_parser() -> argparse.ArgumentParser:
     extract = sub.add_parser("extract", help="extract a catalog from a source")
     _add_source_args(extract)
     extract.add_argument("--out", default="catalog", help="output directory (default: ./catalog)")
+    _add_cache_args(extract)
     extract.set_defaults(func=_cmd_extract)
+    _add_diff_parser(sub)
+    _add_history_parser(sub)
     return parser
+
+
+def _add_diff_parser(sub: Any) -> None:
+    diff = sub.add_parser("diff", help="what changed between two catalogs or sources",
+                          description="Each side is a catalog directory, release:VERSION (or a bare version), "
+                                      "path:DIR, or with --repo a revision; --release/--commit add sides in order.")
+    diff.add_argument("sides", nargs="*", metavar="SIDE", help="OLD then NEW")
+    diff.add_argument("--repo", help="git repository (local path or URL) the revision sides are in")
+    diff.add_argument("--commit", action="append", default=[], help="a revision in --repo as a side (repeatable)")
+    diff.add_argument("--release", action="append", default=[], help="a release as a side (repeatable)")
+    diff.add_argument("--format", choices=("oneline", "markdown", "json", "github"), default="oneline")
+    diff.add_argument("--fail-on", metavar="KIND,...",
+                      help="exit 1 when a change of these kinds is found (e.g. removed,message-changed; any)")
+    diff.add_argument("--out", help="write to this file instead of stdout")
+    diff.add_argument("--profile", default="sglang", help="target profile name or YAML file (default: sglang)")
+    diff.add_argument("--cache-dir", help="downloads, mirrors and results (default: $ERRCAT_CACHE_DIR or XDG cache)")
+    _add_cache_args(diff)
+    diff.set_defaults(func=_cmd_diff)
+
+
+def _add_history_parser(sub: Any) -> None:
+    history = sub.add_parser("history", help="entry lineage over revisions or releases")
+    history.add_argument("--repo", help="git repository (local path or URL)")
+    history.add_argument("--revs", nargs="+", default=[], metavar="REV",
+                         help="A..B (A and every first-parent commit up to B) or revisions, oldest first")
+    history.add_argument("--releases", nargs="+", default=[], metavar="VERSION", help="releases (sorted by version)")
+    history.add_argument("--format", choices=("json", "markdown"), default="json")
+    history.add_argument("--out", help="write to this file instead of stdout")
+    history.add_argument("--profile", default="sglang", help="target profile name or YAML file (default: sglang)")
+    history.add_argument("--cache-dir", help="downloads, mirrors and results (default: $ERRCAT_CACHE_DIR or XDG cache)")
+    _add_cache_args(history)
+    history.set_defaults(func=_cmd_history)
 
 
 def _fail(message: object) -> int:

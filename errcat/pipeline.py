@@ -5,23 +5,25 @@ Functions here raise `ErrcatError` subclasses for bad input and never print or e
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from analyzers.entries import Entry, build_entries
-from analyzers.graph import build_graph, graph_graphml, graph_json
-from analyzers.trigger import Renderer
 from errcat import __version__
-from extractor.callers import with_caller_guards
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
-from extractor.records import FileSites
-from extractor.sites import extract_file
+from extractor.result_cache import CATALOG_PACKAGES, ResultCache, pack, snapshot_key, unpack
 from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
+from output.unchanged import same_files
 from output.writer import dumps, write_atomically
+
+if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
+    from analyzers.diff import Diff
+    from analyzers.entries import Entry
+    from analyzers.lineage import History
+    from extractor.records import FileSites
 
 SCHEMA_VERSION = 1
 
@@ -95,19 +97,28 @@ def open_source(spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathL
     return source.open_release(profile, version, cache_dir=cache_dir)
 
 
-def extract_sites(snapshot: Snapshot, profile: Profile, paths: Sequence[str]) -> list[FileSites]:
-    """Per-file extraction (the cacheable part), then cross-file caller guards."""
-    files = [extract_file(p, snapshot.text(p), profile) for p in paths]
+def extract_sites(
+    snapshot: Snapshot, profile: Profile, paths: Sequence[str], *,
+    cache: ResultCache | None = None, jobs: int | None = 1,
+) -> list[FileSites]:
+    """Per-file extraction (cached by blob id in `cache`; misses over `jobs` processes,
+    None = CPU count), then cross-file caller guards."""
+    from extractor.callers import with_caller_guards
+    from extractor.incremental import extract_files
+
+    files = extract_files(snapshot, profile, paths, cache=cache, jobs=jobs)
     return with_caller_guards(files)
 
 
-def build_catalog(snapshot: Snapshot, profile: Profile) -> Catalog:
+def build_catalog(
+    snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1
+) -> Catalog:
     targets = snapshot.glob(profile.targets)
     if not targets:
         raise SourceError(
             f"no target files at {snapshot.ref}: nothing matches {', '.join(profile.targets)}"
         )
-    files = extract_sites(snapshot, profile, targets)
+    files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
     diagnostics = [d for fs in files for d in fs.diagnostics]
     diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]
     lines: dict[str, list[str]] = {}
@@ -123,12 +134,17 @@ def build_catalog(snapshot: Snapshot, profile: Profile) -> Catalog:
         return profile.permalink(snapshot.commit or profile.tag(snapshot.ref), path, line)
 
     sites = [s for fs in files for s in fs.sites]
+    from analyzers.entries import build_entries
+    from analyzers.trigger import Renderer
+
     entries = build_entries(sites, lines_of, permalink, Renderer())
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics))
 
 
 def render_catalog(catalog: Catalog) -> dict[str, str | bytes]:
     """Every output file, keyed by path relative to the output directory."""
+    from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
+
     data = catalog.as_dict()
     files: dict[str, str | bytes] = {"catalog.json": dumps(data)}
     for entry in data["entries"]:
@@ -145,10 +161,118 @@ def extract(
     profile: str = "sglang",
     out: str | os.PathLike[str] = "catalog",
     cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1,
+    use_cache: bool = True,
 ) -> Catalog:
-    """`errcat extract`: read the source, build the catalog, write it atomically."""
+    """Read the source, build the catalog, write it atomically (see also `write_catalog`)."""
     prof = load_profile(profile)
     snapshot = open_source(spec, prof, cache_dir=cache_dir)
-    catalog = build_catalog(snapshot, prof)
+    cache = ResultCache.open(prof, cache_dir) if use_cache else None
+    catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs)
     write_atomically(Path(out), lambda: render_catalog(catalog))
     return catalog
+
+
+# ------------------------------------------------------------------ cached extraction
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """What `write_catalog` wrote: the summary `errcat extract` prints."""
+
+    repo: str
+    pin: str
+    stats: dict[str, int]
+    diagnostics: tuple[str, ...]
+    out: Path
+    cached: bool  # the files came from the catalog cache
+    written: bool  # False: `out` held exactly these files already, nothing was rewritten
+
+
+def _summary(catalog: Catalog) -> dict[str, Any]:
+    return {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
+            "diagnostics": list(catalog.diagnostics)}
+
+
+def catalog_files(
+    snapshot: Snapshot, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1, use_cache: bool = True,
+) -> tuple[dict[str, str | bytes], dict[str, Any], bool]:
+    """`render_catalog(build_catalog(...))` plus its summary; from the catalog cache when
+    this errcat rendered the same sources before (key: `snapshot_key`)."""
+    whole = ResultCache.open(profile, cache_dir, CATALOG_PACKAGES) if use_cache else None
+    key = snapshot_key(snapshot, profile)
+    raw = whole.get_bytes("catalog", key) if whole is not None else None
+    if raw is not None:
+        try:
+            packed, summary = unpack(raw)
+            return dict(packed), summary, True
+        except (ValueError, KeyError, TypeError):
+            pass  # unreadable: build it again
+    sites = ResultCache.open(profile, cache_dir) if use_cache else None
+    catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs)
+    files = render_catalog(catalog)
+    summary = _summary(catalog)
+    if whole is not None:
+        encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
+        whole.put_bytes("catalog", key, pack(encoded, summary))
+    return files, summary, False
+
+
+def write_catalog(
+    spec: SourceSpec,
+    *,
+    profile: str = "sglang",
+    out: str | os.PathLike[str] = "catalog",
+    cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1,
+    use_cache: bool = True,
+) -> Extracted:
+    """`errcat extract`: like `extract`, but a re-extraction of unchanged sources only
+    copies the cached files (no parse, no render) and returns a summary, not a `Catalog`."""
+    prof = load_profile(profile)
+    snapshot = open_source(spec, prof, cache_dir=cache_dir)
+    files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    written = not same_files(out, files)
+    if written:
+        write_atomically(Path(out), lambda: files)
+    return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
+                     Path(out), cached, written)
+
+
+# ------------------------------------------------------------------ versions
+
+
+def diff(
+    old: Any,
+    new: Any,
+    *,
+    profile: str = "sglang",
+    cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1,
+    use_cache: bool = True,
+) -> "Diff":
+    """`errcat diff`: what changed between two sides, each a catalog directory
+    (`errcat.versions.CatalogDir`) or a `SourceSpec` (extracted, cached)."""
+    from errcat.versions import diff_sides
+
+    return diff_sides(old, new, profile=profile, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+
+
+def history(
+    *,
+    repo: str | None = None,
+    revs: Sequence[str] = (),
+    releases: Sequence[str] = (),
+    profile: str = "sglang",
+    cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1,
+    use_cache: bool = True,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> "History":
+    """`errcat history`: entry lineage over `repo`'s revisions (``A..B`` or a list) or
+    over `releases`; `progress(done, total, label)` is called after each revision."""
+    from errcat.versions import history as run
+
+    return run(repo=repo, revs=revs, releases=releases, profile=profile, cache_dir=cache_dir, jobs=jobs,
+               use_cache=use_cache, progress=progress)

@@ -356,18 +356,32 @@ class _LazyWheel(Mapping[str, bytes]):
     """
 
     def __init__(self, path: Path, profile: Profile) -> None:
-        self._zip = zipfile.ZipFile(path)
-        self._members = {
-            rp: info
-            for info in self._zip.infolist()
-            if not info.is_dir() and info.filename.endswith(".py")
-            and (rp := profile.repo_path(info.filename)) is not None
-        }
+        self._path = path
+        self._profile = profile
+        self._zip: zipfile.ZipFile | None = None
+        self._index: dict[str, zipfile.ZipInfo] | None = None
         self._lock = threading.Lock()  # one file position per ZipFile
         self._where = path.name
 
+    @property
+    def _members(self) -> dict[str, zipfile.ZipInfo]:
+        # Opened on first use: a run served from the result cache never reads the archive.
+        if self._index is None:
+            try:
+                self._zip = zipfile.ZipFile(self._path)
+            except (OSError, zipfile.BadZipFile) as exc:
+                raise SourceError(f"cannot read {self._where}: {exc}") from None
+            self._index = {
+                rp: info
+                for info in self._zip.infolist()
+                if not info.is_dir() and info.filename.endswith(".py")
+                and (rp := self._profile.repo_path(info.filename)) is not None
+            }
+        return self._index
+
     def __getitem__(self, path: str) -> bytes:
         info = self._members[path]
+        assert self._zip is not None
         try:
             with self._lock:
                 return self._zip.read(info)
@@ -393,8 +407,14 @@ class _BlobIds(Mapping[str, str]):
 
     def __init__(self, contents: Mapping[str, bytes]) -> None:
         self._contents = contents
-        self._paths = sorted(contents)
+        self._sorted: list[str] | None = None
         self._ids: dict[str, str] = {}
+
+    @property
+    def _paths(self) -> list[str]:
+        if self._sorted is None:
+            self._sorted = sorted(self._contents)
+        return self._sorted
 
     def __getitem__(self, path: str) -> str:
         if path not in self._ids:

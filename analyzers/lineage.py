@@ -1,0 +1,182 @@
+"""Entry lineage over a sequence of catalogs (commits or releases, oldest first).
+
+Consecutive catalogs are diffed (`analyzers.diff`); an entry paired across a step
+continues its lineage even when its id changes. Per lineage: where it was first
+seen, when it last changed and how, every move, and where it disappeared.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzers.diff import ChangeKind, EntryChange, diff_catalogs
+
+
+@dataclass(frozen=True, slots=True)
+class Rev:
+    """One point of the history."""
+
+    label: str  # what the user named it: tag, version or short SHA
+    commit: str | None = None
+    date: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "commit": self.commit, "date": self.date}
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    rev: str
+    from_path: str
+    from_function: str
+    to_path: str
+    to_function: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rev": self.rev, "from": {"path": self.from_path, "function": self.from_function},
+                "to": {"path": self.to_path, "function": self.to_function}}
+
+
+@dataclass(frozen=True, slots=True)
+class Lineage:
+    first_id: str
+    last_id: str  # the id at the last revision it existed in
+    current_id: str | None  # None when removed
+    template: str  # as last seen
+    path: str
+    function: str
+    first_seen: str
+    last_changed: str | None = None
+    last_change_kinds: tuple[str, ...] = ()
+    moves: tuple[Move, ...] = ()
+    removed: str | None = None
+    ids: tuple[str, ...] = ()  # every id it had, oldest first
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "first_id": self.first_id, "last_id": self.last_id, "current_id": self.current_id,
+            "template": self.template, "path": self.path, "function": self.function,
+            "first_seen": self.first_seen, "last_changed": self.last_changed,
+            "last_change_kinds": list(self.last_change_kinds), "moves": [m.as_dict() for m in self.moves],
+            "removed": self.removed, "ids": list(self.ids),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one revision changed relative to the previous one."""
+
+    rev: Rev
+    entries: int
+    added: int = 0
+    removed: int = 0
+    changed: int = 0  # entries with any change (moves included)
+    moved: int = 0
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rev": self.rev.as_dict(), "entries": self.entries, "added": self.added, "removed": self.removed,
+                "changed": self.changed, "moved": self.moved, "counts": dict(self.counts)}
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    revs: tuple[Rev, ...]
+    steps: tuple[Step, ...]
+    lineages: tuple[Lineage, ...]
+    cache: Mapping[str, int] = field(default_factory=dict)  # result-cache hits/misses while extracting
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "revs": [r.as_dict() for r in self.revs],
+            "steps": [s.as_dict() for s in self.steps],
+            "lineages": [lin.as_dict() for lin in self.lineages],
+            "cache": dict(self.cache),
+        }
+
+
+@dataclass
+class _Open:
+    """A lineage being built (mutable while walking the revisions)."""
+
+    first_id: str
+    first_seen: str
+    entry: Mapping[str, Any]
+    ids: list[str]
+    last_changed: str | None = None
+    kinds: tuple[str, ...] = ()
+    moves: list[Move] = field(default_factory=list)
+    removed: str | None = None
+
+    def freeze(self) -> Lineage:
+        src = self.entry.get("source") or {}
+        return Lineage(
+            first_id=self.first_id, last_id=self.ids[-1], current_id=None if self.removed else self.ids[-1],
+            template=str(self.entry.get("template", "")), path=str(src.get("path", "")),
+            function=str(src.get("function", "")), first_seen=self.first_seen, last_changed=self.last_changed,
+            last_change_kinds=self.kinds, moves=tuple(self.moves), removed=self.removed, ids=tuple(self.ids),
+        )
+
+
+def _id(entry: Mapping[str, Any]) -> str:
+    return str(entry.get("id", ""))
+
+
+def build_history(
+    steps: Sequence[tuple[Rev, Mapping[str, Any]]], cache: Mapping[str, int] | None = None
+) -> History:
+    """Lineages over `steps` = (revision, catalog data), oldest first."""
+    if not steps:
+        return History((), (), (), dict(cache or {}))
+    first_rev, first = steps[0]
+    live: dict[str, _Open] = {}  # current id -> lineage
+    done: list[_Open] = []
+    for entry in first.get("entries") or ():
+        live[_id(entry)] = _Open(_id(entry), first_rev.label, entry, [_id(entry)])
+    records = [Step(first_rev, len(first.get("entries") or ()), added=len(live))]
+    prev = first
+    for rev, catalog in steps[1:]:
+        diff = diff_catalogs(prev, catalog)
+        new_entries = {_id(e): e for e in catalog.get("entries") or ()}
+        touched: dict[str, list[EntryChange]] = {}
+        next_live: dict[str, _Open] = {}
+        renamed: dict[str, str] = {}
+        for change in diff.changes:
+            if isinstance(change, EntryChange):
+                touched.setdefault(change.old.id, []).append(change)
+                renamed[change.old.id] = change.new.id
+        for change in diff.of_kind(ChangeKind.REMOVED):
+            lin = live.pop(change.subject, None)
+            if lin is not None:
+                lin.removed = rev.label
+                done.append(lin)
+        for old_id, lin in live.items():
+            new_id = renamed.get(old_id, old_id)
+            if new_id not in new_entries:  # cannot happen with a consistent diff; keep it safe
+                lin.removed = rev.label
+                done.append(lin)
+                continue
+            changes = touched.get(old_id, [])
+            if changes:
+                lin.last_changed = rev.label
+                lin.kinds = tuple(sorted({str(c.kind) for c in changes}))
+                for c in changes:
+                    if c.kind is ChangeKind.MOVED:
+                        lin.moves.append(Move(rev.label, c.old.path, c.old.function, c.new.path, c.new.function))
+            if new_id != lin.ids[-1]:
+                lin.ids.append(new_id)
+            lin.entry = new_entries[new_id]
+            next_live[new_id] = lin
+        for change in diff.of_kind(ChangeKind.ADDED):
+            entry = new_entries[change.subject]
+            next_live[change.subject] = _Open(change.subject, rev.label, entry, [change.subject])
+        counts = diff.count()
+        records.append(Step(
+            rev, len(new_entries), counts[str(ChangeKind.ADDED)], counts[str(ChangeKind.REMOVED)],
+            len(touched), counts[str(ChangeKind.MOVED)], {k: v for k, v in counts.items() if v},
+        ))
+        live, prev = next_live, catalog
+    lineages = [lin.freeze() for lin in (*done, *live.values())]
+    lineages.sort(key=lambda lin: (lin.removed is not None, lin.path, lin.function, lin.first_id))
+    return History(tuple(r for r, _ in steps), tuple(records), tuple(lineages), dict(cache or {}))

@@ -1,0 +1,243 @@
+"""Catalogs of several versions: the sides of a diff and the revisions of a history.
+
+Library code behind `errcat diff` and `errcat history` (via `errcat.pipeline`):
+turns side texts and revision ranges into catalogs, extracting what is not a
+published catalog already, with the result cache and a process pool.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from analyzers.diff import Diff, diff_catalogs
+from analyzers.lineage import History, Rev, build_history
+from extractor.errors import ErrcatError, SourceError
+from extractor.profile import Profile, load_profile, parse_profile
+from extractor.result_cache import CATALOG_PACKAGES, CacheStats, ResultCache, snapshot_key
+
+# Keys of an entry that diffs and histories read; the rest (excerpts, guards) stays out
+# of caches and inter-process traffic.
+_ENTRY_KEYS = ("id", "kind", "exception", "template", "source", "trigger", "variants")
+_VERSION = re.compile(r"^\d+(\.\d+)+([a-z]+\d*)?(\.post\d+)?(\.dev\d+)?$")
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogDir:
+    """A published catalog: a directory with catalog.json."""
+
+    path: str
+
+
+def _spec_type() -> Any:
+    from errcat.pipeline import SourceSpec
+
+    return SourceSpec
+
+
+Side = Union[CatalogDir, Any]  # CatalogDir or errcat.pipeline.SourceSpec
+
+
+def parse_side(text: str, *, repo: str | None = None) -> Side:
+    """One side of a diff from its command-line text.
+
+    A directory with catalog.json; ``release:V`` or a bare version ``X.Y[.Z]``;
+    ``path:DIR`` for a checkout; otherwise, with `repo`, a revision in it.
+    """
+    SourceSpec = _spec_type()
+    if not text:
+        raise ErrcatError("empty catalog or source")
+    path = Path(text).expanduser()
+    if path.is_dir() and (path / "catalog.json").is_file():
+        return CatalogDir(text)
+    if text.startswith("release:"):
+        return SourceSpec(release=text.removeprefix("release:"))
+    if text.startswith("path:"):
+        return SourceSpec(path=text.removeprefix("path:"))
+    if repo is not None:
+        return SourceSpec(repo=repo, commit=text)
+    if path.is_dir():
+        raise ErrcatError(f"{text} has no catalog.json (for a checkout, write path:{text})")
+    if _VERSION.match(text):
+        return SourceSpec(release=text)
+    raise ErrcatError(f"{text!r} is not a catalog directory, release:VERSION, path:DIR or (with --repo) a revision")
+
+
+def side_label(side: Side) -> str:
+    if isinstance(side, CatalogDir):
+        return side.path
+    if side.release:
+        return side.release
+    if side.path:
+        return side.path
+    return side.commit or "HEAD"
+
+
+def read_catalog_dir(path: str | os.PathLike[str]) -> dict[str, Any]:
+    file = Path(path) / "catalog.json"
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ErrcatError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ErrcatError(f"{file} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+        raise ErrcatError(f"{file} is not an errcat catalog (no entries list)")
+    return data
+
+
+def compact(catalog: Mapping[str, Any]) -> dict[str, Any]:
+    """What a diff reads of a catalog: provenance, flags, and a few keys per entry."""
+    out = {k: catalog.get(k) for k in ("repo", "commit", "commit_date", "source", "flags") if k in catalog}
+    out["entries"] = [{k: e.get(k) for k in _ENTRY_KEYS if k in e} for e in catalog.get("entries") or ()]
+    return out
+
+
+def catalog_of_source(
+    spec: Any, profile: Profile, *, cache_dir: str | os.PathLike[str] | None, jobs: int | None, use_cache: bool
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """The compact catalog of a source (cached per snapshot and analysis) and cache counts."""
+    from errcat.pipeline import build_catalog, open_source
+
+    snapshot = open_source(spec, profile, cache_dir=cache_dir)
+    sites = ResultCache.open(profile, cache_dir) if use_cache else None
+    whole = ResultCache.open(profile, cache_dir, CATALOG_PACKAGES) if use_cache else None
+    key = snapshot_key(snapshot, profile)
+    if whole is not None and (hit := whole.get("compact", key)) is not None:
+        return hit, {"catalogs_cached": 1}
+    catalog = compact(build_catalog(snapshot, profile, cache=sites, jobs=jobs).as_dict())
+    if whole is not None:
+        whole.put("compact", key, catalog)
+    stats = sites.stats if sites is not None else CacheStats()
+    return catalog, {"files_cached": stats.hits, "files_extracted": stats.misses}
+
+
+def load_side(
+    side: Side, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1, use_cache: bool = True,
+) -> dict[str, Any]:
+    if isinstance(side, CatalogDir):
+        return read_catalog_dir(side.path)
+    return catalog_of_source(side, profile, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)[0]
+
+
+def diff_sides(
+    old: Side, new: Side, *, profile: str = "sglang", cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1, use_cache: bool = True,
+) -> Diff:
+    prof = load_profile(profile)
+    a = load_side(old, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    b = load_side(new, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    return diff_catalogs(a, b, old_label=side_label(old), new_label=side_label(new))
+
+
+# ------------------------------------------------------------------ history
+
+
+def _git_handle(repo: str, cache_dir: str | os.PathLike[str] | None) -> Any:
+    """A GitPython repo for listing commits: the local repo, or the URL's mirror."""
+    import git
+
+    from extractor import source
+
+    source.open_git(repo, "HEAD", cache_dir=cache_dir)  # validates; creates the mirror of a URL
+    local = Path(repo).expanduser()
+    return git.Repo(local if local.exists() else source.mirror_path(repo, cache_dir))
+
+
+def list_revs(repo: str, revs: Sequence[str], *, cache_dir: str | os.PathLike[str] | None = None) -> list[Rev]:
+    """``A..B`` -> A and every first-parent commit up to B, oldest first; else each revision."""
+    import git
+
+    handle = _git_handle(repo, cache_dir)
+
+    def resolve(rev: str) -> str:
+        if rev.startswith("-"):
+            raise SourceError(f"refusing revision that starts with '-': {rev!r}")
+        try:
+            return handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+        except git.GitCommandError:
+            raise SourceError(f"unknown revision {rev!r} in {repo}") from None
+
+    tags: dict[str, str] = {}
+    for line in handle.git.for_each_ref("--format=%(objectname) %(*objectname) %(refname:short)", "refs/tags").splitlines():
+        obj, peeled, name = (line.split(" ") + ["", ""])[:3]
+        tags.setdefault(peeled or obj, name)
+
+    def rev(label: str, sha: str) -> Rev:
+        return Rev(label if label else tags.get(sha, sha[:12]), sha)
+
+    out: list[Rev] = []
+    for item in revs:
+        if ".." in item:
+            start, _, end = item.partition("..")
+            base, head = resolve(start or "HEAD"), resolve(end or "HEAD")
+            listed = handle.git.rev_list("--reverse", "--first-parent", f"{base}..{head}").split()
+            out.append(rev(start, base))
+            out += [rev("", sha) for sha in listed]
+            if out[-1].commit == head and end:
+                out[-1] = rev(end, head)
+        else:
+            out.append(rev(item, resolve(item)))
+    if not out:
+        raise ErrcatError("no revisions given")
+    return out
+
+
+def _step(args: tuple[dict[str, Any], str, dict[str, Any], str | None, bool]) -> tuple[dict[str, Any], dict[str, int]]:
+    spec_fields, origin, raw, cache_dir, use_cache = args
+    SourceSpec = _spec_type()
+    profile = parse_profile(raw, origin)
+    return catalog_of_source(SourceSpec(**spec_fields), profile, cache_dir=cache_dir, jobs=1, use_cache=use_cache)
+
+
+def history(
+    *, repo: str | None = None, revs: Sequence[str] = (), releases: Sequence[str] = (),
+    profile: str = "sglang", cache_dir: str | os.PathLike[str] | None = None, jobs: int | None = 1,
+    use_cache: bool = True, progress: Progress | None = None,
+) -> History:
+    """Lineage over the revisions of `repo` (``A..B`` or a list) or over `releases`."""
+    from extractor.history_repo import version_key
+    from extractor.incremental import default_jobs
+
+    prof = load_profile(profile)
+    if (repo is None) == (not releases):
+        raise ErrcatError("give --repo with --revs, or --releases")
+    if repo is not None:
+        points = list_revs(repo, revs or ["HEAD"], cache_dir=cache_dir)
+        specs = [{"repo": repo, "commit": r.commit} for r in points]
+    else:
+        ordered = sorted(dict.fromkeys(releases), key=version_key)
+        points = [Rev(v) for v in ordered]
+        specs = [{"release": v} for v in ordered]
+    cache = None if cache_dir is None else os.fspath(cache_dir)
+    tasks = [(s, prof.name, prof.raw, cache, use_cache) for s in specs]
+    jobs = default_jobs() if jobs is None else max(1, jobs)
+    results: list[Any] = [None] * len(tasks)
+    total: Counter[str] = Counter({"files_cached": 0, "files_extracted": 0, "catalogs_cached": 0})
+
+    def done(i: int, result: tuple[dict[str, Any], dict[str, int]]) -> None:
+        results[i] = result[0]
+        total.update(result[1])
+        if progress is not None:
+            progress(sum(r is not None for r in results), len(tasks), points[i].label)
+
+    if jobs == 1 or len(tasks) < 2:
+        for i, task in enumerate(tasks):
+            done(i, _step(task))
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            futures = {pool.submit(_step, task): i for i, task in enumerate(tasks)}
+            for future in as_completed(futures):
+                done(futures[future], future.result())
+    steps = [
+        (Rev(p.label, p.commit or r.get("commit"), r.get("commit_date")), r) for p, r in zip(points, results)
+    ]
+    return build_history(steps, dict(total))

@@ -1,0 +1,101 @@
+"""Per-file extraction that reuses cached results and spreads misses over processes.
+
+A file's result depends on its bytes, its path and the analysis (see
+`result_cache.fingerprint`), so unchanged files across commits and releases are
+read from the cache; only the rest are parsed, in a worker pool when there are
+several and more than one job is allowed.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from extractor.profile import Profile, parse_profile
+from extractor.records import FileSites
+from extractor.result_cache import ResultCache, key_of
+from extractor.snapshot import Snapshot
+
+KIND = "sites"
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+def file_key(blob: str, path: str) -> str:
+    return key_of(KIND, blob, path)
+
+
+def extract_files(
+    snapshot: Snapshot,
+    profile: Profile,
+    paths: Sequence[str],
+    *,
+    cache: ResultCache | None = None,
+    jobs: int | None = None,
+) -> list[FileSites]:
+    """`extract_file` for each path, in order, each result from the cache when there."""
+    found: dict[str, FileSites] = {}
+    todo: list[tuple[str, str]] = []
+    for path in paths:
+        key = file_key(snapshot.blobs[path], path)
+        cached = _load(cache.get(KIND, key)) if cache is not None else None
+        if cached is not None and cached.path == path:
+            found[path] = cached
+        else:
+            todo.append((path, key))
+    texts = [(path, snapshot.text(path)) for path, _ in todo]
+    for (path, key), (sites, data) in zip(todo, _run(texts, profile, jobs)):
+        if cache is not None:
+            cache.put(KIND, key, data)
+        found[path] = sites
+    return [found[p] for p in paths]
+
+
+def _load(data: Any) -> FileSites | None:
+    if data is None:
+        return None
+    try:
+        return FileSites.from_dict(data)
+    except (KeyError, TypeError, ValueError):  # a value of another shape: recompute
+        return None
+
+
+def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> list[tuple[FileSites, dict]]:
+    jobs = default_jobs() if jobs is None else max(1, jobs)
+    if jobs == 1 or len(texts) < 2:
+        from extractor.sites import extract_file  # libcst: imported only when something is parsed
+
+        out = []
+        for path, text in texts:
+            sites = extract_file(path, text, profile)
+            out.append((sites, sites.as_dict()))
+        return out
+    # Largest files first, so one big file does not start last and finish alone.
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i][1]))
+    results: list[Any] = [None] * len(texts)
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(texts)), initializer=_init_worker, initargs=(profile.raw, profile.name)
+    ) as pool:
+        futures = {i: pool.submit(_extract_one, *texts[i]) for i in order}
+        for i, future in futures.items():
+            data = future.result()
+            results[i] = (FileSites.from_dict(data), data)
+    return results
+
+
+_WORKER_PROFILE: Profile | None = None
+
+
+def _init_worker(raw: dict[str, Any], origin: str) -> None:
+    global _WORKER_PROFILE
+    _WORKER_PROFILE = parse_profile(raw, origin)
+
+
+def _extract_one(path: str, text: str) -> dict[str, Any]:
+    from extractor.sites import extract_file
+
+    assert _WORKER_PROFILE is not None
+    return extract_file(path, text, _WORKER_PROFILE).as_dict()

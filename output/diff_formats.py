@@ -1,0 +1,245 @@
+"""Text for diffs and histories: oneline, markdown (changelog), json, github annotations.
+
+Renderers take the records of `analyzers.diff` / `analyzers.lineage` and return a
+string; they never decide what changed.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from analyzers.diff import (
+    Added,
+    Change,
+    ChangeKind,
+    ChoicesChanged,
+    DefaultChanged,
+    Diff,
+    EntryRef,
+    ExceptionChanged,
+    FlagAdded,
+    FlagRemoved,
+    FlagRenamed,
+    MessageChanged,
+    Moved,
+    Removed,
+    TriggerChanged,
+    VariantsChanged,
+)
+from analyzers.lineage import History
+
+FORMATS = ("oneline", "markdown", "json", "github")
+HISTORY_FORMATS = ("json", "markdown")
+_CLIP = 100
+
+
+def clip(text: str, width: int = _CLIP) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _loc(ref: EntryRef) -> str:
+    return f"{ref.path}:{ref.line}"
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+# ------------------------------------------------------------------ one change, one line
+
+
+def describe(change: Change) -> str:
+    """A one-line account of a change, without its kind."""
+    if isinstance(change, Added):
+        return f"{_loc(change.new)} {change.new.exception}: {clip(change.new.template)}"
+    if isinstance(change, Removed):
+        return f"{_loc(change.old)} {change.old.exception}: {clip(change.old.template)}"
+    if isinstance(change, Moved):
+        return (f"{_loc(change.old)} ({change.old.function}) -> {_loc(change.new)} ({change.new.function}): "
+                f"{clip(change.new.template, 60)}")
+    if isinstance(change, MessageChanged):
+        return f"{_loc(change.new)}: {clip(change.old.template, 60)!r} -> {clip(change.new.template, 60)!r}"
+    if isinstance(change, ExceptionChanged):
+        return f"{_loc(change.new)}: {change.old.exception} -> {change.new.exception}: {clip(change.new.template, 60)}"
+    if isinstance(change, TriggerChanged):
+        delta = [f"+{f}" for f in change.flags_added] + [f"-{f}" for f in change.flags_removed]
+        detail = " ".join(delta) if delta else f"now: {clip(change.new_text, 80)}"
+        return f"{_loc(change.new)}: {detail}: {clip(change.new.template, 50)}"
+    if isinstance(change, VariantsChanged):
+        return (f"{_loc(change.new)}: +{len(change.rows_added)} -{len(change.rows_removed)} rows: "
+                f"{clip(change.new.template, 60)}")
+    if isinstance(change, (FlagAdded, FlagRemoved)):
+        where = f" ({change.flag.path}:{change.flag.line})" if change.flag.path else ""
+        return f"{change.flag.name}{where}"
+    if isinstance(change, FlagRenamed):
+        return f"{change.old.name} -> {change.new.name} ({change.evidence})"
+    if isinstance(change, (DefaultChanged, ChoicesChanged)):
+        return f"{change.flag.name}: {clip(_value(change.old_value), 60)} -> {clip(_value(change.new_value), 60)}"
+    return change.subject  # pragma: no cover - every kind is handled above
+
+
+def render_oneline(diff: Diff) -> str:
+    width = max((len(str(c.kind)) for c in diff.changes), default=0)
+    return "".join(f"{str(c.kind):<{width}}  {describe(c)}\n" for c in diff.changes)
+
+
+# ------------------------------------------------------------------ markdown changelog
+
+_TITLES = {
+    ChangeKind.ADDED: "New errors",
+    ChangeKind.REMOVED: "Removed errors",
+    ChangeKind.MESSAGE_CHANGED: "Messages changed",
+    ChangeKind.TRIGGER_CHANGED: "Conditions changed",
+    ChangeKind.EXCEPTION_CHANGED: "Exception types changed",
+    ChangeKind.MOVED: "Moved",
+    ChangeKind.VARIANTS_CHANGED: "Condition-table rows changed",
+    ChangeKind.FLAG_ADDED: "New flags",
+    ChangeKind.FLAG_REMOVED: "Removed flags",
+    ChangeKind.FLAG_RENAMED: "Renamed flags",
+    ChangeKind.DEFAULT_CHANGED: "Defaults changed",
+    ChangeKind.CHOICES_CHANGED: "Choices changed",
+}
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    text = " ".join(text.split())
+    fence = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}" if text else "*(no message)*"
+
+
+def _md_item(change: Change) -> str:
+    if isinstance(change, (Added, Removed)):
+        ref = change.new if isinstance(change, Added) else change.old
+        return f"{_code(clip(ref.template, 160))} — {ref.exception} in `{ref.function}` ({_loc(ref)})"
+    if isinstance(change, Moved):
+        return (f"{_code(clip(change.new.template, 120))}: `{change.old.function}` ({_loc(change.old)}) → "
+                f"`{change.new.function}` ({_loc(change.new)})")
+    if isinstance(change, MessageChanged):
+        return f"{_code(clip(change.old.template, 160))} → {_code(clip(change.new.template, 160))} ({_loc(change.new)})"
+    if isinstance(change, ExceptionChanged):
+        return f"{_code(clip(change.new.template, 120))}: {change.old.exception} → {change.new.exception}"
+    if isinstance(change, TriggerChanged):
+        delta = ", ".join([f"+`{f}`" for f in change.flags_added] + [f"−`{f}`" for f in change.flags_removed])
+        return (f"{_code(clip(change.new.template, 120))} ({_loc(change.new)}): now when {_md(clip(change.new_text, 200))}"
+                + (f" [{delta}]" if delta else ""))
+    if isinstance(change, VariantsChanged):
+        rows = [f"+{_code(r.template)}" for r in change.rows_added] + [f"−{_code(r.template)}" for r in change.rows_removed]
+        return f"{_code(clip(change.new.template, 120))}: {', '.join(rows)}"
+    if isinstance(change, FlagRenamed):
+        return f"`{change.old.name}` → `{change.new.name}` ({change.evidence})"
+    if isinstance(change, (DefaultChanged, ChoicesChanged)):
+        return f"`{change.flag.name}`: {_code(_value(change.old_value))} → {_code(_value(change.new_value))}"
+    if isinstance(change, (FlagAdded, FlagRemoved)):
+        return f"`{change.flag.name}`" + (f" ({change.flag.path}:{change.flag.line})" if change.flag.path else "")
+    return change.subject  # pragma: no cover
+
+
+def render_markdown(diff: Diff) -> str:
+    lines = [f"## Errors: {diff.old.name} → {diff.new.name}", ""]
+    if not diff.changes:
+        return "\n".join(lines + ["No changes.", ""])
+    counts = diff.count()
+    lines.append(", ".join(f"{n} {k}" for k, n in counts.items() if n) + ".")
+    for kind in ChangeKind:
+        items = diff.of_kind(kind)
+        if not items:
+            continue
+        lines += ["", f"### {_TITLES[kind]} ({len(items)})", ""]
+        lines += [f"- {_md_item(c)}" for c in items]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ json
+
+
+def render_json(diff: Diff) -> str:
+    return json.dumps(diff.as_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+# ------------------------------------------------------------------ GitHub workflow commands
+
+_LEVEL = {
+    ChangeKind.REMOVED: "warning",
+    ChangeKind.EXCEPTION_CHANGED: "warning",
+    ChangeKind.FLAG_REMOVED: "warning",
+}
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(diff: Diff) -> str:
+    """``::notice file=...,line=...,title=...::message`` per change (removals warn)."""
+    out = []
+    for change in diff.changes:
+        props = []
+        where = change.where
+        if where is not None and where.path:
+            props += [f"file={_gh_prop(where.path)}", f"line={where.line}"]
+        elif isinstance(change, (FlagAdded, FlagRemoved, DefaultChanged, ChoicesChanged)) and change.flag.path:
+            props += [f"file={_gh_prop(change.flag.path)}", f"line={change.flag.line or 1}"]
+        props.append(f"title={_gh_prop(f'errcat {change.kind}')}")
+        level = _LEVEL.get(change.kind, "notice")
+        out.append(f"::{level} {','.join(props)}::{_gh_data(f'{change.kind}: {describe(change)}')}\n")
+    return "".join(out)
+
+
+RENDERERS: dict[str, Callable[[Diff], str]] = {
+    "oneline": render_oneline,
+    "markdown": render_markdown,
+    "json": render_json,
+    "github": render_github,
+}
+
+
+def render_diff(diff: Diff, fmt: str = "oneline") -> str:
+    try:
+        return RENDERERS[fmt](diff)
+    except KeyError:
+        raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})") from None
+
+
+# ------------------------------------------------------------------ history
+
+
+def render_history_json(history: History) -> str:
+    return json.dumps(history.as_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def render_history_markdown(history: History) -> str:
+    lines = [f"# Error history: {history.revs[0].label} → {history.revs[-1].label}" if history.revs else "# Error history", ""]
+    lines += ["| revision | date | errors | added | removed | changed | moved |", "|---|---|---:|---:|---:|---:|---:|"]
+    for step in history.steps:
+        lines.append(f"| {step.rev.label} | {step.rev.date or ''} | {step.entries} | {step.added} | {step.removed} "
+                     f"| {step.changed} | {step.moved} |")
+    lines += ["", "| error | first seen | last changed | moves | removed |", "|---|---|---|---:|---|"]
+    for lin in history.lineages:
+        changed = f"{lin.last_changed} ({', '.join(lin.last_change_kinds)})" if lin.last_changed else ""
+        lines.append(f"| {_md(_code(clip(lin.template, 90)))} `{lin.current_id or lin.last_id}` | {lin.first_seen} "
+                     f"| {_md(changed)} | {len(lin.moves)} | {lin.removed or ''} |")
+    return "\n".join(lines) + "\n"
+
+
+HISTORY_RENDERERS: dict[str, Callable[[History], str]] = {
+    "json": render_history_json,
+    "markdown": render_history_markdown,
+}
+
+
+def render_history(history: History, fmt: str = "json") -> str:
+    try:
+        return HISTORY_RENDERERS[fmt](history)
+    except KeyError:
+        raise ValueError(f"unknown format {fmt!r} (known: {', '.join(HISTORY_FORMATS)})") from None

@@ -1,0 +1,48 @@
+"""Is an output directory already exactly what we would write? Then leave it alone.
+
+Re-extracting an unchanged source into the same place rewrites nothing (no new
+inodes or mtimes for watchers, rsync or the nightly publisher) and costs reads only.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def _bytes(content: str | bytes) -> bytes:
+    return content.encode("utf-8") if isinstance(content, str) else content
+
+
+def same_files(out: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> bool:
+    """True when `out` holds exactly `files`: the same names, the same bytes, nothing else."""
+    root = Path(out)
+    if not root.is_dir() or root.is_symlink():
+        return False
+    wanted_dirs = {"."} | {str(Path(rel).parent.as_posix()) for rel in files}
+    for parent in list(wanted_dirs):  # every ancestor directory too
+        while parent not in (".", ""):
+            parent = str(Path(parent).parent.as_posix())
+            wanted_dirs.add(parent)
+    seen = 0
+    try:
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel_dir = Path(dirpath).relative_to(root).as_posix()
+            if rel_dir not in wanted_dirs:
+                return False
+            for name in dirnames:
+                if (Path(dirpath) / name).is_symlink():
+                    return False
+            for name in filenames:
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                content = files.get(rel)
+                full = Path(dirpath) / name
+                if content is None or full.is_symlink():
+                    return False
+                expected = _bytes(content)
+                if full.stat().st_size != len(expected) or full.read_bytes() != expected:
+                    return False
+                seen += 1
+    except OSError:
+        return False
+    return seen == len(files)
