@@ -123,6 +123,9 @@ def term(node: cst.BaseExpression, scope: Scope) -> Expr:
     if isinstance(node, cst.BinaryOperation):
         op = norm_code(node.operator).strip()
         return Apply(op, (term(node.left, scope), term(node.right, scope)), norm_code(node))
+    if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+        op = norm_code(node.operator).strip()  # -x, ~x, +x
+        return Apply(op, (term(node.expression, scope),), norm_code(node))
     if isinstance(node, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation, cst.IfExp)):
         return to_ir(node, scope)
     return Unknown(norm_code(node))
@@ -153,7 +156,7 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
     if isinstance(bound, Opaque):
         return Ref(RefKind.UNKNOWN, name, bound.text)
     if isinstance(bound, Table):
-        return _table_term(bound, scope)
+        return _resolving(name, scope, lambda: _table_term(bound, scope), Unknown(name))
     if isinstance(bound, cst.BaseExpression):
         return _resolving(name, scope, lambda: term(bound, scope), Unknown(name))
     if name in scope.profile.model_roots:

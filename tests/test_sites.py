@@ -364,3 +364,13 @@ def test_several_call_sites_are_or_ed_and_cycles_terminate() -> None:
         """), PROFILE)
     site = with_caller_guards([fs])[0].sites[0]
     assert RENDER.text(site.guards[0].expr).count(" or ") >= 1
+
+
+def test_unary_minus_and_invert_do_not_recurse() -> None:
+    site = one("def f(cfg):\n    if -cfg.a > ~cfg.b:\n        raise ValueError('x')\n")
+    assert RENDER.text(site.guards[0].expr) == "`-cfg.a` > `~cfg.b`"
+
+
+def test_self_referencing_table_binding_terminates() -> None:
+    site = one("def f(cfg):\n    xs = [1]\n    xs = [xs[0], 2]\n    if xs[0] in xs:\n        raise ValueError('x')\n")
+    assert site.guards
