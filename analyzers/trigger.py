@@ -5,6 +5,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
     And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
     refs, simplify, unknowns,
@@ -14,13 +15,21 @@ from extractor.ir import (
 OptionNamer = Callable[[str], "str | None"]
 
 
-def default_namer(dest: str) -> str | None:
-    return "--" + dest.replace("_", "-")
-
-
 @dataclass(frozen=True, slots=True)
 class Renderer:
-    option: OptionNamer = default_namer
+    option: OptionNamer = option_for_dest
+
+    @classmethod
+    def for_model(cls, model: FlagModel | None) -> "Renderer":
+        """Options as declared; a config attribute with no CLI option is a derived setting."""
+        if model is None or not model.flags:
+            return cls()
+
+        def option(dest: str) -> str | None:
+            flag = model.by_dest(dest)
+            return flag.option if flag is not None else None
+
+        return cls(option)
 
     def name(self, ref: Ref) -> str:
         if ref.kind is RefKind.FLAG:

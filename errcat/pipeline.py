@@ -22,6 +22,7 @@ from output.writer import dumps, write_atomically
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.diff import Diff
     from analyzers.entries import Entry
+    from analyzers.flags import FlagModel
     from analyzers.lineage import History
     from extractor.records import FileSites
 
@@ -56,6 +57,8 @@ class Catalog:
     targets: tuple[str, ...]
     entries: tuple[Entry, ...]
     diagnostics: tuple[str, ...]
+    flags: FlagModel | None = None
+    adjustments: tuple[dict[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         snap = self.snapshot
@@ -71,6 +74,8 @@ class Catalog:
             "stats": self.stats(),
             "diagnostics": list(self.diagnostics),
             "entries": [e.as_dict() for e in self.entries],
+            "flags": self.flags.as_dict() if self.flags is not None else None,
+            "adjustments": list(self.adjustments),
         }
 
     def stats(self) -> dict[str, int]:
@@ -134,11 +139,26 @@ def build_catalog(
         return profile.permalink(snapshot.commit or profile.tag(snapshot.ref), path, line)
 
     sites = [s for fs in files for s in fs.sites]
+    from analyzers.adjustments import adjustments_as_dicts
     from analyzers.entries import build_entries
     from analyzers.trigger import Renderer
 
-    entries = build_entries(sites, lines_of, permalink, Renderer())
-    return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics))
+    flags = build_flags(snapshot, profile)
+    diagnostics += [f"flags: {d}" for d in flags.diagnostics] if flags is not None else []
+    renderer = Renderer.for_model(flags)
+    entries = build_entries(sites, lines_of, permalink, renderer)
+    adjustments = adjustments_as_dicts([a for fs in files for a in fs.adjustments], renderer)
+    return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments)
+
+
+def build_flags(snapshot: Snapshot, profile: Profile) -> FlagModel | None:
+    """The flag/env model from the profile's declaration files (None: the profile names none)."""
+    paths = snapshot.glob([*profile.flag_globs, *profile.env_globs])
+    if not paths:
+        return None
+    from analyzers.flags import build_flag_model
+
+    return build_flag_model({p: snapshot.text(p) for p in paths}, config_classes=profile.config_classes)
 
 
 def render_catalog(catalog: Catalog) -> dict[str, str | bytes]:

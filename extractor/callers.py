@@ -7,8 +7,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from extractor.ir import Expr, conj, disj
+from extractor.ir import Expr, Ref, RefKind, conj, disj, simplify, substitute, unknowns
 from extractor.records import CallSite, FileSites, Guard, GuardOrigin
+from extractor.sites import PARAMETER
 
 MAX_DEPTH = 4  # call-chain levels followed above the enclosing function
 MAX_CALL_SITES = 12  # call sites OR-ed per function before we stop listing them
@@ -31,10 +32,13 @@ class CallGraph:
 
     def __init__(self, files: Sequence[FileSites]) -> None:
         self.defined: set[Func] = set()
+        self.params: dict[Func, tuple[str, ...]] = {}
         self.by_name: dict[str, list[Func]] = defaultdict(list)
         self.imports: dict[str, dict[str, str]] = {}
         for fs in files:
             self.imports[fs.path] = dict(fs.imports)
+            for qual, names in fs.params:
+                self.params[(fs.path, qual)] = names
             for qual in fs.functions:
                 self.defined.add((fs.path, qual))
                 self.by_name[qual.rsplit(".", 1)[-1]].append((fs.path, qual))
@@ -101,14 +105,59 @@ class CallGraph:
         return CallerGuard(disj(options), "; or ".join(texts))
 
 
+    def bindings(self, func: Func) -> dict[Ref, Expr]:
+        """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``)."""
+        names = self.params.get(func, ())
+        sites = self.callers.get(func)
+        if not names or not sites:
+            return {}
+        skip_self = 1 if "." in func[1] and names[0] in ("self", "cls") else 0
+        seen: dict[str, set[Expr]] = {}
+        for _, call in sites:
+            passed = {}
+            for key, value in call.args:
+                name = names[int(key) + skip_self] if key.isdigit() and int(key) + skip_self < len(names) else key
+                passed[name] = value
+            for name in names[skip_self:]:
+                seen.setdefault(name, set()).add(passed.get(name, _MISSING))
+        out: dict[Ref, Expr] = {}
+        for name, values in seen.items():
+            if len(values) == 1:
+                (value,) = values
+                if value is not _MISSING and not unknowns(value):
+                    out[Ref(RefKind.UNKNOWN, name, f"{PARAMETER}{name}")] = value
+        return out
+
+
+_MISSING = Ref(RefKind.UNKNOWN, "<missing>", "<missing>")
+
+
+def _bind_guards(guards: tuple[Guard, ...], mapping: dict[Ref, Expr]) -> tuple[Guard, ...]:
+    if not mapping:
+        return guards
+    return tuple(Guard(simplify(substitute(g.expr, mapping)), g.text, g.origin) for g in guards)
+
+
 def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
-    """Each site's guards plus the guard of its enclosing function's callers."""
+    """Each site's guards plus the guard of its enclosing function's callers; parameters
+    that all call sites bind to the same known value are replaced by that value."""
     graph = CallGraph(files)
     memo: dict[Func, CallerGuard | None] = {}
+    bound: dict[Func, dict[Ref, Expr]] = {}
     out: list[FileSites] = []
     for fs in files:
         sites = []
         for site in fs.sites:
+            key = (fs.path, site.function)
+            if key not in bound:
+                bound[key] = graph.bindings(key)
+            mapping = bound[key]
+            if mapping:
+                site = replace(
+                    site,
+                    guards=_bind_guards(site.guards, mapping),
+                    variants=tuple(replace(v, guards=_bind_guards(v.guards, mapping)) for v in site.variants),
+                )
             key = (fs.path, site.function)
             if key not in memo:
                 memo[key] = graph.guard(key)

@@ -214,11 +214,39 @@ def simplify(expr: Expr) -> Expr:
         return Const(bool(expr.term.value))
     if isinstance(expr, Truthy) and isinstance(expr.term, (Truthy, Compare, In, Not, And, Or)):
         return simplify(expr.term)
+    if isinstance(expr, Compare) and isinstance(expr.left, Const) and isinstance(expr.right, Const):
+        folded = _fold_compare(expr.op, expr.left.value, expr.right.value)
+        if folded is not None:
+            return Const(folded)
+    if isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Const):
+        if isinstance(expr.container.value, (tuple, str)):
+            try:
+                return Const(expr.item.value in expr.container.value)
+            except TypeError:
+                return expr
     if isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Seq):
         # "x" in (cfg.a, cfg.b)  ==  cfg.a == "x" or cfg.b == "x"
         if not all(isinstance(i, Const) for i in expr.container.items):
             return disj([Compare("==", i, expr.item) for i in expr.container.items])
     return expr
+
+
+_CMP_FNS = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "is": lambda a, b: a == b and type(a) is type(b),
+    "is not": lambda a, b: not (a == b and type(a) is type(b)), "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+def _fold_compare(op: str, left: Any, right: Any) -> bool | None:
+    """Compare two literals as Python would (None when the comparison is not defined)."""
+    fn = _CMP_FNS.get(op)
+    if fn is None:
+        return None
+    try:
+        return bool(fn(left, right))
+    except TypeError:
+        return None
 
 
 def children(node: Expr) -> tuple[Expr, ...]:
@@ -238,6 +266,27 @@ def children(node: Expr) -> tuple[Expr, ...]:
     if isinstance(node, Seq):
         return node.items
     return ()
+
+
+def substitute(expr: Expr, mapping: "dict[Ref, Expr]") -> Expr:
+    """`expr` with the given leaves replaced (e.g. parameters bound at call sites)."""
+    if isinstance(expr, Ref):
+        return mapping.get(expr, expr)
+    if isinstance(expr, (And, Or)):
+        return type(expr)(tuple(substitute(a, mapping) for a in expr.args))
+    if isinstance(expr, Not):
+        return Not(substitute(expr.arg, mapping))
+    if isinstance(expr, Truthy):
+        return Truthy(substitute(expr.term, mapping))
+    if isinstance(expr, Compare):
+        return Compare(expr.op, substitute(expr.left, mapping), substitute(expr.right, mapping))
+    if isinstance(expr, In):
+        return In(substitute(expr.item, mapping), substitute(expr.container, mapping))
+    if isinstance(expr, Apply):
+        return Apply(expr.fn, tuple(substitute(a, mapping) for a in expr.args), expr.text)
+    if isinstance(expr, Seq):
+        return Seq(tuple(substitute(i, mapping) for i in expr.items))
+    return expr
 
 
 def leaves(expr: Expr) -> "Iterator[Ref | Const | Unknown]":

@@ -108,13 +108,20 @@ class CallSite:
     caller: str
     callee: str  # dotted text: "self._handle_x", "check_lora_server_args", "mod.fn"
     guards: tuple[Guard, ...]
+    args: tuple[tuple[str, Expr], ...] = ()  # position ("0", "1" ...) or keyword -> value
 
     def as_dict(self) -> dict[str, Any]:
-        return {"caller": self.caller, "callee": self.callee, "guards": [g.as_dict() for g in self.guards]}
+        return {
+            "caller": self.caller, "callee": self.callee, "guards": [g.as_dict() for g in self.guards],
+            "args": [[k, v.as_dict()] for k, v in self.args],
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CallSite":
-        return cls(data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]))
+        return cls(
+            data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]),
+            tuple((k, from_dict(v)) for k, v in data.get("args", [])),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +156,7 @@ class FileSites:
     sites: tuple[RaiseSite, ...] = ()
     calls: tuple[CallSite, ...] = ()
     functions: tuple[str, ...] = ()  # qualified names defined in the file
+    params: tuple[tuple[str, tuple[str, ...]], ...] = ()  # qualified name -> parameter names
     imports: tuple[tuple[str, str], ...] = ()  # local name -> dotted target
     adjustments: tuple[Adjustment, ...] = ()
     diagnostics: tuple[str, ...] = ()
@@ -160,6 +168,7 @@ class FileSites:
             "sites": [s.as_dict() for s in self.sites],
             "calls": [c.as_dict() for c in self.calls],
             "functions": list(self.functions),
+            "params": [[q, list(ps)] for q, ps in self.params],
             "imports": [list(i) for i in self.imports],
             "adjustments": [a.as_dict() for a in self.adjustments],
             "diagnostics": list(self.diagnostics),
@@ -173,6 +182,7 @@ class FileSites:
             sites=tuple(RaiseSite.from_dict(s) for s in data["sites"]),
             calls=tuple(CallSite.from_dict(c) for c in data["calls"]),
             functions=tuple(data["functions"]),
+            params=tuple((q, tuple(ps)) for q, ps in data.get("params", [])),
             imports=tuple((a, b) for a, b in data["imports"]),
             adjustments=tuple(Adjustment.from_dict(a) for a in data["adjustments"]),
             diagnostics=tuple(data["diagnostics"]),

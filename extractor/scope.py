@@ -62,6 +62,8 @@ class Scope:
         """Does `node` denote the config object (an alias, a view of it, ``self._resolved()``)?"""
         if isinstance(node, cst.Name):
             return node.value in self.aliases
+        if isinstance(node, cst.BooleanOperation):  # cfg or resolving_view(server_args)
+            return self.is_config(node.left) or self.is_config(node.right)
         if isinstance(node, cst.Call):
             name = last_name(node.func)
             if name is None:

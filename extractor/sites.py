@@ -25,6 +25,7 @@ from extractor.scope import Opaque, Row, Scope, Table, table_of
 from extractor.templates import Template
 
 MODULE = "<module>"
+PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
 
 
 @dataclass(slots=True)
@@ -83,6 +84,7 @@ class SiteWalker:
         self.pending: list[_Pending] = []
         self.calls: list[CallSite] = []
         self.functions: list[str] = []
+        self.params: list[tuple[str, tuple[str, ...]]] = []
         self.imports: dict[str, str] = {}
         self.adjustments: list[Adjustment] = []
         self.diagnostics: list[str] = []
@@ -108,6 +110,7 @@ class SiteWalker:
             sites=sites,
             calls=tuple(self.calls),
             functions=tuple(self.functions),
+            params=tuple(self.params),
             imports=tuple(sorted(self.imports.items())),
             adjustments=tuple(self.adjustments),
             diagnostics=tuple(self.diagnostics),
@@ -259,6 +262,7 @@ class SiteWalker:
         qual = self.function
         self.functions.append(qual)
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)]
+        self.params.append((qual, tuple(params)))
         aliases = {p for p in params if p in self.profile.config_params}
         in_config_class = bool(self.classes) and self.classes[-1] in self.profile.config_classes
         if in_config_class and params and params[0] == "self":
@@ -270,8 +274,8 @@ class SiteWalker:
             bindings={k: v for k, v in outer.bindings.items() if k not in params},
         )
         for p in params:
-            if p not in aliases:
-                self.scope.bindings[p] = Opaque(f"parameter {p}")
+            if p not in aliases and p not in self.profile.model_roots:
+                self.scope.bindings[p] = Opaque(f"{PARAMETER}{p}")
         self.guards, self.except_types, self.rows, self.loop_notes = [], [], [], []
         self.walk_suite(node.body)
         self.guards, self.scope, self.except_types, self.rows, self.loop_notes = saved
@@ -375,7 +379,11 @@ class SiteWalker:
             for arg in node.args:
                 if arg.keyword is not None:
                     self.adjust(arg.keyword.value, arg.value, node)
-        self.calls.append(CallSite(self.function, callee, tuple(self.guards)))
+        args = tuple(
+            (arg.keyword.value if arg.keyword else str(i), term(arg.value, self.scope))
+            for i, arg in enumerate(node.args) if not arg.star
+        )
+        self.calls.append(CallSite(self.function, callee, tuple(self.guards), args))
 
     # ------------------------------------------------------------------ loops
 

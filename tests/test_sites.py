@@ -374,3 +374,43 @@ def test_unary_minus_and_invert_do_not_recurse() -> None:
 def test_self_referencing_table_binding_terminates() -> None:
     site = one("def f(cfg):\n    xs = [1]\n    xs = [xs[0], 2]\n    if xs[0] in xs:\n        raise ValueError('x')\n")
     assert site.guards
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        ("_check(cfg.quantization, tp=cfg.tp_size)", "`--quantization` is fp8 and `--tp-size` > 1"),
+        ("_check('fp8', cfg.tp_size)", "`--tp-size` > 1"),  # "fp8" == "fp8" folds away
+    ],
+)
+def test_parameters_are_bound_to_what_every_call_site_passes(call: str, expected: str) -> None:
+    fs = extract_file("m.py", textwrap.dedent(
+        f"""
+        def _check(quantization, tp):
+            if quantization == "fp8" and tp > 1:
+                raise ValueError("x")
+        def hook(server_args):
+            cfg = resolving_view(server_args)
+            {call}
+        """), PROFILE)
+    site = with_caller_guards([fs])[0].sites[0]
+    assert RENDER.text(site.guards[-1].expr) == expected
+
+
+def test_parameters_passed_different_values_stay_unknown() -> None:
+    fs = extract_file("m.py", textwrap.dedent(
+        """
+        def _check(q):
+            if q == "fp8":
+                raise ValueError("x")
+        def hook(cfg):
+            _check(cfg.a)
+            _check(cfg.b)
+        """), PROFILE)
+    site = with_caller_guards([fs])[0].sites[0]
+    assert "(unknown)" in RENDER.text(site.guards[-1].expr)
+
+
+def test_or_of_config_and_view_is_an_alias() -> None:
+    site = one("def f(server_args, cfg=None):\n    cfg = cfg or resolving_view(server_args)\n    if cfg.pp_size != 1:\n        raise ValueError('x')\n")
+    assert RENDER.text(site.guards[0].expr) == "`--pp-size` is not 1"
