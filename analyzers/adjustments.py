@@ -1,20 +1,48 @@
 """Automatic adjustments: assignments the validation code makes to the config itself
 (``self.enable_lora = True`` under ``if self.lora_paths``, or a profile setter call such as
 ``declare_resolution(server_args, ..., enable_lora=True)``). They imply one flag from
-another, for the graph and for evaluating a command line."""
+another, for the graph, the triggers and for evaluating a command line."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from analyzers.polarity import conjuncts, flag_polarity
 from analyzers.trigger import Renderer
-from extractor.ir import conj, refs, RefKind
+from extractor.ir import Const, Expr, RefKind, conj, refs
 from extractor.records import Adjustment, GuardOrigin
 
 
-def adjustment_guard(adj: Adjustment):
+def adjustment_guard(adj: Adjustment) -> Expr:
     """The condition under which the adjustment is made (earlier raises left out)."""
     return conj([g.expr for g in adj.guards if g.origin is not GuardOrigin.PRIOR_RAISE])
+
+
+@dataclass(frozen=True, slots=True)
+class Implication:
+    """Setting `source` turns `target` on (under `when`), by `function`."""
+
+    source: str  # option
+    target: str  # option
+    function: str
+    when: str
+
+
+def implications(adjustments: Sequence[Adjustment], renderer: Renderer) -> list[Implication]:
+    out: list[Implication] = []
+    for adj in adjustments:
+        target = renderer.option(adj.flag)
+        if target is None or not (isinstance(adj.value, Const) and bool(adj.value.value)):
+            continue
+        guard = adjustment_guard(adj)
+        for conjunct in conjuncts(guard):
+            found = flag_polarity(conjunct)
+            if found and found[1] and found[0].name != adj.flag:
+                source = renderer.option(found[0].name)
+                if source is not None:
+                    out.append(Implication(source, target, adj.function, renderer.text(guard)))
+    return sorted(set(out), key=lambda i: (i.target, i.source, i.function, i.when))
 
 
 def adjustments_as_dicts(adjustments: Sequence[Adjustment], renderer: Renderer) -> tuple[dict[str, Any], ...]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,8 +104,9 @@ def build_entries(
     lines_of: Callable[[str], Sequence[str]],
     permalink: Callable[[str, int], str],
     renderer: Renderer,
+    implied: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Entry]:
-    """One entry per site, sorted by id."""
+    """One entry per site, sorted by id (`implied`: see `trigger_dict`)."""
     entries = []
     for site, eid in zip(sites, assign_ids(sites)):
         start, code = excerpt(lines_of(site.path), site.line)
@@ -113,7 +114,7 @@ def build_entries(
             {
                 "values": dict(v.values),
                 "template": v.template.text,
-                "trigger": trigger_dict(trigger_expr(v.guards), renderer),
+                "trigger": trigger_dict(trigger_expr(v.guards), renderer, implied),
             }
             for v in site.variants
         )
@@ -125,7 +126,7 @@ def build_entries(
                 excerpt_start=start,
                 excerpt=code,
                 trigger=trigger_dict(
-                    trigger_expr(site.guards, [g for v in site.variants for g in v.guards]), renderer
+                    trigger_expr(site.guards, [g for v in site.variants for g in v.guards]), renderer, implied
                 ),
                 variants=variants,
             )

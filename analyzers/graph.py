@@ -1,44 +1,137 @@
-"""The networkx graph of a catalog: errors, the flags/env/facts they involve, and
-relations between flags derived from triggers."""
+"""The networkx graph of a catalog.
+
+Nodes: errors, flags (with their declaration data), env vars, platform/model/runtime facts.
+Edges (`role`):
+- ``trigger`` / ``message``: error -> what its trigger reads / what its message shows;
+- ``conflicts``: flag -- flag, both set in one trigger (an error fires);
+- ``requires``: flag -> flag, one set and the other not set in one trigger;
+- ``implies``: flag -> flag, an automatic adjustment sets the second when the first is set.
+Flag-to-flag edges carry the entry ids (or adjustment functions) as evidence.
+"""
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import networkx as nx
 
-from analyzers.entries import Entry
+from analyzers.adjustments import implications
+from analyzers.entries import Entry, trigger_expr
+from analyzers.polarity import conjuncts, flag_polarity
+from analyzers.trigger import Renderer
+from extractor.ir import Expr, Ref, RefKind, conj, refs
+from extractor.records import Adjustment
 
 
 def ref_node(kind: str, name: str) -> str:
     return f"{kind}:{name}"
 
 
-def build_graph(entries: Sequence[Entry]) -> nx.MultiDiGraph:
-    graph = nx.MultiDiGraph()
+def _ref_id(ref: Ref, renderer: Renderer) -> str:
+    if ref.kind is RefKind.FLAG:
+        return ref_node("flag", renderer.option(ref.name) or ref.name)
+    if ref.kind is RefKind.UNKNOWN:
+        return ref_node("unknown", ref.text)
+    return ref_node(str(ref.kind), ref.name)
+
+
+def _user_flag(ref: Ref, renderer: Renderer) -> str | None:
+    return renderer.option(ref.name)
+
+
+class _Builder:
+    def __init__(self, renderer: Renderer) -> None:
+        self.graph = nx.MultiDiGraph()
+        self.renderer = renderer
+
+    def node(self, node_id: str, **attrs: Any) -> str:
+        if node_id not in self.graph:
+            self.graph.add_node(node_id, **attrs)
+        return node_id
+
+    def ref(self, ref: Ref) -> str:
+        node_id = _ref_id(ref, self.renderer)
+        kind = "flag" if ref.kind is RefKind.FLAG else str(ref.kind)
+        return self.node(node_id, kind=kind, name=node_id.split(":", 1)[1])
+
+    def edge(self, src: str, dst: str, role: str, evidence: str | None = None, **attrs: Any) -> None:
+        if self.graph.has_edge(src, dst, key=role):
+            data = self.graph.edges[src, dst, role]
+            if evidence and evidence not in data["evidence"]:
+                data["evidence"] = sorted([*data["evidence"], evidence])
+            return
+        self.graph.add_edge(src, dst, key=role, role=role, evidence=[evidence] if evidence else [], **attrs)
+
+    def relations(self, expr: Expr, evidence: str) -> None:
+        """conflicts / requires edges among the user flags one trigger constrains."""
+        polar = {}
+        for conjunct in conjuncts(expr):
+            found = flag_polarity(conjunct)
+            if found is not None and _user_flag(found[0], self.renderer):
+                polar.setdefault(found[0].name, found)
+        for (a, pa), (b, pb) in itertools.combinations(sorted(polar.values(), key=lambda x: x[0].name), 2):
+            na, nb = self.ref(a), self.ref(b)
+            if pa and pb:
+                src, dst = sorted((na, nb))
+                self.edge(src, dst, "conflicts", evidence)
+            elif pa and not pb:
+                self.edge(na, nb, "requires", evidence)
+            elif pb and not pa:
+                self.edge(nb, na, "requires", evidence)
+
+
+def build_graph(
+    entries: Sequence[Entry],
+    renderer: Renderer | None = None,
+    flags: Any = None,
+    adjustments: Sequence[Adjustment] = (),
+) -> nx.MultiDiGraph:
+    renderer = renderer or Renderer()
+    b = _Builder(renderer)
+    if flags is not None:
+        for flag in flags.flags:
+            if flag.option:
+                b.node(ref_node("flag", flag.option), kind="flag", name=flag.option, **_flag_attrs(flag))
+        for env in flags.env:
+            b.node(ref_node("env", env.name), kind="env", name=env.name, type=env.type or "",
+                   default=_scalar(env.default))
     for entry in entries:
-        node = f"error:{entry.id}"
-        graph.add_node(node, kind="error", exception=entry.site.exception, template=entry.site.template.text,
-                       path=entry.site.path, line=entry.site.line)
-        triggers = [entry.trigger] + [v["trigger"] for v in entry.variants]
-        for trig in triggers:
-            for flag in trig["flags"]:
-                graph.add_node(ref_node("flag", flag), kind="flag", name=flag)
-                _edge(graph, node, ref_node("flag", flag), "trigger")
-            for env in trig["env"]:
-                graph.add_node(ref_node("env", env), kind="env", name=env)
-                _edge(graph, node, ref_node("env", env), "trigger")
-            for other in trig["other"]:
-                kind, _, name = other.partition(":")
-                graph.add_node(other, kind=kind, name=name)
-                _edge(graph, node, other, "trigger")
-    return graph
+        err = b.node(f"error:{entry.id}", kind="error", exception=entry.site.exception,
+                     template=entry.site.template.text, path=entry.site.path, line=entry.site.line)
+        base = trigger_expr(entry.site.guards, [g for v in entry.site.variants for g in v.guards])
+        for ref in refs(base):
+            b.edge(err, b.ref(ref), "trigger")
+        for variant in entry.site.variants:
+            row = trigger_expr(variant.guards)
+            for ref in refs(row):
+                b.edge(err, b.ref(ref), "trigger")
+            b.relations(conj([base, row]), entry.id)
+        if not entry.site.variants:
+            b.relations(base, entry.id)
+        for _, value in entry.site.hole_refs:
+            for ref in refs(value):
+                b.edge(err, b.ref(ref), "message")
+    for imp in implications(adjustments, renderer):
+        src = b.node(ref_node("flag", imp.source), kind="flag", name=imp.source)
+        dst = b.node(ref_node("flag", imp.target), kind="flag", name=imp.target)
+        b.edge(src, dst, "implies", imp.function, when=imp.when)
+    return b.graph
 
 
-def _edge(graph: nx.MultiDiGraph, src: str, dst: str, role: str, **attrs: Any) -> None:
-    if not graph.has_edge(src, dst, key=role):
-        graph.add_edge(src, dst, key=role, role=role, **attrs)
+def _flag_attrs(flag: Any) -> dict[str, Any]:
+    return {
+        "dest": flag.dest,
+        "aliases": ", ".join(flag.aliases),
+        "type": flag.type or "",
+        "default": _scalar(flag.default),
+        "choices": _scalar(flag.choices) if flag.choices is not None else "",
+        "help": flag.help or "",
+        "deprecated": bool(flag.deprecated),
+        "replacement": flag.replacement or "",
+        "declared": f"{flag.path}:{flag.line}",
+    }
 
 
 def graph_json(graph: nx.MultiDiGraph) -> dict[str, Any]:
@@ -48,8 +141,15 @@ def graph_json(graph: nx.MultiDiGraph) -> dict[str, Any]:
     return data
 
 
+def load_graph_json(data: dict[str, Any]) -> nx.MultiDiGraph:
+    if _has_edges_kw():
+        return nx.node_link_graph(data, directed=True, multigraph=True, edges="links")
+    return nx.node_link_graph(data, directed=True, multigraph=True)
+
+
 def _has_edges_kw() -> bool:
     import inspect
+
     return "edges" in inspect.signature(nx.node_link_data).parameters
 
 
@@ -68,4 +168,25 @@ def graph_graphml(graph: nx.MultiDiGraph) -> str:
 def _scalar(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)):
         return value
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
     return str(value)
+
+
+FLAG_ROLES = ("conflicts", "requires", "implies")
+
+
+def flag_neighbourhood(graph: nx.MultiDiGraph, option: str) -> nx.MultiDiGraph:
+    """The flag, the flags related to it (conflicts/requires/implies, either direction)
+    and every error that involves any of them: the subgraph `errcat graph --flag` shows."""
+    center = ref_node("flag", option)
+    if center not in graph:
+        raise KeyError(option)
+    flags = {center}
+    for src, dst, role in graph.edges(keys=True):
+        if role in FLAG_ROLES and center in (src, dst):
+            flags.update((src, dst))
+    errors = {src for src, dst, role in graph.edges(keys=True) if dst in flags and src.startswith("error:")}
+    return graph.subgraph(flags | errors).copy()

@@ -1,7 +1,7 @@
 """Render condition IR in user terms: flags as ``--options``, env vars as ``NAME=value``."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +85,9 @@ class Renderer:
         return self._truthy(expr, negated)
 
     def _truthy(self, term: Expr, negated: bool) -> str:
+        if isinstance(term, Apply) and term.fn == "isinstance" and len(term.args) == 2:
+            kind = self.value(term.args[1])
+            return f"{self.value(term.args[0])} is {'not ' if negated else ''}a {kind}"
         if isinstance(term, Ref) and term.kind is RefKind.ENV:
             return f"`{term.name}=0` or unset" if negated else f"`{term.name}=1`"
         if isinstance(term, Ref) and term.kind is RefKind.FLAG:
@@ -149,14 +152,31 @@ def _bare(expr: Expr) -> str:
     return _const(expr.value) if isinstance(expr, Const) else f"{expr}"
 
 
-def trigger_dict(expr: Expr, renderer: Renderer) -> dict[str, Any]:
-    """The catalog's ``trigger`` object for one condition."""
+def trigger_dict(
+    expr: Expr, renderer: Renderer, implied: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, Any]:
+    """The catalog's ``trigger`` object for one condition.
+
+    `implied` maps an option to the options that turn it on automatically (from the
+    validation code's own adjustments): a trigger on ``--enable-lora`` also fires for a
+    user who only passes ``--lora-paths``, and says so.
+    """
     expr = simplify(expr)
     found = refs(expr)
     flags = sorted({renderer.option(r.name) or r.name for r in found if r.kind is RefKind.FLAG})
+    implied_by = {f: sorted(set(implied[f])) for f in flags if implied and implied.get(f)}
     env = sorted({r.name for r in found if r.kind is RefKind.ENV})
     other = sorted(
         {f"{r.kind}:{r.name}" for r in found if r.kind not in (RefKind.FLAG, RefKind.ENV, RefKind.UNKNOWN)}
         | {f"unknown:{u.text}" for u in unknowns(expr)}
     )
-    return {"text": renderer.text(expr), "expr": expr.as_dict(), "flags": flags, "env": env, "other": other}
+    text = renderer.text(expr)
+    if implied_by:
+        text += "".join(
+            f" (`{flag}` is also turned on by {', '.join(f'`{s}`' for s in sources)})"
+            for flag, sources in implied_by.items()
+        )
+    result = {"text": text, "expr": expr.as_dict(), "flags": flags, "env": env, "other": other}
+    if implied_by:
+        result["implied_by"] = implied_by
+    return result

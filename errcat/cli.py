@@ -130,7 +130,22 @@ def build_parser() -> argparse.ArgumentParser:
     extract.set_defaults(func=_cmd_extract)
     _add_diff_parser(sub)
     _add_history_parser(sub)
+    _add_graph_parser(sub)
     return parser
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    _write_text(pipeline.flag_graph(args.catalog, args.flag, args.format), args.out)
+    return EXIT_OK
+
+
+def _add_graph_parser(sub: Any) -> None:
+    graph = sub.add_parser("graph", help="the errors that involve a flag and its related flags")
+    graph.add_argument("catalog", metavar="CATALOG", help="a catalog directory written by errcat extract")
+    graph.add_argument("--flag", required=True, metavar="OPTION", help="e.g. --lora-paths (aliases accepted)")
+    graph.add_argument("--format", choices=("text", "dot"), default="text", help="text (default) or Graphviz DOT")
+    graph.add_argument("--out", help="write to this file instead of stdout")
+    graph.set_defaults(func=_cmd_graph)
 
 
 def _add_diff_parser(sub: Any) -> None:
@@ -172,10 +187,29 @@ def _fail(message: object) -> int:
     return EXIT_USAGE
 
 
+# Options whose value is itself an option name (``--flag --lora-paths``).
+_OPTION_VALUED = ("--flag",)
+
+
+def _attach_option_values(argv: Sequence[str]) -> list[str]:
+    """``--flag --x`` -> ``--flag=--x``: argparse would read ``--x`` as an option."""
+    out: list[str] = []
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        if items[i] in _OPTION_VALUED and i + 1 < len(items) and items[i + 1].startswith("-"):
+            out.append(f"{items[i]}={items[i + 1]}")
+            i += 2
+        else:
+            out.append(items[i])
+            i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_attach_option_values(sys.argv[1:] if argv is None else argv))
     except _UsageError as exc:
         return _fail(exc)
     except SystemExit as exc:  # --help / --version: argparse printed them already

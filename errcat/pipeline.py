@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from errcat import __version__
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
-from extractor.result_cache import CATALOG_PACKAGES, ResultCache, pack, snapshot_key, unpack
+from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, key_of, pack, snapshot_key, unpack
 from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
 from output.unchanged import same_files
@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from analyzers.entries import Entry
     from analyzers.flags import FlagModel
     from analyzers.lineage import History
+    from analyzers.trigger import Renderer
+    from extractor.records import Adjustment
     from extractor.records import FileSites
 
 SCHEMA_VERSION = 1
@@ -58,9 +60,17 @@ class Catalog:
     entries: tuple[Entry, ...]
     diagnostics: tuple[str, ...]
     flags: FlagModel | None = None
-    adjustments: tuple[dict[str, Any], ...] = ()
+    adjustments: tuple[Adjustment, ...] = ()
+
+    @property
+    def renderer(self) -> Renderer:
+        from analyzers.trigger import Renderer
+
+        return Renderer.for_model(self.flags)
 
     def as_dict(self) -> dict[str, Any]:
+        from analyzers.adjustments import adjustments_as_dicts
+
         snap = self.snapshot
         return {
             "schema_version": SCHEMA_VERSION,
@@ -75,7 +85,7 @@ class Catalog:
             "diagnostics": list(self.diagnostics),
             "entries": [e.as_dict() for e in self.entries],
             "flags": self.flags.as_dict() if self.flags is not None else None,
-            "adjustments": list(self.adjustments),
+            "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer)),
         }
 
     def stats(self) -> dict[str, int]:
@@ -139,26 +149,36 @@ def build_catalog(
         return profile.permalink(snapshot.commit or profile.tag(snapshot.ref), path, line)
 
     sites = [s for fs in files for s in fs.sites]
-    from analyzers.adjustments import adjustments_as_dicts
+    from analyzers.adjustments import implications
     from analyzers.entries import build_entries
     from analyzers.trigger import Renderer
 
-    flags = build_flags(snapshot, profile)
+    flags = build_flags(snapshot, profile, cache=cache)
     diagnostics += [f"flags: {d}" for d in flags.diagnostics] if flags is not None else []
     renderer = Renderer.for_model(flags)
-    entries = build_entries(sites, lines_of, permalink, renderer)
-    adjustments = adjustments_as_dicts([a for fs in files for a in fs.adjustments], renderer)
+    adjustments = tuple(a for fs in files for a in fs.adjustments)
+    implied: dict[str, list[str]] = {}
+    for imp in implications(adjustments, renderer):
+        implied.setdefault(imp.target, []).append(imp.source)
+    entries = build_entries(sites, lines_of, permalink, renderer, implied)
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments)
 
 
-def build_flags(snapshot: Snapshot, profile: Profile) -> FlagModel | None:
-    """The flag/env model from the profile's declaration files (None: the profile names none)."""
+def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:
+    """The flag/env model from the profile's declaration files (None: the profile names none);
+    with `cache`, reused while those files and the analysis are unchanged."""
     paths = snapshot.glob([*profile.flag_globs, *profile.env_globs])
     if not paths:
         return None
     from analyzers.flags import build_flag_model
 
-    return build_flag_model({p: snapshot.text(p) for p in paths}, config_classes=profile.config_classes)
+    def build() -> FlagModel:
+        return build_flag_model({p: snapshot.text(p) for p in paths}, config_classes=profile.config_classes)
+
+    if cache is None:
+        return build()
+    key = key_of("flags", *(f"{p}\t{snapshot.blobs[p]}" for p in paths))
+    return cache.sibling(profile, FLAG_PACKAGES).memo("flags", key, build)
 
 
 def render_catalog(catalog: Catalog) -> dict[str, str | bytes]:
@@ -169,7 +189,7 @@ def render_catalog(catalog: Catalog) -> dict[str, str | bytes]:
     files: dict[str, str | bytes] = {"catalog.json": dumps(data)}
     for entry in data["entries"]:
         files[f"entries/{entry['id']}.json"] = dumps(entry)
-    graph = build_graph(catalog.entries)
+    graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
     files["graph.json"] = dumps(graph_json(graph))
     files["graph.graphml"] = graph_graphml(graph)
     return files
@@ -296,3 +316,39 @@ def history(
 
     return run(repo=repo, revs=revs, releases=releases, profile=profile, cache_dir=cache_dir, jobs=jobs,
                use_cache=use_cache, progress=progress)
+
+
+# ------------------------------------------------------------------ graph
+
+
+def flag_graph(catalog_dir: str | os.PathLike[str], option: str, fmt: str = "text") -> str:
+    """`errcat graph CATALOG --flag X`: the flag's neighbourhood as text or Graphviz DOT."""
+    import json
+
+    from analyzers.graph import flag_neighbourhood, load_graph_json
+    from output.graph_text import neighbourhood_dot, neighbourhood_text
+
+    path = Path(catalog_dir) / "graph.json"
+    try:
+        graph = load_graph_json(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise ErrcatError(f"{catalog_dir} is not a catalog directory (no graph.json)") from None
+    except (OSError, ValueError, KeyError) as exc:
+        raise ErrcatError(f"cannot read {path}: {exc}") from None
+    canonical = _canonical_option(graph, option)
+    if canonical is None:
+        raise ErrcatError(f"flag {option} is not in the catalog at {catalog_dir}")
+    sub = flag_neighbourhood(graph, canonical)
+    return neighbourhood_dot(sub, canonical) if fmt == "dot" else neighbourhood_text(sub, canonical)
+
+
+def _canonical_option(graph: Any, option: str) -> str | None:
+    """The node name of `option`, also when it is given as an alias or without dashes."""
+    wanted = option if option.startswith("-") else "--" + option.replace("_", "-")
+    if f"flag:{wanted}" in graph:
+        return wanted
+    for node, data in graph.nodes(data=True):
+        aliases = [a.strip() for a in str(data.get("aliases", "")).split(",") if a.strip()]
+        if node.startswith("flag:") and wanted in aliases:
+            return node.split(":", 1)[1]
+    return None

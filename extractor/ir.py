@@ -207,7 +207,7 @@ def simplify(expr: Expr) -> Expr:
         inner = simplify(expr.arg)
         return negate(inner)
     if isinstance(expr, And):
-        return conj([simplify(a) for a in expr.args])
+        return conj(_merge_memberships([simplify(a) for a in expr.args]))
     if isinstance(expr, Or):
         return disj([simplify(a) for a in expr.args])
     if isinstance(expr, Truthy) and isinstance(expr.term, Const):
@@ -299,6 +299,50 @@ def leaves(expr: Expr) -> "Iterator[Ref | Const | Unknown]":
             stack.extend(reversed(kids))
         else:
             yield node  # type: ignore[misc]
+
+
+def _membership(part: Expr) -> tuple[Expr, str, tuple[Any, ...]] | None:
+    """(term, "only" | "not", values) for ``t in (..)``, ``t == c``, ``t not in (..)``, ``t != c``."""
+    negated = isinstance(part, Not)
+    inner = part.arg if negated else part
+    if isinstance(inner, In) and isinstance(inner.container, Const) and isinstance(inner.container.value, tuple):
+        return inner.item, "not" if negated else "only", inner.container.value
+    if isinstance(inner, Compare) and isinstance(inner.right, Const) and inner.op in ("==", "!=", "is", "is not"):
+        positive = (inner.op in ("==", "is")) != negated
+        return inner.left, "only" if positive else "not", (inner.right.value,)
+    return None
+
+
+def _merge_memberships(parts: list[Expr]) -> list[Expr]:
+    """``x in (A, B, C) and x != B and x is not None`` -> ``x in (A, C)``: one set per term."""
+    allowed: dict[Expr, list[Any]] = {}
+    for part in parts:
+        found = _membership(part)
+        if found and found[1] == "only":
+            term, _, values = found
+            allowed[term] = [v for v in allowed.get(term, values) if v in values]
+    if not allowed:
+        return parts
+    for part in parts:
+        found = _membership(part)
+        if found and found[1] == "not" and found[0] in allowed:
+            allowed[found[0]] = [v for v in allowed[found[0]] if v not in found[2]]
+    out: list[Expr] = []
+    placed: set[Expr] = set()
+    for part in parts:  # the merged constraint takes the place of the term's first one
+        found = _membership(part)
+        if found is None or found[0] not in allowed:
+            out.append(part)
+        elif found[0] not in placed:
+            placed.add(found[0])
+            values = allowed[found[0]]
+            if not values:
+                out.append(FALSE)
+            elif len(values) == 1:
+                out.append(Compare("is" if values[0] is None else "==", found[0], Const(values[0])))
+            else:
+                out.append(In(found[0], Const(tuple(values))))
+    return out
 
 
 def refs(expr: Expr) -> list[Ref]:

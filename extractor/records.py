@@ -76,6 +76,7 @@ class RaiseSite:
     guards: tuple[Guard, ...]
     variants: tuple[Variant, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be known statically
+    hole_refs: tuple[tuple[str, Expr], ...] = ()  # message hole -> what it shows (flag, env ...)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +89,7 @@ class RaiseSite:
             "guards": [g.as_dict() for g in self.guards],
             "variants": [v.as_dict() for v in self.variants],
             "notes": list(self.notes),
+            "hole_refs": [[h, e.as_dict()] for h, e in self.hole_refs],
         }
 
     @classmethod
@@ -98,6 +100,7 @@ class RaiseSite:
             tuple(Guard.from_dict(g) for g in data["guards"]),
             tuple(Variant.from_dict(v) for v in data["variants"]),
             tuple(data["notes"]),
+            tuple((h, from_dict(e)) for h, e in data.get("hole_refs", [])),
         )
 
 

@@ -14,7 +14,7 @@ import libcst as cst
 
 from extractor.cst_ir import row_parts, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
-from extractor.ir import TRUE, Compare, Expr, Ref, RefKind, Unknown, conj, disj, negate
+from extractor.ir import TRUE, Compare, Expr, Ref, RefKind, Unknown, conj, disj, negate, refs
 from extractor.messages import Option, build
 from extractor.positions import metadata_lines, statement_lines
 from extractor.profile import Profile
@@ -550,7 +550,10 @@ class SiteWalker:
                 Variant((), (Guard(o.cond, "message variant", GuardOrigin.MESSAGE),), o.template)
                 for o in options
             )
-        site = RaiseSite(self.path, line, self.function, kind, exception, template, guards, variants, tuple(dict.fromkeys(notes)))
+        site = RaiseSite(
+            self.path, line, self.function, kind, exception, template, guards, variants,
+            tuple(dict.fromkeys(notes)), self._hole_refs(template),
+        )
         pending = _Pending(id(node), site)
         if self.rows:
             ctx = self.rows[-1]
@@ -558,6 +561,21 @@ class SiteWalker:
             variant = Variant(values, guards[ctx.depth:], template.fill(row_values))
             pending.rows.append((ctx, replace(site, variants=(variant,))))
         self.pending.append(pending)
+
+    def _hole_refs(self, template: Template) -> tuple[tuple[str, Expr], ...]:
+        """What simple holes (``{cfg.x}``, ``{backend}``) show, when it is a flag/env/fact."""
+        out = []
+        for hole in template.holes:
+            parts = hole.expr.split(".")
+            if not all(p.isidentifier() for p in parts):
+                continue
+            node: cst.BaseExpression = cst.Name(parts[0])
+            for part in parts[1:]:
+                node = cst.Attribute(node, cst.Name(part))
+            value = term(node, self.scope)
+            if any(r.kind is not RefKind.UNKNOWN for r in refs(value)):
+                out.append((hole.text, value))
+        return tuple(out)
 
     def _row_values(self, template: Template, ctx: _RowCtx) -> dict[str, Template]:
         """Hole values a table row supplies (holes named by a loop variable)."""

@@ -46,3 +46,16 @@ def test_refs_and_unknowns_are_listed_once_in_source_order() -> None:
     expr = And((B, A, B, Truthy(Unknown("g()")), Truthy(Ref(RefKind.UNKNOWN, "p", "p"))))
     assert [r.name for r in refs(expr)] == ["b", "a", "p"]
     assert [u.text for u in unknowns(expr)] == ["g()", "p"]
+
+
+@pytest.mark.parametrize(
+    "parts, expected",
+    [
+        ([Not(In(X, Const(("NGRAM", None)))), In(X, Const(("EAGLE", "DSPARK")))], In(X, Const(("EAGLE", "DSPARK")))),
+        ([In(X, Const(("a", "b"))), Compare("!=", X, Const("a"))], Compare("==", X, Const("b"))),
+        ([Compare("==", X, Const("a")), Compare("==", X, Const("b"))], FALSE),
+        ([Compare("!=", X, Const("a")), A], And((Compare("!=", X, Const("a")), A))),
+    ],
+)
+def test_membership_constraints_on_one_term_merge(parts, expected) -> None:
+    assert simplify(And(tuple(parts))) == expected

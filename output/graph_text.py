@@ -1,0 +1,62 @@
+"""Human-readable and Graphviz renderings of a flag's neighbourhood in the catalog graph."""
+from __future__ import annotations
+
+import networkx as nx
+
+from analyzers.graph import FLAG_ROLES, ref_node
+
+
+def _errors_of(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    return sorted({src for src, dst in graph.in_edges(node) if src.startswith("error:")})
+
+
+def _error_line(graph: nx.MultiDiGraph, node: str) -> str:
+    data = graph.nodes[node]
+    return f"    {node[6:]}  {data.get('exception')}: {data.get('template')}  ({data.get('path')}:{data.get('line')})"
+
+
+def neighbourhood_text(graph: nx.MultiDiGraph, option: str) -> str:
+    center = ref_node("flag", option)
+    data = graph.nodes[center]
+    lines = [option + (f"  (default {data['default']!r}; declared {data['declared']})" if data.get("declared") else "")]
+    relations = []
+    for src, dst, role, attrs in sorted(graph.edges(keys=True, data=True)):
+        if role not in FLAG_ROLES or center not in (src, dst):
+            continue
+        other = dst if src == center else src
+        name = other.split(":", 1)[1]
+        if role == "conflicts":
+            verb = "conflicts with"
+        elif role == "requires":
+            verb = "requires" if src == center else "is required by"
+        else:
+            verb = "implies" if src == center else "is implied by"
+        evidence = ", ".join(attrs.get("evidence", []))
+        relations.append(f"  {verb} {name}  [{evidence}]")
+    lines += relations or ["  no related flags"]
+    for node in [center] + sorted({n for n in graph.nodes if n.startswith("flag:") and n != center}):
+        errors = _errors_of(graph, node)
+        if errors:
+            lines.append(f"errors involving {node.split(':', 1)[1]} ({len(errors)}):")
+            lines += [_error_line(graph, e) for e in errors]
+    return "\n".join(lines) + "\n"
+
+
+def _dot_id(node: str) -> str:
+    return '"' + node.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def neighbourhood_dot(graph: nx.MultiDiGraph, option: str) -> str:
+    lines = ["digraph errcat {", "  rankdir=LR;"]
+    for node, data in sorted(graph.nodes(data=True)):
+        if node.startswith("error:"):
+            label = _dot_id(f"{data.get('exception')} {node[6:]}")
+            lines.append(f"  {_dot_id(node)} [shape=box, label={label}];")
+        else:
+            shape = "ellipse" if node.startswith("flag:") else "diamond"
+            lines.append(f"  {_dot_id(node)} [shape={shape}, label={_dot_id(node.split(':', 1)[1])}];")
+    for src, dst, role in sorted(graph.edges(keys=True)):
+        style = {"conflicts": "bold, color=red", "requires": "color=blue", "implies": "color=darkgreen"}.get(role, "color=gray")
+        lines.append(f"  {_dot_id(src)} -> {_dot_id(dst)} [label={_dot_id(role)}, {style}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,105 @@
+"""The flag dependency graph: conflicts, requires, implies; files that load back; `errcat graph`."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import networkx as nx
+import pytest
+
+from analyzers.entries import build_entries
+from analyzers.graph import build_graph, flag_neighbourhood, graph_graphml, graph_json, load_graph_json
+from analyzers.polarity import flag_polarity
+from analyzers.trigger import Renderer
+from errcat.cli import main
+from extractor.callers import with_caller_guards
+from extractor.ir import Compare, Const, In, Not, Ref, RefKind, Truthy
+from extractor.profile import load_profile
+from extractor.sites import extract_file
+
+X = Ref(RefKind.FLAG, "x", "cfg.x")
+
+
+@pytest.mark.parametrize(
+    "cond, expected",
+    [
+        (Truthy(X), True),
+        (Not(Truthy(X)), False),
+        (Compare("is", X, Const(None)), False),
+        (Compare("is not", X, Const(None)), True),
+        (Compare("==", X, Const("fa3")), True),
+        (In(X, Const(("a", "b"))), True),
+        (Not(In(X, Const(("a", "b")))), False),
+        (Compare("!=", X, Const("fa3")), None),
+        (Compare(">", X, Const(1)), None),
+        (In(X, Const(("a", None))), None),
+        (Truthy(Ref(RefKind.ENV, "E", "E")), None),
+    ],
+)
+def test_flag_polarity(cond, expected) -> None:
+    found = flag_polarity(cond)
+    assert (found[1] if found else None) == expected
+
+
+SOURCE = """
+def check(server_args):
+    cfg = resolving_view(server_args)
+    if cfg.lora_paths and cfg.enable_lora is None:
+        declare_resolution(server_args, "check", enable_lora=True)
+    if cfg.enable_lora and cfg.speculative_adaptive:
+        raise ValueError("LoRA does not support adaptive")
+    if cfg.enable_lora and cfg.max_loras is None:
+        raise ValueError("LoRA needs --max-loras")
+"""
+
+
+@pytest.fixture(scope="module")
+def graph() -> nx.MultiDiGraph:
+    fs = with_caller_guards([extract_file("m.py", textwrap.dedent(SOURCE), load_profile("sglang"))])[0]
+    entries = build_entries(fs.sites, lambda p: [""] * 20, lambda p, n: f"u#{n}", Renderer())
+    return build_graph(entries, Renderer(), None, fs.adjustments)
+
+
+@pytest.mark.parametrize(
+    "src, dst, role",
+    [
+        ("flag:--enable-lora", "flag:--speculative-adaptive", "conflicts"),
+        ("flag:--enable-lora", "flag:--max-loras", "requires"),
+        ("flag:--lora-paths", "flag:--enable-lora", "implies"),
+    ],
+)
+def test_flag_relations(graph, src, dst, role) -> None:
+    assert graph.has_edge(src, dst, key=role)
+    assert graph.edges[src, dst, role]["evidence"]
+
+
+def test_every_error_links_to_the_flags_its_trigger_reads(graph) -> None:
+    errors = [n for n in graph if n.startswith("error:")]
+    assert len(errors) == 2
+    assert all(graph.has_edge(e, "flag:--enable-lora", key="trigger") for e in errors)
+
+
+def test_graph_files_load_back_with_networkx(graph, tmp_path) -> None:
+    again = load_graph_json(json.loads(json.dumps(graph_json(graph))))
+    assert set(again.edges(keys=True)) == set(graph.edges(keys=True))
+    (tmp_path / "g.graphml").write_text(graph_graphml(graph))
+    assert set(nx.read_graphml(tmp_path / "g.graphml").nodes) == set(graph.nodes)
+
+
+def test_neighbourhood_holds_related_flags_and_their_errors(graph) -> None:
+    sub = flag_neighbourhood(graph, "--lora-paths")
+    assert {"flag:--lora-paths", "flag:--enable-lora"} <= set(sub)
+    assert len([n for n in sub if n.startswith("error:")]) == 2
+
+
+@pytest.mark.network
+def test_graph_command_on_0523(tmp_path, capsys) -> None:
+    out = tmp_path / "cat"
+    assert main(["extract", "--release", "0.5.23", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["graph", str(out), "--flag", "--lora-paths"]) == 0
+    text = capsys.readouterr().out
+    assert "implies --enable-lora" in text and "LoRA with EAGLE/NEXTN/EAGLE3 speculative decoding {reason}." in text
+    assert main(["graph", str(out), "--flag", "--lora-paths", "--format", "dot"]) == 0
+    assert capsys.readouterr().out.startswith("digraph errcat {")
+    assert main(["graph", str(out), "--flag", "--no-such-flag"]) == 2
