@@ -56,6 +56,8 @@ class Renderer:
         if isinstance(expr, Apply):
             if expr.fn == "len" and len(expr.args) == 1:
                 return f"the number of items in {self.value(expr.args[0])}"
+            if expr.fn in ("int", "float", "str", "bool") and len(expr.args) == 1:
+                return self.value(expr.args[0])  # a conversion: the value the user gave
             return f"`{expr.text}`"
         if isinstance(expr, Unknown):
             return f"`{expr.text}` (unknown)"
@@ -163,7 +165,9 @@ def trigger_dict(
     """
     expr = simplify(expr)
     found = refs(expr)
-    flags = sorted({renderer.option(r.name) or r.name for r in found if r.kind is RefKind.FLAG})
+    options = {r.name: renderer.option(r.name) for r in found if r.kind is RefKind.FLAG}
+    flags = sorted({o for o in options.values() if o})
+    derived = sorted(name for name, option in options.items() if not option)  # no CLI option
     implied_by = {f: sorted(set(implied[f])) for f in flags if implied and implied.get(f)}
     env = sorted({r.name for r in found if r.kind is RefKind.ENV})
     other = sorted(
@@ -176,7 +180,7 @@ def trigger_dict(
             f" (`{flag}` is also turned on by {', '.join(f'`{s}`' for s in sources)})"
             for flag, sources in implied_by.items()
         )
-    result = {"text": text, "expr": expr.as_dict(), "flags": flags, "env": env, "other": other}
+    result = {"text": text, "expr": expr.as_dict(), "flags": flags, "derived": derived, "env": env, "other": other}
     if implied_by:
         result["implied_by"] = implied_by
     return result

@@ -33,6 +33,7 @@ class CallGraph:
     def __init__(self, files: Sequence[FileSites]) -> None:
         self.defined: set[Func] = set()
         self.params: dict[Func, tuple[str, ...]] = {}
+        self.constants: dict[str, dict[str, Expr]] = {fs.path: dict(fs.constants) for fs in files}
         self.by_name: dict[str, list[Func]] = defaultdict(list)
         self.imports: dict[str, dict[str, str]] = {}
         for fs in files:
@@ -105,6 +106,17 @@ class CallGraph:
         return CallerGuard(disj(options), "; or ".join(texts))
 
 
+    def imported_constants(self, path: str) -> dict[Ref, Expr]:
+        """Names imported into `path` that are literal constants of another analysed file."""
+        out: dict[Ref, Expr] = {}
+        for local, target in self.imports.get(path, {}).items():
+            module, _, name = target.rpartition(".")
+            suffix = _module_path(module) + ".py"
+            for other, consts in self.constants.items():
+                if other.endswith(suffix) and name in consts:
+                    out[Ref(RefKind.UNKNOWN, local, local)] = consts[name]
+        return out
+
     def bindings(self, func: Func) -> dict[Ref, Expr]:
         """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``)."""
         names = self.params.get(func, ())
@@ -146,11 +158,12 @@ def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
     bound: dict[Func, dict[Ref, Expr]] = {}
     out: list[FileSites] = []
     for fs in files:
+        constants = graph.imported_constants(fs.path)
         sites = []
         for site in fs.sites:
             key = (fs.path, site.function)
             if key not in bound:
-                bound[key] = graph.bindings(key)
+                bound[key] = {**constants, **graph.bindings(key)}
             mapping = bound[key]
             if mapping:
                 site = replace(

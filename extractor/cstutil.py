@@ -157,6 +157,16 @@ def literal_value(node: cst.CSTNode) -> tuple[bool, object]:
         ok, value = literal_value(node.expression)
         if ok and isinstance(value, (int, float)):
             return True, -value
+    if isinstance(node, cst.Dict):  # membership tests see the keys
+        keys = []
+        for el in node.elements:
+            if not isinstance(el, cst.DictElement):
+                return False, None
+            ok, key = literal_value(el.key)
+            if not ok:
+                return False, None
+            keys.append(key)
+        return True, tuple(keys)
     if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
         values = []
         for el in node.elements:

@@ -78,6 +78,9 @@ class Scope:
 
     def bind(self, name: str, value: cst.BaseExpression) -> None:
         """Record ``name = value``; a config alias or view makes `name` an alias."""
+        prev = self.bindings.get(name)
+        if isinstance(prev, cst.BaseExpression) and _mentions(value, name):
+            value = _substitute(value, name, prev)  # x = int(x): the new x is int(old x)
         self.bindings[name] = value
         if self.is_config(value):
             self.aliases.add(name)
@@ -108,3 +111,36 @@ def table_of(node: cst.BaseExpression, guards: tuple[object, ...] = ()) -> Table
             rows.append(Row(el.value, guards))
         return Table(rows, is_dict=False)
     return None
+
+
+def _mentions(node: cst.BaseExpression, name: str) -> bool:
+    return any(n.value == name for n in _names(node))
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+    node.visit(_Collect())
+    return found
+
+
+def _substitute(node: cst.BaseExpression, name: str, value: cst.BaseExpression) -> cst.BaseExpression:
+    class _Sub(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return value if original.value == name else updated
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            return True
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+            return updated.with_changes(attr=original.attr)  # keep ``.name`` attributes as written
+
+    return node.visit(_Sub())  # type: ignore[return-value]

@@ -14,7 +14,7 @@ import libcst as cst
 
 from extractor.cst_ir import row_parts, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
-from extractor.ir import TRUE, Compare, Expr, Ref, RefKind, Unknown, conj, disj, negate, refs
+from extractor.ir import TRUE, Compare, Const, Expr, Ref, RefKind, Unknown, conj, disj, negate, refs
 from extractor.messages import Option, build
 from extractor.positions import metadata_lines, statement_lines
 from extractor.profile import Profile
@@ -111,6 +111,10 @@ class SiteWalker:
             calls=tuple(self.calls),
             functions=tuple(self.functions),
             params=tuple(self.params),
+            constants=tuple(
+                (name, Const(value)) for name, node in sorted(self.scope.module_consts.items())
+                for ok, value in [literal_value(node)] if ok
+            ),
             imports=tuple(sorted(self.imports.items())),
             adjustments=tuple(self.adjustments),
             diagnostics=tuple(self.diagnostics),

@@ -85,3 +85,19 @@ def test_every_table_loop_in_the_targets_is_expanded(catalog_0523, release, sgla
     }
     assert expected and not any(f"`{name}`" in note for name in expected for note in not_expanded)
     assert len([e for e in catalog_0523.entries if e.variants]) >= 10
+
+
+@pytest.mark.parametrize("version", ["0.4.10", "0.5.18", "0.5.23"])
+def test_no_config_attribute_is_left_unknown(release, sglang_profile, version) -> None:
+    """Unknown leaves are parameters, run-time values and foreign code, never a read of a
+    declared flag through the config object (``cfg.<declared dest>``)."""
+    import re
+
+    catalog = build_catalog(release(version), sglang_profile)
+    config_read = re.compile(r"^(cfg|self|server_args|view|args)\.(\w+)$")
+    unknown = [
+        o for e in catalog.entries for t in (e.trigger, *(v["trigger"] for v in e.variants))
+        for o in t["other"] if o.startswith("unknown:")
+        for m in [config_read.match(o[len("unknown:"):])] if m and catalog.flags.by_dest(m.group(2))
+    ]
+    assert unknown == []

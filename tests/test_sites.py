@@ -414,3 +414,23 @@ def test_parameters_passed_different_values_stay_unknown() -> None:
 def test_or_of_config_and_view_is_an_alias() -> None:
     site = one("def f(server_args, cfg=None):\n    cfg = cfg or resolving_view(server_args)\n    if cfg.pp_size != 1:\n        raise ValueError('x')\n")
     assert RENDER.text(site.guards[0].expr) == "`--pp-size` is not 1"
+
+
+def test_rebinding_a_name_from_itself_keeps_the_old_value() -> None:
+    site = one("def f(cfg):\n    w = cfg.width\n    w = int(w)\n    if w < 1:\n        raise ValueError('x')\n")
+    assert RENDER.text(site.guards[0].expr) == "`--width` < 1"
+
+
+def test_constants_imported_from_another_analysed_file_are_resolved() -> None:
+    files = [
+        extract_file("pkg/choices.py", "SUPPORTED = ('a', 'b')\n", PROFILE),
+        extract_file("pkg/hook.py", textwrap.dedent(
+            """
+            from pkg.choices import SUPPORTED
+            def check(cfg):
+                if cfg.arch not in SUPPORTED:
+                    raise ValueError("x")
+            """), PROFILE),
+    ]
+    site = with_caller_guards(files)[1].sites[0]
+    assert RENDER.text(site.guards[0].expr) == "`--arch` is not one of a, b"
