@@ -136,10 +136,28 @@ def last_name(node: cst.CSTNode) -> str | None:
 
 def string_value(node: cst.CSTNode) -> str | None:
     """The value of a plain (non-f) string literal or implicit concatenation of them."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+    if isinstance(node, cst.SimpleString):
+        return _simple_string(node.value)
+    if isinstance(node, cst.ConcatenatedString):
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def _simple_string(text: str) -> str | None:
+    """A string literal's value; plain ones without escapes skip `ast.literal_eval`,
+    which libcst's `evaluated_value` calls and which dominates on large files."""
+    prefix_len = len(text) - len(text.lstrip("rRuUbBfF"))
+    prefix = text[:prefix_len].lower()
+    if "b" in prefix or "f" in prefix:
+        return None
+    body = text[prefix_len:]
+    quote = body[:3] if body[:3] in _TRIPLES else body[:1]
+    inner = body[len(quote) : len(body) - len(quote)]
+    if "\\" not in inner or "r" in prefix:
+        return inner
+    value = cst.SimpleString(text).evaluated_value
+    return value if isinstance(value, str) else None
 
 
 def literal_value(node: cst.CSTNode) -> tuple[bool, object]:
