@@ -2,25 +2,31 @@
 
 A message may have several renderings (``"a" if c else "b"``): each is an `Option`
 with the condition under which it is the one shown. Parts that cannot be known
-statically stay holes named by their source expression; no text is dropped.
+statically stay holes named by their (whitespace-normalised) source expression; no
+text is dropped. Only the message expression is visited, never the whole tree.
 """
 from __future__ import annotations
 
 import ast
+import inspect
 import itertools
 import re
 import string
+import textwrap
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from extractor.cst_ir import to_ir
-from extractor.cstutil import norm_code, string_value
+from extractor.cstutil import code, literal_value, norm_code, string_value
 from extractor.ir import TRUE, Expr, conj, negate
 from extractor.scope import Opaque, Scope, Table
-from extractor.templates import Hole, Template
+from extractor.templates import Hole, Part, Template
 
-MAX_OPTIONS = 16  # renderings per message before we stop multiplying them out
+MAX_OPTIONS = 16  # renderings per message; beyond that the message is one hole
+_MAX_REPEAT = 1000  # "-" * n and widths: render literally only when small
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,21 +37,27 @@ class Option:
 
 def build(node: cst.BaseExpression, scope: Scope) -> list[Option]:
     """Every rendering of the message expression `node`."""
+    options = _build(node, scope)
+    if len(options) > MAX_OPTIONS:
+        return [_whole(node)]  # too many to list: keep the expression itself
+    return options
+
+
+def _build(node: cst.BaseExpression, scope: Scope) -> list[Option]:
     if isinstance(node, cst.SimpleString):
+        text = string_value(node)  # fast path; bytes literals fall through
+        if text is not None:
+            return [_lit(text)]
         value = node.evaluated_value
-        text = value if isinstance(value, str) else value.decode("utf-8", "replace")
-        return [Option(Template.literal(text))]
+        return [_lit(value if isinstance(value, str) else repr(value))]  # str(b"x") == "b'x'"
     if isinstance(node, cst.ConcatenatedString):
+        if isinstance(node.left, cst.SimpleString) and "b" in node.left.prefix.lower():
+            return [_lit(repr(node.evaluated_value))]  # b"a" b"b" is one bytes object
         return _product(build(node.left, scope), build(node.right, scope))
     if isinstance(node, cst.FormattedString):
         return [Option(_fstring(node))]
     if isinstance(node, cst.BinaryOperation):
-        if isinstance(node.operator, cst.Add):
-            return _product(build(node.left, scope), build(node.right, scope))
-        if isinstance(node.operator, cst.Modulo):
-            fmt = string_value(node.left)
-            if fmt is not None:
-                return [Option(_percent(fmt, node.right))]
+        return _binary(node, scope)
     if isinstance(node, cst.Call):
         return _call(node, scope)
     if isinstance(node, cst.Name):
@@ -54,174 +66,463 @@ def build(node: cst.BaseExpression, scope: Scope) -> list[Option]:
         test = to_ir(node.test, scope)
         yes = [Option(o.template, conj([test, o.cond])) for o in build(node.body, scope)]
         no = [Option(o.template, conj([negate(test), o.cond])) for o in build(node.orelse, scope)]
-        return (yes + no)[:MAX_OPTIONS]
-    return [Option(Template.hole(norm_code(node)))]
+        return yes + no
+    if isinstance(node, cst.Tuple):
+        return [Option(_tuple(node))]
+    return [_whole(node)]
+
+
+def _lit(text: str) -> Option:
+    return Option(Template.literal(text))
+
+
+def _expr(node: cst.BaseExpression) -> str:
+    """Hole name: the normalised source, without redundant outer parentheses."""
+    if getattr(node, "lpar", None):
+        node = node.with_changes(lpar=[], rpar=[])
+    return norm_code(node)
+
+
+def _whole(node: cst.BaseExpression, conversion: str | None = None) -> Option:
+    return Option(Template.hole(_expr(node), conversion))
 
 
 def _product(left: list[Option], right: list[Option]) -> list[Option]:
-    out = [
+    return [
         Option(a.template + b.template, conj([a.cond, b.cond]))
         for a, b in itertools.product(left, right)
     ]
-    return out[:MAX_OPTIONS]
+
+
+def _has_text(options: list[Option]) -> bool:
+    """Is this more than one opaque value (some rendering with known text, maybe empty)?"""
+    return any(len(o.template.parts) != 1 or isinstance(o.template.parts[0], str) for o in options)
 
 
 def _name(node: cst.Name, scope: Scope) -> list[Option]:
+    """A name bound to a message expression renders as that expression; a name bound to
+    something opaque (a call result, a parameter) stays a hole named by the name."""
     name = node.value
     bound = scope.lookup(name)
     if bound is None or isinstance(bound, (Opaque, Table)) or name in scope.resolving:
-        return [Option(Template.hole(name))]
+        return [_whole(node)]
     scope.resolving.add(name)
     try:
-        return build(bound, scope)
+        options = build(bound, scope)
     finally:
         scope.resolving.discard(name)
+    return options if _has_text(options) else [_whole(node)]
+
+
+def _tuple(node: cst.Tuple) -> Template:
+    """``str((a, "b"))`` is the tuple's repr: ``(<repr of a>, 'b')``."""
+    items: list[Part] = []
+    for i, el in enumerate(node.elements):
+        if isinstance(el, cst.StarredElement):
+            return Template.hole(_expr(node))
+        items.append(", " if i else "")
+        ok, value = literal_value(el.value)
+        items.append(repr(value) if ok else Hole(_expr(el.value), "r"))
+    trail = "," if len(node.elements) == 1 else ""
+    return Template.of("(", *items, trail + ")")
 
 
 # ------------------------------------------------------------------------ f-strings
 
 
-def _fstring_literal(text: str, prefix: str, quote: str) -> str:
-    """Decode an f-string's literal chunk: escapes as Python would, ``{{`` -> ``{``."""
+def _unescape(text: str, prefix: str, quote: str) -> str:
+    """A literal chunk of an f-string as Python reads it: ``{{`` -> ``{``, escapes decoded."""
     text = text.replace("{{", "{").replace("}}", "}")
-    plain_prefix = prefix.lower().replace("f", "")
-    if "r" in plain_prefix or "\\" not in text:
-        return text  # nothing to unescape: skip the (comparatively slow) literal_eval
-    try:
-        return ast.literal_eval(f"{plain_prefix}{quote}{text}{quote}")
-    except (SyntaxError, ValueError):
+    if "\\" not in text or "r" in prefix.lower():
         return text
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes such as "\d" stay as written
+        try:
+            return ast.literal_eval(quote + text + quote)
+        except (SyntaxError, ValueError):  # e.g. a triple-quoted chunk ending in a quote
+            try:
+                return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+            except UnicodeDecodeError:
+                return text
 
 
 def _fstring(node: cst.FormattedString) -> Template:
-    prefix, quote = node.prefix, node.quote
-    parts: list[str | Hole] = []
+    parts: list[Part] = []
     for part in node.parts:
         if isinstance(part, cst.FormattedStringText):
-            parts.append(_fstring_literal(part.value, prefix, quote))
-            continue
-        expr = norm_code(part.expression)
-        conversion = part.conversion
-        if part.equal is not None:  # f"{x=}" renders "x=" then repr(x)
-            parts.append(expr + "=")
-            conversion = conversion or ("r" if part.format_spec is None else None)
-        spec = None
-        if part.format_spec is not None:
-            spec = "".join(
-                p.value if isinstance(p, cst.FormattedStringText) else "{" + norm_code(p.expression) + "}"
-                for p in part.format_spec
-            )
-        parts.append(Hole(expr, conversion, spec))
+            parts.append(_unescape(part.value, node.prefix, node.quote))
+        else:
+            parts.extend(_field(part, node))
     return Template.of(*parts)
+
+
+def _field(part: cst.FormattedStringExpression, node: cst.FormattedString) -> list[Part]:
+    """``{expr!c:spec}``; ``{expr=}`` also renders its own source text, then the repr."""
+    out: list[Part] = []
+    conversion = part.conversion
+    if part.equal is not None:
+        out.append(
+            code(part.whitespace_before_expression) + code(part.expression)
+            + code(part.whitespace_after_expression) + code(part.equal)
+        )
+        if conversion is None and part.format_spec is None:
+            conversion = "r"
+    spec = None
+    if part.format_spec is not None:
+        spec = "".join(
+            _unescape(p.value, node.prefix, node.quote) if isinstance(p, cst.FormattedStringText)
+            else "".join(x.text if isinstance(x, Hole) else x for x in _field(p, node))
+            for p in part.format_spec
+        )
+    out.append(Hole(norm_code(part.expression), conversion, spec or None))
+    return out
+
+
+# ------------------------------------------------------------- operators
+
+
+def _binary(node: cst.BinaryOperation, scope: Scope) -> list[Option]:
+    op = node.operator
+    if isinstance(op, cst.Add):
+        left, right = build(node.left, scope), build(node.right, scope)
+        if _has_text(left) or _has_text(right):
+            return _product(left, right)
+    elif isinstance(op, cst.Modulo):
+        formats = _string_options(node.left, scope)
+        if formats is not None:
+            return [Option(_percent(o.template, node.right), o.cond) for o in formats]
+    elif isinstance(op, cst.Multiply):  # "-" * 40
+        ok_l, left = literal_value(node.left)
+        ok_r, right = literal_value(node.right)
+        text, count = (left, right) if isinstance(left, str) else (right, left)
+        if ok_l and ok_r and isinstance(text, str) and isinstance(count, int) and 0 <= count <= _MAX_REPEAT:
+            return [_lit(text * count)]
+    return [_whole(node)]
+
+
+def _string_options(node: cst.BaseExpression, scope: Scope) -> list[Option] | None:
+    """Renderings of a format string (literal, constant, variable); None if not a string."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Name, cst.IfExp)):
+        return None
+    options = build(node, scope)
+    return options if _has_text(options) else None
 
 
 # ------------------------------------------------------------------ %-formatting
 
-_PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?[hlL]?(?P<type>[diouxXeEfFgGcrsa%])")
+_PERCENT = re.compile(
+    r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*|\d+)?"
+    r"(?:\.(?P<prec>\*|\d*))?[hlL]?(?P<type>[diouxXeEfFgGcrsa%])"
+)
 
 
-def _percent(fmt: str, args: cst.BaseExpression) -> Template:
-    if isinstance(args, cst.Tuple):
-        positional = [el.value for el in args.elements]
-    elif isinstance(args, cst.Dict):
-        positional = []
-    else:
-        positional = [args]
-    keyed = {
-        string_value(el.key): el.value
-        for el in (args.elements if isinstance(args, cst.Dict) else [])
-        if isinstance(el, cst.DictElement)
-    }
-    parts: list[str | Hole] = []
-    pos, index = 0, 0
-    for found in _PERCENT.finditer(fmt):
-        parts.append(fmt[pos : found.start()])
-        pos = found.end()
-        kind = found["type"]
-        if kind == "%":
-            parts.append("%")
+@dataclass(slots=True)
+class _Args:
+    """The right operand of ``%``, consumed left to right by the conversion fields."""
+
+    items: list[cst.BaseExpression] | None  # a tuple literal's elements, else None
+    keyed: dict[str, cst.BaseExpression] | None  # a dict literal's entries, else None
+    whole: cst.BaseExpression
+    single: bool  # one non-tuple operand feeding exactly one field
+    index: int = 0
+
+    def next(self) -> tuple[str, tuple[bool, object]]:
+        i, self.index = self.index, self.index + 1
+        if self.items is not None:
+            if i < len(self.items):
+                return _arg(self.items[i])
+            return f"{_expr(self.whole)}[{i}]", (False, None)
+        if self.single:
+            return _arg(self.whole)
+        return f"{_expr(self.whole)}[{i}]", (False, None)
+
+    def key(self, key: str) -> tuple[str, tuple[bool, object]]:
+        if self.keyed is not None and key in self.keyed:
+            return _arg(self.keyed[key])
+        return f"{_expr(self.whole)}[{key!r}]", (False, None)
+
+
+def _arg(node: cst.BaseExpression) -> tuple[str, tuple[bool, object]]:
+    return _expr(node), literal_value(node)
+
+
+def _percent_args(args: cst.BaseExpression, fields: int) -> _Args:
+    if isinstance(args, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in args.elements):
+        return _Args([e.value for e in args.elements], None, args, False)
+    if isinstance(args, cst.Dict) and all(
+        isinstance(e, cst.DictElement) and string_value(e.key) is not None for e in args.elements
+    ):
+        keyed = {string_value(e.key): e.value for e in args.elements}  # type: ignore[union-attr]
+        return _Args(None, keyed, args, False)  # type: ignore[arg-type]
+    return _Args(None, None, args, fields == 1)
+
+
+def _percent(fmt: Template, right: cst.BaseExpression) -> Template:
+    """``fmt % right`` applied to the literal parts of `fmt`, fields numbered across them."""
+    found = [[m for m in _PERCENT.finditer(p)] if isinstance(p, str) else [] for p in fmt.parts]
+    fields = sum(
+        (m["type"] != "%" and m["key"] is None) + (m["width"] == "*") + (m["prec"] == "*")
+        for ms in found for m in ms
+    )
+    args = _percent_args(right, fields)
+    parts: list[Part] = []
+    for part, matches in zip(fmt.parts, found):
+        if isinstance(part, Hole):
+            parts.append(part)
             continue
-        if found["key"] is not None:
-            value = keyed.get(found["key"])
-            expr = norm_code(value) if value is not None else f"{norm_code(args)}[{found['key']!r}]"
-        elif index < len(positional):
-            expr = norm_code(positional[index])
-            index += 1
-        else:
-            expr = norm_code(args)
-        spec = found.group(0)[1:]
-        if found["key"] is not None:
-            spec = spec[len(found["key"]) + 2 :]
-        conversion = "r" if kind == "r" else ("a" if kind == "a" else None)
-        parts.append(Hole(expr, conversion, None if kind in "rsa" and spec == kind else spec))
-    parts.append(fmt[pos:])
+        pos = 0
+        for m in matches:
+            parts.append(part[pos : m.start()])
+            parts.append(_percent_field(m, args))
+            pos = m.end()
+        parts.append(part[pos:])
     return Template.of(*parts)
+
+
+def _percent_field(m: re.Match[str], args: _Args) -> Part:
+    kind = m["type"]
+    if kind == "%":
+        return "%"
+    flags, width, prec = m["flags"], m["width"] or "", m["prec"]
+    if width == "*":  # width and precision taken from the arguments, before the value
+        width, (ok, value) = args.next()
+        width = str(value) if ok else "{" + width + "}"
+    if prec == "*":
+        prec, (ok, value) = args.next()
+        prec = str(value) if ok else "{" + prec + "}"
+    expr, (known, value) = args.key(m["key"]) if m["key"] is not None else args.next()
+    if known and "{" not in width + (prec or "") and _small(width + (prec or "")):
+        spec = "%" + flags + width + ("" if prec is None else "." + prec) + kind
+        try:
+            return spec % (value,)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return Hole(expr, *_format_spec(flags, width, prec, kind))
+
+
+def _small(spec: str) -> bool:
+    """No width or precision so large that rendering it would be silly."""
+    return all(int(n) <= _MAX_REPEAT for n in re.findall(r"\d+", spec))
+
+
+def _format_spec(flags: str, width: str, prec: str | None, kind: str) -> tuple[str | None, str | None]:
+    """A %-conversion as the equivalent str.format conversion and spec (``%-10s`` -> ``!s:<10``)."""
+    text = kind in "rsa"
+    align = "<" if "-" in flags else (">" if text and width else "")
+    sign = "+" if "+" in flags else (" " if " " in flags else "")
+    alt = "#" if "#" in flags and not text else ""
+    zero = "0" if "0" in flags and "-" not in flags and not text else ""
+    precision = "" if prec is None else "." + (prec or "0")
+    typ = {"i": "d", "u": "d", "r": "", "s": "", "a": ""}.get(kind, kind)
+    spec = align + sign + alt + zero + width + precision + typ
+    conversion = {"r": "r", "a": "a", "s": "s" if spec else None}[kind] if text else None
+    return conversion, spec or None
 
 
 # ------------------------------------------------------------------- calls
 
+_STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "replace"})
+
 
 def _call(node: cst.Call, scope: Scope) -> list[Option]:
     func = node.func
+    plain = all(a.keyword is None and not a.star for a in node.args)
     if isinstance(func, cst.Attribute):
         method = func.attr.value
-        receiver = string_value(func.value)
-        if method == "format" and receiver is not None:
-            return [Option(_str_format(receiver, node))]
-        if method == "join" and receiver is not None and len(node.args) == 1:
-            joined = _join(receiver, node.args[0].value, scope)
+        if method in ("format", "format_map"):
+            receivers = _string_options(func.value, scope)
+            if receivers is not None and all(o.template.is_literal for o in receivers):
+                fill = _format_call(node) if method == "format" else _format_map(node)
+                return [Option(_str_format(o.template.literal_text, node, fill), o.cond) for o in receivers]
+        elif method == "join" and plain and len(node.args) == 1:
+            sep = _const_str(func.value, scope)
+            joined = _join(sep, node.args[0].value, scope) if sep is not None else None
             if joined is not None:
                 return joined
-    if isinstance(func, cst.Name) and func.value == "str" and len(node.args) == 1:
-        return build(node.args[0].value, scope)
-    return [Option(Template.hole(norm_code(node)))]
+        elif method in _STR_METHODS and plain:
+            receivers = _string_options(func.value, scope)
+            consts = [literal_value(a.value) for a in node.args]
+            if receivers is not None and all(o.template.is_literal for o in receivers) and all(
+                ok and isinstance(v, str) for ok, v in consts
+            ):
+                apply: Callable[..., str] = getattr(str, method)
+                try:
+                    return [
+                        Option(Template.literal(apply(o.template.literal_text, *(v for _, v in consts))), o.cond)
+                        for o in receivers
+                    ]
+                except TypeError:
+                    pass
+    name = norm_code(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+    if plain and len(node.args) == 1:
+        arg = node.args[0].value
+        if name == "str":
+            ok, value = literal_value(arg)
+            return [_lit(str(value))] if ok else build(arg, scope)
+        if name in ("repr", "ascii"):
+            ok, value = literal_value(arg)
+            convert = repr if name == "repr" else ascii
+            return [_lit(convert(value))] if ok else [_whole(arg, name[0])]
+        if name in ("textwrap.dedent", "dedent", "inspect.cleandoc", "cleandoc"):
+            text = _const_str(arg, scope)
+            if text is not None:
+                return [_lit(textwrap.dedent(text) if "dedent" in name else inspect.cleandoc(text))]
+    if name == "format" and plain and len(node.args) == 2:
+        spec = string_value(node.args[1].value)
+        if spec is not None:
+            return [Option(Template.hole(_expr(node.args[0].value), None, spec or None))]
+    return [_whole(node)]
 
 
-def _str_format(fmt: str, call: cst.Call) -> Template:
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-    parts: list[str | Hole] = []
-    auto = 0
+def _const_str(node: cst.BaseExpression, scope: Scope) -> str | None:
+    """The value of a string literal, or of a name bound to one (e.g. a module constant)."""
+    options = _string_options(node, scope)
+    if options is None or len(options) != 1 or not options[0].template.is_literal:
+        return None
+    return options[0].template.literal_text
+
+
+# ------------------------------------------------------------------ str.format
+
+_FIELD_NAME = re.compile(r"(?P<head>[^.\[]*)(?P<rest>(?:\.[^.\[]+|\[[^\]]*\])*)\Z")
+_ACCESSOR = re.compile(r"\.([^.\[]+)|\[([^\]]*)\]")
+
+Lookup = Callable[[str, int | None], tuple[str, tuple[bool, object]] | None]
+
+
+def _format_call(call: cst.Call) -> Lookup:
+    """Field lookup for ``.format(*args, **kwargs)`` as written at the call."""
+    positional: list[cst.BaseExpression] = []
+    star: cst.BaseExpression | None = None
+    keywords: dict[str, cst.BaseExpression] = {}
+    double: cst.BaseExpression | None = None
+    for a in call.args:
+        if a.star == "*":
+            star = star or a.value
+        elif a.star == "**":
+            double = double or a.value
+        elif a.keyword is not None:
+            keywords[a.keyword.value] = a.value
+        elif star is None:
+            positional.append(a.value)
+
+    def lookup(key: str, index: int | None) -> tuple[str, tuple[bool, object]] | None:
+        if index is not None:
+            if index < len(positional):
+                return _arg(positional[index])
+            if star is not None:
+                return f"{_expr(star)}[{index - len(positional)}]", (False, None)
+            return None
+        if key in keywords:
+            return _arg(keywords[key])
+        if double is not None:
+            return f"{_expr(double)}[{key!r}]", (False, None)
+        return None
+
+    return lookup
+
+
+def _format_map(call: cst.Call) -> Lookup:
+    mapping = call.args[0].value if len(call.args) == 1 else None
+
+    def lookup(key: str, index: int | None) -> tuple[str, tuple[bool, object]] | None:
+        if mapping is None:
+            return None
+        if isinstance(mapping, cst.Dict):
+            for el in mapping.elements:
+                if isinstance(el, cst.DictElement) and string_value(el.key) == key:
+                    return _arg(el.value)
+        return f"{_expr(mapping)}[{(index if index is not None else key)!r}]", (False, None)
+
+    return lookup
+
+
+def _str_format(fmt: str, call: cst.Call, lookup: Lookup) -> Template:
     try:
-        fields = list(string.Formatter().parse(fmt))
-    except ValueError:
-        return Template.hole(norm_code(call))
-    for literal, field, spec, conversion in fields:
-        parts.append(literal)
-        if field is None:
-            continue
-        head = re.match(r"[^.\[]*", field).group(0)  # type: ignore[union-attr]
-        rest = field[len(head):]
-        if head == "":
-            target = positional[auto] if auto < len(positional) else None
-            auto += 1
-        elif head.isdigit():
-            idx = int(head)
-            target = positional[idx] if idx < len(positional) else None
-        else:
-            target = keywords.get(head)
-        expr = (norm_code(target) if target is not None else head or "?") + rest
-        parts.append(Hole(expr, conversion, spec or None))
+        parts = _format_parts(fmt, lookup, [0])
+    except ValueError:  # malformed format string: Python raises too
+        return Template.hole(_expr(call))
     return Template.of(*parts)
 
 
-def _join(sep: str, arg: cst.BaseExpression, scope: Scope) -> list[Option] | None:
-    if isinstance(arg, cst.Name):
-        bound = scope.lookup(arg.value)
-        if isinstance(bound, Table) and not bound.is_dict:
-            elements = [row.node for row in bound.rows if not isinstance(row.node, tuple)]
+def _format_parts(fmt: str, lookup: Lookup, auto: list[int]) -> list[Part]:
+    parts: list[Part] = []
+    for literal, field, spec, conversion in string.Formatter().parse(fmt):
+        parts.append(literal)
+        if field is None:
+            continue
+        found = _FIELD_NAME.match(field)
+        if found is None:
+            raise ValueError(field)
+        head, rest = found["head"], found["rest"]
+        if head == "":
+            index: int | None = auto[0]
+            auto[0] += 1
         else:
-            return None
-    elif isinstance(arg, (cst.List, cst.Tuple)):
-        if any(isinstance(el, cst.StarredElement) for el in arg.elements):
-            return None
-        elements = [el.value for el in arg.elements]
-    else:
+            index = int(head) if head.isdigit() else None
+        target = lookup(head, index)
+        # Nested fields in the spec are numbered after the field itself, as Python does.
+        spec_text = "".join(p if isinstance(p, str) else p.text for p in _format_parts(spec or "", lookup, auto))
+        parts.append(_format_field(head, rest, target, conversion, spec_text))
+    return parts
+
+
+def _format_field(
+    head: str, rest: str, target: tuple[str, tuple[bool, object]] | None,
+    conversion: str | None, spec: str,
+) -> Part:
+    if target is None:  # Python raises IndexError/KeyError here; keep the field visible
+        return Hole((head or "?") + rest, conversion, spec or None)
+    expr, (known, value) = target
+    if known and not rest and "{" not in spec and _small(spec):
+        try:
+            return ("{0" + (f"!{conversion}" if conversion else "") + ":" + spec + "}").format(value)
+        except (ValueError, TypeError):
+            pass
+    if rest:
+        if not re.fullmatch(r"[\w.]+(\(.*\)|\[.*\])?", expr):
+            expr = f"({expr})"
+        for attr, key in _ACCESSOR.findall(rest):
+            expr += f".{attr}" if attr else (f"[{key}]" if key.isdigit() else f"[{key!r}]")
+    return Hole(expr, conversion, spec or None)
+
+
+# ------------------------------------------------------------------- join
+
+
+def _join(sep: str, arg: cst.BaseExpression, scope: Scope) -> list[Option] | None:
+    elements = _elements(arg, scope)
+    if elements is None:
         return None
-    options = [Option(Template.literal(""))]
+    options = [_lit("")]
     for i, el in enumerate(elements):
         piece = build(el, scope)
         if i:
             piece = [Option(Template.literal(sep) + o.template, o.cond) for o in piece]
         options = _product(options, piece)
+        if len(options) > MAX_OPTIONS:
+            return None
     return options
+
+
+def _elements(arg: cst.BaseExpression, scope: Scope) -> Sequence[cst.BaseExpression] | None:
+    """The items a join iterates over, when every one of them is statically known.
+
+    A table grown under a condition (``parts.append(...)`` inside an ``if``) has rows
+    that may be missing at run time, so joining it stays a hole.
+    """
+    if isinstance(arg, cst.Name):
+        bound = scope.lookup(arg.value)
+        if isinstance(bound, Table):
+            if any(row.guards for row in bound.rows):
+                return None
+            return [row.node[0] if isinstance(row.node, tuple) else row.node for row in bound.rows]
+        if isinstance(bound, (cst.List, cst.Tuple)):
+            arg = bound
+        else:
+            return None
+    if isinstance(arg, (cst.List, cst.Tuple)):
+        if any(isinstance(el, cst.StarredElement) for el in arg.elements):
+            return None
+        return [el.value for el in arg.elements]
+    return None

@@ -14,13 +14,19 @@ class Hole:
 
     expr: str
     conversion: str | None = None  # "r", "s", "a"
-    spec: str | None = None  # format spec as written, e.g. ".2f"
+    spec: str | None = None  # format spec as written, e.g. ".2f" or "{width}"
+
+    @property
+    def suffix(self) -> str:
+        """``!r:>10`` as written after the expression."""
+        conv = f"!{self.conversion}" if self.conversion else ""
+        return conv + (f":{self.spec}" if self.spec else "")
 
     @property
     def text(self) -> str:
-        conv = f"!{self.conversion}" if self.conversion else ""
-        spec = f":{self.spec}" if self.spec else ""
-        return "{" + self.expr + conv + spec + "}"
+        # "{ {a: 1}[k]}": a space keeps an expression starting with "{" from reading as "{{".
+        pad = " " if self.expr.startswith("{") else ""
+        return "{" + pad + self.expr + self.suffix + "}"
 
 
 Part = Union[str, Hole]
@@ -38,6 +44,10 @@ def _merge(parts: "list[Part] | tuple[Part, ...]") -> tuple[Part, ...]:
                 continue
         out.append(part)
     return tuple(out)
+
+
+def _escape(literal: str) -> str:
+    return literal.replace("{", "{{").replace("}", "}}")
 
 
 @dataclass(frozen=True)
@@ -63,13 +73,14 @@ class Template:
     def holes(self) -> tuple[Hole, ...]:
         return tuple(p for p in self.parts if isinstance(p, Hole))
 
+    @property
+    def is_literal(self) -> bool:
+        return not any(isinstance(p, Hole) for p in self.parts)
+
     @cached_property
     def text(self) -> str:
         """The template as published: literal braces doubled, holes in braces."""
-        return "".join(
-            p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else p.text
-            for p in self.parts
-        )
+        return "".join(_escape(p) if isinstance(p, str) else p.text for p in self.parts)
 
     @property
     def literal_text(self) -> str:
@@ -78,10 +89,12 @@ class Template:
 
     @cached_property
     def matcher(self) -> re.Pattern[str]:
-        """A regex accepting exactly the messages this template can render."""
-        pattern = "".join(
-            re.escape(p) if isinstance(p, str) else "(.*?)" for p in self.parts
-        )
+        """A regex accepting exactly the messages this template can render.
+
+        A hole may render as any text (``__format__``/``__repr__`` are arbitrary), so
+        each hole is ``(.*?)``; the literal parts must appear verbatim and in order.
+        """
+        pattern = "".join(re.escape(p) if isinstance(p, str) else "(.*?)" for p in self.parts)
         return re.compile(pattern + r"\Z", re.DOTALL)
 
     def match(self, message: str) -> dict[str, str] | None:
@@ -92,17 +105,21 @@ class Template:
         return {h.text: v for h, v in zip(self.holes, found.groups())}
 
     def fill(self, values: Mapping[str, "Template"]) -> "Template":
-        """Replace holes (by expression) with other templates, e.g. a table row's text."""
+        """Replace holes (by expression) with other templates, e.g. a table row's text.
+
+        A template standing for a value is a string's text, so a literal one renders
+        exactly through the hole's conversion and spec; one with holes of its own is
+        spliced in only where no conversion or spec would change it.
+        """
         parts: list[Part] = []
         for part in self.parts:
-            if isinstance(part, Hole) and part.expr in values and not part.spec:
-                sub = values[part.expr]
-                if part.conversion in (None, "s"):
-                    parts.extend(sub.parts)
-                elif not sub.holes:
-                    parts.append(repr(sub.literal_text) if part.conversion == "r" else ascii(sub.literal_text))
-                else:
-                    parts.append(part)
+            sub = values.get(part.expr) if isinstance(part, Hole) else None
+            if sub is None:
+                parts.append(part)
+            elif sub.is_literal:
+                parts.append(_render(part, sub.literal_text))
+            elif part.conversion in (None, "s") and not part.spec:
+                parts.extend(sub.parts)
             else:
                 parts.append(part)
         return Template(_merge(parts))
@@ -111,37 +128,103 @@ class Template:
         return {"text": self.text, "holes": [h.text for h in self.holes]}
 
 
-def parse_template(text: str) -> Template:
-    """Inverse of `Template.text` (catalogs are read back by diff and explain)."""
-    parts: list[Part] = []
-    i = 0
-    buf: list[str] = []
+def _render(hole: Hole, value: str) -> Part:
+    """`value` formatted as the hole would format it; the hole itself if Python would fail."""
+    if hole.spec and "{" in hole.spec:
+        return hole  # nested fields: the width/precision is not known here
+    try:
+        return ("{0" + hole.suffix + "}").format(value)
+    except (ValueError, TypeError):
+        return hole
+
+
+# ------------------------------------------------------------------ parsing
+
+def _skip_string(text: str, i: int) -> int:
+    """Index just past the string literal starting at ``text[i]`` (a quote)."""
+    quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else text[i]
+    j = i + len(quote)
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+        elif text.startswith(quote, j):
+            return j + len(quote)
+        else:
+            j += 1
+    return len(text)
+
+
+def _hole_end(text: str, start: int) -> int:
+    """Index of the ``}`` closing the hole opened at ``text[start]``.
+
+    In the expression, string literals are skipped and brackets nest; after the
+    top-level ``:`` (the spec) only nested ``{field}``s count, quotes being fill characters.
+    """
+    depth, in_spec, i = 0, False, start + 1
     while i < len(text):
         ch = text[i]
-        if text.startswith("{{", i) or text.startswith("}}", i):
-            buf.append(ch)
-            i += 2
-        elif ch == "{":
-            depth, j = 1, i + 1
-            while j < len(text) and depth:
-                depth += {"{": 1, "}": -1}.get(text[j], 0)
-                j += 1
-            body = text[i + 1 : j - 1]
-            parts.append("".join(buf))
-            buf = []
-            parts.append(_parse_hole(body))
-            i = j
-        else:
-            buf.append(ch)
-            i += 1
-    parts.append("".join(buf))
-    return Template(_merge(parts))
+        if not in_spec and ch in "'\"":
+            i = _skip_string(text, i)
+            continue
+        if ch == "}" and depth == 0:
+            return i
+        if ch in "([{" and (ch == "{" or not in_spec):
+            depth += 1
+        elif ch in ")]}" and (ch == "}" or not in_spec):
+            depth -= 1
+        elif ch == ":" and depth == 0 and not text.startswith(":=", i):
+            in_spec = True
+        i += 1
+    return len(text)
 
 
-_HOLE_RE = re.compile(r"(?P<expr>.*?)(?:!(?P<conv>[rsa]))?(?::(?P<spec>[^:{}!]*))?\Z", re.DOTALL)
+def _split_at(body: str) -> int:
+    """Where the expression of a hole body ends: its top-level ``!conv`` or ``:spec``."""
+    depth, i = 0, 0
+    while i < len(body):
+        ch = body[i]
+        if ch in "'\"":
+            i = _skip_string(body, i)
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and ch == ":" and not body.startswith(":=", i):
+            return i
+        elif depth == 0 and ch == "!" and not body.startswith("!=", i):
+            return i
+        i += 1
+    return len(body)
 
 
 def _parse_hole(body: str) -> Hole:
-    found = _HOLE_RE.match(body)
-    assert found is not None  # the pattern accepts any string
-    return Hole(found["expr"], found["conv"], found["spec"] or None)
+    cut = _split_at(body)
+    expr, rest = body[:cut].strip(), body[cut:]
+    conversion = None
+    if rest.startswith("!"):
+        conversion, rest = rest[1:2], rest[2:]
+    spec = rest[1:] if rest.startswith(":") else None
+    return Hole(expr, conversion or None, spec or None)
+
+
+def parse_template(text: str) -> Template:
+    """Inverse of `Template.text` (catalogs are read back by diff and explain)."""
+    parts: list[Part] = []
+    buf: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("{{", i) or text.startswith("}}", i):
+            buf.append(text[i])
+            i += 2
+        elif text[i] == "{":
+            end = _hole_end(text, i)
+            parts.append("".join(buf))
+            buf = []
+            parts.append(_parse_hole(text[i + 1 : end]))
+            i = end + 1
+        else:
+            buf.append(text[i])
+            i += 1
+    parts.append("".join(buf))
+    return Template(_merge(parts))
