@@ -49,8 +49,11 @@ def _add_cache_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_extract(args: argparse.Namespace) -> int:
+    from output.formats import parse_formats
+
     done = pipeline.write_catalog(_spec(args), profile=args.profile, out=args.out, cache_dir=args.cache_dir,
-                                  jobs=args.jobs, use_cache=not args.no_cache)
+                                  jobs=args.jobs, use_cache=not args.no_cache, formats=parse_formats(args.format),
+                                  overlay=args.overlay)
     stats = done.stats
     print(
         f"{done.repo}@{done.pin}: {stats['entries']} entries "
@@ -126,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     extract = sub.add_parser("extract", help="extract a catalog from a source")
     _add_source_args(extract)
     extract.add_argument("--out", default="catalog", help="output directory (default: ./catalog)")
+    extract.add_argument("--format", default="json", metavar="FMT,...",
+                         help="json (catalog.json + entries/, the contract), yaml (catalog.yaml), "
+                              "md (md/: a page per entry, indexes by file and flag); comma-separated (default: json)")
+    extract.add_argument("--overlay", metavar="FILE",
+                         help="YAML of curated meaning/solutions/notes keyed by entry id (stale items are flagged)")
     _add_cache_args(extract)
     extract.set_defaults(func=_cmd_extract)
     _add_diff_parser(sub)

@@ -4,8 +4,9 @@ Functions here raise `ErrcatError` subclasses for bad input and never print or e
 """
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,8 +127,11 @@ def extract_sites(
 
 
 def build_catalog(
-    snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1
+    snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1,
+    overlay: Mapping[str, Any] | None = None,
 ) -> Catalog:
+    """Sites -> entries with advice (meaning, solutions, verified example fix, related);
+    `overlay` (`analyzers.overlay.load_overlay`) adds curated text, stale items flagged."""
     targets = snapshot.glob(profile.targets)
     if not targets:
         raise SourceError(
@@ -161,6 +165,15 @@ def build_catalog(
     for imp in implications(adjustments, renderer):
         implied.setdefault(imp.target, []).append(imp.source)
     entries = build_entries(sites, lines_of, permalink, renderer, implied)
+    from analyzers.advice import complete_entries
+    from analyzers.docstrings import first_lines
+    from analyzers.overlay import apply_overlay
+
+    docstrings = {(p, q): line for p in sorted({s.path for s in sites}) for q, line in first_lines(snapshot.text(p)).items()}
+    entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
+                               launch_prefix=profile.launch, docstrings=docstrings)
+    entries, overlay_notes = apply_overlay(entries, overlay or {})
+    diagnostics += overlay_notes
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments)
 
 
@@ -181,14 +194,20 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     return cache.sibling(profile, FLAG_PACKAGES).memo("flags", key, build)
 
 
-def render_catalog(catalog: Catalog) -> dict[str, str | bytes]:
-    """Every output file, keyed by path relative to the output directory."""
+def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, str | bytes]:
+    """Every output file, keyed by path relative to the output directory; `formats`
+    (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/."""
     from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
 
+    from output.formats import render_extra
+
     data = catalog.as_dict()
-    files: dict[str, str | bytes] = {"catalog.json": dumps(data)}
-    for entry in data["entries"]:
-        files[f"entries/{entry['id']}.json"] = dumps(entry)
+    files: dict[str, str | bytes] = {}
+    if "json" in formats:
+        files["catalog.json"] = dumps(data)
+        for entry in data["entries"]:
+            files[f"entries/{entry['id']}.json"] = dumps(entry)
+    files.update(render_extra(data, formats))
     graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
     files["graph.json"] = dumps(graph_json(graph))
     files["graph.graphml"] = graph_graphml(graph)
@@ -203,14 +222,27 @@ def extract(
     cache_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = 1,
     use_cache: bool = True,
+    formats: Sequence[str] = ("json",),
+    overlay: str | os.PathLike[str] | None = None,
 ) -> Catalog:
     """Read the source, build the catalog, write it atomically (see also `write_catalog`)."""
+    from analyzers.overlay import load_overlay
+
+    items = load_overlay(overlay) if overlay is not None else None
     prof = load_profile(profile)
     snapshot = open_source(spec, prof, cache_dir=cache_dir)
     cache = ResultCache.open(prof, cache_dir) if use_cache else None
-    catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs)
-    write_atomically(Path(out), lambda: render_catalog(catalog))
+    catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items)
+    write_atomically(Path(out), lambda: render_catalog(catalog, formats), marker=_marker(out, formats))
     return catalog
+
+
+def _marker(out: str | os.PathLike[str], formats: Sequence[str]) -> str:
+    """The file that shows `out` is an earlier errcat output (whatever formats it had)."""
+    from output.formats import MARKERS
+
+    names = [MARKERS[f] for f in formats] + sorted(set(MARKERS.values()))
+    return next((n for n in names if (Path(out) / n).is_file()), names[0])
 
 
 # ------------------------------------------------------------------ cached extraction
@@ -236,12 +268,19 @@ def _summary(catalog: Catalog) -> dict[str, Any]:
 
 def catalog_files(
     snapshot: Snapshot, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
-    jobs: int | None = 1, use_cache: bool = True,
+    jobs: int | None = 1, use_cache: bool = True, formats: Sequence[str] = ("json",),
+    overlay: str | os.PathLike[str] | None = None,
 ) -> tuple[dict[str, str | bytes], dict[str, Any], bool]:
     """`render_catalog(build_catalog(...))` plus its summary; from the catalog cache when
-    this errcat rendered the same sources before (key: `snapshot_key`)."""
+    this errcat rendered the same sources before (key: `snapshot_key`, formats, overlay text)."""
+    from analyzers.overlay import load_overlay
+
+    items = load_overlay(overlay) if overlay is not None else None
     whole = ResultCache.open(profile, cache_dir, CATALOG_PACKAGES) if use_cache else None
     key = snapshot_key(snapshot, profile)
+    if tuple(formats) != ("json",) or overlay is not None:
+        extra = Path(overlay).read_bytes() if overlay is not None else b""
+        key = key_of("catalog", key, ",".join(formats), hashlib.sha256(extra).hexdigest())
     raw = whole.get_bytes("catalog", key) if whole is not None else None
     if raw is not None:
         try:
@@ -250,8 +289,8 @@ def catalog_files(
         except (ValueError, KeyError, TypeError):
             pass  # unreadable: build it again
     sites = ResultCache.open(profile, cache_dir) if use_cache else None
-    catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs)
-    files = render_catalog(catalog)
+    catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items)
+    files = render_catalog(catalog, formats)
     summary = _summary(catalog)
     if whole is not None:
         encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
@@ -267,15 +306,18 @@ def write_catalog(
     cache_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = 1,
     use_cache: bool = True,
+    formats: Sequence[str] = ("json",),
+    overlay: str | os.PathLike[str] | None = None,
 ) -> Extracted:
     """`errcat extract`: like `extract`, but a re-extraction of unchanged sources only
     copies the cached files (no parse, no render) and returns a summary, not a `Catalog`."""
     prof = load_profile(profile)
     snapshot = open_source(spec, prof, cache_dir=cache_dir)
-    files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache,
+                                           formats=formats, overlay=overlay)
     written = not same_files(out, files)
     if written:
-        write_atomically(Path(out), lambda: files)
+        write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
     return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
                      Path(out), cached, written)
 

@@ -84,7 +84,7 @@ def test_load_schema_returns_a_fresh_copy():
         ("extra_top_level", {"anything": 1}),                   # extended, never renamed
         ("entries.0.extra", [1, 2]),
         ("entries.0.solutions", ["set --port 8000", {"text": "structured"}]),
-        ("entries.0.example_fix.verified", True),
+        ("entries.0.example_fix.verified", "true"),
         ("entries", []),
         ("commit_date", None),
         ("source", {"kind": "release", "ref": "0.5.23", "commit": None, "commit_date": None, "release": "0.5.23"}),
@@ -108,6 +108,7 @@ def test_accepts(path, value):
         ("entries.0.trigger.flags", "--port"),
         ("entries.0.variants.0.trigger", DELETE),
         ("entries.0.example_fix.after", 3),
+        ("entries.0.example_fix.verified", True),               # a string: "true" / "false" / "unknown"
         ("entries.0.related.0", "not-an-id"),
         ("entries.0.solutions", "one"),
         ("entries.0.trigger.expr", {"op": "and", "args": [{"no": "op"}]}),

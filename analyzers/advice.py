@@ -1,0 +1,342 @@
+"""What a reader of an entry needs beyond the facts: meaning, solutions, a checked example fix.
+
+Everything is derived from the code: the meaning from the exception, the enclosing
+function (and its docstring's first line), the trigger and the template; solutions
+from the trigger's conjuncts, one per user-controllable part, innermost first (the
+condition the message is about); the example fix from `analyzers.witness`, verified
+by `analyzers.evaluate`.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from analyzers.entries import Entry
+from analyzers.evaluate import Model, Truth
+from analyzers.launch import Launch, command
+from analyzers.trigger import Renderer
+from analyzers.witness import (
+    NOT_GIVEN, Leaf, assign, base_launch, candidates, falsify, satisfy, settable, settable_leaves,
+)
+from analyzers.evaluate import evaluate
+from extractor.ir import (
+    TRUE, And, Compare, Const, Expr, In, Not, Ref, RefKind, Truthy, conj, disj, from_dict, refs, simplify, unknowns,
+)
+
+MAX_LISTED = 8  # values named in one solution
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Everything advice reads besides the entry."""
+
+    model: Model
+    renderer: Renderer
+    launch_prefix: str = ""
+    docstrings: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (path, qualname) -> first line
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    text: str
+    part: Expr | None  # the trigger part it makes false; None: a fact, not a change
+
+
+# ------------------------------------------------------------------ solutions
+
+
+def parts_of(expr: Expr) -> list[Expr]:
+    expr = simplify(expr)
+    if expr == TRUE:
+        return []
+    return list(expr.args) if isinstance(expr, And) else [expr]
+
+
+def solutions(expr: Expr, ctx: Context) -> list[Solution]:
+    """One change per user-controllable part of `expr` (parts on the same leaves are
+    one part), innermost first; then the facts no flag changes."""
+    groups: dict[tuple[Leaf, ...], list[Expr]] = {}
+    facts: list[Expr] = []
+    for part in reversed(parts_of(expr)):
+        leaves = tuple(settable_leaves(part, ctx.model))
+        if leaves:
+            groups.setdefault(leaves, []).insert(0, part)
+        else:
+            facts.append(part)
+    out: list[Solution] = []
+    for leaves, group in groups.items():
+        part = conj(group)
+        text = phrase(part, leaves, ctx)
+        if text and all(text != s.text for s in out):
+            out.append(Solution(text, part))
+    for part in facts:
+        out.append(Solution(fact_text(part, ctx), None))
+    return out
+
+
+def fact_text(part: Expr, ctx: Context) -> str:
+    kinds = {r.kind for r in refs(part)}
+    what = ctx.renderer.text(part)
+    if kinds & {RefKind.PLATFORM, RefKind.MODEL, RefKind.RUNTIME}:
+        return f"Not changeable by flags: this happens only when {what}."
+    if unknowns(part) and not kinds - {RefKind.UNKNOWN}:
+        return f"Depends on a value errcat could not resolve: {what}."
+    return f"Depends on settings derived by the code: {what}."
+
+
+def _option(leaf: Leaf, ctx: Context) -> str:
+    if leaf.kind is RefKind.ENV:
+        return f"`{leaf.name}`"
+    return f"`{ctx.renderer.option(leaf.name) or leaf.name}`"
+
+
+def _flag(leaf: Leaf, ctx: Context) -> Any:
+    flags = ctx.model.flags
+    return flags.by_dest(leaf.name) if flags is not None and leaf.kind is RefKind.FLAG else None
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return " ".join(_shown(v) for v in value)
+    return str(value)
+
+
+def _is_switch(leaf: Leaf, ctx: Context) -> bool:
+    flag = _flag(leaf, ctx)
+    return flag is not None and (flag.action or "").endswith(("store_true", "BooleanOptionalAction"))
+
+
+def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
+    """The change that makes `part` false, in user terms."""
+    if len(leaves) == 1:
+        text = _single_leaf(part, leaves[0], ctx)
+        if text:
+            return text
+    names = ", ".join(_option(x, ctx) for x in leaves)
+    return f"Change {names} so that {ctx.renderer.text(Not(part))}."
+
+
+def _single_leaf(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
+    name = _option(leaf, ctx)
+    shape = _shape(part)
+    if leaf.kind is RefKind.ENV:
+        if shape == "truthy":
+            return f"Unset {name} (or set `{leaf.name}=0`)."
+        if shape == "falsy":
+            return f"Set `{leaf.name}=1`."
+    elif _is_switch(leaf, ctx):
+        flag = _flag(leaf, ctx)
+        if shape == "truthy":
+            return f"Do not pass {name}."
+        if shape == "falsy":
+            negation = f" (or pass `{flag.negations[0]}`)" if flag is not None and flag.negations else ""
+            return f"Pass {name}{negation}."
+    else:
+        if shape == "truthy":
+            return f"Leave {name} unset."
+        if shape == "falsy":
+            return f"Add the missing {name}."
+        bound = _bound(part)
+        if bound is not None:
+            return f"Set {name} to {bound}."
+    return _by_values(part, leaf, ctx)
+
+
+def _shape(part: Expr) -> str | None:
+    """"truthy": the part holds when the leaf is set; "falsy": when it is not."""
+    if isinstance(part, Ref) or (isinstance(part, Truthy) and isinstance(part.term, Ref)):
+        return "truthy"
+    if isinstance(part, Not) and _shape(part.arg) == "truthy":
+        return "falsy"
+    if isinstance(part, Compare) and isinstance(part.right, Const) and part.right.value is None \
+            and isinstance(part.left, Ref):
+        return "truthy" if part.op in ("is not", "!=") else "falsy"
+    return None
+
+
+_FLIPPED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_WORDS = {">=": "at least", ">": "more than", "<=": "at most", "<": "less than"}
+
+
+def _bound(part: Expr) -> str | None:
+    """``x > 8`` -> "at most 8" (the negation of a numeric bound)."""
+    if not isinstance(part, Compare) or part.op not in _FLIPPED:
+        return None
+    left, right, op = part.left, part.right, part.op
+    if isinstance(left, Const):
+        left, right, op = right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+    number = isinstance(right, Const) and isinstance(right.value, (int, float)) and not isinstance(right.value, bool)
+    if not number or isinstance(left, Const):
+        return None
+    return f"{_WORDS[_FLIPPED[op]]} {_shown(right.value)}"
+
+
+def _by_values(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
+    """Name the values that avoid `part`, tried one by one (the evaluator decides)."""
+    name = _option(leaf, ctx)
+    base = base_launch(ctx.model)
+    good: list[Any] = []
+    bad: list[Any] = []
+    for value in candidates(leaf, part, ctx.model):
+        result = evaluate(part, assign(base, leaf, value), ctx.model)
+        if result is Truth.FALSE:
+            good.append(value)
+        elif result is Truth.TRUE:
+            bad.append(value)
+    if not good:
+        return None
+    unset = any(v is NOT_GIVEN for v in good)
+    flag = _flag(leaf, ctx)
+    declared = flag is not None and isinstance(flag.choices, tuple)
+    listed = [_shown(v) for v in good if v is not NOT_GIVEN and (declared or _is_const_in(v, part))]
+    offending = [_shown(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part)]
+    verb = "Unset" if leaf.kind is RefKind.ENV else "Leave"
+    if listed:
+        more = ", ..." if len(listed) > MAX_LISTED else ""
+        choice = f"one of {', '.join(listed[:MAX_LISTED])}{more}" if len(listed) > 1 else listed[0]
+        text = f"Set {name} to {choice}"
+        return text + (f" (or {verb.lower()} it{' unset' if verb == 'Leave' else ''})." if unset else ".")
+    if offending:
+        text = f"Set {name} to a value other than {', '.join(offending[:MAX_LISTED])}"
+        return text + (f", or {verb.lower()} it{' unset' if verb == 'Leave' else ''}." if unset else ".")
+    if unset:
+        return f"{verb} {name}{' unset' if verb == 'Leave' else ''}."
+    return None
+
+
+def _is_const_in(value: Any, part: Expr) -> bool:
+    from analyzers.witness import _consts
+
+    consts = _consts(part)
+    return any(type(value) is type(c) and value == c for c in consts)
+
+
+# ------------------------------------------------------------------ example fix
+
+
+def _verdict(before: Truth, after: Truth) -> str:
+    if before is Truth.TRUE and after is Truth.FALSE:
+        return "true"
+    if Truth.UNKNOWN in (before, after):
+        return "unknown"
+    return "false"
+
+
+def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any]:
+    """`before` fires `fire`; `after` applies the first solution that stops `full`.
+
+    `verified` is "true" only when the evaluator says `before` fires and `after` does not.
+    """
+    before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
+    flags = ctx.model.flags
+    best: dict[str, Any] | None = None
+    for sol in sols:
+        if sol.part is None:
+            continue
+        after, still = falsify(full, sol.part, ctx.model, before)
+        if after == before:
+            continue
+        fix = {"before": command(before, flags, ctx.launch_prefix), "after": command(after, flags, ctx.launch_prefix),
+               "verified": _verdict(fired, still), "solution": sol.text}
+        if fix["before"] == fix["after"]:
+            continue
+        if fix["verified"] == "true":
+            return fix
+        best = best or fix
+    if best is not None:
+        return best
+    return {"before": command(before, flags, ctx.launch_prefix) if fired is Truth.TRUE else None, "after": None,
+            "verified": "unknown" if fired is not Truth.FALSE else "false"}
+
+
+# ------------------------------------------------------------------ meaning
+
+
+def meaning(entry: Entry, ctx: Context) -> str:
+    site = entry.site
+    function = site.function or "module level"
+    doc = ctx.docstrings.get((site.path, site.function), "")
+    where = f"`{function}`" + (f" (“{doc.rstrip('.')}”)" if doc else "")
+    trigger = entry.trigger.get("text") or "always"
+    if site.kind == "assert":
+        head = f"An assertion in {where} fails"
+    else:
+        head = f"{site.exception} raised by {where}"
+    when = " whenever that code runs" if trigger == "always" else f" when {trigger}"
+    text = head + when + "."
+    holes = [h.text for h in site.template.holes] if hasattr(site.template, "holes") else []
+    if entry.variants:
+        text += f" The message has {len(entry.variants)} variants, one per row of a condition table; each row has its own condition."
+    elif holes:
+        text += " The message shows " + ", ".join(f"`{h}`" for h in holes[:4]) + "."
+    return text
+
+
+# ------------------------------------------------------------------ situations
+
+
+def situations(expr: Expr, ctx: Context) -> list[str]:
+    """Common situations that can be read off the code: deprecated flags, platform facts."""
+    out: list[str] = []
+    flags = ctx.model.flags
+    for ref in refs(expr):
+        if ref.kind is RefKind.FLAG and flags is not None:
+            for flag in flags.flags_for_dest(ref.name):
+                if flag.deprecated and flag.option:
+                    hint = f"; use `{flag.replacement}`" if flag.replacement else ""
+                    out.append(f"Still passing the deprecated `{flag.option}`{hint}.")
+        elif ref.kind is RefKind.PLATFORM:
+            out.append(f"Running where {ctx.renderer.text(Truthy(ref))}.")
+    return list(dict.fromkeys(out))
+
+
+# ------------------------------------------------------------------ entries
+
+
+def _expr(trigger: Mapping[str, Any]) -> Expr:
+    return from_dict(trigger["expr"]) if "expr" in trigger else TRUE
+
+
+def advise(entry: Entry, ctx: Context) -> Entry:
+    """`entry` with meaning, solutions, example fix (and per-variant ones) filled in."""
+    trigger = _expr(entry.trigger)
+    rows = [_expr(v["trigger"]) for v in entry.variants]
+    full = conj([trigger, disj(rows)]) if rows else trigger
+    sols = solutions(trigger, ctx)
+    variants = []
+    fixes = []
+    for row, data in zip(rows, entry.variants):
+        row_sols = solutions(row, ctx)
+        fix = example_fix(conj([trigger, row]), full, row_sols, ctx)
+        fixes.append(fix)
+        variants.append({**data, "solutions": [s.text for s in row_sols], "example_fix": fix})
+    fix = next((f for f in fixes if f["verified"] == "true"), None)
+    if fix is None:
+        own = example_fix(full, full, sols, ctx)
+        fix = own if own["verified"] == "true" or not fixes else next(
+            (f for f in fixes if f.get("after")), own)
+    extra = dict(entry.extra)
+    found = situations(conj([trigger, *rows]), ctx)
+    if found:
+        extra["situations"] = found
+    return replace(
+        entry, meaning=meaning(entry, ctx), solutions=tuple(s.text for s in sols), example_fix=fix,
+        variants=tuple(variants) if rows else entry.variants, extra=extra,
+    )
+
+
+def complete_entries(
+    entries: Sequence[Entry], *, flags: Any, adjustments: Sequence[Any], renderer: Renderer,
+    launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
+) -> list[Entry]:
+    """Advice and related ids for every entry (the catalog step after `build_entries`)."""
+    from analyzers.evaluate import rules_from_adjustments
+    from analyzers.related import with_related
+
+    ctx = Context(Model(flags, rules_from_adjustments(adjustments)), renderer, launch_prefix, docstrings or {})
+    return with_related(advise(e, ctx) for e in entries)

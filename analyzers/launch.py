@@ -1,0 +1,87 @@
+"""A launch configuration: what a user controls (flags, env vars) plus facts they state.
+
+The evaluator reads it; `command` renders it as the shell line a user types, e.g.
+``SGLANG_X=1 python -m sglang.launch_server --model-path <model> --enable-lora``.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzers.flags import Flag, FlagModel, option_for_dest
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """Flags given on the command line (by dest), env vars (raw strings) and known facts.
+
+    Facts are keyed ``"kind:name"`` (``"platform:is_hip"``); leaves not given are
+    unknown to the evaluator. Treat the mappings as read-only: `with_*` copy.
+    """
+
+    flags: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    def with_flag(self, dest: str, value: Any) -> "Launch":
+        return Launch({**self.flags, dest: value}, self.env, self.facts)
+
+    def without_flag(self, dest: str) -> "Launch":
+        return Launch({k: v for k, v in self.flags.items() if k != dest}, self.env, self.facts)
+
+    def with_env(self, name: str, value: str | None) -> "Launch":
+        """`value` None unsets the variable."""
+        env = {k: v for k, v in self.env.items() if k != name}
+        if value is not None:
+            env[name] = value
+        return Launch(self.flags, env, self.facts)
+
+
+def is_placeholder(value: Any) -> bool:
+    """``<model>``-style stand-ins for values the user picks (paths, names)."""
+    return isinstance(value, str) and len(value) > 2 and value[0] == "<" and value[-1] == ">"
+
+
+def placeholder(dest: str) -> str:
+    """Stand-in value for a free-form flag: ``model_path`` -> ``<model>``."""
+    name = dest[: -len("_path")] if dest.endswith("_path") else dest
+    return f"<{name.replace('_', '-')}>"
+
+
+def _word(value: Any) -> str:
+    if is_placeholder(value):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Mapping):
+        return shlex.quote(json.dumps(dict(value), sort_keys=True))
+    return shlex.quote(str(value))
+
+
+def flag_words(dest: str, value: Any, flag: Flag | None) -> list[str]:
+    """The argv words that give `dest` the value `value` ([] when it cannot be written)."""
+    option = (flag.option if flag is not None else None) or option_for_dest(dest)
+    action = (flag.action or "") if flag is not None else ""
+    if value is None:
+        return []
+    if action.endswith("store_true"):
+        return [option] if value else []
+    if action.endswith("store_false"):
+        return [] if value else [option]
+    if action.endswith("BooleanOptionalAction"):
+        return [option] if value else (list(flag.negations[:1]) if flag is not None and flag.negations else [])
+    if isinstance(value, (list, tuple)):
+        return [option, *(_word(v) for v in value)]
+    return [option, _word(value)]
+
+
+def command(launch: Launch, model: FlagModel | None, prefix: str) -> str:
+    """The shell line: env assignments, `prefix`, then flags in the order they were set."""
+    words = [f"{name}={_word(value)}" for name, value in sorted(launch.env.items())]
+    words += prefix.split() if prefix else []
+    for dest, value in launch.flags.items():
+        words += flag_words(dest, value, model.by_dest(dest) if model is not None else None)
+    return " ".join(words)

@@ -1,0 +1,300 @@
+"""Find launches that make a condition true: the "before" of an example fix, and the
+change that makes it false again (the "after").
+
+Search, not algebra: the condition is split into disjuncts of literals; each literal's
+settable leaves (flags with an option, env vars) try candidate values taken from the
+literal's constants, the flag's declared choices and its type; the evaluator decides.
+Whatever is returned was checked by `analyzers.evaluate`.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analyzers.evaluate import Model, Truth, UNKNOWN, _base_dest, evaluate
+from analyzers.launch import Launch, placeholder
+from extractor.ir import (
+    And, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, children, conj, negate, refs, simplify,
+)
+
+MAX_DISJUNCTS = 16
+MAX_COMBINATIONS = 64  # per literal with two or more settable leaves
+
+NOT_GIVEN: Any = UNKNOWN  # as a candidate: drop the flag / unset the variable
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """Something a user sets: a flag (by dest) or an env var."""
+
+    kind: RefKind  # FLAG or ENV
+    name: str
+
+
+def settable(ref: Ref, model: Model) -> Leaf | None:
+    """The leaf a user changes to change `ref` (``device.startswith()`` -> ``device``)."""
+    if ref.kind is RefKind.ENV:
+        return Leaf(RefKind.ENV, ref.name)
+    if ref.kind is not RefKind.FLAG:
+        return None
+    name = _base_dest(ref.name)
+    if not name.isidentifier():
+        return None
+    if model.flags is None or not model.flags.flags:
+        return Leaf(RefKind.FLAG, name)
+    flag = model.flags.by_dest(name)
+    return Leaf(RefKind.FLAG, name) if flag is not None and flag.option else None
+
+
+def settable_leaves(expr: Expr, model: Model) -> list[Leaf]:
+    return list(dict.fromkeys(leaf for r in refs(expr) if (leaf := settable(r, model)) is not None))
+
+
+# ------------------------------------------------------------------ disjunctive form
+
+
+def literals(expr: Expr) -> list[tuple[Expr, ...]]:
+    """Disjuncts (each a tuple of literals) of `expr`, at most `MAX_DISJUNCTS`."""
+    return _dnf(simplify(expr), negated=False)
+
+
+def _dnf(expr: Expr, negated: bool) -> list[tuple[Expr, ...]]:
+    if isinstance(expr, Not):
+        return _dnf(expr.arg, not negated)
+    if isinstance(expr, Truthy) and isinstance(expr.term, (And, Or, Not)):
+        return _dnf(expr.term, negated)
+    if isinstance(expr, (And, Or)):
+        parts = [_dnf(a, negated) for a in expr.args]
+        if isinstance(expr, And) != negated:  # a conjunction after De Morgan
+            out: list[tuple[Expr, ...]] = [()]
+            for part in parts:
+                out = [x + y for x, y in itertools.islice(itertools.product(out, part), MAX_DISJUNCTS)]
+            return out
+        return [d for part in parts for d in part][:MAX_DISJUNCTS]
+    return [(negate(expr) if negated else expr,)]
+
+
+# ------------------------------------------------------------------ candidates
+
+
+def _consts(expr: Expr) -> list[Any]:
+    out: list[Any] = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(children(node)))
+        if isinstance(node, Const):
+            out += list(node.value) if isinstance(node.value, tuple) else [node.value]
+        elif isinstance(node, Ref) and node.kind is RefKind.FLAG and node.name.endswith("()"):
+            out += _call_args(node.text)
+    return out
+
+
+def _call_args(text: str) -> list[Any]:
+    """Literal string arguments in a derived leaf's text: ``x.startswith(("a", "b"))``."""
+    return re.findall(r"""["']([^"'\\]*)["']""", text)
+
+
+_LITERAL_TYPE = re.compile(r"Literal\[([^\]]*)\]")
+
+
+def _type_choices(type_text: str | None) -> list[Any]:
+    match = _LITERAL_TYPE.search(type_text or "")
+    if not match:
+        return []
+    out: list[Any] = []
+    for part in match.group(1).split(","):
+        part = part.strip()
+        if part[:1] in "'\"":
+            out.append(part[1:-1])
+        elif part.lstrip("-").isdigit():
+            out.append(int(part))
+    return out
+
+
+def _kind_of(type_text: str | None, action: str | None) -> str:
+    text = (type_text or "").replace("Optional", "")
+    if action and (action.endswith("store_true") or action.endswith("store_false") or
+                   action.endswith("BooleanOptionalAction")):
+        return "bool"
+    for kind in ("List", "list", "Tuple", "tuple"):
+        if text.startswith(kind) or text.startswith("[" + kind):
+            return "list"
+    if "Dict" in text or "dict" in text:
+        return "dict"
+    for kind in ("bool", "int", "float"):
+        if re.search(rf"\b{kind}\b", text):
+            return kind
+    return "str"
+
+
+def _item_kind(type_text: str | None) -> str:
+    """Element kind of a list flag: ``Optional[List[int]]`` -> int."""
+    match = re.search(r"(?:List|list|Tuple|tuple)\[(\w+)", type_text or "")
+    return match.group(1) if match and match.group(1) in ("int", "float", "bool") else "str"
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    return False
+
+
+def _numbers_near(consts: Iterable[Any], kind: str) -> list[Any]:
+    out: list[Any] = []
+    for c in consts:
+        if isinstance(c, (int, float)) and not isinstance(c, bool):
+            step = 1 if kind == "int" else 0.5
+            out += [c, c + step, c - step, c * 2]
+    return [int(v) if kind == "int" else float(v) for v in out if kind != "int" or float(v).is_integer()]
+
+
+_SAMPLES = {"int": [1, 2, 0, 8, -1], "float": [0.5, 1.0, 0.0, 2.0, -1.0], "bool": [True, False]}
+
+
+def _scalars(dest: str, kind: str, consts: Sequence[Any]) -> list[Any]:
+    """Values of one kind to try: the condition's own constants first."""
+    if kind in ("int", "float"):
+        out = _numbers_near(consts, kind) + _SAMPLES[kind]
+    elif kind == "bool":
+        out = [True, False]
+    else:
+        out = [c for c in consts if isinstance(c, str)] + [placeholder(dest), ""]
+    return [v for v in out if _fits(v, kind)]
+
+
+def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]:
+    """NOT_GIVEN, then values that fit the flag: declared choices (the condition's
+    constants among them first), else values from its type; values outside the
+    choices come last (argparse rejects them, the Python API does not)."""
+    flag = model.flags.by_dest(dest) if model.flags is not None else None
+    type_text, action = (flag.type, flag.action) if flag is not None else (None, None)
+    kind = _kind_of(type_text, action)
+    choices = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
+    choices = choices or _type_choices(type_text)
+    out: list[Any] = [NOT_GIVEN]
+    if kind == "bool":
+        out += [True, False]
+    elif kind == "list":
+        items = _scalars(dest, _item_kind(type_text), consts)[:2] or [placeholder(dest)]
+        first = items[0]
+        out += [(c,) for c in consts if isinstance(c, str)] + [(first,), (), tuple(items[:2]), (first,) * 4]
+    elif kind == "dict":
+        out += [{"<key>": "<value>"}, placeholder(dest)]
+    elif choices:
+        out += [c for c in consts if c in choices] + choices
+        out += [v for v in _scalars(dest, kind, consts) if v not in choices]
+    else:
+        out += _scalars(dest, kind, consts)
+    return list(_unique(out))
+
+
+def env_candidates(name: str, consts: Sequence[Any], model: Model) -> list[Any]:
+    kind = model.env_type(name) or "str"
+    out: list[Any] = [NOT_GIVEN]
+    if kind == "bool":
+        out += ["1", "0"]
+    for c in consts:
+        if isinstance(c, bool):
+            out.append("1" if c else "0")
+        elif c is not None:
+            out.append(str(c))
+    if kind in ("int", "float"):
+        out += [str(v) for v in _numbers_near(consts, kind)] + ["1", "0", "2"]
+    if kind == "str":
+        out.append("<value>")
+    return list(_unique(out))
+
+
+def _unique(values: Iterable[Any]) -> Iterable[Any]:
+    seen: list[Any] = []
+    for v in values:
+        if not any(v is s or (type(v) is type(s) and v == s) for s in seen):
+            seen.append(v)
+            yield v
+
+
+def candidates(leaf: Leaf, near: Expr, model: Model) -> list[Any]:
+    """Values to try for `leaf` when `near` is the condition to decide; NOT_GIVEN first."""
+    consts = _consts(near)
+    if leaf.kind is RefKind.ENV:
+        return env_candidates(leaf.name, consts, model)
+    return flag_candidates(leaf.name, consts, model)
+
+
+def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
+    if leaf.kind is RefKind.ENV:
+        return launch.with_env(leaf.name, None if value is NOT_GIVEN else value)
+    return launch.without_flag(leaf.name) if value is NOT_GIVEN else launch.with_flag(leaf.name, value)
+
+
+# ------------------------------------------------------------------ search
+
+
+def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
+    """`launch` with `leaves` changed so that `target` holds (unchanged if nothing works).
+
+    One leaf at a time first (smallest change), then pairs, bounded.
+    """
+    fallback: Launch | None = None
+    for size in (1, 2):
+        for group in itertools.combinations(leaves, size):
+            options = [candidates(leaf, lit, model) for leaf in group]
+            for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+                trial = launch
+                for leaf, val in zip(group, combo):
+                    trial = assign(trial, leaf, val)
+                result = evaluate(target, trial, model)
+                if result is Truth.TRUE:
+                    return trial
+                if result is Truth.UNKNOWN and fallback is None:
+                    fallback = trial
+    return fallback if fallback is not None else launch
+
+
+def satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | None = None) -> tuple[Launch, Truth]:
+    """A launch extending `base` (only `allowed` leaves changed) where `expr` holds.
+
+    Returns the first launch found true, else the best found (unknown before false).
+    """
+    best = (base, evaluate(expr, base, model))
+    if best[1] is Truth.TRUE:
+        return best
+    for disjunct in literals(expr):
+        launch = base
+        for i, lit in enumerate(disjunct):
+            prefix = conj(list(disjunct[: i + 1]))
+            if evaluate(prefix, launch, model) is Truth.TRUE:
+                continue
+            leaves = [x for x in settable_leaves(lit, model) if allowed is None or x in allowed]
+            if leaves:
+                launch = _fix(prefix, lit, leaves, launch, model)
+        result = evaluate(expr, launch, model)
+        if result is Truth.TRUE:
+            return launch, result
+        if result is Truth.UNKNOWN and best[1] is Truth.FALSE:
+            best = (launch, result)
+    return best
+
+
+def falsify(expr: Expr, part: Expr, model: Model, before: Launch) -> tuple[Launch, Truth]:
+    """Change only `part`'s settable leaves in `before` so that `part` is false;
+    returns that launch and whether `expr` then holds."""
+    after, _ = satisfy(negate(part), model, before, settable_leaves(part, model))
+    return after, evaluate(expr, after, model)
+
+
+def base_launch(model: Model) -> Launch:
+    """The smallest valid command line: required flags with placeholder values."""
+    flags = model.flags.flags if model.flags is not None else ()
+    required = sorted({f.dest for f in flags if f.required and f.option}, key=lambda d: d)
+    return Launch({dest: placeholder(dest) for dest in required})
