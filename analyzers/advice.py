@@ -193,7 +193,7 @@ def _by_values(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
     unset = any(v is NOT_GIVEN for v in good)
     flag = _flag(leaf, ctx)
     declared = flag is not None and isinstance(flag.choices, tuple)
-    listed = [_shown(v) for v in good if v is not NOT_GIVEN and (declared or _is_const_in(v, part))]
+    listed = [_shown(v) for v in good if v is not NOT_GIVEN and (v in flag.choices if declared else _is_const_in(v, part))]
     offending = [_shown(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part)]
     verb = "Unset" if leaf.kind is RefKind.ENV else "Leave"
     if listed:

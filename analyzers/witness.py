@@ -179,6 +179,8 @@ def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]
     flag = model.flags.by_dest(dest) if model.flags is not None else None
     type_text, action = (flag.type, flag.action) if flag is not None else (None, None)
     kind = _kind_of(type_text, action)
+    if flag is not None and (flag.nargs in ("*", "+") or isinstance(flag.nargs, int)) and kind != "bool":
+        kind = "list"
     choices = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
     choices = choices or _type_choices(type_text)
     out: list[Any] = [NOT_GIVEN]

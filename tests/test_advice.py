@@ -1,0 +1,124 @@
+"""Solutions per condition shape, verified example fixes, meaning text."""
+from __future__ import annotations
+
+import pytest
+
+from analyzers.advice import Context, advise, example_fix, solutions
+from analyzers.evaluate import Model, Rule
+from analyzers.flags import build_flag_model
+from analyzers.trigger import Renderer, trigger_dict
+from analyzers.entries import Entry
+from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
+from extractor.records import RaiseSite, SiteKind
+from extractor.templates import parse_template
+
+ARGS = '''
+def add_cli_args(parser):
+    parser.add_argument("--model-path", type=str, required=True)
+    parser.add_argument("--enable-lora", action="store_true")
+    parser.add_argument("--lora-paths", type=str, nargs="*", default=None)
+    parser.add_argument("--speculative-algorithm", type=str, choices=["EAGLE", "EAGLE3", "NGRAM"], default=None)
+    parser.add_argument("--tp-size", type=int, default=1)
+    parser.add_argument("--page-size", type=int, default=None)
+    parser.add_argument("--old-flag", action="store_true", help="Deprecated: use --tp-size instead.")
+'''
+ENV = '''
+class Envs:
+    SGLANG_PLAN = EnvBool(False)
+'''
+FLAGS = build_flag_model({"p/args.py": ARGS, "p/environ.py": ENV})
+RULES = (Rule("enable_lora", TRUE, Truthy(Ref(RefKind.FLAG, "lora_paths", "cfg.lora_paths"))),)
+CTX = Context(Model(FLAGS, RULES), Renderer.for_model(FLAGS), "serve")
+
+
+def flag(name: str) -> Ref:
+    return Ref(RefKind.FLAG, name, f"cfg.{name}")
+
+
+PLAN = Ref(RefKind.ENV, "SGLANG_PLAN", "envs.SGLANG_PLAN.get()")
+HIP = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
+SPEC = flag("speculative_algorithm")
+
+
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        (Truthy(flag("enable_lora")), ["Do not pass `--enable-lora`."]),
+        (Not(Truthy(flag("enable_lora"))), ["Pass `--enable-lora`."]),
+        (Compare("is", flag("page_size"), Const(None)), ["Add the missing `--page-size`."]),
+        (Compare("is not", flag("page_size"), Const(None)), ["Leave `--page-size` unset."]),
+        (Compare(">", flag("tp_size"), Const(8)), ["Set `--tp-size` to at most 8."]),
+        (Compare("<", Const(2), flag("tp_size")), ["Set `--tp-size` to at most 2."]),
+        (In(SPEC, Const(("EAGLE", "EAGLE3"))), ["Set `--speculative-algorithm` to NGRAM (or leave it unset)."]),
+        (Not(In(SPEC, Const(("NGRAM", None)))), ["Set `--speculative-algorithm` to NGRAM (or leave it unset)."]),
+        (Compare("==", SPEC, Const("EAGLE")), ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset)."]),
+        (Truthy(PLAN), ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."]),
+        (Not(Truthy(PLAN)), ["Set `SGLANG_PLAN=1`."]),
+        # innermost part first; parts on the same flag are one solution
+        (And((Truthy(flag("enable_lora")), Not(In(SPEC, Const(("NGRAM", None)))), In(SPEC, Const(("EAGLE",))))),
+         ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset).", "Do not pass `--enable-lora`."]),
+        # several flags in one part
+        (Or((Truthy(flag("enable_lora")), Compare(">", flag("tp_size"), Const(1)))),
+         ["Change `--enable-lora`, `--tp-size` so that `--enable-lora` is not set and `--tp-size` <= 1."]),
+        # facts are stated, not offered as changes
+        (And((Truthy(HIP), Truthy(flag("enable_lora")))),
+         ["Do not pass `--enable-lora`.", "Not changeable by flags: this happens only when platform check `is_hip()` is true."]),
+    ],
+)
+def test_solutions(expr, expected):
+    assert [s.text for s in solutions(expr, CTX)] == expected
+
+
+@pytest.mark.parametrize(
+    ("expr", "before", "after", "verified"),
+    [
+        (And((Truthy(flag("enable_lora")), Compare("==", SPEC, Const("EAGLE")))),
+         "serve --model-path <model> --enable-lora --speculative-algorithm EAGLE",
+         "serve --model-path <model> --enable-lora", "true"),
+        (And((Truthy(PLAN), Compare(">", flag("tp_size"), Const(4)))),
+         "SGLANG_PLAN=1 serve --model-path <model> --tp-size 5", "SGLANG_PLAN=1 serve --model-path <model>",
+         "true"),
+        (And((Truthy(HIP), Truthy(flag("enable_lora")))),
+         "serve --model-path <model> --enable-lora", "serve --model-path <model>", "unknown"),
+    ],
+)
+def test_example_fix(expr, before, after, verified):
+    fix = example_fix(expr, expr, solutions(expr, CTX), CTX)
+    assert (fix["before"], fix["after"], fix["verified"]) == (before, after, verified)
+
+
+def test_example_fix_uses_the_implying_flag_when_only_that_fires():
+    # the error reads enable_lora; --lora-paths turns it on, so removing --enable-lora alone is not a fix
+    expr = Truthy(flag("enable_lora"))
+    fix = example_fix(expr, expr, solutions(expr, CTX), CTX)
+    assert fix["verified"] == "true"
+
+
+def test_example_fix_without_controllable_part():
+    fix = example_fix(Truthy(HIP), Truthy(HIP), solutions(Truthy(HIP), CTX), CTX)
+    assert fix == {"before": None, "after": None, "verified": "unknown"}
+
+
+def _entry(expr, variants=()):
+    site = RaiseSite("p/check.py", 10, "check_lora", SiteKind.RAISE, "ValueError", parse_template("LoRA {reason}."), ())
+    rows = tuple({"values": {"reason": r}, "template": f"LoRA {r}.", "trigger": trigger_dict(e, CTX.renderer)}
+                 for r, e in variants)
+    return Entry("0" * 16, site, "u", 1, "", trigger_dict(expr, CTX.renderer), rows)
+
+
+def test_advise_fills_variants_and_meaning():
+    entry = _entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN)), ("b", Compare(">", flag("tp_size"), Const(1)))])
+    done = advise(entry, Context(CTX.model, CTX.renderer, "serve", {("p/check.py", "check_lora"): "Check LoRA."}))
+    assert done.meaning == (
+        "ValueError raised by `check_lora` (“Check LoRA”) when `--enable-lora` is set. "
+        "The message has 2 variants, one per row of a condition table; each row has its own condition."
+    )
+    assert [v["solutions"] for v in done.variants] == [
+        ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."], ["Set `--tp-size` to at most 1."]]
+    assert [v["example_fix"]["verified"] for v in done.variants] == ["true", "true"]
+    assert done.example_fix == done.variants[0]["example_fix"]
+
+
+def test_advise_reports_deprecated_flags_as_situations():
+    done = advise(_entry(Truthy(flag("old_flag"))), CTX)
+    assert done.extra["situations"] == ["Still passing the deprecated `--old-flag`; use `--tp-size`."]
