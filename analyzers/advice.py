@@ -250,6 +250,15 @@ def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) 
         best = best or fix
     if best is not None:
         return best
+    for sol in sols:  # no launch fires it for sure: show the change on a launch where the part holds
+        if sol.part is None:
+            continue
+        held, _ = satisfy(sol.part, ctx.model, before)
+        after, still = falsify(full, sol.part, ctx.model, held)
+        fix = {"before": command(held, flags, ctx.launch_prefix), "after": command(after, flags, ctx.launch_prefix),
+               "verified": _verdict(evaluate(fire, held, ctx.model), still), "solution": sol.text}
+        if fix["before"] != fix["after"]:
+            return fix
     return {"before": command(before, flags, ctx.launch_prefix) if fired is Truth.TRUE else None, "after": None,
             "verified": "unknown" if fired is not Truth.FALSE else "false"}
 
