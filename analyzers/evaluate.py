@@ -18,7 +18,8 @@ from typing import Any
 from analyzers.launch import Launch
 from extractor.compat import StrEnum
 from extractor.ir import (
-    And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, children, from_dict, refs,
+    COMPARE, And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, children, from_dict,
+    refs,
 )
 
 MAX_ROUNDS = 8  # adjustment passes before a still-changing setting is given up as unknown
@@ -262,12 +263,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "|": lambda a, b: _as_set(a) | _as_set(b), "&": lambda a, b: _as_set(a) & _as_set(b),
 }
 
-_CMP: dict[str, Callable[[Any, Any], bool]] = {
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-    "is": lambda a, b: a is b if a is None or b is None or isinstance(a, bool) or isinstance(b, bool) else a == b,
-    "is not": lambda a, b: not _CMP["is"](a, b),
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-}
+_CMP = COMPARE  # one comparison semantics for constant folding and evaluation
 
 
 def _apply(fn: str, args: Sequence[Any]) -> Any:

@@ -150,33 +150,50 @@ def _bind_guards(guards: tuple[Guard, ...], mapping: dict[Ref, Expr]) -> tuple[G
     return tuple(Guard(simplify(substitute(g.expr, mapping)), g.text, g.origin) for g in guards)
 
 
+class _Context:
+    """Per function: parameter/constant bindings and the callers' guard, computed once."""
+
+    def __init__(self, files: Sequence[FileSites]) -> None:
+        self.graph = CallGraph(files)
+        self.constants = {fs.path: self.graph.imported_constants(fs.path) for fs in files}
+        self.memo: dict[Func, tuple[dict[Ref, Expr], Guard | None]] = {}
+
+    def of(self, path: str, function: str) -> tuple[dict[Ref, Expr], Guard | None]:
+        key = (path, function)
+        if key not in self.memo:
+            found = self.graph.guard(key)
+            caller = Guard(found.expr, found.text, GuardOrigin.CALLER) if found is not None else None
+            self.memo[key] = ({**self.constants[path], **self.graph.bindings(key)}, caller)
+        return self.memo[key]
+
+    def guards(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
+        mapping, caller = self.of(path, function)
+        bound = _bind_guards(guards, mapping)
+        return (caller, *bound) if caller is not None else bound
+
+
 def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
-    """Each site's guards plus the guard of its enclosing function's callers; parameters
-    that all call sites bind to the same known value are replaced by that value."""
-    graph = CallGraph(files)
-    memo: dict[Func, CallerGuard | None] = {}
-    bound: dict[Func, dict[Ref, Expr]] = {}
+    """Each site's (and config adjustment's) guards plus the guard of its enclosing
+    function's callers; parameters that all call sites bind to the same known value, and
+    constants imported from other analysed files, are replaced by that value."""
+    ctx = _Context(files)
     out: list[FileSites] = []
     for fs in files:
-        constants = graph.imported_constants(fs.path)
-        sites = []
-        for site in fs.sites:
-            key = (fs.path, site.function)
-            if key not in bound:
-                bound[key] = {**constants, **graph.bindings(key)}
-            mapping = bound[key]
-            if mapping:
-                site = replace(
-                    site,
-                    guards=_bind_guards(site.guards, mapping),
-                    variants=tuple(replace(v, guards=_bind_guards(v.guards, mapping)) for v in site.variants),
-                )
-            key = (fs.path, site.function)
-            if key not in memo:
-                memo[key] = graph.guard(key)
-            found = memo[key]
-            if found is not None:
-                site = replace(site, guards=(Guard(found.expr, found.text, GuardOrigin.CALLER), *site.guards))
-            sites.append(site)
-        out.append(replace(fs, sites=tuple(sites)))
+        sites = tuple(
+            replace(
+                site,
+                guards=ctx.guards(fs.path, site.function, site.guards),
+                variants=tuple(
+                    replace(v, guards=_bind_guards(v.guards, ctx.of(fs.path, site.function)[0]))
+                    for v in site.variants
+                ),
+            )
+            for site in fs.sites
+        )
+        adjustments = tuple(
+            replace(adj, guards=ctx.guards(fs.path, adj.function, adj.guards),
+                    value=simplify(substitute(adj.value, ctx.of(fs.path, adj.function)[0])))
+            for adj in fs.adjustments
+        )
+        out.append(replace(fs, sites=sites, adjustments=adjustments))
     return out

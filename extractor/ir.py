@@ -231,16 +231,24 @@ def simplify(expr: Expr) -> Expr:
     return expr
 
 
-_CMP_FNS = {
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "is": lambda a, b: a == b and type(a) is type(b),
-    "is not": lambda a, b: not (a == b and type(a) is type(b)), "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+def _is(a: Any, b: Any) -> bool:
+    # Literals have no identity of their own: ``is`` means equal for str/int values, and
+    # identity for the singletons None/True/False (``0 is False`` stays False).
+    if a is None or b is None or isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return bool(a == b)
+
+
+COMPARE: dict[str, Any] = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "is": _is, "is not": lambda a, b: not _is(a, b),
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 
 
 def _fold_compare(op: str, left: Any, right: Any) -> bool | None:
     """Compare two literals as Python would (None when the comparison is not defined)."""
-    fn = _CMP_FNS.get(op)
+    fn = COMPARE.get(op)
     if fn is None:
         return None
     try:
