@@ -126,7 +126,7 @@ class Renderer:
         if isinstance(container, Const) and isinstance(container.value, tuple):
             values = [v for v in container.value if v is not None]
             has_none = len(values) != len(container.value)
-            shown = ", ".join(_const(v) for v in values)
+            shown = ", ".join(_const(v, nested=True) for v in values)
             verb = "one of " if len(values) > 1 else ""
             if negated:
                 text = f"{subject} is not {verb}{shown}" if values else ""
@@ -140,9 +140,10 @@ class Renderer:
         return f"{subject} is {'not ' if negated else ''}in {self.value(container)}"
 
 
-def _const(value: Any) -> str:
+def _const(value: Any, nested: bool = False) -> str:
     if isinstance(value, tuple):
-        return ", ".join(_const(v) for v in value)
+        inner = ", ".join(_const(v, True) for v in value)
+        return f"({inner})" if nested else inner
     if value is None:
         return "not given"
     if isinstance(value, bool):

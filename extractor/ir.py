@@ -38,8 +38,7 @@ class Const:
     value: Any  # None, bool, int, float, str, or a tuple of those
 
     def as_dict(self) -> dict[str, Any]:
-        value = list(self.value) if isinstance(self.value, tuple) else self.value
-        return {"op": "const", "value": value}
+        return {"op": "const", "value": _lists(self.value)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,14 +127,22 @@ FALSE = Const(False)
 _NEGATED_CMP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is"}
 
 
+def _tuples(value: Any) -> Any:
+    """JSON lists back to the tuples `Const` holds, at every depth."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _lists(value: Any) -> Any:
+    return [_lists(v) for v in value] if isinstance(value, tuple) else value
+
+
 def from_dict(data: dict[str, Any]) -> Expr:
     """Inverse of `as_dict` (catalogs are read back for diff and preflight)."""
     op = data["op"]
     if op == "ref":
         return Ref(RefKind(data["kind"]), data["name"], data["text"])
     if op == "const":
-        value = data["value"]
-        return Const(tuple(value) if isinstance(value, list) else value)
+        return Const(_tuples(data["value"]))
     if op == "unknown":
         return Unknown(data["text"])
     if op == "apply":

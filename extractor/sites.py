@@ -487,9 +487,11 @@ class SiteWalker:
             bound = self.scope.lookup(exc.value)
             if isinstance(bound, cst.Call):
                 exc = bound
-        if exc is None:
-            caught = self.except_types[-1] if self.except_types else "Exception"
-            exception = caught
+        if exc is None and not self.except_types:
+            # A bare raise with no exception being handled: Python raises RuntimeError.
+            exception, options = "RuntimeError", [Option(Template.literal("No active exception to reraise"))]
+        elif exc is None:
+            exception = self.except_types[-1]
             options = [Option(Template.hole("<caught exception>"))]
             notes.append("re-raises the caught exception; its message is not known statically")
         elif isinstance(exc, cst.Call):

@@ -1,6 +1,8 @@
 """The condition IR: normalisation and the JSON round trip every consumer relies on."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from extractor.ir import (
@@ -59,3 +61,8 @@ def test_refs_and_unknowns_are_listed_once_in_source_order() -> None:
 )
 def test_membership_constraints_on_one_term_merge(parts, expected) -> None:
     assert simplify(And(tuple(parts))) == expected
+
+
+def test_nested_tuples_survive_the_json_round_trip() -> None:
+    expr = Not(In(Seq((X, X)), Const(((4, 4), (8, 8)))))
+    assert from_dict(json.loads(json.dumps(expr.as_dict()))) == expr

@@ -151,14 +151,7 @@ def test_output_validates_against_schema(run, rev):
         validator.validate(json.loads(path.read_text()))
 
 
-NESTED_CONST_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="extractor/ir.py from_dict: nested tuple Const ((4, 4), (8, 8)) comes back from the result cache "
-           "as ([4, 4], [8, 8]), so a warm run renders the trigger text differently; remove this mark once fixed",
-)
-
-
-@pytest.mark.parametrize("use_cache", [pytest.param(True, marks=NESTED_CONST_BUG), False])
+@pytest.mark.parametrize("use_cache", [True, False])
 def test_deterministic_output(history, tmp_path, use_cache):
     """Cold cache, warm cache, and a rerun over the first directory: the same bytes."""
     trees = []

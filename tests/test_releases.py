@@ -131,11 +131,6 @@ def _digests(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="extractor/ir.py from_dict: nested tuple Const comes back from the result cache as lists "
-           "(layernorm_sp_hook.py:142 trigger text differs cold vs warm); remove this mark once fixed",
-)
 def test_rerun_is_byte_identical(tmp_path):
     """Cold then warm (own result cache, shared downloads): the same bytes."""
     cache = tmp_path / "cache"

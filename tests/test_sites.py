@@ -434,3 +434,8 @@ def test_constants_imported_from_another_analysed_file_are_resolved() -> None:
     ]
     site = with_caller_guards(files)[1].sites[0]
     assert RENDER.text(site.guards[0].expr) == "`--arch` is not one of a, b"
+
+
+def test_bare_raise_outside_except_is_a_runtime_error() -> None:
+    site = one("def f():\n    raise\n")
+    assert (site.exception, site.template.text) == ("RuntimeError", "No active exception to reraise")

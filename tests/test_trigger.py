@@ -42,3 +42,8 @@ def test_trigger_lists_flags_env_and_other_references() -> None:
     assert (trig["flags"], trig["env"], trig["other"]) == (
         ["--speculative-adaptive"], ["SGLANG_ENABLE_OVERLAP_PLAN_STREAM"], ["platform:is_hip", "unknown:g()"]
     )
+
+
+def test_nested_tuples_render_as_tuples() -> None:
+    pair = Ref(RefKind.FLAG, "tp_size", "tp")
+    assert R.text(Not(In(pair, Const(((4, 4), (8, 8)))))) == "`--tp-size` is not one of (4, 4), (8, 8)"
