@@ -96,7 +96,16 @@ class Catalog:
             "assert": sum(1 for e in self.entries if str(e.site.kind) == "assert"),
             "variants": sum(len(e.variants) for e in self.entries),
             "files": len(self.targets),
+            # What could not be known statically, counted rather than guessed:
+            "unknown_trigger": sum(1 for e in self.entries if _has_unknown(e)),
+            "runtime_message_parts": sum(1 for e in self.entries if e.site.template.holes),
+            "notes": sum(len(e.site.notes) for e in self.entries),
         }
+
+
+def _has_unknown(entry: Entry) -> bool:
+    triggers = (entry.trigger, *(v["trigger"] for v in entry.variants))
+    return any(o.startswith("unknown:") for t in triggers for o in t["other"])
 
 
 def open_source(spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None) -> Snapshot:
