@@ -277,6 +277,10 @@ def _call_term(node: cst.Call, scope: Scope) -> Expr:
         return Ref(RefKind.RUNTIME, text, text)
     if isinstance(func, cst.Attribute):
         path = _config_path(func, scope)
+        if path is not None and "." in path and not _is_model(path, scope):
+            # cfg.model_path.lower(): a method of a flag's value, not of the config
+            receiver = term(func.value, scope)
+            return Apply(short, (receiver, *(term(a.value, scope) for a in node.args if a.keyword is None)), text)
         if path is not None:  # a method of the config object: a derived setting, or model data
             if _is_model(path, scope) or "hf_config" in path or "model_config" in path:
                 return Ref(RefKind.MODEL, text, text)

@@ -8,6 +8,7 @@ import pytest
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
 from extractor.profile import load_profile
+from extractor.ir import RefKind, refs
 from extractor.records import GuardOrigin, RaiseSite
 from extractor.sites import extract_file
 
@@ -439,3 +440,9 @@ def test_constants_imported_from_another_analysed_file_are_resolved() -> None:
 def test_bare_raise_outside_except_is_a_runtime_error() -> None:
     site = one("def f():\n    raise\n")
     assert (site.exception, site.template.text) == ("RuntimeError", "No active exception to reraise")
+
+
+def test_method_of_a_flag_value_reads_the_flag() -> None:
+    site = one("def f(cfg):\n    if 'llama' in cfg.model_path.lower():\n        raise ValueError('x')\n")
+    (ref,) = refs(site.guards[0].expr)
+    assert (ref.kind, ref.name) == (RefKind.FLAG, "model_path")
