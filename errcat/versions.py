@@ -116,7 +116,7 @@ def catalog_of_source(
     if whole is not None:
         whole.put("compact", key, catalog)
     stats = sites.stats if sites is not None else CacheStats()
-    return catalog, {"files_cached": stats.hits, "files_extracted": stats.misses}
+    return catalog, {"files_cached": stats.hits, "files_extracted": stats.misses, "uncacheable": stats.uncacheable}
 
 
 def load_side(
@@ -221,7 +221,7 @@ def history(
     tasks = [(s, prof.name, prof.raw, cache, use_cache) for s in specs]
     jobs = default_jobs() if jobs is None else max(1, jobs)
     results: list[Any] = [None] * len(tasks)
-    total: Counter[str] = Counter({"files_cached": 0, "files_extracted": 0, "catalogs_cached": 0})
+    total: Counter[str] = Counter({"files_cached": 0, "files_extracted": 0, "catalogs_cached": 0, "uncacheable": 0})
 
     def done(i: int, result: tuple[dict[str, Any], dict[str, int]]) -> None:
         results[i] = result[0]

@@ -47,11 +47,22 @@ def extract_files(
         else:
             todo.append((path, key))
     texts = [(path, snapshot.text(path)) for path, _ in todo]
-    for (path, key), (sites, data) in zip(todo, _run(texts, profile, jobs)):
+    for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs)):
         if cache is not None:
-            cache.put(KIND, key, data)
+            if exact:
+                cache.put(KIND, key, data)
+            else:
+                cache.stats.uncacheable += 1
         found[path] = sites
     return [found[p] for p in paths]
+
+
+def _exact(sites: FileSites, data: dict[str, Any]) -> bool:
+    """Does the cached form give back exactly `sites`? Otherwise caching would change output."""
+    try:
+        return FileSites.from_dict(data) == sites
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 def _load(data: Any) -> FileSites | None:
@@ -63,7 +74,8 @@ def _load(data: Any) -> FileSites | None:
         return None
 
 
-def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> list[tuple[FileSites, dict]]:
+def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> list[tuple[FileSites, dict, bool]]:
+    """(result, its cacheable form, whether that form round-trips exactly) per text."""
     jobs = default_jobs() if jobs is None else max(1, jobs)
     if jobs == 1 or len(texts) < 2:
         from extractor.sites import extract_file  # libcst: imported only when something is parsed
@@ -71,7 +83,8 @@ def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> li
         out = []
         for path, text in texts:
             sites = extract_file(path, text, profile)
-            out.append((sites, sites.as_dict()))
+            data = sites.as_dict()
+            out.append((sites, data, _exact(sites, data)))
         return out
     # Largest files first, so one big file does not start last and finish alone.
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i][1]))
@@ -81,8 +94,8 @@ def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> li
     ) as pool:
         futures = {i: pool.submit(_extract_one, *texts[i]) for i in order}
         for i, future in futures.items():
-            data = future.result()
-            results[i] = (FileSites.from_dict(data), data)
+            data, exact = future.result()
+            results[i] = (FileSites.from_dict(data), data, exact)
     return results
 
 
@@ -94,8 +107,10 @@ def _init_worker(raw: dict[str, Any], origin: str) -> None:
     _WORKER_PROFILE = parse_profile(raw, origin)
 
 
-def _extract_one(path: str, text: str) -> dict[str, Any]:
+def _extract_one(path: str, text: str) -> tuple[dict[str, Any], bool]:
     from extractor.sites import extract_file
 
     assert _WORKER_PROFILE is not None
-    return extract_file(path, text, _WORKER_PROFILE).as_dict()
+    sites = extract_file(path, text, _WORKER_PROFILE)
+    data = sites.as_dict()
+    return data, _exact(sites, data)

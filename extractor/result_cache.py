@@ -16,14 +16,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from extractor.cache import results_dir
 from extractor.profile import Profile
@@ -33,6 +34,9 @@ from extractor.snapshot import Snapshot, SourceKind
 # a rendered catalog from every stage.
 SITES_PACKAGES: tuple[str, ...] = ("extractor",)
 CATALOG_PACKAGES: tuple[str, ...] = ("extractor", "analyzers", "output", "errcat")
+FLAG_PACKAGES: tuple[str, ...] = ("extractor", "analyzers")  # the flag model (analyzers.flags)
+
+T = TypeVar("T")
 
 _FP_LEN = 16
 
@@ -84,14 +88,17 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     write_errors: int = 0
+    uncacheable: int = 0  # results whose stored form would not give them back exactly
 
     def add(self, other: "CacheStats") -> None:
         self.hits += other.hits
         self.misses += other.misses
         self.write_errors += other.write_errors
+        self.uncacheable += other.uncacheable
 
     def as_dict(self) -> dict[str, int]:
-        return {"hits": self.hits, "misses": self.misses, "write_errors": self.write_errors}
+        return {"hits": self.hits, "misses": self.misses, "write_errors": self.write_errors,
+                "uncacheable": self.uncacheable}
 
 
 @dataclass
@@ -122,6 +129,35 @@ class ResultCache:
             self.stats.misses += 1
             return None
         self.stats.hits += 1
+        return value
+
+    def sibling(self, profile: Profile, packages: tuple[str, ...]) -> "ResultCache":
+        """The same results directory and counters, for an analysis over other packages."""
+        return ResultCache(self.root, fingerprint(profile, packages), self.stats)
+
+    def memo(self, kind: str, key: str, compute: Callable[[], T]) -> T:
+        """`compute()` once per key, stored pickled (for results without a JSON form).
+
+        Stored only when the pickled form gives back an equal value. Pickles run code
+        when loaded: keep the cache directory writable by you alone, as any cache of
+        code (``__pycache__``, pip's wheel cache).
+        """
+        raw = self.get_bytes(kind, key)
+        if raw is not None:
+            try:
+                return pickle.loads(raw)  # noqa: S301 - our own cache, see the docstring
+            except Exception:  # noqa: BLE001 - stale or foreign: compute again
+                pass
+        value = compute()
+        try:
+            data = pickle.dumps(value)
+            exact = pickle.loads(data) == value  # noqa: S301
+        except Exception:  # noqa: BLE001 - not picklable: just do not cache it
+            exact = False
+        if exact:
+            self.put_bytes(kind, key, data)
+        else:
+            self.stats.uncacheable += 1
         return value
 
     def put(self, kind: str, key: str, value: Any) -> bool:
