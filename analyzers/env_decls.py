@@ -17,9 +17,10 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
-from analyzers.flag_decls import (
+from analyzers.static_values import (
     Diagnostic,
     Json,
+    Outline,
     Scope,
     SourceModule,
     Symbols,
@@ -35,7 +36,7 @@ from analyzers.flag_decls import (
 class EnvVar:
     name: str
     type: str | None  # "bool", "str", "int", "float", "tuple", "json"; None if unknown
-    default: Json  # literal, or {"expr": source} (callables, enum members...)
+    default: Json  # literal, or FrozenMap {"expr": source} (callables, enum members...)
     deprecated_names: tuple[str, ...]  # old spellings still read as a fallback
     deprecated: bool  # the name itself is retired
     replacement: str | None  # env var or option a retired name points to
@@ -64,14 +65,42 @@ _RETIRED_NAME = re.compile(r"Deprecated")
 _USE = re.compile(r"(?i)\b(?:use|pass|replaced by|renamed to)\s+[\"'`]?(--[\w-]+|[A-Z][A-Z0-9_]{2,})")
 
 
-def _class_bases(symbols: Symbols) -> dict[str, tuple[str, ...]]:
-    """Descriptor class name -> base names, for classes defined in the files."""
+def may_declare_env(outline: Outline | None) -> bool:
+    """Whether a file may hold env declarations (a cheap ``ast`` screen; None: cannot tell).
+
+    Registry entries are ``NAME = f(...)`` in a top-level class body; retired names
+    sit in a module-level ``{key: f(...)}`` table.
+    """
+    if outline is None:
+        return True
+    return outline.dict_tables or any(c.top_level and c.call_assigns for c in outline.classes)
+
+
+def _class_bases(symbols: Symbols) -> Mapping[str, tuple[str, ...]]:
+    """Class name -> last components of its bases, for top-level classes of the files.
+
+    Read from the ``ast`` outlines (no libcst parse); computed once per `Symbols`.
+    """
+    key = "env_decls.class_bases"
+    if key in symbols.cache:
+        return symbols.cache[key]
     out: dict[str, tuple[str, ...]] = {}
-    for mod in symbols.modules.values():
-        for stmt in mod.tree.body:
-            if isinstance(stmt, cst.ClassDef):
-                bases = tuple(get_full_name_for_node(a.value) or "" for a in stmt.bases if a.keyword is None)
-                out.setdefault(stmt.name.value, tuple(b.rsplit(".", 1)[-1] for b in bases))
+    sources = symbols.sources
+    for path in sources.paths:
+        outline = sources.outline(path)
+        if outline is not None:
+            named = [(c.name, c.bases) for c in outline.classes if c.top_level]
+        else:  # ast cannot read it; libcst may
+            mod = sources.module(path)
+            stmts = mod.tree.body if mod is not None else ()
+            named = [
+                (stmt.name.value, tuple(get_full_name_for_node(a.value) or "" for a in stmt.bases if a.keyword is None))
+                for stmt in stmts
+                if isinstance(stmt, cst.ClassDef)
+            ]
+        for name, bases in named:
+            out.setdefault(name, tuple(b.rsplit(".", 1)[-1] for b in bases))
+    symbols.cache[key] = out
     return out
 
 
@@ -199,7 +228,7 @@ def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: Scop
                 replacement=repl if isinstance(repl, str) else None,
                 help=note,
                 path=mod.path,
-                line=mod.line(el),
+                line=mod.line(el, within=small),
             )
 
 

@@ -7,557 +7,43 @@ Three shapes are understood (see DESIGN.md, analyzers.flags):
   registrar such as sglang's ``add_cli_args_from_dataclass`` turns into options
   (its rules are mirrored in `_annotated_cli`).
 This module only reports declarations; `analyzers.flags` merges them into flags.
-It also holds the small static evaluator (`Symbols`, `evaluate`, `render_text`)
-that env declarations share. Nothing here imports or runs the target code.
+Values are read with `analyzers.static_values`. Nothing here imports or runs the
+target code.
 """
 from __future__ import annotations
 
-import ast
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from analyzers.static_values import (
+    UNKNOWN,
+    Diagnostic,
+    FrozenMap,
+    Json,
+    Outline,
+    Scope,
+    SourceModule,
+    Symbols,
+    any_within,
+    choices_of,
+    evaluate,
+    function_locals,
+    jsonable,
+    literal,
+    render_text,
+    source_text,
+    statement_blocks,
+    word_lines,
+)
 from extractor.compat import StrEnum
-
-Json = Any  # None | bool | int | float | str | tuple | dict — what `jsonable` accepts
-
-
-# ---------------------------------------------------------------------------
-# Parsed sources
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """A declaration we could not understand, so the model may miss it."""
-
-    path: str
-    line: int
-    message: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "message": self.message}
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
-
-
-@dataclass(frozen=True, slots=True)
-class SourceModule:
-    """One parsed file; positions are resolved once because they cost a parse."""
-
-    path: str
-    name: str  # dotted module name derived from the path
-    tree: cst.Module = field(repr=False, compare=False)
-    positions: Mapping[cst.CSTNode, CodeRange] = field(repr=False, compare=False)
-
-    def line(self, node: cst.CSTNode) -> int:
-        pos = self.positions.get(node)
-        return pos.start.line if pos is not None else 0
-
-
-def module_name(path: str) -> str:
-    """``python/sglang/srt/x.py`` -> ``python.sglang.srt.x`` (packages drop ``__init__``)."""
-    stem = path[:-3] if path.endswith(".py") else path
-    parts = [p for p in stem.split("/") if p]
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def parse_sources(files: Mapping[str, str]) -> tuple[tuple[SourceModule, ...], tuple[Diagnostic, ...]]:
-    modules: list[SourceModule] = []
-    diagnostics: list[Diagnostic] = []
-    for path in sorted(files):
-        try:
-            tree = cst.parse_module(files[path])
-        except cst.ParserSyntaxError as exc:
-            diagnostics.append(Diagnostic(path, exc.raw_line, f"cannot parse: {exc.message}"))
-            continue
-        # unsafe_skip_copy: we never mutate the tree, and the copy doubles the cost.
-        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
-        modules.append(SourceModule(path, module_name(path), tree, positions))
-    return tuple(modules), tuple(diagnostics)
-
-
-# ---------------------------------------------------------------------------
-# Source text
-# ---------------------------------------------------------------------------
-
-_EMPTY_MODULE = cst.Module(body=[])
-_WS = re.compile(r"\s+")
-
-
-def source_text(node: cst.CSTNode) -> str:
-    """One-line source text of an expression (comments and line breaks dropped).
-
-    Re-printed through stdlib ``ast`` so multi-line, commented declarations read
-    the same as one-liners; string quotes may come out normalised.
-    """
-    raw = _EMPTY_MODULE.code_for_node(node).strip()
-    try:
-        return ast.unparse(ast.parse(f"(\n{raw}\n)", mode="eval"))
-    except SyntaxError:
-        return _WS.sub(" ", raw)
-
-
-def expr_ref(node: cst.CSTNode) -> dict[str, str]:
-    """How a value that is not a literal is recorded: its source text."""
-    return {"expr": source_text(node)}
-
-
-# ---------------------------------------------------------------------------
-# Symbols: module-level constants, classes and imports across the given files
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Import:
-    module: str  # dotted, already made absolute
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Symbols:
-    """Names each module binds at top level, so constants resolve across files."""
-
-    modules: Mapping[str, SourceModule]  # by path
-    assigns: Mapping[str, Mapping[str, cst.BaseExpression]]
-    classes: Mapping[str, Mapping[str, Mapping[str, cst.BaseExpression]]]  # class attributes
-    imports: Mapping[str, Mapping[str, _Import]]
-    class_defs: Mapping[str, Mapping[str, cst.ClassDef]]
-
-    def module_for(self, dotted: str) -> str | None:
-        """Path of the analysed module an import names (matched by dotted suffix)."""
-        hits = [p for p, mod in self.modules.items() if mod.name == dotted or mod.name.endswith("." + dotted)]
-        return min(hits, key=len) if hits else None
-
-    def resolve(self, path: str, name: str, _seen: frozenset = frozenset()) -> tuple[str, str] | None:
-        """The (path, name) that really binds `name` as seen from `path`."""
-        key = (path, name)
-        if key in _seen:
-            return None
-        if name in self.assigns.get(path, {}) or name in self.class_defs.get(path, {}):
-            return key
-        imp = self.imports.get(path, {}).get(name)
-        if imp is None:
-            return None
-        target = self.module_for(imp.module)
-        if target is None:
-            return None
-        return self.resolve(target, imp.name, _seen | {key})
-
-    def origin_name(self, path: str, node: cst.BaseExpression) -> str | None:
-        """Last component of the name `node` finally refers to.
-
-        Follows imports and plain aliases (``A = Annotated``); a name imported from
-        a module we were not given keeps its imported name.
-        """
-        seen: set[tuple[str, str]] = set()
-        while True:
-            full = get_full_name_for_node(node)
-            if full is None:
-                return None
-            if "." in full:
-                return full.rsplit(".", 1)[1]
-            if (path, full) in seen:
-                return full
-            seen.add((path, full))
-            imp = self.imports.get(path, {}).get(full)
-            if imp is not None:
-                target = self.module_for(imp.module)
-                if target is None:
-                    return imp.name
-                path, node = target, cst.Name(imp.name)
-                continue
-            value = self.assigns.get(path, {}).get(full)
-            if value is not None and m.matches(value, m.Name() | m.Attribute()):
-                node = value
-                continue
-            return full
-
-    def class_def(self, path: str, node: cst.BaseExpression) -> cst.ClassDef | None:
-        """The analysed class a (possibly imported) name refers to."""
-        name = get_full_name_for_node(node)
-        if name is None or "." in name:
-            return None
-        where = self.resolve(path, name)
-        return self.class_defs.get(where[0], {}).get(where[1]) if where else None
-
-    def init_defaults(self, path: str, node: cst.BaseExpression) -> dict[str, cst.BaseExpression]:
-        """Keyword defaults of an analysed class's ``__init__`` (e.g. a custom argparse action)."""
-        cls = self.class_def(path, node)
-        if cls is None:
-            return {}
-        for stmt in cls.body.body:
-            if m.matches(stmt, m.FunctionDef(name=m.Name("__init__"))):
-                params = cst.ensure_type(stmt, cst.FunctionDef).params
-                every = [*params.params, *params.kwonly_params]
-                return {p.name.value: p.default for p in every if p.default is not None}
-        return {}
-
-
-def _absolute_module(importer: str, node: cst.ImportFrom) -> str:
-    target = get_full_name_for_node(node.module) if node.module is not None else ""
-    level = len(node.relative)
-    if not level:
-        return target or ""
-    is_package = importer.endswith("__init__.py")
-    package = module_name(importer).split(".")
-    drop = level - 1 if is_package else level
-    base = package[: len(package) - drop] if drop else package
-    return ".".join([*base, target] if target else base)
-
-
-def _top_level_bindings(path: str, tree: cst.Module) -> tuple[dict, dict, dict, dict]:
-    assigns: dict[str, cst.BaseExpression] = {}
-    classes: dict[str, dict[str, cst.BaseExpression]] = {}
-    class_defs: dict[str, cst.ClassDef] = {}
-    imports: dict[str, _Import] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, cst.ClassDef):
-            classes[stmt.name.value] = dict(_assignments(stmt.body.body))
-            class_defs[stmt.name.value] = stmt
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            assigns.update(_assignments([stmt]))
-            for small in stmt.body:
-                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                    module = _absolute_module(path, small)
-                    for alias in small.names:
-                        name = get_full_name_for_node(alias.name) or ""
-                        local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
-                        imports[local] = _Import(module, name)
-    return assigns, classes, imports, class_defs
-
-
-def _assignments(statements: Iterable[cst.CSTNode]) -> Iterator[tuple[str, cst.BaseExpression]]:
-    """``NAME = value`` / ``NAME: T = value`` bindings; later ones win."""
-    for stmt in statements:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Assign) and small.value is not None:
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        yield target.target.value, small.value
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                if isinstance(small.target, cst.Name):
-                    yield small.target.value, small.value
-
-
-def build_symbols(modules: Iterable[SourceModule]) -> Symbols:
-    by_path = {mod.path: mod for mod in modules}
-    assigns, classes, imports, class_defs = {}, {}, {}, {}
-    for path, mod in by_path.items():
-        assigns[path], classes[path], imports[path], class_defs[path] = _top_level_bindings(path, mod.tree)
-    return Symbols(by_path, assigns, classes, imports, class_defs)
-
-
-# ---------------------------------------------------------------------------
-# Static evaluation
-# ---------------------------------------------------------------------------
-
-
-class _Unknown:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: Any = _Unknown()
-_MAX_DEPTH = 40
-_SEQ_CALLS = {"list": tuple, "tuple": tuple, "sorted": lambda v: tuple(sorted(v, key=_sort_key))}
-_SET_CALLS = {"set", "frozenset"}
-_NUM_OPS = {
-    cst.Add: lambda a, b: a + b,
-    cst.Subtract: lambda a, b: a - b,
-    cst.Multiply: lambda a, b: a * b,
-    cst.Power: lambda a, b: a**b,
-    cst.Divide: lambda a, b: a / b,
-    cst.FloorDivide: lambda a, b: a // b,
-    cst.Modulo: lambda a, b: a % b,
-}
-
-
-def _sort_key(value: object) -> tuple[str, str]:
-    return (type(value).__name__, repr(value))
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """Where an expression sits: its file, the symbols, and bound loop variables."""
-
-    path: str
-    symbols: Symbols
-    env: Mapping[str, object] = field(default_factory=dict)
-    depth: int = 0
-
-    def at(self, path: str) -> Scope:
-        return Scope(path, self.symbols, {}, self.depth + 1)
-
-
-def evaluate(node: cst.BaseExpression, scope: Scope) -> object:
-    """Value of a constant expression, or UNKNOWN.
-
-    Lists and tuples come back as tuples and sets as frozensets, so results are
-    immutable; `jsonable` turns them into JSON values.
-    """
-    if scope.depth > _MAX_DEPTH:
-        return UNKNOWN
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else UNKNOWN
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return node.evaluated_value
-    if isinstance(node, cst.FormattedString):
-        return _fstring_value(node, scope)
-    if isinstance(node, cst.Name):
-        return _name_value(node.value, scope)
-    if isinstance(node, cst.Attribute):
-        return _attribute_value(node, scope)
-    if isinstance(node, cst.UnaryOperation):
-        return _unary_value(node, scope)
-    if isinstance(node, cst.BinaryOperation):
-        return _binary_value(node, scope)
-    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        items = _elements(node.elements, scope)
-        if items is UNKNOWN:
-            return UNKNOWN
-        return frozenset(items) if isinstance(node, cst.Set) else tuple(items)
-    if isinstance(node, cst.Dict):
-        return _dict_value(node, scope)
-    if isinstance(node, cst.Call):
-        return _call_value(node, scope)
-    if isinstance(node, cst.Lambda):
-        return UNKNOWN
-    return UNKNOWN
-
-
-def _fstring_value(node: cst.FormattedString, scope: Scope) -> object:
-    """An f-string whose holes are all constants (e.g. a loop variable)."""
-    out: list[str] = []
-    for part in node.parts:
-        if isinstance(part, cst.FormattedStringText):
-            out.append(_fstring_part(node, part))
-            continue
-        assert isinstance(part, cst.FormattedStringExpression)
-        value = evaluate(part.expression, scope)
-        if value is UNKNOWN or any(not isinstance(p, cst.FormattedStringText) for p in part.format_spec or ()):
-            return UNKNOWN
-        convert = {"r": repr, "s": str, "a": ascii}.get(part.conversion or "", lambda v: v)
-        spec = "".join(cst.ensure_type(p, cst.FormattedStringText).value for p in part.format_spec or ())
-        try:
-            out.append(format(convert(value), spec))
-        except (TypeError, ValueError):
-            return UNKNOWN
-    return "".join(out)
-
-
-def _name_value(name: str, scope: Scope) -> object:
-    if name in scope.env:
-        return scope.env[name]
-    if name in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[name]
-    where = scope.symbols.resolve(scope.path, name)
-    if where is None:
-        return UNKNOWN
-    path, real = where
-    value = scope.symbols.assigns.get(path, {}).get(real)
-    return UNKNOWN if value is None else evaluate(value, scope.at(path))
-
-
-def _attribute_value(node: cst.Attribute, scope: Scope) -> object:
-    """``Cls.ATTR`` for a class defined in the analysed files."""
-    if not isinstance(node.value, cst.Name):
-        return UNKNOWN
-    where = scope.symbols.resolve(scope.path, node.value.value)
-    if where is None:
-        return UNKNOWN
-    path, cls = where
-    body = scope.symbols.classes.get(path, {}).get(cls)
-    if body is None or node.attr.value not in body:
-        return UNKNOWN
-    return evaluate(body[node.attr.value], scope.at(path))
-
-
-def _unary_value(node: cst.UnaryOperation, scope: Scope) -> object:
-    value = evaluate(node.expression, scope)
-    if isinstance(node.operator, cst.Not) and value is not UNKNOWN:
-        return not value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(node.operator, cst.Minus):
-            return -value
-        if isinstance(node.operator, cst.Plus):
-            return value
-    return UNKNOWN
-
-
-def _binary_value(node: cst.BinaryOperation, scope: Scope) -> object:
-    left, right = evaluate(node.left, scope), evaluate(node.right, scope)
-    if left is UNKNOWN or right is UNKNOWN:
-        return UNKNOWN
-    if isinstance(node.operator, cst.Add):
-        if isinstance(left, tuple) and isinstance(right, tuple):
-            return left + right
-        if isinstance(left, str) and isinstance(right, str):
-            return left + right
-    if isinstance(node.operator, cst.BitOr):
-        if isinstance(left, frozenset) and isinstance(right, frozenset):
-            return left | right
-        if isinstance(left, dict) and isinstance(right, dict):
-            return {**left, **right}
-    op = _NUM_OPS.get(type(node.operator))
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right))
-    if op is not None and numbers:
-        try:
-            return op(left, right)
-        except (ArithmeticError, ValueError):
-            return UNKNOWN
-    return UNKNOWN
-
-
-def _elements(elements: Iterable[cst.BaseElement], scope: Scope) -> list | Any:
-    out: list[object] = []
-    for el in elements:
-        value = evaluate(el.value, scope)
-        if value is UNKNOWN:
-            return UNKNOWN
-        if isinstance(el, cst.StarredElement):
-            if not isinstance(value, (tuple, frozenset)):
-                return UNKNOWN
-            out.extend(value)
-        else:
-            out.append(value)
-    return out
-
-
-def _dict_value(node: cst.Dict, scope: Scope) -> object:
-    out: dict[object, object] = {}
-    for el in node.elements:
-        if isinstance(el, cst.StarredDictElement):
-            value = evaluate(el.value, scope)
-            if not isinstance(value, dict):
-                return UNKNOWN
-            out.update(value)
-            continue
-        key, value = evaluate(el.key, scope), evaluate(el.value, scope)
-        if key is UNKNOWN or value is UNKNOWN or isinstance(key, dict):
-            return UNKNOWN
-        out[key] = value
-    return out
-
-
-def _call_value(node: cst.Call, scope: Scope) -> object:
-    """``list(X)``, ``tuple()``, ``set(X)``, ``sorted(X)``, ``dict()``, ``X.keys()``."""
-    if isinstance(node.func, cst.Attribute) and not node.args:
-        base = evaluate(node.func.value, scope)
-        method = node.func.attr.value
-        if isinstance(base, dict) and method in ("keys", "values"):
-            return tuple(base.keys() if method == "keys" else base.values())
-        if isinstance(base, (tuple, frozenset)) and method == "copy":
-            return base
-        return UNKNOWN
-    func = get_full_name_for_node(node.func)
-    if func is None or any(a.keyword is not None or a.star for a in node.args) or len(node.args) > 1:
-        return UNKNOWN
-    arg = evaluate(node.args[0].value, scope) if node.args else ()
-    if arg is UNKNOWN:
-        return UNKNOWN
-    if isinstance(arg, dict):
-        arg = tuple(arg)  # iterating a dict yields its keys
-    if isinstance(arg, str):
-        arg = tuple(arg)
-    if func == "dict" and not node.args:
-        return {}
-    if func in _SEQ_CALLS and isinstance(arg, (tuple, frozenset)):
-        return _SEQ_CALLS[func](arg)
-    if func in _SET_CALLS and isinstance(arg, (tuple, frozenset)):
-        return frozenset(arg)
-    return UNKNOWN
-
-
-def jsonable(value: object) -> Json:
-    """Plain JSON value: sets become sorted lists' tuples, dict keys strings."""
-    if isinstance(value, frozenset):
-        return tuple(jsonable(v) for v in sorted(value, key=_sort_key))
-    if isinstance(value, (tuple, list)):
-        return tuple(jsonable(v) for v in value)
-    if isinstance(value, dict):
-        return {k if isinstance(k, str) else str(k): jsonable(v) for k, v in value.items()}
-    return value
-
-
-def json_value(value: Json) -> object:
-    """`Json` (tuples, for immutability) as JSON proper (lists), for ``as_dict``."""
-    if isinstance(value, (tuple, list)):
-        return [json_value(v) for v in value]
-    if isinstance(value, dict):
-        return {k: json_value(v) for k, v in value.items()}
-    return value
-
-
-def literal(node: cst.BaseExpression, scope: Scope) -> Json:
-    """JSON value of `node`, or ``{"expr": source}`` when it is not a constant."""
-    value = evaluate(node, scope)
-    return expr_ref(node) if value is UNKNOWN else jsonable(value)
-
-
-def choices_of(node: cst.BaseExpression, scope: Scope) -> tuple | dict | None:
-    """Choices as argparse sees them (iteration order; dicts give their keys)."""
-    value = evaluate(node, scope)
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        value = tuple(value)
-    if isinstance(value, (tuple, frozenset)):
-        return jsonable(value)
-    return expr_ref(node)
-
-
-def render_text(node: cst.BaseExpression, scope: Scope) -> str:
-    """Text of a string expression; parts we cannot know become ``{expr}`` holes.
-
-    Implicit concatenation and ``+`` are joined; f-strings keep their holes as
-    written (conversion and format spec included).
-    """
-    if isinstance(node, cst.ConcatenatedString):
-        return render_text(node.left, scope) + render_text(node.right, scope)
-    if isinstance(node, cst.FormattedString):
-        return "".join(_fstring_part(node, part) for part in node.parts)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        return render_text(node.left, scope) + render_text(node.right, scope)
-    value = evaluate(node, scope)
-    if isinstance(value, str):
-        return value
-    return "{" + source_text(node) + "}"
-
-
-def _fstring_part(owner: cst.FormattedString, part: cst.BaseFormattedStringContent) -> str:
-    if isinstance(part, cst.FormattedStringText):
-        # The text is raw source: evaluate its escapes with the string's own quotes.
-        prefix = owner.prefix.replace("f", "").replace("F", "")
-        try:
-            text = ast.literal_eval(prefix + owner.quote + part.value + owner.quote)
-        except (SyntaxError, ValueError):
-            text = part.value
-        return text.replace("{{", "{").replace("}}", "}")
-    assert isinstance(part, cst.FormattedStringExpression)
-    hole = _EMPTY_MODULE.code_for_node(part.expression).strip()
-    if part.conversion:
-        hole += "!" + part.conversion
-    if part.format_spec:
-        hole += ":" + "".join(_EMPTY_MODULE.code_for_node(p) for p in part.format_spec)
-    return "{" + hole + "}"
-
+from extractor.errors import ProfileError
 
 # ---------------------------------------------------------------------------
 # Declarations
@@ -575,9 +61,37 @@ class DeclKind(StrEnum):
 class Conventions:
     """Names of the declaration helpers; defaults follow sglang's ``arg_utils``."""
 
-    arg_markers: tuple[str, ...] = ("Arg",)
-    derived_markers: tuple[str, ...] = ("Derived",)
-    field_factories: tuple[str, ...] = ("field",)
+    arg_markers: tuple[str, ...] = ("Arg",)  # Annotated[T, Arg(...)] metadata
+    derived_markers: tuple[str, ...] = ("Derived",)  # x = Derived(...): computed fields
+    field_factories: tuple[str, ...] = ("field",)  # x: T = field(default=...)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> Conventions:
+        """From a plain mapping such as a profile's ``declarations: conventions:`` block.
+
+        Keys: ``arg``, ``derived``, ``field``; each a list of names (a single name
+        is fine). Missing keys keep the defaults; anything else is a ProfileError.
+        """
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise ProfileError("declarations.conventions must be a mapping")
+        unknown = sorted(str(k) for k in data if k not in _CONVENTION_KEYS)
+        if unknown:
+            known = ", ".join(_CONVENTION_KEYS)
+            raise ProfileError(f"declarations.conventions: unknown key(s) {', '.join(unknown)} (known: {known})")
+        values: dict[str, tuple[str, ...]] = {}
+        for key, attr in _CONVENTION_KEYS.items():
+            if key not in data:
+                continue
+            names = [data[key]] if isinstance(data[key], str) else data[key]
+            if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) and n for n in names):
+                raise ProfileError(f"declarations.conventions.{key} must be a name or a non-empty list of names")
+            values[attr] = tuple(names)
+        return cls(**values)
+
+
+_CONVENTION_KEYS = {"arg": "arg_markers", "derived": "derived_markers", "field": "field_factories"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -589,7 +103,7 @@ class ArgparseDecl:
     has_default: bool
     default_field: str | None  # field the default is read from (``Cls.x``, ``f("x")``)
     default_owner: str | None  # ``Cls`` of a ``Cls.x`` default: names the record class
-    choices: tuple | dict | None
+    choices: tuple | FrozenMap | None
     action: str | None
     nargs: Json
     const: Json
@@ -615,7 +129,7 @@ class FieldDecl:
     cli_name: str | None = None
     aliases: tuple[str, ...] = ()
     action: str | None = None
-    choices: tuple | dict | None = None
+    choices: tuple | FrozenMap | None = None
     nargs: Json = None
     const: Json = None
     required: bool = False
@@ -695,64 +209,6 @@ _BOOL_ACTIONS = {"store_true", "store_false", "BooleanOptionalAction"}
 _MAX_LOOP_EXPANSION = 256
 
 
-_GROW_ONE = {"add", "append"}
-_GROW_MANY = {"extend", "update"}
-_SHRINK = {"remove", "discard", "pop", "clear", "insert", "sort", "reverse", "setdefault", "popitem"}
-
-
-def function_locals(func: cst.FunctionDef, scope: Scope) -> dict[str, object]:
-    """Constant locals of a function body: names bound once to a constant.
-
-    Literal growth (``x.add("v")``, ``x.extend([...])``, ``x += [...]``) is folded
-    in wherever it happens, conditional or not, so choices built this way are the
-    values the option may accept; any other mutation makes the name unknown.
-    """
-    binds = m.findall(func.body, m.Assign(targets=[m.AssignTarget(target=m.Name())]))
-    others = m.findall(func.body, m.For(target=m.Name()) | m.AnnAssign(target=m.Name()) | m.NamedExpr(target=m.Name()))
-    counts: dict[str, int] = {}
-    for node in [*binds, *others]:
-        target = node.targets[0].target if isinstance(node, cst.Assign) else node.target  # type: ignore[union-attr]
-        counts[target.value] = counts.get(target.value, 0) + 1  # type: ignore[union-attr]
-    env: dict[str, object] = {}
-    for node in binds:
-        assign = cst.ensure_type(node, cst.Assign)
-        name = cst.ensure_type(assign.targets[0].target, cst.Name).value
-        if counts[name] == 1:
-            value = evaluate(assign.value, Scope(scope.path, scope.symbols, {**scope.env, **env}))
-            if value is not UNKNOWN:
-                env[name] = value
-    for call in m.findall(func.body, m.Call(func=m.Attribute(value=m.Name()))):
-        attr = cst.ensure_type(cst.ensure_type(call, cst.Call).func, cst.Attribute)
-        name, method = cst.ensure_type(attr.value, cst.Name).value, attr.attr.value
-        if name not in env or method not in _GROW_ONE | _GROW_MANY | _SHRINK:
-            continue
-        args = cst.ensure_type(call, cst.Call).args
-        added = evaluate(args[0].value, Scope(scope.path, scope.symbols, env)) if len(args) == 1 else UNKNOWN
-        env[name] = _grow(env[name], added, many=method in _GROW_MANY) if method not in _SHRINK else UNKNOWN
-    for node in m.findall(func.body, m.AugAssign(target=m.Name())):
-        aug = cst.ensure_type(node, cst.AugAssign)
-        name = cst.ensure_type(aug.target, cst.Name).value
-        if name in env:
-            added = evaluate(aug.value, Scope(scope.path, scope.symbols, env))
-            ok = m.matches(aug.operator, m.AddAssign() | m.BitOrAssign())
-            env[name] = _grow(env[name], added, many=True) if ok else UNKNOWN
-    return {k: v for k, v in env.items() if v is not UNKNOWN}
-
-
-def _grow(current: object, added: object, *, many: bool) -> object:
-    if current is UNKNOWN or added is UNKNOWN:
-        return UNKNOWN
-    if isinstance(current, dict):
-        return {**current, **added} if many and isinstance(added, dict) else UNKNOWN
-    if many and not isinstance(added, (tuple, frozenset)):
-        return UNKNOWN
-    items = tuple(added) if many else (added,)  # type: ignore[arg-type]
-    if isinstance(current, frozenset):
-        return current | frozenset(items)
-    if isinstance(current, tuple):
-        return current + items
-    return UNKNOWN
-
 
 def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
     return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
@@ -762,14 +218,39 @@ def _action_name(action: str | None) -> str:
     return (action or "").rsplit(".", 1)[-1]
 
 
-class _DeclVisitor(cst.CSTVisitor):
-    """Collects add_argument calls, record classes and dest renames of one module."""
+class _AddArgumentCalls(cst.CSTVisitor):
+    """``x.add_argument(...)`` calls in one statement's own code, in document order.
+
+    Nested statements (suites, an ``elif``) are left to the statement walker.
+    """
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        super().__init__()
+        self.root = root
+        self.calls: list[cst.Call] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is not self.root and isinstance(node, (cst.BaseSuite, cst.BaseCompoundStatement)):
+            return False
+        if isinstance(node, cst.Call) and m.matches(node, _ADD_ARGUMENT):
+            self.calls.append(node)
+        return True
+
+
+class _DeclWalker:
+    """Collects add_argument calls, record classes and dest renames of one module.
+
+    Walks statements only (a full libcst visit rebuilds every node and dominated
+    the cost); expressions are searched only in statements whose lines mention
+    ``add_argument``.
+    """
 
     def __init__(self, mod: SourceModule, symbols: Symbols, conventions: Conventions) -> None:
-        super().__init__()
         self.mod = mod
         self.symbols = symbols
         self.conventions = conventions
+        self.mentions = word_lines(mod.source, "add_argument") if mod.source is not None else None
+        self.anchor: cst.CSTNode | None = None  # the statement being read, for line numbers
         self.loops: list[cst.For] = []
         self.namespaces: list[frozenset[str]] = []
         self.functions: list[cst.FunctionDef] = []
@@ -793,14 +274,55 @@ class _DeclVisitor(cst.CSTVisitor):
         return Scope(self.mod.path, self.symbols, {**self._locals[id(func)], **(env or {})})
 
     def report(self, node: cst.CSTNode, message: str) -> None:
-        self.diagnostics.append(Diagnostic(self.mod.path, self.mod.line(node), message))
+        self.diagnostics.append(Diagnostic(self.mod.path, self.mod.line(node, self.anchor), message))
 
-    # -- loops bind names that option strings may use ------------------------
-    def visit_For(self, node: cst.For) -> None:
-        self.loops.append(node)
+    # -- statements ----------------------------------------------------------
+    def run(self) -> None:
+        self._statements(self.mod.tree.body)
 
-    def leave_For(self, original_node: cst.For) -> None:
-        self.loops.pop()
+    def _statements(self, body: Sequence[cst.CSTNode]) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._small(small)
+            elif isinstance(stmt, cst.BaseCompoundStatement):
+                self._compound(stmt)
+            else:  # a small statement of a one-line suite
+                self._small(stmt)
+
+    def _small(self, small: cst.CSTNode) -> None:
+        self.anchor = small
+        if isinstance(small, cst.Assign):
+            self._rename(small)
+        self._calls(small)
+
+    def _compound(self, stmt: cst.BaseCompoundStatement) -> None:
+        if isinstance(stmt, cst.ClassDef):
+            self._class(stmt)
+        if isinstance(stmt, cst.FunctionDef):
+            self._enter_function(stmt)
+        elif isinstance(stmt, cst.For):
+            self.loops.append(stmt)  # loops bind names that option strings may use
+        self.anchor = stmt
+        self._calls(stmt)  # decorators, conditions, loop iterables...
+        for block in statement_blocks(stmt):
+            self._statements(block)
+        if isinstance(stmt, cst.FunctionDef):
+            self.namespaces.pop()
+            self.functions.pop()
+        elif isinstance(stmt, cst.For):
+            self.loops.pop()
+
+    def _calls(self, stmt: cst.CSTNode) -> None:
+        """add_argument calls in a statement's own code (skipped unless its lines mention one)."""
+        if self.mentions is not None:  # None: no text to screen with
+            if not self.mentions or not any_within(self.mentions, self.mod.lines.span(stmt)):
+                return
+        found = _AddArgumentCalls(stmt)
+        stmt.visit(found)
+        for call in found.calls:
+            self.anchor = stmt
+            self._add_argument(call)
 
     def _loop_envs(self) -> list[dict[str, object]]:
         """One binding of the loop variables per iteration (loops over constants only)."""
@@ -816,7 +338,7 @@ class _DeclVisitor(cst.CSTVisitor):
         return [dict(zip(names, combo)) for combo in combos]
 
     # -- functions taking an argparse Namespace may copy dests onto fields ---
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _enter_function(self, node: cst.FunctionDef) -> None:
         names = frozenset(
             p.name.value
             for p in node.params.params
@@ -826,11 +348,7 @@ class _DeclVisitor(cst.CSTVisitor):
         self.namespaces.append(names)
         self.functions.append(node)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.namespaces.pop()
-        self.functions.pop()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def _rename(self, node: cst.Assign) -> None:
         if not self.namespaces or not self.namespaces[-1] or len(node.targets) != 1:
             return
         target, value = node.targets[0].target, node.value
@@ -841,9 +359,7 @@ class _DeclVisitor(cst.CSTVisitor):
                 self.renames.append((src.attr.value, dst.attr.value))
 
     # -- argparse ----------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
-        if not m.matches(node, _ADD_ARGUMENT):
-            return
+    def _add_argument(self, node: cst.Call) -> None:
         positional = [a for a in node.args if a.keyword is None]
         if positional and all(a.star for a in positional):
             return  # a wrapper forwarding *names/**kwargs is not a declaration
@@ -914,7 +430,7 @@ class _DeclVisitor(cst.CSTVisitor):
             deprecated=deprecated,
             replacement=replacement,
             path=self.mod.path,
-            line=self.mod.line(node),
+            line=self.mod.line(node, self.anchor),
         )
 
     def _field_reference(self, node: cst.BaseExpression, dest: str, scope: Scope) -> str | None:
@@ -927,12 +443,13 @@ class _DeclVisitor(cst.CSTVisitor):
         return None
 
     # -- classes -------------------------------------------------------------
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+    def _class(self, node: cst.ClassDef) -> None:
         fields: list[FieldDecl] = []
         for stmt in node.body.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             for small in stmt.body:
+                self.anchor = small
                 decl = self._field(node.name.value, small, stmt)
                 if decl is not None:
                     fields.append(decl)
@@ -1050,7 +567,7 @@ _ARG_FIELDS = (
     "resolvable",
     "fallback",
 )
-_EMPTY_FACTORIES = {"list": (), "tuple": (), "dict": {}, "set": (), "frozenset": ()}
+_EMPTY_FACTORIES: dict[str, Json] = {"list": (), "tuple": (), "dict": FrozenMap(), "set": (), "frozenset": ()}
 
 
 def _factory_default(node: cst.BaseExpression, scope: Scope) -> Json:
@@ -1059,7 +576,7 @@ def _factory_default(node: cst.BaseExpression, scope: Scope) -> Json:
         return _EMPTY_FACTORIES[name]
     if isinstance(node, cst.Lambda):
         return literal(node.body, scope)
-    return {"expr": source_text(node) + "()"}
+    return FrozenMap({"expr": source_text(node) + "()"})
 
 
 def _subscript_base(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -1145,7 +662,7 @@ def _annotated_cli(
     literal_vals = _literal_values(inner, symbols, scope)
 
     action: str | None = None
-    choices: tuple | dict | None = None
+    choices: tuple | FrozenMap | None = None
     nargs: Json = None
     const: Json = None
     required = False
@@ -1187,13 +704,36 @@ def _annotated_cli(
     )
 
 
+_SCREEN_WORDS = re.compile(r"\b(?:add_argument|Namespace)\b")
+
+
+def may_declare(source: str, outline: Outline | None, config_classes: Collection[str] = ()) -> bool:
+    """Whether `module_declarations` may find something in a file that matters.
+
+    A cheap screen, so only such files are parsed with libcst: the file mentions
+    ``add_argument`` (argparse calls) or ``Namespace`` (dest renames), or defines a
+    class with a subscripted field annotation (``Annotated[...]``) or one named in
+    `config_classes`. Record classes that only argparse defaults name
+    (``default=Cls.x``) are found afterwards with `defines_class`. A file ``ast``
+    cannot read (``outline`` None) is always read.
+    """
+    if outline is None or _SCREEN_WORDS.search(source):
+        return True
+    return any(c.subscripted_fields or c.name in config_classes for c in outline.classes)
+
+
+def defines_class(outline: Outline | None, names: Collection[str]) -> bool:
+    """Whether a file defines (at any depth) a class with one of `names`."""
+    return outline is None or any(c.name in names for c in outline.classes)
+
+
 def module_declarations(mod: SourceModule, symbols: Symbols, conventions: Conventions = Conventions()) -> ModuleDecls:
-    visitor = _DeclVisitor(mod, symbols, conventions)
-    # Positions were resolved on this very tree (no copy), so node identity holds.
-    mod.tree.visit(visitor)
+    walker = _DeclWalker(mod, symbols, conventions)
+    walker.run()
     return ModuleDecls(
-        arguments=tuple(visitor.arguments),
-        classes=tuple(visitor.classes),
-        renames=tuple(visitor.renames),
-        diagnostics=tuple(visitor.diagnostics),
+        arguments=tuple(walker.arguments),
+        classes=tuple(walker.classes),
+        renames=tuple(walker.renames),
+        diagnostics=tuple(walker.diagnostics),
     )
+

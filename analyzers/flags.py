@@ -10,28 +10,33 @@ merges what `flag_decls` and `env_decls` report into one `FlagModel`:
   option derived from the field name (`option_for_dest`);
 - record fields no option writes are ``derived`` flags (no CLI);
 - env descriptors (``SGLANG_X = EnvBool(False)``) are `EnvVar` entries.
+
+Cost: each file is outlined with the stdlib ``ast``; only files whose outline may
+hold declarations, and files a name leads into, are parsed with libcst (a caller
+can lend trees it already has), and line numbers come from ``ast`` too
+(`analyzers.static_values`).
 """
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from analyzers.env_decls import EnvVar, module_env
+import libcst as cst
+
+from analyzers.env_decls import EnvVar, may_declare_env, module_env
 from analyzers.flag_decls import (
     ArgparseDecl,
     ClassDecl,
     Conventions,
     DeclKind,
-    Diagnostic,
     FieldDecl,
-    Json,
     ModuleDecls,
-    build_symbols,
+    defines_class,
     dest_for_option,
-    json_value,
+    may_declare,
     module_declarations,
-    parse_sources,
 )
+from analyzers.static_values import Diagnostic, FrozenMap, Json, SourceSet, Symbols, json_value
 
 __all__ = [
     "Conventions",
@@ -40,6 +45,7 @@ __all__ = [
     "EnvVar",
     "Flag",
     "FlagModel",
+    "FrozenMap",
     "build_flag_model",
     "dest_for_option",
     "option_for_dest",
@@ -61,15 +67,19 @@ def _negation(option: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Flag:
-    """One configuration value a user can set (or, if `derived`, cannot)."""
+    """One configuration value a user can set (or, if `derived`, cannot).
+
+    Immutable and hashable: sequences are tuples and objects `FrozenMap`s (which
+    compare equal to plain dicts); `as_dict` gives JSON lists and dicts.
+    """
 
     dest: str  # the record field it fills, e.g. "tp_size"
     option: str | None  # canonical option, e.g. "--tp-size"; None when derived
     aliases: tuple[str, ...]
     negations: tuple[str, ...]  # "--no-x" options of BooleanOptionalAction
     type: str | None  # source text: "int", "Optional[str]", "bool" for store_true
-    default: Json  # literal, or {"expr": source} when not a literal
-    choices: tuple | dict | None  # literal values, or {"expr": source}
+    default: Json  # literal, or FrozenMap {"expr": source} when not a literal
+    choices: tuple | FrozenMap | None  # literal values, or FrozenMap {"expr": source}
     action: str | None
     nargs: Json
     const: Json
@@ -171,27 +181,47 @@ class FlagModel:
 def build_flag_model(
     files: Mapping[str, str],
     *,
+    modules: Mapping[str, cst.Module] | None = None,
     config_classes: Collection[str] = (),
     conventions: Conventions = Conventions(),
 ) -> FlagModel:
     """Model of the flags and env vars declared in `files` ({repo path: source}).
 
+    `modules` ({repo path: tree}) lends trees a caller already parsed from the same
+    text (e.g. for site extraction) so they are not parsed again; they are only
+    read. Paths in `files` without a tree are parsed here; other paths are ignored.
     `config_classes` names record classes whose plain fields are flags (e.g. the
     target profile's ``ServerArgs``); classes with annotated CLI fields, and
     classes whose fields argparse defaults read (``default=Cls.x``), count too.
+    `conventions` names the declaration helpers (`Conventions.from_mapping` reads
+    them from a profile).
     """
-    modules, parse_diagnostics = parse_sources(files)
-    symbols = build_symbols(modules)
-    decls = [module_declarations(mod, symbols, conventions) for mod in modules]
+    sources = SourceSet(files, modules)
+    symbols = Symbols(sources)
+    by_path: dict[str, ModuleDecls] = {}
+
+    def read(paths: Iterable[str]) -> None:
+        for path in paths:
+            mod = sources.module(path)
+            if mod is not None and path not in by_path:
+                by_path[path] = module_declarations(mod, symbols, conventions)
+
+    # Only files that may declare something are parsed (names may lead into others).
+    read(p for p in sources.paths if may_declare(sources.files[p], sources.outline(p), config_classes))
+    owners = {a.default_owner for d in by_path.values() for a in d.arguments if a.default_field and a.default_owner}
+    read(p for p in sources.paths if p not in by_path and defines_class(sources.outline(p), owners))
+    decls = [by_path[p] for p in sorted(by_path)]
     flags, merge_diagnostics = merge_flags(decls, config_classes)
     env: list[EnvVar] = []
     env_diagnostics: list[Diagnostic] = []
-    for mod in modules:
-        found, diags = module_env(mod, symbols)
-        env.extend(found)
-        env_diagnostics.extend(diags)
-    diagnostics = [*parse_diagnostics, *(d for mod in decls for d in mod.diagnostics)]
-    diagnostics += [*merge_diagnostics, *env_diagnostics]
+    for path in sources.paths:
+        mod = sources.module(path) if may_declare_env(sources.outline(path)) else None
+        if mod is not None:
+            found, diags = module_env(mod, symbols)
+            env.extend(found)
+            env_diagnostics.extend(diags)
+    diagnostics = [*(d for mod in decls for d in mod.diagnostics), *merge_diagnostics, *env_diagnostics]
+    diagnostics += sources.diagnostics  # files needed but not parsable
     return FlagModel(
         flags=tuple(sorted(flags, key=lambda f: (f.path, f.line, f.option or "", f.dest))),
         env=_unique_env(env),

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzers.flags import DeclKind, FlagModel, build_flag_model, option_for_dest
+from analyzers.flags import Conventions, DeclKind, FlagModel, build_flag_model, option_for_dest
+from extractor.errors import ProfileError
 from extractor.globs import match_any
 from extractor.profile import load_profile
 
@@ -553,6 +554,169 @@ def test_by_option_accepts_inline_value():
     assert m.by_option("--missing") is None and m.by_dest("missing") is None and m.env_var("X") is None
 
 
+def test_flags_are_hashable_and_as_dict_keeps_json():
+    body = """
+    parser.add_argument("--x", default=os.getcwd(), choices=registry())
+    parser.add_argument("--y", default={"a": [1, 2]}, nargs=2, const=(1, 2))
+    """
+    m = parser_model(body)
+    assert len(set(m.flags)) == 2 and hash(m.by_option("--x")) == hash(parser_model(body).by_option("--x"))
+    x, y = m.by_option("--x"), m.by_option("--y")
+    assert (x.default, x.choices) == ({"expr": "os.getcwd()"}, {"expr": "registry()"})
+    assert y.default == {"a": (1, 2)} and y.const == (1, 2)
+    as_dict = y.as_dict()
+    assert as_dict["default"] == {"a": [1, 2]} and type(as_dict["default"]) is dict
+    assert type(as_dict["default"]["a"]) is list and as_dict["const"] == [1, 2]
+    json.dumps(m.as_dict())
+
+
+# ---------------------------------------------------------------------------
+# lent trees, conventions, line numbers, what gets parsed
+# ---------------------------------------------------------------------------
+
+
+def _release_like_files() -> dict[str, str]:
+    fields = FIELDS_HEADER + '\nclass Parallel(msgspec.Struct):\n    tp_size: A[int, "h"] = 1\n'
+    env = ENV_CLASSES + "\nclass Envs:\n    SGLANG_X = EnvBool(False)\n"
+    server = 'def add_cli_args(parser):\n    parser.add_argument("--x", type=int)\n'
+    return {FIELDS: fields, ARG_UTILS: textwrap.dedent(ARG_UTILS_SRC), ENVIRON: env, SERVER_ARGS: server}
+
+
+def test_lent_trees_are_not_parsed_again(monkeypatch):
+    import libcst
+
+    files = _release_like_files()
+    expected = build_flag_model(files).as_dict()
+    trees = {path: libcst.parse_module(src) for path, src in files.items()}
+    trees["python/pkg/not_a_declaration_file.py"] = libcst.parse_module("X = 1\n")  # ignored
+
+    def refuse(source):
+        raise AssertionError("parsed a file whose tree was lent")
+
+    monkeypatch.setattr(libcst, "parse_module", refuse)
+    assert build_flag_model(files, modules=trees).as_dict() == expected
+    partial = {ENVIRON: trees[ENVIRON]}  # the others are parsed as usual
+    monkeypatch.undo()
+    assert build_flag_model(files, modules=partial).as_dict() == expected
+
+
+def test_files_that_cannot_declare_anything_are_not_parsed(monkeypatch):
+    import libcst
+
+    files = _release_like_files()
+    files["python/pkg/hooks.py"] = "def hook(cfg):\n    return cfg.tp_size * 2\n"
+    files["python/pkg/broken_hook.py"] = "def hook(:\n"  # ast cannot read it either: reported
+    parsed: list[str] = []
+    real = libcst.parse_module
+    monkeypatch.setattr(libcst, "parse_module", lambda src: parsed.append(src) or real(src))
+    m = build_flag_model(files)
+    assert files["python/pkg/hooks.py"] not in parsed
+    assert [d.path for d in m.diagnostics] == ["python/pkg/broken_hook.py"]
+    assert m.by_dest("tp_size") and m.by_option("--x") and m.env_var("SGLANG_X")
+
+
+def test_record_class_named_by_a_default_in_another_file():
+    record = "class Config:\n    tp_size: int = 1\n    hidden: str = 'x'\n"  # plain fields: parsed on demand
+    server = """
+    from pkg.config import Config
+    def add_cli_args(parser):
+        parser.add_argument("--tp-size", type=int, default=Config.tp_size)
+    """
+    m = build_flag_model({"python/pkg/config.py": record, SERVER_ARGS: textwrap.dedent(server)})
+    assert (m.by_dest("tp_size").owner, m.by_dest("tp_size").type) == ("Config", "int")
+    assert m.by_dest("hidden").derived
+
+
+def test_env_descriptor_subclass_from_another_file():
+    base = "class EnvField:\n    pass\nclass EnvBool(EnvField):\n    pass\nclass Flag(EnvBool):\n    pass\n"
+    env = "from pkg.env_base import Flag\nclass Envs:\n    SGLANG_Y = Flag(True)\n"
+    m = build_flag_model({"python/pkg/env_base.py": base, ENVIRON: env})
+    assert (m.env_var("SGLANG_Y").type, m.env_var("SGLANG_Y").default) == ("bool", True)
+
+
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (None, Conventions()),
+        ({}, Conventions()),
+        ({"arg": ["Opt"]}, Conventions(arg_markers=("Opt",))),
+        ({"arg": "Opt", "derived": ["Computed", "Derived"], "field": ["field", "attr_field"]},
+         Conventions(("Opt",), ("Computed", "Derived"), ("field", "attr_field"))),
+    ],
+)
+def test_conventions_from_mapping(data, expected):
+    assert Conventions.from_mapping(data) == expected
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (["Arg"], "must be a mapping"),
+        ({"args": ["Arg"]}, "unknown key"),
+        ({"arg": []}, "arg must be"),
+        ({"derived": [1]}, "derived must be"),
+        ({"field": ""}, "field must be"),
+    ],
+)
+def test_conventions_from_mapping_rejects(data, message):
+    with pytest.raises(ProfileError, match=message):
+        Conventions.from_mapping(data)
+
+
+def test_conventions_name_the_helpers():
+    utils = "from typing import Annotated as A\nclass Opt:\n    pass\nclass Computed:\n    pass\n"
+    fields = """
+    from pkg.arg_groups.arg_utils import A, Opt, Computed
+    class Parallel:
+        tp_size: A[int, Opt(help="h")] = 1
+        attn_tp_size = Computed(doc="d")
+    """
+    files = {ARG_UTILS: utils, FIELDS: textwrap.dedent(fields)}
+    default = build_flag_model(files)
+    assert default.flags == ()  # Opt(...) is not Arg: no annotated field, so no record class
+    custom = build_flag_model(files, conventions=Conventions.from_mapping({"arg": "Opt", "derived": "Computed"}))
+    assert custom.by_dest("tp_size").option == "--tp-size"
+    assert (custom.by_dest("attn_tp_size").kind, custom.by_dest("attn_tp_size").help) == (DeclKind.COMPUTED, "d")
+
+
+@pytest.mark.parametrize(
+    "body, option, line",
+    [
+        ('parser.add_argument("--x")', "--x", 3),
+        ('\n# note\nparser.add_argument(\n    "--x")', "--x", 5),
+        ('action = parser.add_argument(\n    "--x")', "--x", 3),
+        ('(\n    parser\n    .add_argument("--x"))', "--x", 4),
+        ('group = make()\ngroup.add_argument("--a"); group.add_argument("--b")', "--b", 4),
+        ('if x:\n    parser.add_argument(\n        "--x")', "--x", 4),
+        ('for name in ("a",):\n    parser.add_argument(f"--{name}")', "--a", 4),
+        ('wrap(\n    parser.add_argument("--x"))', "--x", 4),
+    ],
+)
+def test_argparse_lines(body, option, line):
+    assert parser_model(body).by_option(option).line == line
+
+
+def test_field_env_and_diagnostic_lines():
+    m = fields_model('tp_size: A[\n    int,\n    Arg(help="h",\n        flavour="spicy"),\n] = 1\nx: A[int, "h"] = 0')
+    header = (FIELDS_HEADER + "\nclass Parallel(msgspec.Struct):\n").count("\n")
+    assert (m.by_dest("tp_size").line, m.by_dest("x").line) == (header + 1, header + 6)
+    [diag] = m.diagnostics
+    assert diag.line == header + 4  # the unknown keyword, inside the field's statement
+    prelude = """
+    class _DeprecatedEnv:
+        def __init__(self, replacement=None, note=None): ...
+    _DEPRECATED_ENVS = {
+        "SGLANG_A": _DeprecatedEnv(replacement="SGLANG_B"),
+
+        "SGLANG_C": _DeprecatedEnv(
+            note="n"),
+    }
+    """
+    env = env_model("SGLANG_B = EnvBool(False)", prelude=prelude)
+    start = ENV_CLASSES.count("\n") + 1
+    assert (env.env_var("SGLANG_A").line, env.env_var("SGLANG_C").line) == (start + 4, start + 6)
+
+
 # ---------------------------------------------------------------------------
 # real releases (network: PyPI; downloads cached)
 # ---------------------------------------------------------------------------
@@ -702,3 +866,27 @@ def test_release_0_5_23_details(release):
         "enable_amd_monokernel", True, "--enable-amd-monokernel")
     assert m.by_dest("enable_amd_monokernel").option == "--enable-amd-monokernel"
     assert m.by_dest("attn_tp_size").derived
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", ["0.5.18", "0.5.23"])
+def test_release_lines_need_no_whole_file_positions(version, monkeypatch):
+    import libcst
+
+    import analyzers.static_values as static_values
+
+    files = release_files(version)
+    trees = {path: libcst.parse_module(src) for path, src in files.items()}
+    wrapped: list[libcst.Module] = []
+    real = static_values.MetadataWrapper
+    monkeypatch.setattr(static_values, "MetadataWrapper", lambda mod, **kw: wrapped.append(mod) or real(mod, **kw))
+    lent = build_flag_model(files, modules=trees, config_classes=load_profile("sglang").config_classes)
+    assert not [mod for mod in wrapped if any(mod is tree for tree in trees.values())]  # only single statements
+    assert len(wrapped) <= 5
+    monkeypatch.undo()
+    parsed: list[str] = []
+    real_parse = libcst.parse_module
+    monkeypatch.setattr(libcst, "parse_module", lambda src: parsed.append(src) or real_parse(src))
+    own = build_flag_model(files, config_classes=load_profile("sglang").config_classes)
+    assert own.as_dict() == lent.as_dict()
+    assert len(parsed) < len(files) / 2  # files no reader or name needs are never parsed
