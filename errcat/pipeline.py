@@ -192,10 +192,14 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     paths = snapshot.glob([*profile.flag_globs, *profile.env_globs])
     if not paths:
         return None
-    from analyzers.flags import build_flag_model
+    from analyzers.flags import Conventions, build_flag_model
+
+    conventions = Conventions.from_mapping((profile.raw.get("declarations") or {}).get("conventions"))
 
     def build() -> FlagModel:
-        return build_flag_model({p: snapshot.text(p) for p in paths}, config_classes=profile.config_classes)
+        return build_flag_model(
+            {p: snapshot.text(p) for p in paths}, config_classes=profile.config_classes, conventions=conventions
+        )
 
     if cache is None:
         return build()
