@@ -22,7 +22,7 @@ import libcst as cst
 from extractor.cst_ir import to_ir
 from extractor.cstutil import code, literal_value, norm_code, string_value
 from extractor.ir import TRUE, Expr, conj, negate
-from extractor.scope import Opaque, Scope, Table
+from extractor.scope import Conditional, Opaque, Scope, Table
 from extractor.templates import Hole, Part, Template
 
 MAX_OPTIONS = 16  # renderings per message; beyond that the message is one hole
@@ -99,12 +99,34 @@ def _has_text(options: list[Option]) -> bool:
     return any(len(o.template.parts) != 1 or isinstance(o.template.parts[0], str) for o in options)
 
 
+def _conditional(node: cst.Name, bound: Conditional, scope: Scope) -> list[Option]:
+    """``msg = "a"; if c: msg += " b"``: one rendering per branch, with its condition."""
+    previous = bound.previous
+    scope.resolving.add(node.value)
+    try:
+        yes = [Option(o.template, conj([bound.cond, o.cond])) for o in build(bound.value, scope)]
+        if isinstance(previous, cst.BaseExpression):
+            earlier = build(previous, scope)
+        elif not isinstance(previous, Conditional):
+            earlier = [_whole(node)]
+    finally:
+        scope.resolving.discard(node.value)
+    if isinstance(previous, Conditional):
+        earlier = _conditional(node, previous, scope)
+    no = [Option(o.template, conj([negate(bound.cond), o.cond])) for o in earlier]  # type: ignore[arg-type]
+    return (yes + no)[: MAX_OPTIONS + 1]
+
+
 def _name(node: cst.Name, scope: Scope) -> list[Option]:
     """A name bound to a message expression renders as that expression; a name bound to
     something opaque (a call result, a parameter) stays a hole named by the name."""
     name = node.value
     bound = scope.lookup(name)
-    if bound is None or isinstance(bound, (Opaque, Table)) or name in scope.resolving:
+    if name in scope.row_targets:  # a table row's value: the entry keeps the hole, rows fill it
+        return [_whole(node)]
+    if isinstance(bound, Conditional) and name not in scope.resolving:
+        return _conditional(node, bound, scope)
+    if bound is None or isinstance(bound, (Opaque, Table, Conditional)) or name in scope.resolving:
         return [_whole(node)]
     scope.resolving.add(name)
     try:

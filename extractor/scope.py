@@ -41,7 +41,16 @@ class Table:
     is_dict: bool
 
 
-Binding = cst.BaseExpression | Opaque | Table
+@dataclass(frozen=True, slots=True)
+class Conditional:
+    """A name reassigned under a condition: `value` when `cond` holds, else `previous`."""
+
+    cond: object  # extractor.ir.Expr (typed loosely to avoid an import cycle)
+    value: cst.BaseExpression
+    previous: "Binding"
+
+
+Binding = cst.BaseExpression | Opaque | Table | Conditional
 
 
 @dataclass(slots=True)
@@ -52,6 +61,7 @@ class Scope:
     bindings: dict[str, Binding] = field(default_factory=dict)
     lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
     resolving: set[str] = field(default_factory=set)  # recursion guard for bindings
+    row_targets: set[str] = field(default_factory=set)  # loop variables of a table being expanded
 
     def lookup(self, name: str) -> Binding | None:
         if name in self.bindings:

@@ -21,10 +21,12 @@ from extractor.profile import Profile
 from extractor.records import (
     Adjustment, CallSite, FileSites, Guard, GuardOrigin, RaiseSite, SiteKind, Variant,
 )
-from extractor.scope import Opaque, Row, Scope, Table, table_of
+from extractor.scope import Conditional, Opaque, Row, Scope, Table, table_of
 from extractor.templates import Template
 
 MODULE = "<module>"
+# Guards that choose a branch (as opposed to early exits, which only decide reachability).
+_BRANCH_ORIGINS = frozenset({GuardOrigin.IF, GuardOrigin.ELSE, GuardOrigin.WHILE, GuardOrigin.CASE, GuardOrigin.EXCEPT})
 PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
 
 
@@ -85,6 +87,7 @@ class SiteWalker:
         self.calls: list[CallSite] = []
         self.functions: list[str] = []
         self.params: list[tuple[str, tuple[str, ...]]] = []
+        self.bound_under: dict[str, tuple[Guard, ...]] = {}  # guards in force at a name's binding
         self.imports: dict[str, str] = {}
         self.adjustments: list[Adjustment] = []
         self.diagnostics: list[str] = []
@@ -261,7 +264,7 @@ class SiteWalker:
     # --------------------------------------------------------------- functions
 
     def function_def(self, node: cst.FunctionDef) -> None:
-        saved = (self.guards, self.scope, self.except_types, self.rows, self.loop_notes)
+        saved = (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under)
         self.qualname.append(node.name.value)
         qual = self.function
         self.functions.append(qual)
@@ -280,9 +283,9 @@ class SiteWalker:
         for p in params:
             if p not in aliases and p not in self.profile.model_roots:
                 self.scope.bindings[p] = Opaque(f"{PARAMETER}{p}")
-        self.guards, self.except_types, self.rows, self.loop_notes = [], [], [], []
+        self.guards, self.except_types, self.rows, self.loop_notes, self.bound_under = [], [], [], [], {}
         self.walk_suite(node.body)
-        self.guards, self.scope, self.except_types, self.rows, self.loop_notes = saved
+        self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under = saved
         self.qualname.pop()
 
     # -------------------------------------------------------------- statements
@@ -316,12 +319,33 @@ class SiteWalker:
             local = alias.asname.name.value if alias.asname else norm_code(alias.name)  # type: ignore[union-attr]
             self.imports[local] = f"{module}.{norm_code(alias.name)}"
 
+    def rebind(self, name: str, value: cst.BaseExpression) -> None:
+        """Bind `name`; a reassignment under a condition the first binding was not under
+        keeps both values (`Conditional`), so messages built from it get one rendering each."""
+        previous = self.scope.bindings.get(name)
+        self.scope.bind(name, value)
+        extra = self._branch_guards_since(self.bound_under.get(name, ()))
+        if previous is not None and extra and name not in self.scope.aliases:
+            bound = self.scope.bindings[name]
+            if isinstance(bound, cst.BaseExpression):
+                self.scope.bindings[name] = Conditional(conj([g.expr for g in extra]), bound, previous)
+        self.bound_under[name] = tuple(self.guards)
+
+    def _branch_guards_since(self, before: tuple[Guard, ...]) -> list[Guard]:
+        """Branch conditions in force now that were not when `before` was recorded."""
+        common = 0
+        for a, b in zip(before, self.guards):
+            if a is not b:
+                break
+            common += 1
+        return [g for g in self.guards[common:] if g.origin in _BRANCH_ORIGINS]
+
     def assign(self, node: cst.Assign) -> None:
         value = node.value
         for target in node.targets:
             tgt = target.target
             if isinstance(tgt, cst.Name):
-                self.scope.bind(tgt.value, value)
+                self.rebind(tgt.value, value)
             elif isinstance(tgt, (cst.Tuple, cst.List)):
                 names = [el.value for el in tgt.elements]
                 values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
@@ -351,10 +375,9 @@ class SiteWalker:
         bound = self.scope.lookup(name)
         if isinstance(bound, Table):
             self._extend(name, bound, node.value)
-        elif isinstance(bound, cst.BaseExpression):
-            op = node.operator
-            if isinstance(op, cst.AddAssign):
-                self.scope.bindings[name] = cst.BinaryOperation(left=bound, operator=cst.Add(), right=node.value)
+        elif isinstance(bound, (cst.BaseExpression, Conditional)):
+            if isinstance(node.operator, cst.AddAssign):
+                self.rebind(name, cst.BinaryOperation(left=cst.Name(name), operator=cst.Add(), right=node.value))
             else:
                 self.scope.bindings[name] = Opaque(f"{name} (updated in place)")
 
@@ -413,7 +436,9 @@ class SiteWalker:
                 if id(g) not in active:
                     self.guards.append(g)  # type: ignore[arg-type]
             self.rows.append(_RowCtx(id(node), index, depth, names))
+            self.scope.row_targets.update(names)
             self.walk_suite(node.body)
+            self.scope.row_targets.difference_update(names)
             self.rows.pop()
             del self.guards[depth:]
         for name in names:

@@ -446,3 +446,33 @@ def test_method_of_a_flag_value_reads_the_flag() -> None:
     site = one("def f(cfg):\n    if 'llama' in cfg.model_path.lower():\n        raise ValueError('x')\n")
     (ref,) = refs(site.guards[0].expr)
     assert (ref.kind, ref.name) == (RefKind.FLAG, "model_path")
+
+
+@pytest.mark.parametrize(
+    "body, templates",
+    [
+        ("msg = 'a'\n    if cfg.c:\n        msg += ' b'\n    raise ValueError(msg)", ["a b", "a"]),
+        ("if cfg.c:\n        msg = 'a'\n    else:\n        msg = 'b'\n    raise ValueError(msg)", ["b", "a"]),
+        ("msg = 'a'\n    msg = msg + 'x'\n    raise ValueError(msg)", None),
+    ],
+)
+def test_message_variables_assigned_under_conditions_give_one_rendering_each(body: str, templates) -> None:
+    site = one(f"def f(cfg):\n    {body}\n")
+    if templates is None:
+        assert (site.template.text, site.variants) == ("ax", ())
+    else:
+        assert [v.template.text for v in site.variants] == templates
+
+
+def test_loop_variable_as_the_whole_message_stays_a_hole_filled_per_row() -> None:
+    site = one(
+        """
+        MODES = (("fast", "x"), ("slow", "y"))
+        def f(server_args):
+            for mode, why in MODES:
+                if server_args.mode == mode:
+                    raise ValueError(why)
+        """
+    )
+    assert site.template.text == "{why}"
+    assert [v.template.text for v in site.variants] == ["x", "y"]
