@@ -6,7 +6,7 @@ returning {relative path: text}; every list is sorted, so reruns are byte-identi
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 DIR = "md"
