@@ -16,7 +16,6 @@ import tempfile
 import threading
 import urllib.error
 import urllib.parse
-import urllib.request
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
@@ -25,12 +24,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import git
-
 from extractor.cache import downloads_dir, mirrors_dir
 from extractor.errors import SourceError
 from extractor.profile import Profile
 from extractor.snapshot import Snapshot, SourceKind, blob_id
+
+
+class _LazyGit:
+    """GitPython, imported on first use: a release or a cached run never needs it (~30 ms)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import git as module
+
+        globals()["git"] = module
+        return getattr(module, name)
+
+
+git: Any = _LazyGit()
 
 PYPI = "https://pypi.org/pypi"
 _TIMEOUT = 60  # seconds per HTTP request; a stalled index should fail, not hang
@@ -224,6 +234,8 @@ def _dist(profile: Profile) -> str:
 
 def _get(url: str) -> bytes:
     """GET `url`; HTTPError is left to callers that give a 404 its meaning."""
+    import urllib.request  # http.client and ssl: loaded only when the network is used
+
     req = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
     try:
         with urllib.request.urlopen(req, timeout=_TIMEOUT) as resp:  # noqa: S310 - scheme checked by callers
@@ -321,6 +333,8 @@ def choose_file(files: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _download(entry: dict[str, Any], dest_dir: Path) -> Path:
+    import urllib.request
+
     name = entry["filename"]
     if "/" in name or "\\" in name or name.startswith("."):
         raise SourceError(f"refusing suspicious file name from the index: {name!r}")

@@ -1,0 +1,353 @@
+"""Publish the error catalog of each configured target when its head moved.
+
+    python scripts/nightly.py --config nightly.yaml [--dry-run]
+
+For every target (a git repository URL or path plus a branch, or a release on the
+package index): fetch, resolve the head, and if it is the commit already published
+do nothing — no file is rewritten. Otherwise extract (reusing the result cache),
+diff against the last published catalog and publish atomically:
+
+    <root>/<name>/<commit>/          catalog files + CHANGELOG.md + changes.json of the step
+    <root>/<name>/latest             symlink to <commit> (flipped last, atomically)
+    <root>/<name>/latest.json        {"commit", "label", "date"} for clients without symlinks
+    <root>/<name>/CHANGELOG.md       every step, newest first
+
+A lock file (default ``<root>/.nightly.lock``) keeps a second run from starting. A
+failing target leaves its last published catalog untouched. Exit codes: 0 all
+targets published or unchanged, 1 a target failed (one line each on stderr), 2 bad
+configuration, 3 another run holds the lock. See scripts/nightly.example.yaml.
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable from a checkout
+
+import yaml  # noqa: E402
+
+from errcat import pipeline  # noqa: E402
+from extractor.errors import ErrcatError  # noqa: E402
+from extractor.profile import load_profile  # noqa: E402
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_LOCKED = 0, 1, 2, 3
+_SECTION = re.compile(r"^<!-- errcat:(\S+) -->$", re.M)
+
+
+class ConfigError(Exception):
+    pass
+
+
+class Locked(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ configuration
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str  # publish under <root>/<name>
+    profile: str
+    repo: str | None = None
+    branch: str = "main"
+    release: str | None = None  # "latest" or a version
+
+    @property
+    def is_git(self) -> bool:
+        return self.repo is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    root: Path
+    targets: tuple[Target, ...]
+    cache_dir: str | None = None
+    lock: Path | None = None
+    jobs: int | None = None
+
+    @property
+    def lock_path(self) -> Path:
+        return self.lock or self.root / ".nightly.lock"
+
+
+def _safe_name(name: str) -> str:
+    parts = name.split("/")
+    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ConfigError(f"target name {name!r} must be a relative path without '.' or '..' parts")
+    return name
+
+
+def parse_config(data: Any, base: Path) -> Config:
+    if not isinstance(data, dict):
+        raise ConfigError("expected a mapping at top level")
+    if not data.get("root"):
+        raise ConfigError("missing 'root' (where catalogs are published)")
+    raw_targets = data.get("targets")
+    if not isinstance(raw_targets, list) or not raw_targets:
+        raise ConfigError("'targets' must be a non-empty list")
+    targets = []
+    for i, t in enumerate(raw_targets):
+        if not isinstance(t, dict):
+            raise ConfigError(f"targets[{i}] must be a mapping")
+        if (t.get("repo") is None) == (t.get("release") is None):
+            raise ConfigError(f"targets[{i}]: give exactly one of 'repo' or 'release'")
+        profile = str(t.get("profile", "sglang"))
+        if profile.endswith((".yaml", ".yml")) and not os.path.isabs(profile):
+            profile = str(base / profile)  # a profile file next to the configuration
+        repo = t.get("repo")
+        if repo is not None and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[^/]+@[^/]+:", str(repo)):
+            repo = str((base / str(repo)).resolve()) if not os.path.isabs(str(repo)) else str(repo)
+        name = t.get("name")
+        if name is None:
+            try:
+                name = load_profile(profile).repo
+            except ErrcatError as exc:
+                raise ConfigError(f"targets[{i}]: {exc}") from None
+        targets.append(Target(_safe_name(str(name)), profile, repo, str(t.get("branch", "main")),
+                              None if t.get("release") is None else str(t["release"])))
+    names = [t.name for t in targets]
+    if len(set(names)) != len(names):
+        raise ConfigError("two targets publish under the same name; set 'name' apart")
+    root = Path(str(data["root"])).expanduser()
+    lock = data.get("lock")
+    jobs = data.get("jobs")
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise ConfigError("'jobs' must be a positive integer")
+    return Config(
+        root=root if root.is_absolute() else base / root,
+        targets=tuple(targets),
+        cache_dir=None if data.get("cache_dir") is None else str(Path(str(data["cache_dir"])).expanduser()),
+        lock=None if lock is None else Path(str(lock)).expanduser(),
+        jobs=jobs,
+    )
+
+
+def load_config(path: str) -> Config:
+    file = Path(path)
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {str(exc).splitlines()[0]}") from None
+    return parse_config(data, file.resolve().parent)
+
+
+# ------------------------------------------------------------------ lock
+
+
+@contextmanager
+def run_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock held for the run (released by the OS if we die)."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                raise Locked(f"another nightly run holds {path} (pid {holder})") from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+# ------------------------------------------------------------------ heads
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    pin: str  # commit SHA or release version: the published directory name
+    label: str
+    spec: pipeline.SourceSpec
+
+
+def _git_line(exc: Exception) -> str:
+    lines = [ln.strip(" '") for ln in str(getattr(exc, "stderr", "") or exc).splitlines() if ln.strip(" '")]
+    fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return re.sub(r"^(stderr: )?(fatal|error):\s*", "", (fatal or lines or [type(exc).__name__])[-1])
+
+
+def resolve_head(target: Target, cache_dir: str | None) -> Head:
+    """Fetch and resolve the target's head (network for URLs and 'latest' releases)."""
+    if not target.is_git:
+        if target.release == "latest":
+            from extractor.source import latest_release
+
+            version = latest_release(load_profile(target.profile))
+        else:
+            version = str(target.release)
+        return Head(version, version, pipeline.SourceSpec(release=version))
+    import git
+
+    from extractor import source
+
+    repo = str(target.repo)
+    source.open_git(repo, "HEAD", cache_dir=cache_dir)  # validates the spec; mirrors a URL once
+    local = Path(repo).expanduser()
+    handle = git.Repo(local) if local.exists() else git.Repo(source.mirror_path(repo, cache_dir))
+    if not local.exists():
+        try:
+            with handle.git.custom_environment(GIT_TERMINAL_PROMPT="0"):
+                handle.git.fetch("--prune", "--quiet", "origin")
+        except git.GitCommandError as exc:
+            raise ErrcatError(f"cannot fetch {repo}: {_git_line(exc)}") from None
+    ref = f"refs/heads/{target.branch}"
+    try:
+        sha = handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    except git.GitCommandError:
+        raise ErrcatError(f"no branch {target.branch!r} in {repo}") from None
+    return Head(sha, f"{target.branch}@{sha[:12]}", pipeline.SourceSpec(repo=repo, commit=sha))
+
+
+# ------------------------------------------------------------------ publishing
+
+
+def published_pin(target_dir: Path) -> str | None:
+    link = target_dir / "latest"
+    try:
+        pin = os.readlink(link)
+    except OSError:
+        return None
+    return pin if (target_dir / pin / "catalog.json").is_file() else None
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _point_latest(target_dir: Path, pin: str) -> None:
+    tmp = target_dir / f".latest.{os.getpid()}"
+    tmp.unlink(missing_ok=True)
+    os.symlink(pin, tmp)
+    os.replace(tmp, target_dir / "latest")
+
+
+def cumulative_changelog(previous: str, pin: str, section: str) -> str:
+    """`section` on top of `previous`, replacing an older section for the same pin."""
+    parts = _SECTION.split(previous)
+    kept = []
+    # parts: [preamble, pin1, body1, pin2, body2, ...]
+    for i in range(1, len(parts) - 1, 2):
+        if parts[i] != pin:
+            kept.append(f"<!-- errcat:{parts[i]} -->{parts[i + 1]}")
+    body = f"<!-- errcat:{pin} -->\n{section.rstrip()}\n\n" + "".join(kept)
+    return "# Error catalog changes\n\n" + body.rstrip() + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    target: str
+    pin: str
+    published: bool
+    changes: int = 0
+
+    def line(self) -> str:
+        if not self.published:
+            return f"{self.target}: unchanged at {self.pin}"
+        return f"{self.target}: published {self.pin} ({self.changes} changes)"
+
+
+def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome:
+    from analyzers.diff import diff_catalogs
+    from errcat.versions import compact
+    from output.diff_formats import render_json, render_markdown
+
+    target_dir = config.root / target.name
+    head = resolve_head(target, config.cache_dir)
+    if published_pin(target_dir) == head.pin:
+        return Outcome(target.name, head.pin, False)
+    prof = load_profile(target.profile)
+    snapshot = pipeline.open_source(head.spec, prof, cache_dir=config.cache_dir)
+    files, _summary, _cached = pipeline.catalog_files(snapshot, prof, cache_dir=config.cache_dir,
+                                                      jobs=config.jobs)
+    new = json.loads(files["catalog.json"])
+    old_pin = published_pin(target_dir)
+    old: dict[str, Any] = {"entries": []}
+    if old_pin is not None:
+        old = json.loads((target_dir / old_pin / "catalog.json").read_text(encoding="utf-8"))
+    diff = diff_catalogs(compact(old), compact(new), old_label=old_pin or "(nothing)", new_label=head.label)
+    step_md = render_markdown(diff)
+    if dry_run:
+        return Outcome(target.name, head.pin, False, len(diff.changes))
+    files = {**files, "CHANGELOG.md": step_md, "changes.json": render_json(diff)}
+    target_dir.mkdir(parents=True, exist_ok=True)
+    from output.writer import write_atomically
+
+    write_atomically(target_dir / head.pin, lambda: files)
+    log = target_dir / "CHANGELOG.md"
+    previous = log.read_text(encoding="utf-8") if log.is_file() else ""
+    _atomic_text(log, cumulative_changelog(previous, head.pin, step_md))
+    _atomic_text(target_dir / "latest.json", json.dumps(
+        {"commit": head.pin, "label": head.label, "date": new.get("commit_date")}, indent=2) + "\n")
+    _point_latest(target_dir, head.pin)
+    return Outcome(target.name, head.pin, True, len(diff.changes))
+
+
+# ------------------------------------------------------------------ main
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, (ErrcatError, OSError)):
+        if isinstance(exc, OSError) and exc.filename:
+            return f"{exc.strerror or exc}: {exc.filename}"
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="nightly.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", required=True, help="YAML configuration (see scripts/nightly.example.yaml)")
+    parser.add_argument("--dry-run", action="store_true", help="resolve and diff, publish nothing")
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"nightly: {args.config}: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    failed = 0
+    try:
+        with run_lock(config.lock_path):
+            for target in config.targets:
+                try:
+                    print(publish(target, config, dry_run=args.dry_run).line())
+                except Exception as exc:  # noqa: BLE001 - one line per failed target, others go on
+                    failed += 1
+                    print(f"nightly: {target.name}: {_reason(exc)}", file=sys.stderr)
+    except Locked as exc:
+        print(f"nightly: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except OSError as exc:
+        print(f"nightly: cannot lock {config.lock_path}: {_reason(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

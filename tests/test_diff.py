@@ -1,0 +1,406 @@
+"""analyzers.matching + analyzers.diff + output.diff_formats + `errcat diff`."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analyzers.diff import (
+    ChangeKind,
+    diff_catalogs,
+    entry_changes,
+    find_changes,
+    flag_changes,
+    matched_share,
+    parse_kinds,
+)
+from analyzers.matching import literal_text, match_entries, normalize_template, split_template, strip_receivers
+from errcat.cli import main
+from output.diff_formats import render_diff
+
+K = ChangeKind
+
+
+def entry(id: str, template: str = "port must be >= 0", *, path: str = "pkg/a.py", line: int = 3,
+          function: str = "check", exception: str = "ValueError", flags: tuple[str, ...] = ("--port",),
+          text: str = "`--port` < 0", variants: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    return {
+        "id": id, "kind": "raise", "exception": exception, "template": template,
+        "source": {"path": path, "line": line, "function": function, "url": None},
+        "trigger": {"text": text, "flags": list(flags), "env": [], "other": []},
+        "variants": list(variants),
+    }
+
+
+def catalog(*entries: dict[str, Any], flags: dict[str, Any] | None = None, commit: str = "c") -> dict[str, Any]:
+    data: dict[str, Any] = {"repo": "example/tiny", "commit": commit, "entries": list(entries)}
+    if flags is not None:
+        data["flags"] = flags
+    return data
+
+
+def kinds(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    return sorted(str(c.kind) for c in find_changes(old, new))
+
+
+# ------------------------------------------------------------------ normalisation
+
+
+@pytest.mark.parametrize("template, parts", [
+    ("plain", [(False, "plain")]),
+    ("a {x} b", [(False, "a "), (True, "x"), (False, " b")]),
+    ("{{literal}} {y!r:>4}", [(False, "{literal} "), (True, "y!r:>4")]),
+    ("{d['k']}", [(True, "d['k']")]),
+])
+def test_split_template(template, parts):
+    assert split_template(template) == parts
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("self.tp_size", "tp_size"),
+    ("server_args.tp_size", "tp_size"),
+    ("len(self.lora_paths)", "len(lora_paths)"),
+    ("args.spec.name", "spec.name"),
+    ("plain", "plain"),
+])
+def test_strip_receivers(code, expected):
+    assert strip_receivers(code) == expected
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("got {self.pp_size}", "got {server_args.pp_size}", True),
+    ("got {self.pp_size}", "got {self.tp_size}", False),
+    ("x  must\n be set", "x must be set", True),
+    ("{{a}} {x}", "{{a}} {cfg.x}", True),
+])
+def test_normalize_template(a, b, same):
+    assert (normalize_template(a) == normalize_template(b)) is same
+
+
+def test_literal_text_drops_holes_and_case():
+    assert literal_text("Port {self.port} Must Be >= 0") == "port {} must be >= 0"
+
+
+# ------------------------------------------------------------------ matching
+
+
+def test_equal_ids_pair_first():
+    m = match_entries([entry("a"), entry("b", "other")], [entry("b", "other"), entry("a")])
+    assert {(p.old, p.new, p.by) for p in m.pairs} == {(0, 1, "id"), (1, 0, "id")}
+
+
+def test_moved_entry_pairs_by_similarity():
+    old = [entry("a", "port must be >= 0, got {self.port}", function="ServerArgs._check_port")]
+    new = [entry("z", "port must be >= 0, got {server_args.port}", path="pkg/hooks/port_hook.py",
+                 function="check_port")]
+    m = match_entries(old, new)
+    assert [(p.old, p.new, p.by) for p in m.pairs] == [(0, 0, "similarity")] and not m.added and not m.removed
+
+
+def test_unrelated_entries_are_added_and_removed():
+    m = match_entries([entry("a", "port must be >= 0")], [entry("b", "model path is required", flags=("--model",))])
+    assert (m.pairs, m.removed, m.added) == ((), (0,), (0,))
+
+
+def test_assignment_is_one_to_one_and_uses_function_names():
+    old = [entry("a1", "value is invalid", function="C._check_alpha", flags=("--alpha",)),
+           entry("b1", "value is invalid", function="C._check_beta", flags=("--beta",))]
+    new = [entry("b2", "value is invalid", function="check_beta", flags=("--beta",), path="h.py"),
+           entry("a2", "value is invalid", function="check_alpha", flags=("--alpha",), path="h.py")]
+    m = match_entries(old, new)
+    assert {(p.old, p.new) for p in m.pairs} == {(0, 1), (1, 0)}
+
+
+def test_messageless_asserts_pair_on_flags_and_function():
+    old = [entry("a", "", function="C._handle_dp", flags=("--dp-size", "--tp-size"))]
+    new = [entry("b", "", function="handle_dp", flags=("--dp-size", "--tp-size"), path="h.py")]
+    assert len(match_entries(old, new).pairs) == 1
+
+
+def test_edited_message_pairs_when_mostly_the_same():
+    old = [entry("a", "LoRA is only compatible with NGRAM speculative decoding.")]
+    new = [entry("b", "LoRA is only compatible with NGRAM or EAGLE speculative decoding.")]
+    assert len(match_entries(old, new).pairs) == 1
+
+
+# ------------------------------------------------------------------ entry changes
+
+
+@pytest.mark.parametrize("change, expected", [
+    ({}, []),
+    ({"line": 99}, []),  # a shifted line is not a change
+    ({"path": "pkg/b.py"}, ["moved"]),
+    ({"function": "other"}, ["moved"]),
+    ({"template": "port must be > 0"}, ["message-changed"]),
+    ({"exception": "RuntimeError"}, ["exception-changed"]),
+    ({"text": "`--port` < 1"}, ["trigger-changed"]),
+    ({"flags": ("--port", "--host")}, ["trigger-changed"]),
+    ({"variants": ({"values": {"x": "1"}, "template": "t"},)}, ["variants-changed"]),
+    ({"path": "pkg/b.py", "exception": "TypeError"}, ["exception-changed", "moved"]),
+])
+def test_entry_changes(change, expected):
+    assert sorted(str(c.kind) for c in entry_changes(entry("a"), entry("a", **change))) == expected
+
+
+def test_receiver_only_differences_are_not_changes():
+    old = entry("a", "got {self.port}", text="`self.port.bit_length()` > 3")
+    new = entry("a", "got {server_args.port}", text="`server_args.port.bit_length()` > 3")
+    assert list(entry_changes(old, new)) == []
+
+
+def test_trigger_change_lists_flag_delta():
+    [change] = entry_changes(entry("a"), entry("a", flags=("--host",)))
+    assert (change.flags_added, change.flags_removed) == (("--host",), ("--port",))
+
+
+def test_variant_rows_added_and_removed():
+    old = entry("a", variants=({"values": {"m": "a"}, "template": "t a"},))
+    new = entry("a", variants=({"values": {"m": "b"}, "template": "t b"},))
+    [change] = entry_changes(old, new)
+    assert [r.template for r in change.rows_added] == ["t b"] and [r.template for r in change.rows_removed] == ["t a"]
+
+
+def test_diff_with_itself_is_empty():
+    cat = catalog(entry("a"), entry("b", "other", variants=({"values": {"x": "1"}, "template": "t"},)),
+                  flags={"flags": [{"option": "--port", "dest": "port", "default": 1}], "env": []})
+    assert diff_catalogs(cat, cat).changes == ()
+
+
+def test_added_and_removed_entries():
+    assert kinds(catalog(entry("a")), catalog(entry("b", "unrelated text here", flags=("--x",)))) == ["added", "removed"]
+
+
+# ------------------------------------------------------------------ flag changes
+
+
+def flag(option: str, dest: str, **kw: Any) -> dict[str, Any]:
+    return {"option": option, "dest": dest, "aliases": [], "negations": [], "default": None, "choices": None,
+            "deprecated": False, "replacement": None, "derived": False, "path": "a.py", "line": 1, **kw}
+
+
+def model(*flags: dict[str, Any], env: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    return {"flags": list(flags), "env": list(env), "diagnostics": []}
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    (model(flag("--a", "a")), model(flag("--a", "a")), []),
+    (model(), model(flag("--a", "a")), ["flag-added"]),
+    (model(flag("--a", "a")), model(), ["flag-removed"]),
+    (model(flag("--a", "a")), model(flag("--b", "b", aliases=["--a"])), ["flag-renamed"]),
+    (model(flag("--a", "a")), model(flag("--a", "a", deprecated=True, replacement="--b"), flag("--b", "b")),
+     ["flag-renamed"]),
+    (model(flag("--a", "x")), model(flag("--b", "x")), ["flag-renamed"]),
+    (model(flag("--a", "a", default=1)), model(flag("--a", "a", default=2)), ["default-changed"]),
+    (model(flag("--a", "a", choices=["x"])), model(flag("--a", "a", choices=["x", "y"])), ["choices-changed"]),
+    (model(flag("--a", "a", default=1)), model(flag("--b", "b", aliases=["--a"], default=2)),
+     ["default-changed", "flag-renamed"]),
+    (model(flag(None, "d", derived=True)), model(), []),  # derived fields have no option: not flags
+    (model(env=({"name": "X_ENV", "default": 1},)), model(env=({"name": "X_ENV", "default": 2},)),
+     ["default-changed"]),
+    (model(env=({"name": "OLD_ENV"},)), model(env=({"name": "NEW_ENV", "deprecated_names": ["OLD_ENV"]},)),
+     ["flag-renamed"]),
+])
+def test_flag_changes(old, new, expected):
+    assert sorted(str(c.kind) for c in flag_changes(old, new)) == expected
+
+
+@pytest.mark.parametrize("old, new", [(None, model(flag("--a", "a"))), (model(flag("--a", "a")), None)])
+def test_no_flag_model_no_flag_changes(old, new):
+    assert list(flag_changes(old, new)) == []
+
+
+# ------------------------------------------------------------------ kinds and formats
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("removed", {K.REMOVED}),
+    ("removed, moved", {K.REMOVED, K.MOVED}),
+    ("any", set(ChangeKind)),
+    ("", set()),
+])
+def test_parse_kinds(text, expected):
+    assert parse_kinds(text) == expected
+
+
+def test_parse_kinds_names_the_bad_one():
+    with pytest.raises(ValueError, match="'gone'"):
+        parse_kinds("removed,gone")
+
+
+def test_kind_names_are_stable():
+    assert [str(k) for k in ChangeKind] == [
+        "added", "removed", "message-changed", "trigger-changed", "exception-changed", "moved",
+        "variants-changed", "flag-added", "flag-removed", "flag-renamed", "default-changed", "choices-changed"]
+
+
+SAMPLE = diff_catalogs(
+    catalog(entry("a"), entry("r", "gone: a, b", flags=("--r",)), flags=model(flag("--a", "a", default=1))),
+    catalog(entry("a", path="pkg/b.py"), entry("n", "new 100%, really", flags=("--n",)),
+            flags=model(flag("--a", "a", default=2))),
+)
+
+
+@pytest.mark.parametrize("fmt, needle", [
+    ("oneline", "moved"),
+    ("markdown", "### Moved (1)"),
+    ("json", '"kind": "moved"'),
+    ("github", "::warning file=pkg/a.py,line=3,title=errcat removed::"),
+])
+def test_formats_show_changes(fmt, needle):
+    assert needle in render_diff(SAMPLE, fmt)
+
+
+def test_oneline_is_one_line_per_change():
+    assert len(render_diff(SAMPLE, "oneline").splitlines()) == len(SAMPLE.changes) == 4
+
+
+def test_github_escapes_data():
+    assert "new 100%25, really" in render_diff(SAMPLE, "github")
+
+
+def test_json_round_trips():
+    data = json.loads(render_diff(SAMPLE, "json"))
+    assert data["counts"]["added"] == 1 and {c["kind"] for c in data["changes"]} >= {"moved", "default-changed"}
+
+
+@pytest.mark.parametrize("fmt, expected", [("oneline", ""), ("github", ""), ("markdown", "No changes.")])
+def test_empty_diff_renders(fmt, expected):
+    text = render_diff(diff_catalogs(catalog(entry("a")), catalog(entry("a"))), fmt)
+    assert (expected in text) if expected else text == ""
+
+
+# ------------------------------------------------------------------ CLI
+
+
+@pytest.fixture()
+def dirs(tmp_path) -> dict[str, str]:
+    out = {}
+    for name, cat in {"old": catalog(entry("a"), entry("r", "gone away now", flags=("--r",))),
+                      "new": catalog(entry("a", path="pkg/b.py"))}.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "catalog.json").write_text(json.dumps(cat))
+        out[name] = str(tmp_path / name)
+    return out
+
+
+def test_cli_identical_catalogs_exit_0_no_output(dirs, capsys):
+    assert main(["diff", dirs["old"], dirs["old"], "--fail-on", "any"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("fail_on, code", [(None, 0), ("removed", 1), ("added,message-changed", 0), ("any", 1)])
+def test_cli_fail_on(dirs, capsys, fail_on, code):
+    argv = ["diff", dirs["old"], dirs["new"]] + (["--fail-on", fail_on] if fail_on else [])
+    assert main(argv) == code
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["diff", "only-one"], "not a catalog directory"),
+    (["diff", "{old}"], "two sides"),
+    (["diff", "{old}", "{new}", "--fail-on", "nope"], "--fail-on: unknown change kind 'nope'"),
+    (["diff", "{old}", "--commit", "x"], "--commit needs --repo"),
+    (["diff", "{empty}", "{new}"], "has no catalog.json"),
+])
+def test_cli_bad_input_one_line_exit_2(dirs, tmp_path, capsys, argv, message):
+    (tmp_path / "empty").mkdir()
+    argv = [a.format(empty=tmp_path / "empty", **dirs) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("errcat: ") and message in err and err.count("\n") == 1
+
+
+def test_cli_broken_catalog_is_input_error(tmp_path, dirs, capsys):
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "catalog.json").write_text("{not json")
+    assert main(["diff", str(tmp_path / "bad"), dirs["new"]]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_cli_writes_out_file(dirs, tmp_path):
+    assert main(["diff", dirs["old"], dirs["new"], "--format", "json", "--out", str(tmp_path / "d.json")]) == 0
+    assert json.loads((tmp_path / "d.json").read_text())["counts"]["moved"] == 1
+
+
+PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
+
+
+@pytest.fixture()
+def tiny_repo(tmp_path) -> dict[str, str]:
+    """Two commits: check() moves from pkg/a.py into pkg/hooks.py with the same message."""
+    import git
+
+    me = git.Actor("T", "t@example.invalid")
+    repo = git.Repo.init(tmp_path / "repo", initial_branch="main")
+    root = Path(repo.working_tree_dir)
+
+    def commit(files: dict[str, str | None], msg: str) -> str:
+        for path, text in files.items():
+            if text is None:
+                repo.index.remove([path], working_tree=True)
+            else:
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                (root / path).write_text(text)
+                repo.index.add([path])
+        return repo.index.commit(msg, author=me, committer=me).hexsha
+
+    a = commit({"pkg/a.py": "class C:\n    def _check(self):\n        if self.port < 0:\n"
+                            "            raise ValueError(f'port must be >= 0, got {self.port}')\n"}, "one")
+    repo.create_tag("v1")
+    b = commit({"pkg/a.py": None, "pkg/hooks.py": "def check(server_args):\n    if server_args.port < 0:\n"
+                "        raise ValueError(f'port must be >= 0, got {server_args.port}')\n"}, "two")
+    repo.create_tag("v2")
+    (tmp_path / "tiny.yaml").write_text(PROFILE)
+    return {"repo": str(tmp_path / "repo"), "a": a, "b": b, "profile": str(tmp_path / "tiny.yaml"),
+            "cache": str(tmp_path / "cache")}
+
+
+def test_cli_diff_git_revisions_reports_move(tiny_repo, capsys):
+    argv = ["diff", "--repo", tiny_repo["repo"], "v1", "v2", "--profile", tiny_repo["profile"],
+            "--cache-dir", tiny_repo["cache"], "--jobs", "1", "--format", "json", "--fail-on", "removed"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [c["kind"] for c in data["changes"]] == ["moved"]
+    assert data["changes"][0]["old"]["path"] == "pkg/a.py" and data["changes"][0]["new"]["path"] == "pkg/hooks.py"
+
+
+def test_cli_diff_commit_options_and_catalog_dir_mix(tiny_repo, tmp_path, capsys):
+    out = tmp_path / "cat"
+    assert main(["extract", "--repo", tiny_repo["repo"], "--commit", "v2", "--out", str(out), "--profile",
+                 tiny_repo["profile"], "--cache-dir", tiny_repo["cache"]]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(out), "--repo", tiny_repo["repo"], "--commit", tiny_repo["b"], "--profile",
+                 tiny_repo["profile"], "--cache-dir", tiny_repo["cache"], "--fail-on", "any"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_cli_diff_as_subprocess(dirs):
+    proc = subprocess.run([sys.executable, "-m", "errcat", "diff", dirs["old"], dirs["new"], "--fail-on", "moved"],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 1 and "\nmoved " in proc.stdout and proc.stderr == ""
+
+
+# ------------------------------------------------------------------ real releases
+
+
+@pytest.mark.network
+def test_release_split_into_arg_groups_is_moves_not_removals(tmp_path):
+    """0.5.18 -> 0.5.19 moved server_args.py methods into arg_groups/*_hook.py functions."""
+    from conftest import test_cache_dir
+    from errcat.pipeline import SourceSpec, diff
+    from errcat.versions import catalog_of_source
+    from extractor.profile import load_profile
+
+    prof = load_profile("sglang")
+    old, _ = catalog_of_source(SourceSpec(release="0.5.18"), prof, cache_dir=test_cache_dir(), jobs=None,
+                               use_cache=True)
+    new, _ = catalog_of_source(SourceSpec(release="0.5.19"), prof, cache_dir=test_cache_dir(), jobs=None,
+                               use_cache=True)
+    result = diff_catalogs(old, new)
+    share = matched_share(old, new, result)
+    assert share["message_in_both"] > 300 and share["share"] >= 0.9, share
+    assert len(result.of_kind(K.MOVED)) > 250
+    assert diff(SourceSpec(release="0.5.18"), SourceSpec(release="0.5.18"), cache_dir=test_cache_dir()).changes == ()

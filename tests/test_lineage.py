@@ -1,0 +1,166 @@
+"""analyzers.lineage + `errcat history` over small git repos built here."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+
+from analyzers.lineage import Rev, build_history
+from errcat.cli import main
+from errcat.versions import list_revs
+from output.diff_formats import render_history
+
+
+def entry(id: str, template: str, path: str = "a.py", function: str = "check") -> dict[str, Any]:
+    return {"id": id, "exception": "ValueError", "template": template,
+            "source": {"path": path, "line": 1, "function": function},
+            "trigger": {"text": "", "flags": [], "env": []}, "variants": []}
+
+
+def cat(*entries: dict[str, Any]) -> dict[str, Any]:
+    return {"entries": list(entries)}
+
+
+STEPS = [
+    (Rev("v1"), cat(entry("a1", "port must be >= 0"), entry("g1", "going away soon"))),
+    (Rev("v2"), cat(entry("a2", "port must be >= 0", path="hooks.py", function="check_port"),
+                    entry("g1", "going away soon"))),
+    (Rev("v3"), cat(entry("a3", "port must be >= 0, got {port}", path="hooks.py", function="check_port"),
+                    entry("n3", "a brand new failure mode"))),
+]
+HISTORY = build_history(STEPS)
+BY_FIRST = {lin.first_id: lin for lin in HISTORY.lineages}
+
+
+@pytest.mark.parametrize("first_id, field, expected", [
+    ("a1", "first_seen", "v1"),
+    ("a1", "ids", ("a1", "a2", "a3")),
+    ("a1", "current_id", "a3"),
+    ("a1", "last_changed", "v3"),
+    ("a1", "last_change_kinds", ("message-changed",)),
+    ("a1", "removed", None),
+    ("g1", "removed", "v3"),
+    ("g1", "current_id", None),
+    ("g1", "last_changed", None),
+    ("n3", "first_seen", "v3"),
+])
+def test_lineage_fields(first_id, field, expected):
+    assert getattr(BY_FIRST[first_id], field) == expected
+
+
+def test_moves_are_recorded_with_their_revision():
+    [move] = BY_FIRST["a1"].moves
+    assert (move.rev, move.from_path, move.to_path, move.to_function) == ("v2", "a.py", "hooks.py", "check_port")
+
+
+@pytest.mark.parametrize("index, counts", [
+    (0, {"entries": 2, "added": 2, "removed": 0, "changed": 0, "moved": 0}),
+    (1, {"entries": 2, "added": 0, "removed": 0, "changed": 1, "moved": 1}),
+    (2, {"entries": 2, "added": 1, "removed": 1, "changed": 1, "moved": 0}),
+])
+def test_steps_count_changes(index, counts):
+    step = HISTORY.steps[index].as_dict()
+    assert {k: step[k] for k in counts} == counts
+
+
+def test_empty_history():
+    assert build_history([]).lineages == ()
+
+
+@pytest.mark.parametrize("fmt, needle", [("json", '"first_seen": "v1"'), ("markdown", "| v2 |")])
+def test_history_renders(fmt, needle):
+    assert needle in render_history(HISTORY, fmt)
+
+
+# ------------------------------------------------------------------ on git
+
+PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
+V1 = "def check(args):\n    if args.port < 0:\n        raise ValueError('port must be >= 0')\n"
+V2 = "# moved down\n\n" + V1
+V3 = "def check(args):\n    if args.port < 0:\n        raise ValueError('port must not be negative, fix it')\n"
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("lineage")
+    me = git.Actor("T", "t@example.invalid")
+    handle = git.Repo.init(root / "repo", initial_branch="main")
+    shas = []
+    for i, (files, tag) in enumerate([({"pkg/a.py": V1, "pkg/b.py": "x = 1\n"}, "v1"),
+                                      ({"pkg/a.py": V2}, None), ({"pkg/a.py": V3}, "v3")]):
+        for path, text in files.items():
+            (root / "repo" / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / "repo" / path).write_text(text)
+            handle.index.add([path])
+        shas.append(handle.index.commit(f"c{i}", author=me, committer=me).hexsha)
+        if tag:
+            handle.create_tag(tag)
+    (root / "tiny.yaml").write_text(PROFILE)
+    return {"repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "shas": shas, "root": str(root)}
+
+
+def test_list_revs_range_includes_start_and_labels_tags(repo):
+    revs = list_revs(repo["repo"], ["v1..v3"])
+    assert [r.commit for r in revs] == repo["shas"]
+    assert [r.label for r in revs] == ["v1", repo["shas"][1][:12], "v3"]
+
+
+def test_list_revs_unknown_revision(repo):
+    from extractor.errors import SourceError
+
+    with pytest.raises(SourceError, match="unknown revision 'nope'"):
+        list_revs(repo["repo"], ["nope"])
+
+
+def test_cli_history_over_a_range(repo, tmp_path, capsys):
+    cache = str(tmp_path / "cache")
+    argv = ["history", "--repo", repo["repo"], "--revs", "v1..v3", "--profile", repo["profile"],
+            "--cache-dir", cache, "--jobs", "1"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    [lin] = data["lineages"]
+    assert (lin["first_seen"], lin["last_changed"], lin["last_change_kinds"]) == ("v1", "v3", ["message-changed"])
+    # pkg/b.py never changed and pkg/a.py has three versions: 4 extractions, the rest cached.
+    assert data["cache"]["files_extracted"] == 4 and data["cache"]["files_cached"] == 2
+
+
+def test_cli_history_second_run_reuses_catalogs(repo, tmp_path, capsys):
+    cache = str(tmp_path / "cache")
+    argv = ["history", "--repo", repo["repo"], "--revs", "v1", "v3", "--profile", repo["profile"],
+            "--cache-dir", cache, "--format", "markdown"]
+    assert main(argv) == 0 and main(argv) == 0
+    out = capsys.readouterr().out
+    assert "# Error history: v1 → v3" in out
+
+
+def test_cli_history_in_two_processes_equals_one(repo, tmp_path, capsys):
+    base = ["history", "--repo", repo["repo"], "--revs", "v1..v3", "--profile", repo["profile"]]
+    outs = []
+    for jobs in ("1", "2"):
+        assert main([*base, "--jobs", jobs, "--cache-dir", str(tmp_path / f"c{jobs}")]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["lineages"])
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["history"], "give --repo with --revs, or --releases"),
+    (["history", "--revs", "a..b"], "--revs needs --repo"),
+    (["history", "--repo", "{repo}", "--releases", "1.0"], "give --repo with --revs, or --releases"),
+])
+def test_cli_history_bad_input(repo, capsys, argv, message):
+    assert main([a.format(**repo) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.network
+def test_history_over_the_arg_groups_split():
+    from conftest import test_cache_dir
+    from errcat.pipeline import history
+
+    result = history(releases=["0.5.19", "0.5.18"], cache_dir=test_cache_dir(), jobs=2)
+    assert [r.label for r in result.revs] == ["0.5.18", "0.5.19"]
+    assert result.steps[1].moved > 250 and result.steps[1].removed < 20

@@ -1,0 +1,165 @@
+"""scripts/nightly.py on small git repos built here (local paths and file:// URLs)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("nightly", ROOT / "scripts" / "nightly.py")
+nightly = importlib.util.module_from_spec(_spec)
+sys.modules["nightly"] = nightly
+_spec.loader.exec_module(nightly)
+
+PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
+A_PY = "def check(args):\n    if args.port < 0:\n        raise ValueError('port must be >= 0')\n"
+B_PY = "def mode(args):\n    assert args.mode in ('x', 'y'), 'mode must be x or y'\n"
+ME = git.Actor("T", "t@example.invalid")
+
+
+class Repo:
+    def __init__(self, path: Path) -> None:
+        self.handle = git.Repo.init(path, initial_branch="main")
+        self.path = path
+
+    def commit(self, files: dict[str, str | None], msg: str = "c") -> str:
+        for rel, text in files.items():
+            if text is None:
+                self.handle.index.remove([rel], working_tree=True)
+            else:
+                (self.path / rel).parent.mkdir(parents=True, exist_ok=True)
+                (self.path / rel).write_text(text)
+                self.handle.index.add([rel])
+        return self.handle.index.commit(msg, author=ME, committer=ME).hexsha
+
+
+@pytest.fixture()
+def setup(tmp_path) -> dict[str, Any]:
+    repo = Repo(tmp_path / "repo")
+    first = repo.commit({"pkg/a.py": A_PY})
+    (tmp_path / "tiny.yaml").write_text(PROFILE)
+    config = {"root": "pub", "cache_dir": str(tmp_path / "cache"), "jobs": 1,
+              "targets": [{"name": "tiny", "profile": "tiny.yaml", "repo": "repo", "branch": "main"}]}
+    (tmp_path / "nightly.yaml").write_text(yaml.safe_dump(config))
+    return {"tmp": tmp_path, "repo": repo, "first": first, "config": str(tmp_path / "nightly.yaml"),
+            "pub": tmp_path / "pub" / "tiny"}
+
+
+def run(setup: dict[str, Any], capsys) -> tuple[int, str, str]:
+    code = nightly.main(["--config", setup["config"]])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def stamps(root: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(root).as_posix(): (p.lstat().st_ino, p.lstat().st_mtime_ns)
+            for p in root.rglob("*") if p.name != ".nightly.lock"}
+
+
+def test_first_run_publishes_commit_latest_and_changelog(setup, capsys):
+    code, out, _ = run(setup, capsys)
+    pub, first = setup["pub"], setup["first"]
+    assert code == 0 and out == f"tiny: published {first} (1 changes)\n"
+    assert os.readlink(pub / "latest") == first and (pub / "latest" / "catalog.json").is_file()
+    assert json.loads((pub / "latest.json").read_text())["commit"] == first
+    assert json.loads((pub / first / "changes.json").read_text())["counts"]["added"] == 1
+    assert "### New errors (1)" in (pub / "CHANGELOG.md").read_text()
+
+
+def test_second_run_on_unchanged_head_rewrites_nothing(setup, capsys):
+    assert run(setup, capsys)[0] == 0
+    before = stamps(setup["tmp"] / "pub")
+    code, out, _ = run(setup, capsys)
+    assert code == 0 and out == f"tiny: unchanged at {setup['first']}\n"
+    assert stamps(setup["tmp"] / "pub") == before
+
+
+def test_new_head_publishes_the_step(setup, capsys):
+    run(setup, capsys)
+    second = setup["repo"].commit({"pkg/a.py": A_PY.replace(">= 0", "> 0"), "pkg/b.py": B_PY})
+    code, out, _ = run(setup, capsys)
+    pub = setup["pub"]
+    assert code == 0 and out == f"tiny: published {second} (2 changes)\n"
+    assert os.readlink(pub / "latest") == second and (pub / setup["first"] / "catalog.json").is_file()
+    kinds = sorted(c["kind"] for c in json.loads((pub / second / "changes.json").read_text())["changes"])
+    assert kinds == ["added", "message-changed"]
+    log = (pub / "CHANGELOG.md").read_text()
+    assert log.index(f"errcat:{second}") < log.index(f"errcat:{setup['first']}")
+
+
+def test_failure_keeps_the_last_catalog_and_says_why(setup, capsys):
+    run(setup, capsys)
+    before = stamps(setup["tmp"] / "pub")
+    setup["repo"].commit({"pkg/a.py": None, "other.py": "x = 1\n"})  # no target files any more
+    code, out, err = run(setup, capsys)
+    assert code == 1 and out == "" and err.startswith("nightly: tiny: no target files") and err.count("\n") == 1
+    assert stamps(setup["tmp"] / "pub") == before
+
+
+def test_missing_branch_is_a_one_line_failure(setup, capsys):
+    cfg = yaml.safe_load(Path(setup["config"]).read_text())
+    cfg["targets"][0]["branch"] = "nope"
+    Path(setup["config"]).write_text(yaml.safe_dump(cfg))
+    code, _, err = run(setup, capsys)
+    assert code == 1 and err == "nightly: tiny: no branch 'nope' in " + str(setup["repo"].path) + "\n"
+
+
+def test_lock_held_refuses_a_second_run(setup, capsys):
+    lock = setup["tmp"] / "pub" / ".nightly.lock"
+    with nightly.run_lock(lock):
+        code, out, err = run(setup, capsys)
+    assert code == 3 and out == "" and "another nightly run holds" in err and str(os.getpid()) in err
+    assert not (setup["pub"] / "latest").exists()
+
+
+def test_url_target_is_mirrored_and_fetched(setup, capsys):
+    cfg = yaml.safe_load(Path(setup["config"]).read_text())
+    cfg["targets"][0]["repo"] = setup["repo"].path.as_uri()
+    Path(setup["config"]).write_text(yaml.safe_dump(cfg))
+    assert run(setup, capsys)[0] == 0
+    second = setup["repo"].commit({"pkg/b.py": B_PY})
+    code, out, _ = run(setup, capsys)
+    assert code == 0 and out == f"tiny: published {second} (1 changes)\n"
+
+
+@pytest.mark.parametrize("config, message", [
+    ("[1, 2]", "expected a mapping"),
+    ("targets: []", "missing 'root'"),
+    ("root: x\ntargets: []", "non-empty list"),
+    ("root: x\ntargets: [{profile: tiny.yaml}]", "exactly one of 'repo' or 'release'"),
+    ("root: x\ntargets: [{name: ../up, release: latest}]", "relative path"),
+    ("root: x\njobs: 0\ntargets: [{name: a, release: latest}]", "'jobs' must be a positive integer"),
+    ("root: x\ntargets: [{name: a, release: '1'}, {name: a, release: '2'}]", "same name"),
+    ("root: [unclosed", "not valid YAML"),
+])
+def test_bad_config_exit_2(tmp_path, capsys, config, message):
+    (tmp_path / "n.yaml").write_text(config)
+    assert nightly.main(["--config", str(tmp_path / "n.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cumulative_changelog_replaces_a_section_for_the_same_pin():
+    text = nightly.cumulative_changelog("", "a", "## one")
+    text = nightly.cumulative_changelog(text, "b", "## two")
+    text = nightly.cumulative_changelog(text, "b", "## two again")
+    assert text.count("errcat:b") == 1 and "two again" in text and text.index("errcat:b") < text.index("errcat:a")
+
+
+def test_example_config_parses():
+    config = nightly.load_config(str(ROOT / "scripts" / "nightly.example.yaml"))
+    assert [t.name for t in config.targets] == ["sgl-project/sglang", "sglang-releases"]
+
+
+def test_runs_as_a_script(setup):
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "nightly.py"), "--config", setup["config"]],
+                          capture_output=True, text=True, cwd=setup["tmp"])
+    assert proc.returncode == 0 and proc.stdout.startswith("tiny: published"), proc.stderr

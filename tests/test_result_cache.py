@@ -1,0 +1,290 @@
+"""extractor.result_cache + extractor.incremental + the cached `errcat extract` path."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import git
+import pytest
+
+from errcat.cli import main
+from errcat.pipeline import SourceSpec, write_catalog
+from extractor.incremental import extract_files
+from extractor.profile import parse_profile
+from extractor.result_cache import (
+    ResultCache,
+    code_digest,
+    fingerprint,
+    pack,
+    prune,
+    snapshot_key,
+    unpack,
+)
+from extractor.source import open_directory, open_git
+from output.unchanged import same_files
+
+ROOT = Path(__file__).resolve().parents[1]
+PROFILE_YAML = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
+PROFILE = parse_profile({"name": "tiny", "repo": "example/tiny", "targets": ["pkg/**/*.py"]}, "tiny")
+A_PY = "def check(args):\n    if args.port < 0:\n        raise ValueError(f'port must be >= 0, got {args.port}')\n"
+B_PY = "class C:\n    def v(self):\n        assert self.mode in ('x', 'y'), 'mode must be x or y'\n"
+
+
+# ------------------------------------------------------------------ storage
+
+
+def test_put_get_round_trip(tmp_path):
+    cache = ResultCache.open(PROFILE, tmp_path)
+    assert cache.get("k", "ab12") is None
+    assert cache.put("k", "ab12", {"x": [1, "é"]})
+    assert cache.get("k", "ab12") == {"x": [1, "é"]}
+    assert (cache.stats.hits, cache.stats.misses) == (1, 1)
+
+
+def test_writes_leave_no_temporary_files(tmp_path):
+    cache = ResultCache.open(PROFILE, tmp_path)
+    cache.put("k", "ab12", 1)
+    assert [p.name for p in cache.path("k", "ab12").parent.iterdir()] == ["ab12"]
+
+
+def test_corrupt_value_is_a_miss(tmp_path):
+    cache = ResultCache.open(PROFILE, tmp_path)
+    cache.put("k", "ab12", 1)
+    cache.path("k", "ab12").write_bytes(b"garbage")
+    assert cache.get("k", "ab12") is None
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_unwritable_cache_is_not_an_error(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        cache = ResultCache.open(PROFILE, tmp_path / "c")
+        assert cache.put("k", "ab12", 1) is False and cache.stats.write_errors == 1
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_cache_under_a_file_is_not_an_error(tmp_path):
+    (tmp_path / "c").write_text("not a directory")
+    cache = ResultCache.open(PROFILE, tmp_path / "c")
+    assert cache.put("k", "ab12", 1) is False and cache.get("k", "ab12") is None
+
+
+def test_fingerprint_depends_on_the_profile():
+    other = parse_profile({"name": "tiny", "repo": "example/tiny", "targets": ["other/**/*.py"]}, "tiny")
+    assert fingerprint(PROFILE) != fingerprint(other)
+
+
+def test_fingerprint_depends_on_the_code_scope():
+    assert fingerprint(PROFILE, ("extractor",)) != fingerprint(PROFILE, ("extractor", "analyzers"))
+    assert len(code_digest(("extractor",))) == 64
+
+
+def test_fingerprint_is_stable():
+    assert fingerprint(PROFILE) == fingerprint(parse_profile(dict(PROFILE.raw), "again"))
+
+
+def test_memo_computes_once_per_key(tmp_path):
+    calls = []
+    for _ in range(2):
+        cache = ResultCache.open(PROFILE, tmp_path)
+        assert cache.memo("m", "ab12", lambda: calls.append(1) or {"v": (1, 2)}) == {"v": (1, 2)}
+    assert calls == [1]
+
+
+def test_memo_does_not_store_what_does_not_round_trip(tmp_path):
+    cache = ResultCache.open(PROFILE, tmp_path)
+    value = cache.memo("m", "ab12", lambda: (lambda: 1))  # not picklable
+    assert callable(value) and cache.stats.uncacheable == 1 and cache.get_bytes("m", "ab12") is None
+
+
+def test_flag_model_is_reused_while_declarations_are_unchanged(tmp_path, monkeypatch):
+    import analyzers.flags
+    from errcat.pipeline import build_flags
+
+    profile = parse_profile({"name": "t", "repo": "e/t", "targets": ["pkg/*.py"],
+                             "declarations": {"flags": ["pkg/args.py"]}}, "t")
+    snap = open_directory(checkout(tmp_path, {"pkg/args.py": "p.add_argument('--port', type=int, default=1)\n"}))
+    calls = []
+    real = analyzers.flags.build_flag_model
+    monkeypatch.setattr(analyzers.flags, "build_flag_model", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first = build_flags(snap, profile, cache=ResultCache.open(profile, tmp_path / "c"))
+    again = build_flags(snap, profile, cache=ResultCache.open(profile, tmp_path / "c"))
+    assert again == first and [f.option for f in again.flags] == ["--port"] and calls == [1]
+
+
+def test_pack_round_trip():
+    files = {"catalog.json": b"{}\n", "entries/a.json": "é".encode(), "empty": b""}
+    assert unpack(pack(files, {"n": 1})) == (files, {"n": 1})
+
+
+def test_truncated_pack_is_refused():
+    with pytest.raises(ValueError):
+        unpack(pack({"a": b"abc"}, None)[:-1])
+
+
+def test_prune_keeps_named_namespaces(tmp_path):
+    for fp in ("keep", "old"):
+        (tmp_path / "results" / fp).mkdir(parents=True)
+    assert prune(tmp_path, ["keep"]) == ["old"] and (tmp_path / "results" / "keep").is_dir()
+
+
+# ------------------------------------------------------------------ per-file extraction
+
+
+def checkout(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "src"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_second_extraction_is_served_from_the_cache(tmp_path):
+    snap = open_directory(checkout(tmp_path, {"pkg/a.py": A_PY, "pkg/b.py": B_PY}))
+    paths = snap.glob(PROFILE.targets)
+    cold = ResultCache.open(PROFILE, tmp_path / "c")
+    first = extract_files(snap, PROFILE, paths, cache=cold, jobs=1)
+    warm = ResultCache.open(PROFILE, tmp_path / "c")
+    again = extract_files(snap, PROFILE, paths, cache=warm, jobs=1)
+    assert again == first and (cold.stats.misses, warm.stats.hits, warm.stats.misses) == (2, 2, 0)
+
+
+def test_only_changed_files_are_extracted_again(tmp_path):
+    root = checkout(tmp_path, {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
+    extract_files(open_directory(root), PROFILE, ["pkg/a.py", "pkg/b.py"], cache=ResultCache.open(PROFILE, tmp_path))
+    (root / "pkg/a.py").write_text(A_PY.replace(">= 0", "> 0"))
+    cache = ResultCache.open(PROFILE, tmp_path)
+    [a, _] = extract_files(open_directory(root), PROFILE, ["pkg/a.py", "pkg/b.py"], cache=cache)
+    assert (cache.stats.hits, cache.stats.misses) == (1, 1) and "> 0" in a.sites[0].template.text
+
+
+def test_result_that_does_not_round_trip_is_not_cached(tmp_path, monkeypatch):
+    import extractor.incremental as incremental
+
+    snap = open_directory(checkout(tmp_path, {"pkg/a.py": A_PY}))
+    real = incremental.FileSites.from_dict
+    monkeypatch.setattr(incremental.FileSites, "from_dict",
+                        classmethod(lambda cls, data: replace(real(data), diagnostics=("lossy",))))
+    cache = ResultCache.open(PROFILE, tmp_path / "c")
+    [sites] = extract_files(snap, PROFILE, ["pkg/a.py"], cache=cache, jobs=1)
+    assert sites.diagnostics == () and cache.stats.uncacheable == 1
+    assert not (tmp_path / "c" / "results").exists()
+
+
+def test_same_bytes_at_another_path_are_not_shared(tmp_path):
+    snap = open_directory(checkout(tmp_path, {"pkg/a.py": A_PY, "pkg/c.py": A_PY}))
+    cache = ResultCache.open(PROFILE, tmp_path / "c")
+    a, c = extract_files(snap, PROFILE, ["pkg/a.py", "pkg/c.py"], cache=cache)
+    assert (a.path, c.path) == ("pkg/a.py", "pkg/c.py") and cache.stats.misses == 2
+
+
+def test_worker_pool_gives_the_same_results(tmp_path):
+    snap = open_directory(checkout(tmp_path, {"pkg/a.py": A_PY, "pkg/b.py": B_PY, "pkg/c.py": A_PY + B_PY}))
+    paths = snap.glob(PROFILE.targets)
+    assert extract_files(snap, PROFILE, paths, jobs=2) == extract_files(snap, PROFILE, paths, jobs=1)
+
+
+def test_directory_snapshot_key_follows_content(tmp_path):
+    root = checkout(tmp_path, {"pkg/a.py": A_PY})
+    before = snapshot_key(open_directory(root), PROFILE)
+    (root / "pkg/a.py").write_text(B_PY)
+    assert snapshot_key(open_directory(root), PROFILE) != before
+
+
+# ------------------------------------------------------------------ cached extract
+
+
+@pytest.fixture()
+def repo(tmp_path) -> dict[str, str]:
+    me = git.Actor("T", "t@example.invalid")
+    handle = git.Repo.init(tmp_path / "repo", initial_branch="main")
+    for path, text in {"pkg/a.py": A_PY, "pkg/b.py": B_PY}.items():
+        (tmp_path / "repo" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "repo" / path).write_text(text)
+        handle.index.add([path])
+    handle.index.commit("one", author=me, committer=me)
+    (tmp_path / "tiny.yaml").write_text(PROFILE_YAML)
+    return {"repo": str(tmp_path / "repo"), "profile": str(tmp_path / "tiny.yaml"), "cache": str(tmp_path / "c")}
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def stamps(root: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(root).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in root.rglob("*")}
+
+
+def test_warm_extract_is_cached_and_byte_identical(repo, tmp_path):
+    spec = SourceSpec(repo=repo["repo"], commit="HEAD")
+    cold = write_catalog(spec, profile=repo["profile"], out=tmp_path / "one", cache_dir=repo["cache"])
+    warm = write_catalog(spec, profile=repo["profile"], out=tmp_path / "two", cache_dir=repo["cache"])
+    assert (cold.cached, warm.cached, warm.written) == (False, True, True)
+    assert tree(tmp_path / "one") == tree(tmp_path / "two") and warm.stats == cold.stats
+
+
+def test_re_extract_into_the_same_place_rewrites_nothing(repo, tmp_path):
+    spec = SourceSpec(repo=repo["repo"], commit="HEAD")
+    write_catalog(spec, profile=repo["profile"], out=tmp_path / "out", cache_dir=repo["cache"])
+    before = stamps(tmp_path / "out")
+    again = write_catalog(spec, profile=repo["profile"], out=tmp_path / "out", cache_dir=repo["cache"])
+    assert again.written is False and stamps(tmp_path / "out") == before
+
+
+def test_no_cache_writes_no_results(repo, tmp_path):
+    assert main(["extract", "--repo", repo["repo"], "--profile", repo["profile"], "--cache-dir", repo["cache"],
+                 "--out", str(tmp_path / "out"), "--no-cache"]) == 0
+    assert not (Path(repo["cache"]) / "results").exists()
+
+
+def test_uncached_and_cached_outputs_match(repo, tmp_path):
+    base = ["extract", "--repo", repo["repo"], "--profile", repo["profile"], "--cache-dir", repo["cache"]]
+    assert main([*base, "--out", str(tmp_path / "o1"), "--no-cache"]) == 0
+    assert main([*base, "--out", str(tmp_path / "o2"), "--jobs", "2"]) == 0
+    assert main([*base, "--out", str(tmp_path / "o3")]) == 0
+    assert tree(tmp_path / "o1") == tree(tmp_path / "o2") == tree(tmp_path / "o3")
+
+
+def test_warm_run_loads_no_parser_or_graph_library(repo, tmp_path):
+    """The warm path must stay cheap: libcst and networkx are for building catalogs."""
+    argv = ["extract", "--repo", repo["repo"], "--profile", repo["profile"], "--cache-dir", repo["cache"],
+            "--out", str(tmp_path / "out")]
+    assert main(argv) == 0
+    code = ("import sys; from errcat.cli import main; rc = main(sys.argv[1:]); "
+            "print(rc, sorted(m for m in ('libcst', 'networkx') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code, *argv[:-1], str(tmp_path / "fresh")], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.stdout.splitlines()[-1] == "0 []", proc.stderr
+
+
+def test_git_commit_key_ignores_work_tree(repo):
+    snap = open_git(repo["repo"], "HEAD")
+    (Path(repo["repo"]) / "pkg/a.py").write_text("edited but not committed\n")
+    assert snapshot_key(open_git(repo["repo"], "HEAD"), PROFILE) == snapshot_key(snap, PROFILE)
+
+
+# ------------------------------------------------------------------ same_files
+
+
+@pytest.mark.parametrize("mutate, same", [
+    (lambda root: None, True),
+    (lambda root: (root / "extra.txt").write_text("x"), False),
+    (lambda root: (root / "e" / "x.json").unlink(), False),
+    (lambda root: (root / "a.json").write_text("{}!"), False),
+    (lambda root: (root / "empty").mkdir(), False),
+])
+def test_same_files(tmp_path, mutate, same):
+    files = {"a.json": "{}", "e/x.json": b"\x00"}
+    (tmp_path / "e").mkdir()
+    (tmp_path / "a.json").write_text("{}")
+    (tmp_path / "e" / "x.json").write_bytes(b"\x00")
+    mutate(tmp_path)
+    assert same_files(tmp_path, files) is same
+
+
+def test_same_files_missing_dir(tmp_path):
+    assert same_files(tmp_path / "nope", {"a": "b"}) is False
