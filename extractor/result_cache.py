@@ -18,7 +18,6 @@ import json
 import os
 import pickle
 import shutil
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from extractor.atomic import write_bytes_atomically
 from extractor.cache import results_dir
 from extractor.profile import Profile
 from extractor.snapshot import Snapshot, SourceKind
@@ -175,17 +175,8 @@ class ResultCache:
         return raw
 
     def put_bytes(self, kind: str, key: str, raw: bytes) -> bool:
-        path = self.path(kind, key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".part-", dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(raw)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_bytes_atomically(self.path(kind, key), raw)
         except OSError:
             self.stats.write_errors += 1
             return False

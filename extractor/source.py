@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from extractor.atomic import write_bytes_atomically
 from extractor.cache import downloads_dir, mirrors_dir
 from extractor.errors import SourceError
 from extractor.profile import Profile
@@ -260,17 +261,9 @@ def _field(data: Any, key: str) -> Any:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".part-", dir=path.parent)
+        write_bytes_atomically(path, data)
     except OSError as exc:
         raise SourceError(f"cannot write to the cache at {path.parent}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def latest_release(profile: Profile, *, index_url: str = PYPI) -> str:

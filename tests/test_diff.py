@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.gitrepo import commit as git_commit
+
 from analyzers.diff import (
     ChangeKind,
     diff_catalogs,
@@ -333,19 +335,10 @@ def tiny_repo(tmp_path) -> dict[str, str]:
     """Two commits: check() moves from pkg/a.py into pkg/hooks.py with the same message."""
     import git
 
-    me = git.Actor("T", "t@example.invalid")
     repo = git.Repo.init(tmp_path / "repo", initial_branch="main")
-    root = Path(repo.working_tree_dir)
 
     def commit(files: dict[str, str | None], msg: str) -> str:
-        for path, text in files.items():
-            if text is None:
-                repo.index.remove([path], working_tree=True)
-            else:
-                (root / path).parent.mkdir(parents=True, exist_ok=True)
-                (root / path).write_text(text)
-                repo.index.add([path])
-        return repo.index.commit(msg, author=me, committer=me).hexsha
+        return git_commit(repo, files, msg)
 
     a = commit({"pkg/a.py": "class C:\n    def _check(self):\n        if self.port < 0:\n"
                             "            raise ValueError(f'port must be >= 0, got {self.port}')\n"}, "one")
@@ -389,7 +382,7 @@ def test_cli_diff_as_subprocess(dirs):
 @pytest.mark.network
 def test_release_split_into_arg_groups_is_moves_not_removals(tmp_path):
     """0.5.18 -> 0.5.19 moved server_args.py methods into arg_groups/*_hook.py functions."""
-    from conftest import test_cache_dir
+    from tests.conftest import test_cache_dir
     from errcat.pipeline import SourceSpec, diff
     from errcat.versions import catalog_of_source
     from extractor.profile import load_profile

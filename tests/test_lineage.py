@@ -158,7 +158,7 @@ def test_cli_history_bad_input(repo, capsys, argv, message):
 
 @pytest.mark.network
 def test_history_over_the_arg_groups_split():
-    from conftest import test_cache_dir
+    from tests.conftest import test_cache_dir
     from errcat.pipeline import history
 
     result = history(releases=["0.5.19", "0.5.18"], cache_dir=test_cache_dir(), jobs=2)

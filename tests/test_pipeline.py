@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import git
 import jsonschema
 import pytest
 
+from tests.gitrepo import commit as git_commit
 from errcat.pipeline import SourceSpec, extract
 from extractor.errors import ErrcatError, SourceError
 from output.schema import entry_schema, load_schema
@@ -36,17 +36,7 @@ BROKEN = "def broken(:\n    raise ValueError('never seen')\n"
 
 
 def commit(repo: git.Repo, files: dict[str, str | None], msg: str, day: int) -> str:
-    """Write (or with None: delete) files, commit with a fixed date; returns the SHA."""
-    root = Path(repo.working_tree_dir)
-    for path, text in files.items():
-        if text is None:
-            repo.index.remove([path], working_tree=True)
-        else:
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text)
-            repo.index.add([path])
-    when = datetime.fromisoformat(f"2025-01-{day:02d}T12:00:00+00:00")
-    return repo.index.commit(msg, author=ME, committer=ME, author_date=when, commit_date=when).hexsha
+    return git_commit(repo, files, msg, f"2025-01-{day:02d}T12:00:00+00:00")
 
 
 @pytest.fixture(scope="module")

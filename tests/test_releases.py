@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import test_cache_dir as _cache_dir
+from tests.conftest import test_cache_dir as _cache_dir
 from errcat.pipeline import SourceSpec, extract
 from extractor.history_repo import build_release_history
 from extractor.profile import load_profile

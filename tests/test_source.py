@@ -9,13 +9,13 @@ import shutil
 import tarfile
 import threading
 import zipfile
-from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import git
 import pytest
 
+from tests.gitrepo import commit
 from extractor.cache import cache_root
 from extractor.errors import SourceError
 from extractor.profile import load_profile
@@ -33,30 +33,17 @@ def _network_cache() -> Path:
 # ------------------------------------------------------------------------- git
 
 
-def _commit(repo: git.Repo, files: dict[str, str | None], msg: str, when: str) -> str:
-    root = Path(repo.working_tree_dir)
-    for path, text in files.items():
-        if text is None:
-            repo.index.remove([path], working_tree=True)
-        else:
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text)
-            repo.index.add([path])
-    return repo.index.commit(msg, author=ME, committer=ME, author_date=datetime.fromisoformat(when),
-                             commit_date=datetime.fromisoformat(when)).hexsha
-
-
 @pytest.fixture()
 def history(tmp_path: Path) -> dict[str, str]:
     """c1 (tag v1) -> c2 (pkg/b.py moved to pkg/c.py) on main; c3 on branch feature."""
     repo = git.Repo.init(tmp_path / "src", initial_branch="main")
-    shas = {"c1": _commit(repo, {"a.py": "one\n", "pkg/b.py": "bee\n", "README": "r\n"}, "c1",
+    shas = {"c1": commit(repo, {"a.py": "one\n", "pkg/b.py": "bee\n", "README": "r\n"}, "c1",
                           "2025-01-02T03:04:05+00:00")}
     repo.create_tag("v1", message="release 1")  # annotated: must peel to the commit
-    shas["c2"] = _commit(repo, {"a.py": "two\n", "pkg/b.py": None, "pkg/c.py": "bee\n"}, "c2",
+    shas["c2"] = commit(repo, {"a.py": "two\n", "pkg/b.py": None, "pkg/c.py": "bee\n"}, "c2",
                          "2025-02-03T04:05:06+02:00")
     repo.git.checkout("-b", "feature")
-    shas["c3"] = _commit(repo, {"feat.py": "f\n"}, "c3", "2025-03-04T05:06:07+00:00")
+    shas["c3"] = commit(repo, {"feat.py": "f\n"}, "c3", "2025-03-04T05:06:07+00:00")
     repo.git.checkout("main")
     shas["path"] = str(tmp_path / "src")
     return shas
@@ -127,10 +114,10 @@ def test_git_url_mirrored_once_then_offline(history, tmp_path):
         open_git(url, "f" * 40, cache_dir=cache)
 
 
-def test_git_url_fetches_unknown_commit(history, tmp_path):
+def test_git_url_fetches_unknowncommit(history, tmp_path):
     url, cache = Path(history["path"]).as_uri(), tmp_path / "cache"
     open_git(url, "main", cache_dir=cache)
-    new = _commit(git.Repo(history["path"]), {"new.py": "n\n"}, "c4", "2025-04-05T06:07:08+00:00")
+    new = commit(git.Repo(history["path"]), {"new.py": "n\n"}, "c4", "2025-04-05T06:07:08+00:00")
     assert open_git(url, new, cache_dir=cache).read("new.py") == b"n\n"
 
 
