@@ -75,9 +75,20 @@ def describe(change: Change) -> str:
         return f"{change.flag.name}{where}"
     if isinstance(change, FlagRenamed):
         return f"{change.old.name} -> {change.new.name} ({change.evidence})"
+    if isinstance(change, ChoicesChanged) and (delta := choice_delta(change.old_value, change.new_value)):
+        return f"{change.flag.name}: {delta}"
     if isinstance(change, (DefaultChanged, ChoicesChanged)):
         return f"{change.flag.name}: {clip(_value(change.old_value), 60)} -> {clip(_value(change.new_value), 60)}"
     return change.subject  # pragma: no cover - every kind is handled above
+
+
+def choice_delta(old: Any, new: Any) -> str:
+    """``+a -b`` when both choice sets are literal lists, else ""."""
+    if not isinstance(old, list) or not isinstance(new, list):
+        return ""
+    before, after = [_value(v) for v in old], [_value(v) for v in new]
+    delta = [f"+{v}" for v in after if v not in before] + [f"-{v}" for v in before if v not in after]
+    return " ".join(delta) or "reordered"
 
 
 def render_oneline(diff: Diff) -> str:
@@ -134,6 +145,8 @@ def _md_item(change: Change) -> str:
         return f"{_code(clip(change.new.template, 120))}: {', '.join(rows)}"
     if isinstance(change, FlagRenamed):
         return f"`{change.old.name}` → `{change.new.name}` ({change.evidence})"
+    if isinstance(change, ChoicesChanged) and (delta := choice_delta(change.old_value, change.new_value)):
+        return f"`{change.flag.name}`: {_code(delta)}"
     if isinstance(change, (DefaultChanged, ChoicesChanged)):
         return f"`{change.flag.name}`: {_code(_value(change.old_value))} → {_code(_value(change.new_value))}"
     if isinstance(change, (FlagAdded, FlagRemoved)):

@@ -29,6 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from extractor.cache import cache_root  # noqa: E402
+from extractor.profile import load_profile  # noqa: E402
+from extractor.source import open_release  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -69,9 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     (cache / "downloads").symlink_to(downloads, target_is_directory=True)
     results = cache / "results"
     try:
+        profile = load_profile("sglang")
         for version in dict.fromkeys([args.release, *args.history]):  # download outside the timings
-            timed(["-m", "errcat", "extract", "--release", version, "--out", str(work / "warmup"),
-                   "--cache-dir", str(cache), "--no-cache"])
+            open_release(profile, version, cache_dir=cache)
         base = ["-m", "errcat", "extract", "--release", args.release, "--cache-dir", str(cache), "--jobs", "1"]
         start = min(timed(["-c", "pass"])[0] for _ in range(args.repeat))
         imports = min(timed(["-c", "import errcat.cli"])[0] for _ in range(args.repeat))

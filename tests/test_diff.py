@@ -256,6 +256,17 @@ def test_formats_show_changes(fmt, needle):
     assert needle in render_diff(SAMPLE, fmt)
 
 
+@pytest.mark.parametrize("old, new, expected", [
+    (["a", "b"], ["a", "c"], '+"c" -"b"'),
+    (["a", "b"], ["b", "a"], "reordered"),
+    ({"expr": "X"}, ["a"], ""),
+])
+def test_choice_delta(old, new, expected):
+    from output.diff_formats import choice_delta
+
+    assert choice_delta(old, new) == expected
+
+
 def test_oneline_is_one_line_per_change():
     assert len(render_diff(SAMPLE, "oneline").splitlines()) == len(SAMPLE.changes) == 4
 
