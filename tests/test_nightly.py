@@ -163,3 +163,17 @@ def test_runs_as_a_script(setup):
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "nightly.py"), "--config", setup["config"]],
                           capture_output=True, text=True, cwd=setup["tmp"])
     assert proc.returncode == 0 and proc.stdout.startswith("tiny: published"), proc.stderr
+
+
+@pytest.mark.network
+def test_release_target_publishes_once(tmp_path, capsys):
+    from tests.conftest import test_cache_dir
+
+    config = {"root": str(tmp_path / "pub"), "cache_dir": str(test_cache_dir()), "jobs": 2,
+              "targets": [{"name": "sglang-0.4.10", "release": "0.4.10"}]}
+    (tmp_path / "n.yaml").write_text(yaml.safe_dump(config))
+    assert nightly.main(["--config", str(tmp_path / "n.yaml")]) == 0
+    assert capsys.readouterr().out.startswith("sglang-0.4.10: published 0.4.10 (")
+    assert nightly.main(["--config", str(tmp_path / "n.yaml")]) == 0
+    assert capsys.readouterr().out == "sglang-0.4.10: unchanged at 0.4.10\n"
+    assert os.readlink(tmp_path / "pub" / "sglang-0.4.10" / "latest") == "0.4.10"
