@@ -52,6 +52,8 @@ class Conditional:
 
 Binding = cst.BaseExpression | Opaque | Table | Conditional
 
+MAX_REBINDS = 4  # ``x = f(x)`` substitutions per name before its value counts as unknown
+
 
 @dataclass(slots=True)
 class Scope:
@@ -62,6 +64,7 @@ class Scope:
     lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
     resolving: set[str] = field(default_factory=set)  # recursion guard for bindings
     row_targets: set[str] = field(default_factory=set)  # loop variables of a table being expanded
+    rebinds: dict[str, int] = field(default_factory=dict)  # x = f(x) chain lengths
 
     def lookup(self, name: str) -> Binding | None:
         if name in self.bindings:
@@ -90,7 +93,15 @@ class Scope:
         """Record ``name = value``; a config alias or view makes `name` an alias."""
         prev = self.bindings.get(name)
         if isinstance(prev, cst.BaseExpression) and _mentions(value, name):
+            depth = self.rebinds.get(name, 0) + 1
+            if depth > MAX_REBINDS:  # x = x + ... in a long chain: the value grows without bound
+                self.bindings[name] = Opaque(f"{name} (reassigned from itself {depth} times)")
+                self.aliases.discard(name)
+                return
+            self.rebinds[name] = depth
             value = _substitute(value, name, prev)  # x = int(x): the new x is int(old x)
+        else:
+            self.rebinds.pop(name, None)
         self.bindings[name] = value
         if self.is_config(value):
             self.aliases.add(name)
@@ -152,5 +163,11 @@ def _substitute(node: cst.BaseExpression, name: str, value: cst.BaseExpression) 
 
         def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
             return updated.with_changes(attr=original.attr)  # keep ``.name`` attributes as written
+
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+            return updated.with_changes(keyword=original.keyword)  # f(x=...) names a parameter
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False  # its parameters shadow the name
 
     return node.visit(_Sub())  # type: ignore[return-value]

@@ -677,3 +677,5 @@ def extract_file(path: str, source: str, profile: Profile) -> FileSites:
         return SiteWalker(path, module, profile, statement_lines(source)).run()
     except RecursionError:
         return FileSites(path=path, parse_error=f"{path}: too deeply nested to analyse")
+    except Exception as exc:  # a shape we mishandle must not sink the whole catalog
+        return FileSites(path=path, parse_error=f"{path}: analysis failed: {type(exc).__name__}: {exc}")

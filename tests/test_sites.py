@@ -476,3 +476,8 @@ def test_loop_variable_as_the_whole_message_stays_a_hole_filled_per_row() -> Non
     )
     assert site.template.text == "{why}"
     assert [v.template.text for v in site.variants] == ["x", "y"]
+
+
+def test_rebinding_keeps_keyword_argument_names() -> None:
+    site = one("def f(cfg):\n    x = cfg.a\n    x = g(x=x)\n    if x[0]:\n        raise ValueError('v')\n")
+    assert site.guards
