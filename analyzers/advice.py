@@ -8,7 +8,7 @@ by `analyzers.evaluate`.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,7 +17,7 @@ from analyzers.evaluate import Model, Truth
 from analyzers.launch import Launch, command
 from analyzers.trigger import Renderer
 from analyzers.witness import (
-    NOT_GIVEN, Leaf, assign, base_launch, candidates, falsify, satisfy, settable, settable_leaves,
+    NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, falsify, satisfy, settable, settable_leaves,
 )
 from analyzers.evaluate import evaluate
 from extractor.ir import (
@@ -193,8 +193,10 @@ def _by_values(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
     unset = any(v is NOT_GIVEN for v in good)
     flag = _flag(leaf, ctx)
     declared = flag is not None and isinstance(flag.choices, tuple)
-    listed = [_shown(v) for v in good if v is not NOT_GIVEN and (v in flag.choices if declared else _is_const_in(v, part))]
-    offending = [_shown(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part)]
+    consts = _consts(part)
+    listed = [_shown(v) for v in good
+              if v is not NOT_GIVEN and (v in flag.choices if declared else _is_const_in(v, part, consts))]
+    offending = [_shown(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
     verb = "Unset" if leaf.kind is RefKind.ENV else "Leave"
     if listed:
         more = ", ..." if len(listed) > MAX_LISTED else ""
@@ -209,10 +211,9 @@ def _by_values(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
     return None
 
 
-def _is_const_in(value: Any, part: Expr) -> bool:
-    from analyzers.witness import _consts
-
-    consts = _consts(part)
+def _is_const_in(value: Any, part: Expr, consts: Sequence[Any] | None = None) -> bool:
+    """Is `value` one of `part`'s constants (`consts`: those, when already known)?"""
+    consts = _consts(part) if consts is None else consts
     return any(type(value) is type(c) and value == c for c in consts)
 
 
@@ -295,13 +296,22 @@ def situations(expr: Expr, ctx: Context) -> list[str]:
     flags = ctx.model.flags
     for ref in refs(expr):
         if ref.kind is RefKind.FLAG and flags is not None:
-            for flag in flags.flags_for_dest(ref.name):
+            for flag in _flags_for_dest(ref.name, ctx):
                 if flag.deprecated and flag.option:
                     hint = f"; use `{flag.replacement}`" if flag.replacement else ""
                     out.append(f"Still passing the deprecated `{flag.option}`{hint}.")
         elif ref.kind is RefKind.PLATFORM:
             out.append(f"Running where {ctx.renderer.text(Truthy(ref))}.")
     return list(dict.fromkeys(out))
+
+
+def _flags_for_dest(dest: str, ctx: Context) -> tuple[Any, ...]:
+    """`FlagModel.flags_for_dest` (a scan of every flag), remembered per dest."""
+    key = f"flags_for_dest|{dest}"
+    found = ctx.model.memo.get(key)
+    if found is None:
+        found = ctx.model.memo[key] = tuple(ctx.model.flags.flags_for_dest(dest))
+    return found
 
 
 # ------------------------------------------------------------------ entries
@@ -348,4 +358,10 @@ def complete_entries(
     from analyzers.related import with_related
 
     ctx = Context(Model(flags, rules_from_adjustments(adjustments)), renderer, launch_prefix, docstrings or {})
-    return with_related(advise(e, ctx) for e in entries)
+
+    def advised() -> Iterator[Entry]:
+        for entry in entries:
+            yield advise(entry, ctx)
+            ctx.model.forget_nodes()  # its conditions are not asked about again: let them go
+
+    return with_related(advised())

@@ -6,6 +6,7 @@ file; ties broken by id, so the ranking is deterministic.
 """
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -33,20 +34,31 @@ def related(entries: Sequence[Mapping[str, Any]], limit: int = LIMIT) -> dict[st
             by_ref[ref].append(e["id"])
         by_function[where[e["id"]]].append(e["id"])
     weight = {ref: 1.0 / len(ids) for ref, ids in by_ref.items()}
+    readers = {ref: tuple(dict.fromkeys(ids)) for ref, ids in by_ref.items()}
+    file_of = {me: path for me, (path, _) in where.items()}
     out: dict[str, tuple[str, ...]] = {}
     for e in entries:
         me = e["id"]
-        others: set[str] = set(by_function[where[me]])
-        for ref in read[me]:
-            others.update(by_ref[ref])
+        # shared weight per other entry, added in sorted ref order (the order `_rank` sums in)
+        shared: dict[str, float] = {}
+        for ref in sorted(read[me]):
+            w = weight[ref]
+            for other in readers[ref]:
+                shared[other] = shared.get(other, 0) + w
+        same_function = set(by_function[where[me]])
+        others = same_function | shared.keys()
         others.discard(me)
-        ranked = sorted(others, key=lambda o: _rank(me, o, read, where, weight))
-        out[me] = tuple(ranked[:limit])
+        path = where[me][0]
+        # the keys `_rank` gives, ending with the (unique) id: sorting them orders the ids alike
+        ranked = heapq.nsmallest(limit, [
+            (-round(shared.get(o, 0), 9), -(o in same_function), -(file_of[o] == path), o) for o in others])
+        out[me] = tuple(key[-1] for key in ranked)
     return out
 
 
 def _rank(me: str, other: str, read: Mapping[str, frozenset[str]],
           where: Mapping[str, tuple[str, str]], weight: Mapping[str, float]) -> tuple[float, int, int, str]:
+    """The sort key of `other` among `me`'s related entries (smaller first)."""
     shared = sum(weight[r] for r in sorted(read[me] & read[other]))
     return (-round(shared, 9), -(where[me] == where[other]), -(where[me][0] == where[other][0]), other)
 

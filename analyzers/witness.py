@@ -11,13 +11,13 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import Model, Truth, UNKNOWN, _base_dest, evaluate
+from analyzers.evaluate import Model, Truth, UNKNOWN, _base_dest, can_hold, conjuncts, evaluate, expr_key, node
 from analyzers.launch import Launch, placeholder
 from extractor.ir import (
-    And, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, children, conj, negate, refs, simplify,
+    FALSE, TRUE, And, Const, Expr, Not, Or, Ref, RefKind, Truthy, children, negate, refs, simplify,
 )
 
 MAX_DISJUNCTS = 16
@@ -32,6 +32,10 @@ class Leaf:
 
     kind: RefKind  # FLAG or ENV
     name: str
+    key: str = field(init=False, repr=False, compare=False)  # "kind:name", for memo keys
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", f"{self.kind}:{self.name}")
 
 
 def settable(ref: Ref, model: Model) -> Leaf | None:
@@ -50,7 +54,20 @@ def settable(ref: Ref, model: Model) -> Leaf | None:
 
 
 def settable_leaves(expr: Expr, model: Model) -> list[Leaf]:
-    return list(dict.fromkeys(leaf for r in refs(expr) if (leaf := settable(r, model)) is not None))
+    return list(_settable(expr, model))
+
+
+def _settable(expr: Expr, model: Model) -> tuple[Leaf, ...]:
+    """In first-seen order (and/or/not: their operands' leaves, merged)."""
+    key = f"leaves|{expr_key(model, expr)}"
+    found = model.memo.get(key)
+    if found is None:
+        if isinstance(expr, (And, Or, Not)):
+            found = tuple(dict.fromkeys(leaf for arg in children(expr) for leaf in _settable(arg, model)))
+        else:
+            found = tuple(dict.fromkeys(leaf for r in refs(expr) if (leaf := settable(r, model)) is not None))
+        model.memo[key] = found
+    return found
 
 
 # ------------------------------------------------------------------ disjunctive form
@@ -59,6 +76,14 @@ def settable_leaves(expr: Expr, model: Model) -> list[Leaf]:
 def literals(expr: Expr) -> list[tuple[Expr, ...]]:
     """Disjuncts (each a tuple of literals) of `expr`, at most `MAX_DISJUNCTS`."""
     return _dnf(simplify(expr), negated=False)
+
+
+def _literals(expr: Expr, model: Model) -> list[tuple[Expr, ...]]:
+    key = f"literals|{expr_key(model, expr)}"
+    found = model.memo.get(key)
+    if found is None:
+        found = model.memo[key] = tuple(literals(expr))
+    return list(found)
 
 
 def _dnf(expr: Expr, negated: bool) -> list[tuple[Expr, ...]]:
@@ -218,19 +243,42 @@ def env_candidates(name: str, consts: Sequence[Any], model: Model) -> list[Any]:
 
 
 def _unique(values: Iterable[Any]) -> Iterable[Any]:
-    seen: list[Any] = []
+    """`values` without repeats: the same object, or an equal value of the same type."""
+    hashed: set[tuple[type, Any]] = set()
+    unhashable: list[Any] = []
     for v in values:
-        if not any(v is s or (type(v) is type(s) and v == s) for s in seen):
-            seen.append(v)
-            yield v
+        try:
+            key: tuple[type, Any] | None = (type(v), v)
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in hashed:
+            continue
+        if any(v is s or (type(v) is type(s) and v == s) for s in unhashable):
+            continue
+        if key is None:
+            if any(type(v) is t and v == s for t, s in hashed):
+                continue
+            unhashable.append(v)
+        else:
+            hashed.add(key)
+        yield v
 
 
 def candidates(leaf: Leaf, near: Expr, model: Model) -> list[Any]:
     """Values to try for `leaf` when `near` is the condition to decide; NOT_GIVEN first."""
-    consts = _consts(near)
-    if leaf.kind is RefKind.ENV:
-        return env_candidates(leaf.name, consts, model)
-    return flag_candidates(leaf.name, consts, model)
+    key = f"candidates|{_leaf_key((leaf,))}|{expr_key(model, near)}"
+    found = model.memo.get(key)
+    if found is None:
+        consts = _consts(near)
+        by_consts = f"values|{_leaf_key((leaf,))}|{consts!r}"  # many conditions name the same constants
+        found = model.memo.get(by_consts)
+        if found is None:
+            found = model.memo[by_consts] = tuple(
+                env_candidates(leaf.name, consts, model) if leaf.kind is RefKind.ENV
+                else flag_candidates(leaf.name, consts, model))
+        model.memo[key] = found
+    return list(found)
 
 
 def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
@@ -242,25 +290,80 @@ def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
 # ------------------------------------------------------------------ search
 
 
+def _leaf_key(leaves: Iterable[Leaf]) -> str:
+    """Memo keys are strings: the memo then holds no containers the collector must walk."""
+    return ",".join([x.key for x in leaves])
+
+
+def _launch_key(launch: Launch) -> str:
+    """Equal for launches that are the same, in the same order (a search returns launches
+    derived from its input, and the order of flags is the order of the command line)."""
+    return repr((tuple(launch.flags.items()), tuple(launch.env.items()), tuple(launch.facts.items())))
+
+
 def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
     """`launch` with `leaves` changed so that `target` holds (unchanged if nothing works).
 
     One leaf at a time first (smallest change), then pairs, bounded.
     """
+    key = f"fix|{expr_key(model, target)}|{expr_key(model, lit)}|{_leaf_key(leaves)}|{_launch_key(launch)}"
+    found = model.memo.get(key)
+    if found is None:
+        found = model.memo[key] = _search(target, lit, leaves, launch, model)
+    return found
+
+
+def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
+    # `target` is an ``and``: an operand reading none of a group's leaves decides every
+    # trial of that group as it decides `launch`; where one is false, no trial can work
+    parts = conjuncts(model, target)
+    reads = [p.all_reads() for p in parts]
+    base: list[Any] = [_UNSET] * len(parts)
+    hopeless = not all(p.outcomes(launch)[0] for p in parts)  # no trial can make it true
     fallback: Launch | None = None
     for size in (1, 2):
         for group in itertools.combinations(leaves, size):
-            options = [candidates(leaf, lit, model) for leaf in group]
-            for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
-                trial = launch
-                for leaf, val in zip(group, combo):
-                    trial = assign(trial, leaf, val)
-                result = evaluate(target, trial, model)
-                if result is Truth.TRUE:
-                    return trial
-                if result is Truth.UNKNOWN and fallback is None:
-                    fallback = trial
+            flags = {x.name for x in group if x.kind is RefKind.FLAG}
+            env = {x.name for x in group if x.kind is RefKind.ENV}
+            moving = []
+            undecided = False
+            for i, part in enumerate(parts):
+                if not (reads[i].flags.isdisjoint(flags) and reads[i].env.isdisjoint(env)):
+                    moving.append(part)
+                    continue
+                if base[i] is _UNSET:
+                    base[i] = part.decide(launch)
+                if base[i] is False:
+                    break
+                undecided = undecided or base[i] is None
+            else:
+                options = [candidates(leaf, lit, model) for leaf in group]
+                for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+                    trial = launch
+                    for leaf, val in zip(group, combo):
+                        trial = assign(trial, leaf, val)
+                    result = _all(moving, trial, undecided)
+                    if result is True:
+                        return trial
+                    if result is None and fallback is None:
+                        if hopeless:  # the first unknown is what the search ends with
+                            return trial
+                        fallback = trial
     return fallback if fallback is not None else launch
+
+
+_UNSET: Any = object()
+
+
+def _all(parts: Sequence[Any], launch: Launch, undecided: bool) -> bool | None:
+    """Kleene ``and`` of `parts` on `launch` (`undecided`: an operand decided elsewhere is unknown)."""
+    for part in reversed(parts):  # the literal being fixed (last) is the likeliest to be false
+        result = part.decide(launch)
+        if result is False:
+            return False
+        if result is None:
+            undecided = True
+    return None if undecided else True
 
 
 def satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | None = None) -> tuple[Launch, Truth]:
@@ -268,24 +371,68 @@ def satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | No
 
     Returns the first launch found true, else the best found (unknown before false).
     """
+    key = f"satisfy|{expr_key(model, expr)}|{'*' if allowed is None else _leaf_key(allowed)}|{_launch_key(base)}"
+    found = model.memo.get(key)
+    if found is None:
+        found = model.memo[key] = _satisfy(expr, model, base, allowed)
+    return found
+
+
+def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | None) -> tuple[Launch, Truth]:
     best = (base, evaluate(expr, base, model))
     if best[1] is Truth.TRUE:
         return best
-    for disjunct in literals(expr):
+    # where no launch the search can reach (it changes flags and env vars only) makes
+    # `expr` true, `best` changes only from false to the first unknown found
+    hopeless = not can_hold(model, expr, base)
+    if hopeless and best[1] is Truth.UNKNOWN:
+        return best
+    for disjunct in _literals(expr, model):
         launch = base
-        for i, lit in enumerate(disjunct):
-            prefix = conj(list(disjunct[: i + 1]))
-            if evaluate(prefix, launch, model) is Truth.TRUE:
+        held = 0  # leading parts of the prefix known to hold on `launch`
+        for lit, (prefix, parts) in zip(disjunct, _prefixes(disjunct)):
+            # `evaluate(prefix, launch) is Truth.TRUE`, i.e. every part holds: the parts
+            # grow with the prefix, so only the new ones are decided while `launch` stays
+            if parts is None:
+                holds = evaluate(prefix, launch, model) is Truth.TRUE
+            else:
+                while held < len(parts) and node(model, parts[held]).decide(launch) is True:
+                    held += 1
+                holds = held == len(parts)
+            if holds:
                 continue
             leaves = [x for x in settable_leaves(lit, model) if allowed is None or x in allowed]
             if leaves:
-                launch = _fix(prefix, lit, leaves, launch, model)
+                fixed = _fix(prefix, lit, leaves, launch, model)
+                if fixed is not launch:
+                    launch, held = fixed, 0
         result = evaluate(expr, launch, model)
         if result is Truth.TRUE:
             return launch, result
         if result is Truth.UNKNOWN and best[1] is Truth.FALSE:
             best = (launch, result)
+            if hopeless:
+                return best
     return best
+
+
+def _prefixes(disjunct: Sequence[Expr]) -> Iterable[tuple[Expr, tuple[Expr, ...] | None]]:
+    """``conj(disjunct[:i + 1])`` for each i, built in one pass (same folding and
+    de-duplication as `conj`), with its parts (None once it is FALSE)."""
+    out: list[Expr] = []
+    false = False
+    for lit in disjunct:
+        for part in lit.args if isinstance(lit, And) else (lit,):
+            if false or part == TRUE:
+                continue
+            if part == FALSE:
+                false = True
+            elif part not in out:
+                out.append(part)
+        if false:
+            yield FALSE, None
+        else:
+            yield TRUE if not out else out[0] if len(out) == 1 else And(tuple(out)), tuple(out)
 
 
 def falsify(expr: Expr, part: Expr, model: Model, before: Launch) -> tuple[Launch, Truth]:
@@ -296,7 +443,11 @@ def falsify(expr: Expr, part: Expr, model: Model, before: Launch) -> tuple[Launc
 
 
 def base_launch(model: Model) -> Launch:
-    """The smallest valid command line: required flags with placeholder values."""
-    flags = model.flags.flags if model.flags is not None else ()
-    required = sorted({f.dest for f in flags if f.required and f.option}, key=lambda d: d)
-    return Launch({dest: placeholder(dest) for dest in required})
+    """The smallest valid command line: required flags with placeholder values (one
+    object per model: launches are never changed in place)."""
+    found = model.memo.get("base_launch")
+    if found is None:
+        flags = model.flags.flags if model.flags is not None else ()
+        required = sorted({f.dest for f in flags if f.required and f.option}, key=lambda d: d)
+        found = model.memo["base_launch"] = Launch({dest: placeholder(dest) for dest in required})
+    return found

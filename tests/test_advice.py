@@ -122,3 +122,130 @@ def test_advise_fills_variants_and_meaning():
 def test_advise_reports_deprecated_flags_as_situations():
     done = advise(_entry(Truthy(flag("old_flag"))), CTX)
     assert done.extra["situations"] == ["Still passing the deprecated `--old-flag`; use `--tp-size`."]
+
+
+# ------------------------------------------------------------------ the search, against its first form
+
+import itertools  # noqa: E402
+
+from analyzers.evaluate import Truth, evaluate  # noqa: E402
+from analyzers.witness import (  # noqa: E402
+    MAX_COMBINATIONS, NOT_GIVEN, _unique, assign, base_launch, candidates, falsify, literals, satisfy,
+    settable_leaves,
+)
+from extractor.ir import FALSE, Apply, Unknown, conj, negate  # noqa: E402
+
+
+def reference_fix(target, lit, leaves, launch, model):
+    fallback = None
+    for size in (1, 2):
+        for group in itertools.combinations(leaves, size):
+            options = [candidates(leaf, lit, model) for leaf in group]
+            for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+                trial = launch
+                for leaf, val in zip(group, combo):
+                    trial = assign(trial, leaf, val)
+                result = evaluate(target, trial, model)
+                if result is Truth.TRUE:
+                    return trial
+                if result is Truth.UNKNOWN and fallback is None:
+                    fallback = trial
+    return fallback if fallback is not None else launch
+
+
+def reference_satisfy(expr, model, base, allowed=None):
+    """`satisfy` as first written: every prefix evaluated whole, every trial tried."""
+    best = (base, evaluate(expr, base, model))
+    if best[1] is Truth.TRUE:
+        return best
+    for disjunct in literals(expr):
+        launch = base
+        for i, lit in enumerate(disjunct):
+            prefix = conj(list(disjunct[: i + 1]))
+            if evaluate(prefix, launch, model) is Truth.TRUE:
+                continue
+            leaves = [x for x in settable_leaves(lit, model) if allowed is None or x in allowed]
+            if leaves:
+                launch = reference_fix(prefix, lit, leaves, launch, model)
+        result = evaluate(expr, launch, model)
+        if result is Truth.TRUE:
+            return launch, result
+        if result is Truth.UNKNOWN and best[1] is Truth.FALSE:
+            best = (launch, result)
+    return best
+
+
+def shown(found):
+    launch, truth = found
+    return list(launch.flags.items()), sorted(launch.env.items()), truth
+
+
+LORA = Truthy(flag("enable_lora"))
+TP = Compare(">", flag("tp_size"), Const(1))
+EAGLE = In(SPEC, Const(("EAGLE", "EAGLE3")))
+SEARCHED = [
+    LORA, Not(LORA), TP, EAGLE, And((LORA, TP)), Or((And((LORA, EAGLE)), And((Truthy(PLAN), TP)))),
+    And((Truthy(HIP), LORA)),                     # a fact: never true, the first unknown launch wins
+    And((Not(Truthy(HIP)), Or((LORA, TP)))),
+    Or((Truthy(HIP), And((TP, Not(LORA))))),
+    And((Compare("is", flag("page_size"), Const(None)), EAGLE, Not(Truthy(PLAN)))),
+    And((LORA, Not(LORA))),                       # contradiction: nothing holds
+    And((FALSE, LORA)), And((Truthy(Unknown("probe()")), TP)),
+    And((Compare("==", flag("tp_size"), Const(True)), Compare("==", flag("tp_size"), Const(1)))),
+]
+
+
+@pytest.mark.parametrize("expr", SEARCHED)
+def test_satisfy_finds_what_the_plain_search_finds(expr):
+    base = base_launch(CTX.model)
+    model = Model(FLAGS, RULES)
+    assert shown(satisfy(expr, model, base)) == shown(reference_satisfy(expr, Model(FLAGS, RULES), base))
+    for part in (LORA, TP, EAGLE, Truthy(PLAN)):  # as `falsify` asks: only the part's leaves change
+        allowed = settable_leaves(part, model)
+        held, _ = satisfy(expr, model, base)
+        assert shown(satisfy(negate(part), model, held, allowed)) == shown(
+            reference_satisfy(negate(part), Model(FLAGS, RULES), held, allowed))
+        after, still = falsify(expr, part, model, held)
+        assert still is evaluate(expr, after, Model(FLAGS, RULES))
+
+
+def test_unique_keeps_first_of_same_typed_equals():
+    values = [NOT_GIVEN, 1, True, 1.0, 1, True, "1", (1,), (True,), (1,), {"k": 1}, {"k": 1}, {"k": True},
+              ["a"], ["a"], NOT_GIVEN, 0.0, -0.0, None, None]
+    seen, want = [], []
+    for v in values:
+        if not any(v is s or (type(v) is type(s) and v == s) for s in seen):
+            seen.append(v)
+            want.append(v)
+    assert list(_unique(values)) == want
+    assert [type(v) for v in _unique(values)] == [type(v) for v in want]
+
+
+def random_condition(rng, depth=0):
+    roll = rng.random()
+    if depth > 2 or roll < 0.4:
+        term = rng.choice([flag("tp_size"), flag("page_size"), SPEC, flag("enable_lora"), flag("lora_paths"), PLAN,
+                           HIP, Apply("frob", (flag("tp_size"),), "frob(tp)")])
+        const = Const(rng.choice([1, 2, 8, True, None, "EAGLE", "<x>"]))
+        return rng.choice([Truthy(term), Compare(rng.choice(["==", "!=", ">", "<", "is"]), term, const),
+                           In(term, Const(("EAGLE", "NGRAM", 2)))])
+    if roll < 0.55:
+        return Not(random_condition(rng, depth + 1))
+    args = tuple(random_condition(rng, depth + 1) for _ in range(rng.randrange(2, 4)))
+    return And(args) if roll < 0.8 else Or(args)
+
+
+def test_satisfy_matches_the_plain_search_on_random_conditions():
+    import random
+
+    rng = random.Random(5)
+    model = Model(FLAGS, RULES)  # shared: the memos must not change any answer
+    base = base_launch(model)
+    for _ in range(150):
+        expr = random_condition(rng)
+        found = satisfy(expr, model, base)
+        assert shown(found) == shown(reference_satisfy(expr, Model(FLAGS, RULES), base)), expr
+        part = random_condition(rng, 2)
+        allowed = settable_leaves(part, model)
+        assert shown(satisfy(negate(part), model, found[0], allowed)) == shown(
+            reference_satisfy(negate(part), Model(FLAGS, RULES), found[0], allowed)), (expr, part)

@@ -128,3 +128,142 @@ def test_undecided_leaves_name_the_reason():
 def test_no_flag_model_means_unknown_defaults():
     assert evaluate(Compare("==", flag("tp_size"), Const(1)), Launch(), Model()) is Truth.UNKNOWN
     assert evaluate(Compare("==", flag("tp_size"), Const(1)), Launch({"tp_size": 1}), Model()) is Truth.TRUE
+
+
+# ------------------------------------------------------------------ memoised and compiled forms
+
+import random  # noqa: E402
+
+from analyzers.evaluate import (  # noqa: E402
+    MAX_ROUNDS, UNKNOWN, _same, compile_truth, compile_value, truth, value, Values,
+)
+
+ENV_LIMIT = env("SGLANG_LIMIT")
+X = flag("x_mode")  # no declaration: its default is unknown
+CHAINED = (
+    IMPLIES_LORA,
+    Rule("tp_size", Const(2), Truthy(HIP)),                                   # unknown condition
+    Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))),   # chained
+    Rule("speculative_algorithm", Const("EAGLE"), Compare(">", ENV_LIMIT, Const(5))),
+    Rule("x_mode", TRUE, Not(Truthy(X))),                                     # oscillating
+    Rule("x_mode", FALSE, Truthy(X)),
+)
+
+
+def reference_resolve(model, launch, rules):
+    """The adjustment fixed point as first written: a plain walk of each rule."""
+    values = Values(model, launch)
+    for _ in range(MAX_ROUNDS):
+        changed = set()
+        for rule in rules:
+            if rule.dest in launch.flags:
+                continue
+            fires = truth(rule.when, values)
+            if fires is False:
+                continue
+            current = values.flag(rule.dest)
+            new = value(rule.value, values)
+            if fires is None and not _same(new, current):
+                new = UNKNOWN
+            if not _same(new, current):
+                values.adjusted[rule.dest] = new
+                changed.add(rule.dest)
+        if not changed:
+            return values
+    for dest in changed:
+        values.adjusted[dest] = UNKNOWN
+    return values
+
+
+def reference(expr, launch, model):
+    return Truth.of(truth(expr, reference_resolve(model, launch, model.relevant_rules(expr))))
+
+
+TERMS = [flag("tp_size"), flag("device"), flag("enable_lora"), flag("lora_paths"), SPEC, X, env("SGLANG_PLAN"),
+         ENV_LIMIT, env("SGLANG_MODE"), HIP, Unknown("f(x)"),
+         flag("device.startswith()", 'cfg.device.startswith("cu")'),
+         Apply("len", (flag("lora_paths"),), "len(p)"), Apply("str", (flag("tp_size"),), "str(tp)"),
+         Apply("%", (flag("tp_size"), Const(2)), "tp % 2")]
+CONSTS = [Const(v) for v in (1, True, 1.0, 2, 0, None, "cuda", "1", "1.0", "EAGLE", ("EAGLE", "EAGLE3"), ("a",), -0.0)]
+VALUES = {
+    "tp_size": [1, True, 1.0, 2, 4, "1", -0.0],
+    "device": ["cuda", "cpu", "npu", 1],
+    "enable_lora": [True, False, 1, None],
+    "lora_paths": [("a",), (), ("a", "b"), ["a"], {"k": "v"}],
+    "speculative_algorithm": ["EAGLE", "NGRAM", None, ("EAGLE",)],
+    "x_mode": [True, False, 0],
+}
+ENVS = {"SGLANG_PLAN": ["1", "0", "yes"], "SGLANG_LIMIT": ["3", "7", "many"], "SGLANG_MODE": ["static", "x"]}
+
+
+def random_condition(rng, depth=0):
+    roll = rng.random()
+    if depth > 2 or roll < 0.35:
+        kind = rng.randrange(4)
+        term, const = rng.choice(TERMS), rng.choice(CONSTS)
+        if kind == 0:
+            return Compare(rng.choice(["==", "!=", "is", "is not", "<", ">=", "~"]), term, const)
+        if kind == 1:
+            return In(term, const if isinstance(const.value, tuple) else Seq((const, rng.choice(TERMS))))
+        if kind == 2:
+            return Truthy(term)
+        return rng.choice([TRUE, FALSE, Truthy(Unknown("g()"))])
+    if roll < 0.5:
+        return Not(random_condition(rng, depth + 1))
+    if roll < 0.6:
+        return Truthy(random_condition(rng, depth + 1))
+    args = tuple(random_condition(rng, depth + 1) for _ in range(rng.randrange(2, 4)))
+    return And(args) if roll < 0.8 else Or(args)
+
+
+def random_launch(rng):
+    flags = {dest: rng.choice(values) for dest, values in VALUES.items() if rng.random() < 0.4}
+    envs = {name: rng.choice(values) for name, values in ENVS.items() if rng.random() < 0.3}
+    facts = {"platform:is_hip": rng.choice([True, False])} if rng.random() < 0.3 else {}
+    return Launch(flags, envs, facts)
+
+
+def test_memoised_evaluation_matches_the_reference_walk():
+    rng = random.Random(7)
+    model = Model(FLAGS, CHAINED)  # one model: its memos fill up across the questions
+    launches = [random_launch(rng) for _ in range(12)] + [Launch()]
+    for _ in range(400):
+        expr = random_condition(rng)
+        for launch in rng.sample(launches, 5):
+            assert evaluate(expr, launch, model) is reference(expr, launch, model), (expr, launch)
+            assert evaluate(expr, launch, Model(FLAGS, CHAINED)) is reference(expr, launch, model), (expr, launch)
+
+
+def test_compiled_code_matches_the_reference_walk():
+    rng = random.Random(11)
+    model = Model(FLAGS, CHAINED)
+    for _ in range(300):
+        expr = random_condition(rng)
+        launch = random_launch(rng)
+        values = reference_resolve(model, launch, model.relevant_rules(expr))
+        assert compile_truth(expr)(values) == truth(expr, values), expr
+        assert compile_truth(expr, model)(values) == truth(expr, values), expr
+        got, want = compile_value(expr, model)(values), value(expr, values)
+        assert got is want or _same(got, want), expr
+
+
+@pytest.mark.parametrize(
+    ("expr", "given", "expected"),
+    [
+        # 1, 1.0 and True are equal in Python; the evaluator (and so its memo) tells them apart
+        (Compare("is", flag("tp_size"), Const(True)), True, Truth.TRUE),
+        (Compare("is", flag("tp_size"), Const(True)), 1, Truth.FALSE),
+        (Compare("is", flag("tp_size"), Const(1)), 1, Truth.TRUE),
+        (Compare("is", flag("tp_size"), Const(1)), True, Truth.FALSE),
+        (Compare("==", Apply("str", (flag("tp_size"),), "str(tp)"), Const("1")), 1, Truth.TRUE),
+        (Compare("==", Apply("str", (flag("tp_size"),), "str(tp)"), Const("1")), 1.0, Truth.FALSE),
+        (Compare("==", Apply("str", (flag("tp_size"),), "str(tp)"), Const("1")), True, Truth.FALSE),
+        (Compare("==", flag("tp_size"), Const(1)), "1", Truth.FALSE),
+        (Compare("==", flag("tp_size"), Const(1)), 1.0, Truth.TRUE),
+    ],
+)
+def test_memo_tells_equal_values_of_other_types_apart(expr, given, expected):
+    model = Model(FLAGS)
+    for other in (1, True, 1.0, "1"):  # fill the memo with the look-alikes first
+        evaluate(expr, Launch({"tp_size": other}), model)
+    assert evaluate(expr, Launch({"tp_size": given}), model) is expected
