@@ -407,10 +407,20 @@ class SiteWalker:
                 if arg.keyword is not None:
                     self.adjust(arg.keyword.value, arg.value, node)
         args = tuple(
-            (arg.keyword.value if arg.keyword else str(i), term(arg.value, self.scope))
+            (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value))
             for i, arg in enumerate(node.args) if not arg.star
         )
         self.calls.append(CallSite(self.function, callee, tuple(self.guards), args))
+
+    def _arg_term(self, node: cst.BaseExpression) -> Expr:
+        """A call argument for parameter binding: literals and direct config reads only.
+        Locals would be re-interpreted through their binding chains at every call, which
+        is costly on large numeric code and rarely what a validation hook is passed."""
+        if isinstance(node, (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+            return term(node, self.scope)
+        if isinstance(node, cst.Name) and (node.value in self.scope.aliases or node.value in ("True", "False", "None")):
+            return term(node, self.scope)
+        return Unknown("argument")
 
     # ------------------------------------------------------------------ loops
 
