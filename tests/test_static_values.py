@@ -422,7 +422,7 @@ def test_statement_spans_include_decorators():
 @pytest.mark.network
 @pytest.mark.parametrize("version", ["0.4.10", "0.5.23"])
 def test_release_statement_lines_agree_with_position_provider(version):
-    from test_flags import release_files
+    from tests.test_flags import release_files
 
     for path, source in sorted(release_files(version).items()):
         tree = cst.parse_module(source)
