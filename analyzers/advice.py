@@ -19,7 +19,7 @@ from analyzers.trigger import Renderer
 from analyzers.witness import (
     NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, falsify, satisfy, settable, settable_leaves,
 )
-from analyzers.evaluate import evaluate
+from analyzers.evaluate import evaluate, undecided
 from extractor.ir import (
     TRUE, And, Compare, Const, Expr, In, Not, Ref, RefKind, Truthy, conj, disj, from_dict, refs, simplify, unknowns,
 )
@@ -231,37 +231,53 @@ def _verdict(before: Truth, after: Truth) -> str:
 def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any]:
     """`before` fires `fire`; `after` applies the first solution that stops `full`.
 
-    `verified` is "true" only when the evaluator says `before` fires and `after` does not.
+    `verified` is "true" only when the evaluator says `before` fires and `after` does not;
+    an "unknown" verdict lists what could not be decided (`undecided`), and a trigger no
+    searched launch fires says so (`note`) instead of showing a launch that does not.
     """
     before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
-    flags = ctx.model.flags
-    best: dict[str, Any] | None = None
+    best: tuple[Launch, Truth, Launch, Truth, Solution] | None = None
     for sol in sols:
         if sol.part is None:
             continue
         after, still = falsify(full, sol.part, ctx.model, before)
-        if after == before:
+        if _same_command(before, after, ctx):
             continue
-        fix = {"before": command(before, flags, ctx.launch_prefix), "after": command(after, flags, ctx.launch_prefix),
-               "verified": _verdict(fired, still), "solution": sol.text}
-        if fix["before"] == fix["after"]:
-            continue
-        if fix["verified"] == "true":
-            return fix
-        best = best or fix
-    if best is not None:
-        return best
-    for sol in sols:  # no launch fires it for sure: show the change on a launch where the part holds
-        if sol.part is None:
-            continue
-        held, _ = satisfy(sol.part, ctx.model, before)
-        after, still = falsify(full, sol.part, ctx.model, held)
-        fix = {"before": command(held, flags, ctx.launch_prefix), "after": command(after, flags, ctx.launch_prefix),
-               "verified": _verdict(evaluate(fire, held, ctx.model), still), "solution": sol.text}
-        if fix["before"] != fix["after"]:
-            return fix
-    return {"before": command(before, flags, ctx.launch_prefix) if fired is Truth.TRUE else None, "after": None,
-            "verified": "unknown" if fired is not Truth.FALSE else "false"}
+        if _verdict(fired, still) == "true":
+            return _fix(before, fired, after, still, sol, fire, full, ctx)
+        best = best or (before, fired, after, still, sol)
+    if best is not None and fired is not Truth.FALSE:
+        return _fix(*best, fire, full, ctx)
+    if fired is Truth.FALSE:
+        searched = ", ".join(dict.fromkeys(_option(leaf, ctx) for leaf in settable_leaves(fire, ctx.model)))
+        return {"before": None, "after": None, "verified": "false",
+                "note": "No command line the search tried triggers this" + (f" (it varied {searched})" if searched else "")
+                + ": it may be reachable only through the Python API, or not at all."}
+    shown = command(before, ctx.model.flags, ctx.launch_prefix) if settable_leaves(fire, ctx.model) else None
+    return _with_undecided({"before": shown, "after": None, "verified": "unknown"}, [(fire, before)], ctx)
+
+
+def _same_command(a: Launch, b: Launch, ctx: Context) -> bool:
+    flags = ctx.model.flags
+    return a == b or command(a, flags, ctx.launch_prefix) == command(b, flags, ctx.launch_prefix)
+
+
+def _fix(before: Launch, fired: Truth, after: Launch, still: Truth, sol: Solution, fire: Expr, full: Expr,
+         ctx: Context) -> dict[str, Any]:
+    flags = ctx.model.flags
+    fix = {"before": command(before, flags, ctx.launch_prefix), "after": command(after, flags, ctx.launch_prefix),
+           "verified": _verdict(fired, still), "solution": sol.text}
+    return _with_undecided(fix, [(fire, before), (full, after)], ctx)
+
+
+def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]], ctx: Context) -> dict[str, Any]:
+    """An "unknown" verdict names the terms that decided nothing, in user terms."""
+    if fix["verified"] != "unknown":
+        return fix
+    found = [ctx.renderer.value(t) for expr, launch in checked for t in undecided(expr, launch, ctx.model)]
+    if found:
+        fix["undecided"] = list(dict.fromkeys(found))
+    return fix
 
 
 # ------------------------------------------------------------------ meaning

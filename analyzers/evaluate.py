@@ -25,7 +25,7 @@ from typing import Any
 from analyzers.launch import Launch
 from extractor.compat import StrEnum
 from extractor.ir import (
-    COMPARE, And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, children, from_dict,
+    COMPARE, IF, And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, children, from_dict,
     refs,
 )
 
@@ -375,6 +375,8 @@ def value(expr: Expr, values: Values) -> Any:
         items = tuple(value(i, values) for i in expr.items)
         return UNKNOWN if any(i is UNKNOWN for i in items) else items
     if isinstance(expr, Apply):
+        if expr.fn == IF and len(expr.args) == 3:
+            return _choose(truth(expr.args[0], values), lambda i: value(expr.args[i], values))
         return _apply(expr.fn, [value(a, values) for a in expr.args])
     if isinstance(expr, (And, Or)):
         return _value_and_or(expr, values)
@@ -382,6 +384,15 @@ def value(expr: Expr, values: Values) -> Any:
         return value(expr.term, values)  # operand of `a or b` in value position
     result = truth(expr, values)
     return UNKNOWN if result is None else result
+
+
+def _choose(test: bool | None, branch: Callable[[int], Any]) -> Any:
+    """``then if test else other`` (branches 1 and 2); an unknown test decides nothing
+    unless both branches agree."""
+    if test is not None:
+        return branch(1 if test else 2)
+    then, other = branch(1), branch(2)
+    return then if then is not UNKNOWN and _same(then, other) else UNKNOWN
 
 
 def _method_ref(ref: Ref, values: Values) -> Any:
@@ -528,6 +539,9 @@ def _value_code(expr: Expr, model: Model | None) -> Code:
     if isinstance(expr, Apply):
         fn = expr.fn
         args = tuple(compile_value(a, model) for a in expr.args)
+        if fn == IF and len(args) == 3:
+            test = compile_truth(expr.args[0], model)
+            return lambda values: _choose(test(values), lambda i: args[i](values))
         if fn not in _FUNCTIONS:
             return lambda values: UNKNOWN
         return lambda values: _apply(fn, [a(values) for a in args])
@@ -1026,19 +1040,37 @@ def evaluate(expr: Expr, launch: Launch, model: Model) -> Truth:
     return Truth.UNKNOWN if result is None else Truth.TRUE if result else Truth.FALSE
 
 
-def undecided_leaves(expr: Expr, launch: Launch, model: Model) -> list[str]:
-    """Leaves of `expr` whose value is unknown for `launch` (why a result is unknown)."""
+def undecided(expr: Expr, launch: Launch, model: Model) -> list[Expr]:
+    """The smallest terms of `expr` whose value is unknown for `launch` (why a result is
+    unknown): leaves, and calls of functions we cannot evaluate on known arguments."""
     values = resolved(model, launch, model.relevant_rules(expr))
-    out: list[str] = []
-    stack = [expr]
-    while stack:
-        node = stack.pop()
+    out: list[Expr] = []
+
+    def visit(node: Expr) -> None:
         kids = children(node)
-        if kids:
-            stack.extend(reversed(kids))
-        elif isinstance(node, Unknown) or (isinstance(node, Ref) and value(node, values) is UNKNOWN):
-            text = node.text if isinstance(node, Unknown) else node.name if node.kind in (RefKind.FLAG, RefKind.ENV) \
-                else f"{node.kind}:{node.name}"
-            if text not in out:
-                out.append(text)
+        before = len(out)
+        for kid in kids:
+            visit(kid)
+        if len(out) > before or node in out:
+            return
+        if not kids:
+            if isinstance(node, Unknown) or (isinstance(node, Ref) and value(node, values) is UNKNOWN):
+                out.append(node)
+        elif isinstance(node, Apply) and value(node, values) is UNKNOWN:
+            out.append(node)
+
+    visit(expr)
+    return out
+
+
+def undecided_leaves(expr: Expr, launch: Launch, model: Model) -> list[str]:
+    """`undecided`, as text: setting names, ``kind:name`` facts, source text otherwise."""
+    out: list[str] = []
+    for node in undecided(expr, launch, model):
+        if isinstance(node, Ref):
+            text = node.name if node.kind in (RefKind.FLAG, RefKind.ENV) else f"{node.kind}:{node.name}"
+        else:
+            text = node.text  # type: ignore[union-attr]
+        if text not in out:
+            out.append(text)
     return out

@@ -36,6 +36,7 @@ from analyzers.flag_decls import (
     may_declare,
     module_declarations,
 )
+from extractor.ir import Expr, Ref, RefKind, replace_refs
 from analyzers.static_values import Diagnostic, FrozenMap, Json, SourceSet, Symbols, json_value
 
 __all__ = [
@@ -142,6 +143,13 @@ class FlagModel:
         by_dest: dict[str, Flag] = {}
         for flag in sorted(self.flags, key=_rank):
             by_dest.setdefault(flag.dest, flag)
+        # argparse stores `--tensor-parallel-size` as `tensor_parallel_size` before
+        # from_cli_args-style code copies it to the field (`tp_size`): code reading the
+        # namespace name reads that flag
+        for flag in sorted(self.flags, key=_rank):
+            for option in ((flag.option,) if flag.option else ()) + flag.aliases:
+                if option.startswith("--"):
+                    by_dest.setdefault(dest_for_option(option), flag)
         by_option: dict[str, Flag] = {}
         for flag in self.flags:
             for option in flag.options:
@@ -155,8 +163,14 @@ class FlagModel:
         object.__setattr__(self, "_by_env", by_env)
 
     def by_dest(self, name: str) -> Flag | None:
-        """The flag that fills field `name` (a current option if there is one)."""
+        """The flag that fills field `name` (a current option if there is one), or whose
+        option argparse stores under `name`."""
         return self._by_dest.get(name)
+
+    def dest_of(self, name: str) -> str:
+        """The field a setting name stands for: ``tensor_parallel_size`` -> ``tp_size``."""
+        flag = self._by_dest.get(name)
+        return flag.dest if flag is not None else name
 
     def by_option(self, option: str) -> Flag | None:
         """The flag an option string (canonical, alias or ``--no-``) sets."""
@@ -165,6 +179,16 @@ class FlagModel:
     def env_var(self, name: str) -> EnvVar | None:
         """An env var by its name or a deprecated spelling it still reads."""
         return self._by_env.get(name)
+
+    def canonical(self, expr: Expr) -> Expr:
+        """`expr` with every setting named by its field (`dest_of`)."""
+        def one(ref: Ref) -> Expr:
+            if ref.kind is not RefKind.FLAG or ref.name.endswith(")"):
+                return ref
+            dest = self.dest_of(ref.name)
+            return ref if dest == ref.name else Ref(RefKind.FLAG, dest, ref.text)
+
+        return replace_refs(expr, one)
 
     def flags_for_dest(self, name: str) -> tuple[Flag, ...]:
         """Every flag writing field `name` (e.g. a flag and its deprecated aliases)."""

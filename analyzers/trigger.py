@@ -7,6 +7,7 @@ from typing import Any
 
 from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
+    IF,
     And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
     refs, simplify, unknowns,
 )
@@ -54,14 +55,39 @@ class Renderer:
         if isinstance(expr, Seq):
             return ", ".join(self.value(i) for i in expr.items)
         if isinstance(expr, Apply):
-            if expr.fn == "len" and len(expr.args) == 1:
-                return f"the number of items in {self.value(expr.args[0])}"
-            if expr.fn in ("int", "float", "str", "bool") and len(expr.args) == 1:
-                return self.value(expr.args[0])  # a conversion: the value the user gave
-            return f"`{expr.text}`"
+            return self._apply(expr)
         if isinstance(expr, Unknown):
             return f"`{expr.text}` (unknown)"
         return f"({self.text(expr)})"
+
+    def _apply(self, expr: Apply) -> str:
+        """A computed value in user terms: ``max(`--a`, `--b`) % `--c```, not the source's locals."""
+        fn, args = expr.fn, expr.args
+        if fn == "len" and len(args) == 1:
+            return f"the number of items in {self.value(args[0])}"
+        if fn in ("int", "float", "str", "bool") and len(args) == 1:
+            return self.value(args[0])  # a conversion: the value the user gave
+        if fn == IF and len(args) == 3:
+            test, then, other = args
+            if test in (Truthy(then), Compare("is not", then, Const(None))):  # `x if x else y`
+                return f"{self.value(then)} (if given, else {self.value(other)})"
+            return f"{self.value(then)} if {self.text(test)}, else {self.value(other)}"
+        if fn in _BINARY and len(args) == 2:
+            return f"{self._operand(args[0])} {fn} {self._operand(args[1])}"
+        if fn in ("-", "+", "~") and len(args) == 1:
+            return f"{fn}{self._operand(args[0])}"
+        if fn == "item" and len(args) == 2:
+            return f"{self._operand(args[0])}[{self.value(args[1])}]"
+        if fn in _METHODS and args:
+            rest = ", ".join(self.value(a) for a in args[1:])
+            return f"{self._operand(args[0])}.{fn}({rest})"
+        if not args or not any(refs(a) for a in args):
+            return f"`{expr.text}`"  # nothing of the user's in it: the code says it best
+        return f"{fn}({', '.join(self.value(a) for a in args)})"
+
+    def _operand(self, expr: Expr) -> str:
+        shown = self.value(expr)
+        return f"({shown})" if isinstance(expr, Apply) and expr.fn in _BINARY else shown
 
     def text(self, expr: Expr) -> str:
         """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"."""
@@ -138,6 +164,11 @@ class Renderer:
                 text = (text + " or is not given") if text else f"{subject} is not given"
             return text
         return f"{subject} is {'not ' if negated else ''}in {self.value(container)}"
+
+
+_BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "|", "&", "^", "<<", ">>"})
+_METHODS = frozenset({"lower", "upper", "strip", "startswith", "endswith", "split", "get", "replace", "keys", "values",
+                      "items", "count", "index", "find"})
 
 
 def _const(value: Any, nested: bool = False) -> str:

@@ -50,7 +50,7 @@ def settable(ref: Ref, model: Model) -> Leaf | None:
     if model.flags is None or not model.flags.flags:
         return Leaf(RefKind.FLAG, name)
     flag = model.flags.by_dest(name)
-    return Leaf(RefKind.FLAG, name) if flag is not None and flag.option else None
+    return Leaf(RefKind.FLAG, flag.dest) if flag is not None and flag.option else None
 
 
 def settable_leaves(expr: Expr, model: Model) -> list[Leaf]:
@@ -183,7 +183,8 @@ def _numbers_near(consts: Iterable[Any], kind: str) -> list[Any]:
     return [int(v) if kind == "int" else float(v) for v in out if kind != "int" or float(v).is_integer()]
 
 
-_SAMPLES = {"int": [1, 2, 0, 8, -1], "float": [0.5, 1.0, 0.0, 2.0, -1.0], "bool": [True, False]}
+# 3: with 2, a pair whose remainder is not 0 (`a % b != 0` checks)
+_SAMPLES = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 1.0, 0.0, 2.0, -1.0], "bool": [True, False]}
 
 
 def _scalars(dest: str, kind: str, consts: Sequence[Any]) -> list[Any]:
@@ -337,7 +338,7 @@ def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, mod
                     break
                 undecided = undecided or base[i] is None
             else:
-                options = [candidates(leaf, lit, model) for leaf in group]
+                options = [_grown(leaf, launch) + candidates(leaf, lit, model) for leaf in group]
                 for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
                     trial = launch
                     for leaf, val in zip(group, combo):
@@ -353,6 +354,16 @@ def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, mod
 
 
 _UNSET: Any = object()
+
+
+def _grown(leaf: Leaf, launch: Launch) -> list[Any]:
+    """For a list flag the launch already gives: that list with one more item, so a
+    condition on its length can hold together with one on what it contains."""
+    current = launch.flags.get(leaf.name) if leaf.kind is RefKind.FLAG else None
+    if not isinstance(current, tuple) or not current:
+        return []
+    extra = placeholder(leaf.name)
+    return [current + (extra if extra not in current else f"{extra}-2",)]
 
 
 def _all(parts: Sequence[Any], launch: Launch, undecided: bool) -> bool | None:
@@ -438,8 +449,14 @@ def _prefixes(disjunct: Sequence[Expr]) -> Iterable[tuple[Expr, tuple[Expr, ...]
 def falsify(expr: Expr, part: Expr, model: Model, before: Launch) -> tuple[Launch, Truth]:
     """Change only `part`'s settable leaves in `before` so that `part` is false;
     returns that launch and whether `expr` then holds."""
-    after, _ = satisfy(negate(part), model, before, settable_leaves(part, model))
+    # undoing what `before` set comes first: the smallest change back
+    leaves = sorted(settable_leaves(part, model), key=lambda leaf: not _given(before, leaf))
+    after, _ = satisfy(negate(part), model, before, leaves)
     return after, evaluate(expr, after, model)
+
+
+def _given(launch: Launch, leaf: Leaf) -> bool:
+    return leaf.name in (launch.env if leaf.kind is RefKind.ENV else launch.flags)
 
 
 def base_launch(model: Model) -> Launch:

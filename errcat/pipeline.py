@@ -130,9 +130,16 @@ def extract_sites(
     None = CPU count), then cross-file caller guards."""
     from extractor.callers import with_caller_guards
     from extractor.incremental import extract_files
+    from extractor.inline import helper_paths, inline_helpers, wanted
 
     files = extract_files(snapshot, profile, paths, cache=cache, jobs=jobs)
-    return with_caller_guards(files)
+    extra: list[FileSites] = []  # files read only for the config helpers targets import
+    for _ in range(2):  # their helpers may call helpers of yet another file
+        more = helper_paths([*files, *extra], wanted([*files, *extra]), snapshot.blobs)
+        if not more:
+            break
+        extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
+    return inline_helpers(with_caller_guards(files), extra)
 
 
 def build_catalog(
@@ -161,13 +168,15 @@ def build_catalog(
             return f"{(Path(snapshot.ref).expanduser().absolute() / path).as_uri()}#L{line}"
         return profile.permalink(snapshot.commit or profile.tag(snapshot.ref), path, line)
 
-    sites = [s for fs in files for s in fs.sites]
     from analyzers.adjustments import implications
     from analyzers.entries import build_entries
     from analyzers.trigger import Renderer
 
     flags = build_flags(snapshot, profile, cache=cache)
     diagnostics += [f"flags: {d}" for d in flags.diagnostics] if flags is not None else []
+    if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
+        files = [_canonical(fs, flags) for fs in files]
+    sites = [s for fs in files for s in fs.sites]
     renderer = Renderer.for_model(flags)
     adjustments = tuple(a for fs in files for a in fs.adjustments)
     implied: dict[str, list[str]] = {}
@@ -184,6 +193,18 @@ def build_catalog(
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments)
+
+
+def _canonical(files: FileSites, flags: FlagModel) -> FileSites:
+    from dataclasses import replace
+
+    from extractor.ir import Ref, RefKind
+
+    named = files.map_exprs(flags.canonical)
+    adjustments = (replace(a, flag=flags.dest_of(a.flag)) for a in named.adjustments)
+    # `args.tp_size = args.tensor_parallel_size` is the rename itself, not an adjustment
+    return replace(named, adjustments=tuple(
+        a for a in adjustments if not (isinstance(a.value, Ref) and a.value.kind is RefKind.FLAG and a.value.name == a.flag)))
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:

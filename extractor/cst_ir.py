@@ -11,6 +11,7 @@ import libcst as cst
 
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
+    IF,
     And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
     conj, disj, negate,
 )
@@ -126,7 +127,9 @@ def term(node: cst.BaseExpression, scope: Scope) -> Expr:
     if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
         op = norm_code(node.operator).strip()  # -x, ~x, +x
         return Apply(op, (term(node.expression, scope),), norm_code(node))
-    if isinstance(node, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation, cst.IfExp)):
+    if isinstance(node, cst.IfExp):  # a value chosen by a condition: `x if x else cfg.base`
+        return Apply(IF, (to_ir(node.test, scope), term(node.body, scope), term(node.orelse, scope)), norm_code(node))
+    if isinstance(node, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation)):
         return to_ir(node, scope)
     return Unknown(norm_code(node))
 
@@ -292,7 +295,7 @@ def _call_term(node: cst.Call, scope: Scope) -> Expr:
                 return Apply(short, (receiver, *args), text)
     if isinstance(func, cst.Name) and any(scope.is_config(a.value) for a in node.args):
         return Ref(RefKind.FLAG, f"{short}()", text)  # computed from the whole config: derived
-    if name in _BUILTINS or (isinstance(func, cst.Name) and node.args):
+    if name in _BUILTINS or (isinstance(func, cst.Name) and node.args and all(a.keyword is None for a in node.args)):
         # A known builtin, or a plain function of values we can name (e.g.
         # parse_connector_type(cfg.model_path)): evaluable only as far as its name is known.
         args = tuple(term(a.value, scope) for a in node.args if a.keyword is None)

@@ -8,7 +8,7 @@ rendering, three-valued evaluation, solution derivation and graph edges.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Union
 
 from extractor.compat import StrEnum
@@ -121,6 +121,8 @@ class Or:
 
 
 Expr = Union[Ref, Const, Unknown, Apply, Seq, Truthy, Compare, In, Not, And, Or]
+IF = "if"  # Apply(IF, (condition, then, else)): Python's ``then if condition else else``
+
 TRUE = Const(True)
 FALSE = Const(False)
 
@@ -217,6 +219,12 @@ def simplify(expr: Expr) -> Expr:
         return conj(_merge_memberships([simplify(a) for a in expr.args]))
     if isinstance(expr, Or):
         return disj([simplify(a) for a in expr.args])
+    if isinstance(expr, Compare):
+        expr = Compare(expr.op, _fold_term(expr.left), _fold_term(expr.right))
+    elif isinstance(expr, In):
+        expr = In(_fold_term(expr.item), _fold_term(expr.container))
+    elif isinstance(expr, Truthy):
+        expr = Truthy(_fold_term(expr.term))
     if isinstance(expr, Truthy) and isinstance(expr.term, Const):
         return Const(bool(expr.term.value))
     if isinstance(expr, Truthy) and isinstance(expr.term, (Truthy, Compare, In, Not, And, Or)):
@@ -236,6 +244,24 @@ def simplify(expr: Expr) -> Expr:
         if not all(isinstance(i, Const) for i in expr.container.items):
             return disj([Compare("==", i, expr.item) for i in expr.container.items])
     return expr
+
+
+def _fold_term(term: Expr) -> Expr:
+    """Pick what a term picks when that is known statically: ``(a, b)[0]`` is ``a``,
+    ``x if True else y`` is ``x``."""
+    if not isinstance(term, Apply):
+        return term
+    args = tuple(_fold_term(a) for a in term.args)
+    if term.fn == "item" and len(args) == 2 and isinstance(args[0], Seq) and isinstance(args[1], Const):
+        index = args[1].value
+        if isinstance(index, int) and not isinstance(index, bool) and -len(args[0].items) <= index < len(args[0].items):
+            return args[0].items[index]
+    if term.fn == IF and len(args) == 3:
+        test = simplify(args[0])
+        if isinstance(test, Const):
+            return args[1] if test.value else args[2]
+        args = (test, *args[1:])
+    return term if args == term.args else Apply(term.fn, args, term.text)
 
 
 def _is(a: Any, b: Any) -> bool:
@@ -283,24 +309,29 @@ def children(node: Expr) -> tuple[Expr, ...]:
     return ()
 
 
-def substitute(expr: Expr, mapping: "dict[Ref, Expr]") -> Expr:
+def substitute(expr: Expr, mapping: "Mapping[Ref, Expr]") -> Expr:
     """`expr` with the given leaves replaced (e.g. parameters bound at call sites)."""
+    return replace_refs(expr, lambda ref: mapping.get(ref, ref))
+
+
+def replace_refs(expr: Expr, fn: "Callable[[Ref], Expr]") -> Expr:
+    """`expr` with every reference replaced by `fn(ref)` (return `ref` to keep it)."""
     if isinstance(expr, Ref):
-        return mapping.get(expr, expr)
+        return fn(expr)
     if isinstance(expr, (And, Or)):
-        return type(expr)(tuple(substitute(a, mapping) for a in expr.args))
+        return type(expr)(tuple(replace_refs(a, fn) for a in expr.args))
     if isinstance(expr, Not):
-        return Not(substitute(expr.arg, mapping))
+        return Not(replace_refs(expr.arg, fn))
     if isinstance(expr, Truthy):
-        return Truthy(substitute(expr.term, mapping))
+        return Truthy(replace_refs(expr.term, fn))
     if isinstance(expr, Compare):
-        return Compare(expr.op, substitute(expr.left, mapping), substitute(expr.right, mapping))
+        return Compare(expr.op, replace_refs(expr.left, fn), replace_refs(expr.right, fn))
     if isinstance(expr, In):
-        return In(substitute(expr.item, mapping), substitute(expr.container, mapping))
+        return In(replace_refs(expr.item, fn), replace_refs(expr.container, fn))
     if isinstance(expr, Apply):
-        return Apply(expr.fn, tuple(substitute(a, mapping) for a in expr.args), expr.text)
+        return Apply(expr.fn, tuple(replace_refs(a, fn) for a in expr.args), expr.text)
     if isinstance(expr, Seq):
-        return Seq(tuple(substitute(i, mapping) for i in expr.items))
+        return Seq(tuple(replace_refs(i, fn) for i in expr.items))
     return expr
 
 

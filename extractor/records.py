@@ -1,7 +1,8 @@
 """Frozen records produced by the site extractor (one `FileSites` per file)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from extractor.compat import StrEnum
@@ -12,6 +13,9 @@ from extractor.templates import Template, parse_template
 class SiteKind(StrEnum):
     RAISE = "raise"
     ASSERT = "assert"
+
+
+ExprMap = Callable[[Expr], Expr]
 
 
 class GuardOrigin(StrEnum):
@@ -39,6 +43,13 @@ class Guard:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Guard":
         return cls(from_dict(data["expr"]), data["text"], GuardOrigin(data["origin"]))
+
+    def map_expr(self, fn: ExprMap) -> "Guard":
+        return replace(self, expr=fn(self.expr))
+
+
+def map_guards(guards: tuple[Guard, ...], fn: ExprMap) -> tuple[Guard, ...]:
+    return tuple(g.map_expr(fn) for g in guards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +114,14 @@ class RaiseSite:
             tuple((h, from_dict(e)) for h, e in data.get("hole_refs", [])),
         )
 
+    def map_exprs(self, fn: ExprMap) -> "RaiseSite":
+        """The site with `fn` applied to every condition and hole reference."""
+        return replace(
+            self, guards=map_guards(self.guards, fn),
+            variants=tuple(replace(v, guards=map_guards(v.guards, fn)) for v in self.variants),
+            hole_refs=tuple((h, fn(e)) for h, e in self.hole_refs),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class CallSite:
@@ -150,6 +169,9 @@ class Adjustment:
             tuple(Guard.from_dict(g) for g in data["guards"]),
         )
 
+    def map_exprs(self, fn: ExprMap) -> "Adjustment":
+        return replace(self, value=fn(self.value), guards=map_guards(self.guards, fn))
+
 
 @dataclass(frozen=True, slots=True)
 class FileSites:
@@ -165,6 +187,12 @@ class FileSites:
     adjustments: tuple[Adjustment, ...] = ()
     diagnostics: tuple[str, ...] = ()
     parse_error: str | None = None
+    helpers: tuple[tuple[str, Expr], ...] = ()  # qualified name -> value returned from the config
+
+    def map_exprs(self, fn: ExprMap) -> "FileSites":
+        """`fn` applied to every site's and adjustment's conditions (not to call sites)."""
+        return replace(self, sites=tuple(s.map_exprs(fn) for s in self.sites),
+                       adjustments=tuple(a.map_exprs(fn) for a in self.adjustments))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -178,6 +206,7 @@ class FileSites:
             "adjustments": [a.as_dict() for a in self.adjustments],
             "diagnostics": list(self.diagnostics),
             "parse_error": self.parse_error,
+            "helpers": [[q, e.as_dict()] for q, e in self.helpers],
         }
 
     @classmethod
@@ -193,4 +222,5 @@ class FileSites:
             adjustments=tuple(Adjustment.from_dict(a) for a in data["adjustments"]),
             diagnostics=tuple(data["diagnostics"]),
             parse_error=data["parse_error"],
+            helpers=tuple((q, from_dict(e)) for q, e in data.get("helpers", [])),
         )

@@ -14,7 +14,7 @@ import libcst as cst
 
 from extractor.cst_ir import row_parts, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
-from extractor.ir import TRUE, Compare, Const, Expr, Ref, RefKind, Unknown, conj, disj, negate, refs
+from extractor.ir import TRUE, Compare, Const, Expr, Ref, RefKind, Unknown, conj, disj, negate, refs, unknowns
 from extractor.messages import Option, build
 from extractor.positions import metadata_lines, statement_lines
 from extractor.profile import Profile
@@ -68,6 +68,27 @@ def _statements(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
     return suite.body
 
 
+_HELPER_STEPS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom, cst.Expr)
+
+
+def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
+    """The ``return`` of a function that only binds locals and then returns a value
+    (``def attn_dp_enabled_of(cfg): return cfg.attn_dp_size > 1``), else None."""
+    stmts = _statements(node.body)
+    if not stmts or node.asynchronous is not None or not isinstance(stmts[-1], cst.SimpleStatementLine):
+        return None
+    for stmt in stmts:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Expr) and not isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                return None  # a call made for its effect
+            if not isinstance(small, _HELPER_STEPS) and small is not stmts[-1].body[-1]:
+                return None
+    last = stmts[-1].body[-1]  # type: ignore[attr-defined]
+    return last if isinstance(last, cst.Return) and last.value is not None else None
+
+
 class SiteWalker:
     """Collects the sites, call sites and config adjustments of one module."""
 
@@ -91,6 +112,8 @@ class SiteWalker:
         self.imports: dict[str, str] = {}
         self.adjustments: list[Adjustment] = []
         self.diagnostics: list[str] = []
+        self.helpers: list[tuple[str, Expr]] = []
+        self.helper_return: cst.Return | None = None  # of the function being walked, if a config helper
         consts = _module_constants(module)
         self.scope = Scope(profile, consts)
 
@@ -121,6 +144,7 @@ class SiteWalker:
             imports=tuple(sorted(self.imports.items())),
             adjustments=tuple(self.adjustments),
             diagnostics=tuple(self.diagnostics),
+            helpers=tuple(self.helpers),
         )
 
     @property
@@ -264,7 +288,8 @@ class SiteWalker:
     # --------------------------------------------------------------- functions
 
     def function_def(self, node: cst.FunctionDef) -> None:
-        saved = (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under)
+        saved = (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
+                 self.helper_return)
         self.qualname.append(node.name.value)
         qual = self.function
         self.functions.append(qual)
@@ -284,8 +309,13 @@ class SiteWalker:
             if p not in aliases and p not in self.profile.model_roots:
                 self.scope.bindings[p] = Opaque(f"{PARAMETER}{p}")
         self.guards, self.except_types, self.rows, self.loop_notes, self.bound_under = [], [], [], [], {}
+        # a function of the config alone (`f(cfg)`, or a config method taking only self):
+        # its value can stand in for calls of it (`extractor.inline`)
+        is_helper = len(params) == 1 and params[0] in aliases and node.name.value not in self.profile.views
+        self.helper_return = _helper_return(node) if is_helper else None
         self.walk_suite(node.body)
-        self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under = saved
+        (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
+         self.helper_return) = saved
         self.qualname.pop()
 
     # -------------------------------------------------------------- statements
@@ -308,8 +338,18 @@ class SiteWalker:
                 self.call(node.value)
         elif isinstance(node, cst.ImportFrom):
             self.import_from(node)
+        elif isinstance(node, cst.Return) and node is self.helper_return and node.value is not None:
+            self.helper(node.value)
         elif isinstance(node, cst.Return) and isinstance(node.value, cst.Call):
             self.call(node.value)
+
+    def helper(self, value: cst.BaseExpression) -> None:
+        """Record what a config helper returns, when it is all config facts and constants."""
+        if isinstance(value, cst.Call):
+            self.call(value)
+        found = term(value, self.scope)
+        if not unknowns(found) and all(r.name != "*" for r in refs(found)):  # not the config itself
+            self.helpers.append((self.function, found))
 
     def import_from(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar) or node.module is None:

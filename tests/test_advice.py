@@ -96,7 +96,7 @@ def test_example_fix_uses_the_implying_flag_when_only_that_fires():
 
 def test_example_fix_without_controllable_part():
     fix = example_fix(Truthy(HIP), Truthy(HIP), solutions(Truthy(HIP), CTX), CTX)
-    assert fix == {"before": None, "after": None, "verified": "unknown"}
+    assert fix == {"before": None, "after": None, "verified": "unknown", "undecided": ["platform check `is_hip()`"]}
 
 
 def _entry(expr, variants=()):

@@ -369,7 +369,7 @@ def test_several_call_sites_are_or_ed_and_cycles_terminate() -> None:
 
 def test_unary_minus_and_invert_do_not_recurse() -> None:
     site = one("def f(cfg):\n    if -cfg.a > ~cfg.b:\n        raise ValueError('x')\n")
-    assert RENDER.text(site.guards[0].expr) == "`-cfg.a` > `~cfg.b`"
+    assert RENDER.text(site.guards[0].expr) == "-`--a` > ~`--b`"
 
 
 def test_self_referencing_table_binding_terminates() -> None:

@@ -1,0 +1,76 @@
+"""Config helpers inlined: ``attn_dp_enabled_of(cfg)`` becomes what the helper returns
+(``cfg.attn_dp_size > 1 or cfg.ep_join_mode == "scale"``), so triggers read flags
+instead of opaque derived settings.
+
+A helper is a function of the config alone that only binds locals and returns a value
+(`extractor.sites` records it). Calls reach the catalog as derived references named
+``helper()``; a name defined with two different bodies is left alone (ambiguous).
+Helpers may live outside the target files: `helper_paths` follows the imports of the
+names still wanted.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+from extractor.ir import Expr, Ref, RefKind, refs, replace_refs, simplify
+from extractor.records import FileSites
+
+MAX_DEPTH = 4  # helpers calling helpers, inlined this deep
+
+
+def helper_name(qualname: str) -> str:
+    """How calls of a helper appear in the IR: ``ServerArgs.m`` / ``f`` -> ``m()`` / ``f()``."""
+    return qualname.rsplit(".", 1)[-1] + "()"
+
+
+def _called(expr: Expr) -> Iterable[str]:
+    return (r.name for r in refs(expr) if r.kind is RefKind.FLAG and r.name.endswith("()") and "." not in r.name)
+
+
+def wanted(files: Sequence[FileSites]) -> set[str]:
+    """Helper names called in `files` (sites, adjustments, helpers) that no file defines."""
+    defined = {helper_name(q) for fs in files for q, _ in fs.helpers}
+    found: set[str] = set()
+    for fs in files:
+        exprs = [g.expr for s in fs.sites for g in (*s.guards, *(g for v in s.variants for g in v.guards))]
+        exprs += [e for a in fs.adjustments for e in (a.value, *(g.expr for g in a.guards))]
+        exprs += [e for _, e in fs.helpers]
+        found.update(n for e in exprs for n in _called(e))
+    return found - defined
+
+
+def helper_paths(files: Sequence[FileSites], names: Collection[str], available: Iterable[str]) -> list[str]:
+    """Files (among `available`, not in `files`) that `files` import the `names` from."""
+    have = {fs.path for fs in files}
+    modules = {
+        target.rpartition(".")[0].replace(".", "/") + ".py"
+        for fs in files for local, target in fs.imports if f"{local}()" in names
+    }
+    return sorted(p for p in available if p not in have and any(p.endswith("/" + m) or p == m for m in modules))
+
+
+def definitions(files: Iterable[FileSites]) -> dict[str, Expr]:
+    """Helper name -> its value with nested helpers inlined; ambiguous names left out."""
+    bodies: dict[str, set[Expr]] = {}
+    for fs in files:
+        for qual, expr in fs.helpers:
+            bodies.setdefault(helper_name(qual), set()).add(expr)
+    found = {name: next(iter(exprs)) for name, exprs in bodies.items() if len(exprs) == 1}
+    for _ in range(MAX_DEPTH):  # nested calls, one level per pass (a cycle just stops)
+        found = {name: inline(expr, found) for name, expr in found.items()}
+    return found
+
+
+def inline(expr: Expr, helpers: dict[str, Expr]) -> Expr:
+    """`expr` with helper calls replaced by their values (unchanged if it calls none)."""
+    if not any(name in helpers for name in _called(expr)):
+        return expr
+    return simplify(replace_refs(expr, lambda ref: helpers.get(ref.name, ref) if ref.kind is RefKind.FLAG else ref))
+
+
+def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) -> list[FileSites]:
+    """`files` with calls of config helpers (defined in `files` or `extra`) inlined."""
+    helpers = definitions([*files, *extra])
+    if not helpers:
+        return list(files)
+    return [fs.map_exprs(lambda e: inline(e, helpers)) for fs in files]
