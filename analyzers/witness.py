@@ -322,6 +322,7 @@ def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, mod
     base: list[Any] = [_UNSET] * len(parts)
     hopeless = not all(p.outcomes(launch)[0] for p in parts)  # no trial can make it true
     fallback: Launch | None = None
+    fallback_rank = 0
     for size in (1, 2):
         for group in itertools.combinations(leaves, size):
             flags = {x.name for x in group if x.kind is RefKind.FLAG}
@@ -346,10 +347,13 @@ def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, mod
                     result = _all(moving, trial, undecided)
                     if result is True:
                         return trial
-                    if result is None and fallback is None:
-                        if hopeless:  # the first unknown is what the search ends with
+                    if result is None:
+                        if hopeless and fallback is None:  # the first unknown is what the search ends with
                             return trial
-                        fallback = trial
+                        # better: the parts this group decides all hold (the rest is unknown)
+                        rank = 2 if undecided and _all(moving, trial, False) is True else 1
+                        if rank > fallback_rank:
+                            fallback, fallback_rank = trial, rank
     return fallback if fallback is not None else launch
 
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from extractor.ir import Expr, Ref, RefKind, conj, disj, simplify, substitute, unknowns
+from extractor.ir import Expr, Ref, RefKind, Unknown, conj, disj, simplify, substitute, unknowns
 from extractor.records import CallSite, FileSites, Guard, GuardOrigin
 from extractor.sites import PARAMETER
 
@@ -171,6 +171,17 @@ class _Context:
         bound = _bind_guards(guards, mapping)
         return (caller, *bound) if caller is not None else bound
 
+    def adjustment_guards(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
+        """`guards`, and for a private function nothing analysed calls (it is called from
+        code we do not read, e.g. a registry), an unknown "when it runs": its changes
+        are not applied to every launch. A site there still shows its own conditions."""
+        found = self.guards(path, function, guards)
+        name = function.rsplit(".", 1)[-1]
+        if name.startswith("_") and not name.endswith("__") and not self.graph.callers.get((path, function)):
+            runs = f"{function} runs (called from outside the analysed files)"
+            found = (Guard(Unknown(runs), runs, GuardOrigin.CALLER), *found)
+        return found
+
 
 def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
     """Each site's (and config adjustment's) guards plus the guard of its enclosing
@@ -191,7 +202,7 @@ def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
             for site in fs.sites
         )
         adjustments = tuple(
-            replace(adj, guards=ctx.guards(fs.path, adj.function, adj.guards),
+            replace(adj, guards=ctx.adjustment_guards(fs.path, adj.function, adj.guards),
                     value=simplify(substitute(adj.value, ctx.of(fs.path, adj.function)[0])))
             for adj in fs.adjustments
         )

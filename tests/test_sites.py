@@ -8,7 +8,7 @@ import pytest
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
 from extractor.profile import load_profile
-from extractor.ir import RefKind, refs
+from extractor.ir import RefKind, refs, unknowns
 from extractor.records import GuardOrigin, RaiseSite
 from extractor.sites import extract_file
 
@@ -481,3 +481,20 @@ def test_loop_variable_as_the_whole_message_stays_a_hole_filled_per_row() -> Non
 def test_rebinding_keeps_keyword_argument_names() -> None:
     site = one("def f(cfg):\n    x = cfg.a\n    x = g(x=x)\n    if x[0]:\n        raise ValueError('v')\n")
     assert site.guards
+
+
+@pytest.mark.parametrize("name, unknown_guard", [
+    ("_handle_x", True),  # private, called from code we do not read: when it runs is unknown
+    ("handle_x", False),  # public: an entry point others call
+    ("__post_init__", False),  # run by the dataclass machinery
+])
+def test_adjustment_in_a_function_nothing_analysed_calls(name, unknown_guard) -> None:
+    fs = extract_file("m.py", f"def {name}(cfg):\n    cfg.a = 1\n", PROFILE)
+    adj = with_caller_guards([fs])[0].adjustments[0]
+    assert any(unknowns(g.expr) for g in adj.guards) is unknown_guard
+
+
+def test_adjustment_in_a_called_private_function_has_the_callers_guard() -> None:
+    fs = extract_file("m.py", "def _h(cfg):\n    cfg.a = 1\n\ndef entry(cfg):\n    if cfg.b:\n        _h(cfg)\n", PROFILE)
+    adj = with_caller_guards([fs])[0].adjustments[0]
+    assert not any(unknowns(g.expr) for g in adj.guards) and RENDER.text(adj.guards[0].expr) == "`--b` is set"
