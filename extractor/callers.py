@@ -36,6 +36,7 @@ class CallGraph:
         self.constants: dict[str, dict[str, Expr]] = {fs.path: dict(fs.constants) for fs in files}
         self.by_name: dict[str, list[Func]] = defaultdict(list)
         self.imports: dict[str, dict[str, str]] = {}
+        self.registered: set[Func] = {(fs.path, q) for fs in files for q in fs.registered}  # run by a registry
         for fs in files:
             self.imports[fs.path] = dict(fs.imports)
             for qual, names in fs.params:
@@ -177,7 +178,8 @@ class _Context:
         are not applied to every launch. A site there still shows its own conditions."""
         found = self.guards(path, function, guards)
         name = function.rsplit(".", 1)[-1]
-        if name.startswith("_") and not name.endswith("__") and not self.graph.callers.get((path, function)):
+        if name.startswith("_") and not name.endswith("__") and not self.graph.callers.get((path, function)) \
+                and (path, function) not in self.graph.registered:
             runs = f"{function} runs (called from outside the analysed files)"
             found = (Guard(Unknown(runs), runs, GuardOrigin.CALLER), *found)
         return found

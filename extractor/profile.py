@@ -29,6 +29,10 @@ class Profile:
     config_params: frozenset[str] = frozenset()
     views: frozenset[str] = frozenset()
     setters: frozenset[str] = frozenset()
+    # decorators registering functions that return {field: value} decisions: run on every
+    # launch (passes), or only for the models named in the decorator (model_overrides)
+    passes: frozenset[str] = frozenset()
+    model_overrides: frozenset[str] = frozenset()
     env_registries: frozenset[str] = frozenset()
     env_readers: frozenset[str] = frozenset()
     platform_predicates: frozenset[str] = frozenset()
@@ -91,6 +95,8 @@ def parse_profile(data: Any, origin: str) -> Profile:
         config_params=frozenset(_strs(data, "config", "params")),
         views=frozenset(_strs(data, "config", "views")),
         setters=frozenset(_strs(data, "config", "setters")),
+        passes=frozenset(_strs(data, "config", "passes")),
+        model_overrides=frozenset(_strs(data, "config", "model_overrides")),
         env_registries=frozenset(_strs(data, "env", "registries")),
         env_readers=frozenset(_strs(data, "env", "readers")),
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),

@@ -188,6 +188,7 @@ class FileSites:
     diagnostics: tuple[str, ...] = ()
     parse_error: str | None = None
     helpers: tuple[tuple[str, Expr], ...] = ()  # qualified name -> value returned from the config
+    registered: tuple[str, ...] = ()  # functions a profile decorator registers as providers
 
     def map_exprs(self, fn: ExprMap) -> "FileSites":
         """`fn` applied to every site's and adjustment's conditions (not to call sites)."""
@@ -207,6 +208,7 @@ class FileSites:
             "diagnostics": list(self.diagnostics),
             "parse_error": self.parse_error,
             "helpers": [[q, e.as_dict()] for q, e in self.helpers],
+            "registered": list(self.registered),
         }
 
     @classmethod
@@ -223,4 +225,5 @@ class FileSites:
             diagnostics=tuple(data["diagnostics"]),
             parse_error=data["parse_error"],
             helpers=tuple((q, from_dict(e)) for q, e in data.get("helpers", [])),
+            registered=tuple(data.get("registered", [])),
         )

@@ -14,7 +14,7 @@ import libcst as cst
 
 from extractor.cst_ir import row_parts, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
-from extractor.ir import TRUE, Compare, Const, Expr, Ref, RefKind, Unknown, conj, disj, negate, refs, unknowns
+from extractor.ir import TRUE, Compare, Const, Expr, In, Ref, RefKind, Unknown, conj, disj, negate, refs, unknowns
 from extractor.messages import Option, build
 from extractor.positions import metadata_lines, statement_lines
 from extractor.profile import Profile
@@ -114,6 +114,8 @@ class SiteWalker:
         self.diagnostics: list[str] = []
         self.helpers: list[tuple[str, Expr]] = []
         self.helper_return: cst.Return | None = None  # of the function being walked, if a config helper
+        self.declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
+        self.registered: list[str] = []  # providers the profile's decorators register
         consts = _module_constants(module)
         self.scope = Scope(profile, consts)
 
@@ -145,6 +147,7 @@ class SiteWalker:
             adjustments=tuple(self.adjustments),
             diagnostics=tuple(self.diagnostics),
             helpers=tuple(self.helpers),
+            registered=tuple(self.registered),
         )
 
     @property
@@ -289,7 +292,7 @@ class SiteWalker:
 
     def function_def(self, node: cst.FunctionDef) -> None:
         saved = (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
-                 self.helper_return)
+                 self.helper_return, self.declared)
         self.qualname.append(node.name.value)
         qual = self.function
         self.functions.append(qual)
@@ -313,10 +316,36 @@ class SiteWalker:
         # its value can stand in for calls of it (`extractor.inline`)
         is_helper = len(params) == 1 and params[0] in aliases and node.name.value not in self.profile.views
         self.helper_return = _helper_return(node) if is_helper else None
+        self.declared = self.provider(node, qual)
         self.walk_suite(node.body)
         (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
-         self.helper_return) = saved
+         self.helper_return, self.declared) = saved
         self.qualname.pop()
+
+    def provider(self, node: cst.FunctionDef, qual: str) -> set[str] | None:
+        """For a function a profile decorator registers as returning {field: value}
+        decisions: record it, guard a model override by the models it names, and
+        start tracking its declaration dicts (else None)."""
+        for dec in node.decorators:
+            call = dec.decorator if isinstance(dec.decorator, cst.Call) else None
+            name = last_name(call.func if call is not None else dec.decorator)
+            if name in self.profile.passes or name in self.profile.model_overrides:
+                self.registered.append(qual)
+                if name in self.profile.model_overrides:
+                    models = tuple(v for a in (call.args if call is not None else ()) if (v := string_value(a.value)))
+                    text = f"the model is registered for {name}({', '.join(models)})"
+                    arch = Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]")
+                    self.push(In(arch, Const(models)) if models else Unknown(text), text, GuardOrigin.CALLER)
+                return set()
+        return None
+
+    def declare(self, fields: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """`{"field": value, ...}` declared by a provider: one adjustment per literal key."""
+        if isinstance(fields, cst.Dict):
+            for el in fields.elements:
+                key = string_value(el.key) if isinstance(el, cst.DictElement) else None
+                if key is not None and isinstance(el, cst.DictElement):
+                    self.adjust(key, el.value, node)
 
     # -------------------------------------------------------------- statements
 
@@ -331,6 +360,7 @@ class SiteWalker:
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None and isinstance(node.target, cst.Name):
                 self.scope.bind(node.target.value, node.value)
+                self._declaration_dict(node.target.value, node.value, node)
         elif isinstance(node, cst.AugAssign):
             self.aug_assign(node)
         elif isinstance(node, cst.Expr):
@@ -338,6 +368,8 @@ class SiteWalker:
                 self.call(node.value)
         elif isinstance(node, cst.ImportFrom):
             self.import_from(node)
+        elif isinstance(node, cst.Return) and self.declared is not None and isinstance(node.value, cst.Dict):
+            self.declare(node.value, node)
         elif isinstance(node, cst.Return) and node is self.helper_return and node.value is not None:
             self.helper(node.value)
         elif isinstance(node, cst.Return) and isinstance(node.value, cst.Call):
@@ -398,8 +430,22 @@ class SiteWalker:
                             self.scope.bind(n.value, cst.Subscript(value, [index]))
             elif isinstance(tgt, cst.Attribute) and self.scope.is_config(tgt.value):
                 self.adjust(tgt.attr.value, value, node)
+            elif isinstance(tgt, cst.Subscript) and self.declared and isinstance(tgt.value, cst.Name) \
+                    and tgt.value.value in self.declared and len(tgt.slice) == 1 \
+                    and isinstance(tgt.slice[0].slice, cst.Index):
+                key = string_value(tgt.slice[0].slice.value)  # declared["field"] = value
+                if key is not None:
+                    self.adjust(key, value, node)
+            if isinstance(tgt, cst.Name):
+                self._declaration_dict(tgt.value, value, node)
         if isinstance(value, cst.Call):
             self.call(value)
+
+    def _declaration_dict(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """In a provider, ``declared = {...}`` starts a dict of decisions it returns."""
+        if self.declared is not None and isinstance(value, cst.Dict):
+            self.declared.add(name)
+            self.declare(value, node)
 
     def adjust(self, flag: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         self.adjustments.append(
@@ -433,6 +479,13 @@ class SiteWalker:
         if callee is None:
             return
         method = last_name(node.func)
+        if self.declared and method == "update" and isinstance(node.func, cst.Attribute) \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value in self.declared:
+            for arg in node.args:  # declared.update({...}) / declared.update(field=value)
+                if arg.keyword is not None:
+                    self.adjust(arg.keyword.value, arg.value, node)
+                else:
+                    self.declare(arg.value, node)
         if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
             owner = node.func.value.value
             bound = self.scope.lookup(owner)

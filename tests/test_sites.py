@@ -8,7 +8,7 @@ import pytest
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
 from extractor.profile import load_profile
-from extractor.ir import RefKind, refs, unknowns
+from extractor.ir import RefKind, conj, refs, unknowns
 from extractor.records import GuardOrigin, RaiseSite
 from extractor.sites import extract_file
 
@@ -498,3 +498,51 @@ def test_adjustment_in_a_called_private_function_has_the_callers_guard() -> None
     fs = extract_file("m.py", "def _h(cfg):\n    cfg.a = 1\n\ndef entry(cfg):\n    if cfg.b:\n        _h(cfg)\n", PROFILE)
     adj = with_caller_guards([fs])[0].adjustments[0]
     assert not any(unknowns(g.expr) for g in adj.guards) and RENDER.text(adj.guards[0].expr) == "`--b` is set"
+
+
+def _adjusted(src: str) -> list[tuple[str, str, str]]:
+    """(field, value, guard) per adjustment, rendered."""
+    fs = extract_file("m.py", textwrap.dedent(src), PROFILE)
+    return [(a.flag, RENDER.value(a.value), RENDER.text(conj([g.expr for g in a.guards]))) for a in fs.adjustments]
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("""
+     @register_post_process
+     def _p(view):
+         if view.a:
+             return {}
+         return {"b": 1}
+     """, [("b", "1", "`--a` is not set")]),
+    ("""
+     @register_post_process
+     def _p(view):
+         declared: Dict[str, Any] = {"b": True}
+         if view.c == "x":
+             declared["d"] = "y"
+         declared.update(e=2)
+         return declared
+     """, [("b", "true", "always"), ("d", "y", "`--c` is x"), ("e", "2", "always")]),
+    ("""
+     @_register_for("ArchA", "ArchB")
+     def _o(server_args, hf_config):
+         cfg = resolving_view(server_args)
+         overrides = {}
+         if cfg.f is None:
+             overrides["f"] = True
+         return overrides
+     """, [("f", "true", "model property `hf_config.architectures[0]` is one of ArchA, ArchB and `--f` is not given")]),
+    ("""
+     def _not_registered(view):
+         return {"b": 1}
+     """, []),
+])
+def test_provider_decisions_are_adjustments(src, expected) -> None:
+    assert _adjusted(src) == expected
+
+
+def test_a_registered_provider_runs_on_every_launch() -> None:
+    fs = extract_file("m.py", "@register_post_process\ndef _p(view):\n    return {'b': 1}\n", PROFILE)
+    assert fs.registered == ("_p",)
+    adj = with_caller_guards([fs])[0].adjustments[0]
+    assert not any(unknowns(g.expr) for g in adj.guards)
