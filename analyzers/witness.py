@@ -216,8 +216,8 @@ def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]
         items = _scalars(dest, _item_kind(type_text), consts)[:2] or [placeholder(dest)]
         first = items[0]
         out += [(c,) for c in consts if isinstance(c, str)] + [(first,), (), tuple(items[:2]), (first,) * 4]
-    elif kind == "dict":
-        out += [{"<key>": "<value>"}, placeholder(dest)]
+    elif kind == "dict":  # keys the condition names first (`"image" in cfg.x`)
+        out += [{c: "<value>"} for c in consts if isinstance(c, str)] + [{"<key>": "<value>"}, placeholder(dest)]
     elif choices:
         out += [c for c in consts if c in choices] + choices
         out += [v for v in _scalars(dest, kind, consts) if v not in choices]
@@ -416,7 +416,8 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
                 holds = held == len(parts)
             if holds:
                 continue
-            leaves = [x for x in settable_leaves(lit, model) if allowed is None or x in allowed]
+            found = settable_leaves(lit, model)  # in `allowed`'s order: it says what to try first
+            leaves = found if allowed is None else [x for x in allowed if x in found]
             if leaves:
                 fixed = _fix(prefix, lit, leaves, launch, model)
                 if fixed is not launch:

@@ -10,7 +10,7 @@ names still wanted.
 """
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from extractor.ir import Expr, Ref, RefKind, refs, replace_refs, simplify
 from extractor.records import FileSites
@@ -50,22 +50,38 @@ def helper_paths(files: Sequence[FileSites], names: Collection[str], available: 
 
 
 def definitions(files: Iterable[FileSites]) -> dict[str, Expr]:
-    """Helper name -> its value with nested helpers inlined; ambiguous names left out."""
+    """Helper name -> its value with nested helpers inlined. A name is left out when it is
+    ambiguous: two different bodies, or also the name of a function that is no helper."""
+    files = list(files)
     bodies: dict[str, set[Expr]] = {}
     for fs in files:
         for qual, expr in fs.helpers:
             bodies.setdefault(helper_name(qual), set()).add(expr)
-    found = {name: next(iter(exprs)) for name, exprs in bodies.items() if len(exprs) == 1}
+    helper_defs = {(fs.path, q) for fs in files for q, _ in fs.helpers}
+    others = {helper_name(q) for fs in files for q in fs.functions if (fs.path, q) not in helper_defs}
+    found = {name: next(iter(exprs)) for name, exprs in bodies.items() if len(exprs) == 1 and name not in others}
     for _ in range(MAX_DEPTH):  # nested calls, one level per pass (a cycle just stops)
         found = {name: inline(expr, found) for name, expr in found.items()}
     return found
 
 
-def inline(expr: Expr, helpers: dict[str, Expr]) -> Expr:
-    """`expr` with helper calls replaced by their values (unchanged if it calls none)."""
-    if not any(name in helpers for name in _called(expr)):
+def inline(expr: Expr, helpers: Mapping[str, Expr], aliases: Mapping[str, str] | None = None) -> Expr:
+    """`expr` with helper calls replaced by their values (unchanged if it calls none);
+    `aliases` maps a name the file imported under another name to the helper's."""
+    aliases = aliases or {}
+    if not any(aliases.get(name, name) in helpers for name in _called(expr)):
         return expr
-    return simplify(replace_refs(expr, lambda ref: helpers.get(ref.name, ref) if ref.kind is RefKind.FLAG else ref))
+
+    def one(ref: Ref) -> Expr:
+        return helpers.get(aliases.get(ref.name, ref.name), ref) if ref.kind is RefKind.FLAG else ref
+
+    return simplify(replace_refs(expr, one))
+
+
+def _aliases(fs: FileSites) -> dict[str, str]:
+    """``from lib import h as g`` -> {"g()": "h()"}."""
+    return {f"{local}()": f"{target.rpartition('.')[2]}()" for local, target in fs.imports
+            if local != target.rpartition(".")[2]}
 
 
 def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) -> list[FileSites]:
@@ -73,4 +89,4 @@ def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) 
     helpers = definitions([*files, *extra])
     if not helpers:
         return list(files)
-    return [fs.map_exprs(lambda e: inline(e, helpers)) for fs in files]
+    return [fs.map_exprs(lambda e, a=_aliases(fs): inline(e, helpers, a)) for fs in files]

@@ -65,20 +65,44 @@ def _exit_kind(suite: cst.BaseSuite) -> GuardOrigin | None:
 
 
 def _statements(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    return suite.body
+    """The statements of a block; a one-line suite (``if c: raise X``) is one statement."""
+    return [suite] if isinstance(suite, cst.SimpleStatementSuite) else suite.body
 
 
 _HELPER_STEPS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom, cst.Expr)
+
+
+def _is_generator(node: cst.FunctionDef) -> bool:
+    """Does the function itself (not a nested one) yield? Calls of it return a generator."""
+    found = False
+
+    class _Yields(cst.CSTVisitor):
+        def visit_Yield(self, _: cst.Yield) -> bool:
+            nonlocal found
+            found = True
+            return False
+
+        def visit_FunctionDef(self, inner: cst.FunctionDef) -> bool:
+            return inner is node
+
+        def visit_Lambda(self, _: cst.Lambda) -> bool:
+            return False
+
+    node.visit(_Yields())
+    return found
 
 
 def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
     """The ``return`` of a function that only binds locals and then returns a value
     (``def attn_dp_enabled_of(cfg): return cfg.attn_dp_size > 1``), else None."""
     stmts = _statements(node.body)
-    if not stmts or node.asynchronous is not None or not isinstance(stmts[-1], cst.SimpleStatementLine):
+    lines = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+    if not stmts or node.asynchronous is not None or not isinstance(stmts[-1], lines):
+        return None
+    if _is_generator(node):
         return None
     for stmt in stmts:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if not isinstance(stmt, lines):
             return None
         for small in stmt.body:
             if isinstance(small, cst.Expr) and not isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
@@ -384,9 +408,12 @@ class SiteWalker:
             self.helpers.append((self.function, found))
 
     def import_from(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar) or node.module is None:
+        if isinstance(node.names, cst.ImportStar) or (node.module is None and not node.relative):
             return
-        module = norm_code(node.module)
+        module = norm_code(node.module) if node.module is not None else ""
+        if node.relative:  # `from .lib import h` in a/b/t.py is a.b.lib: the sibling only
+            package = self.path.rsplit("/", len(node.relative))[0].replace("/", ".")
+            module = f"{package}.{module}" if module else package
         for alias in node.names:
             local = alias.asname.name.value if alias.asname else norm_code(alias.name)  # type: ignore[union-attr]
             self.imports[local] = f"{module}.{norm_code(alias.name)}"

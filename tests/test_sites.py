@@ -546,3 +546,10 @@ def test_a_registered_provider_runs_on_every_launch() -> None:
     assert fs.registered == ("_p",)
     adj = with_caller_guards([fs])[0].adjustments[0]
     assert not any(unknowns(g.expr) for g in adj.guards)
+
+
+def test_one_line_suites_are_walked() -> None:
+    fs = extract_file("m.py", "def f(cfg):\n    if cfg.a: raise ValueError('x')\n    else: assert cfg.b, 'z'\n"
+                              "def g(cfg): raise ValueError('y')\n", PROFILE)
+    assert [(s.line, s.template.text, [g.text for g in s.guards]) for s in fs.sites] == [
+        (2, "x", ["cfg.a"]), (3, "z", ["not (cfg.a)", "not (cfg.b)"]), (4, "y", [])]

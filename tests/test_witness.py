@@ -133,11 +133,8 @@ def test_an_unknown_verdict_lists_what_was_undecided_in_user_terms(expr, before,
     [
         (Compare(">", TP, Const(4)), {"tp_size": 5}, {}),
         (Compare("!=", TP, PP), {"tp_size": 2}, {}),  # the given flag is read first anyway
-        pytest.param(Compare("!=", TP, PP), {"pp_size": 2}, {}, marks=pytest.mark.xfail(
-            reason="falsify sorts the given leaves first, but _satisfy re-reads the leaves in the "
-                   "literal's order, so the sort has no effect: --tp-size 2 is added instead", strict=True)),
-        pytest.param(NOT_DIVISIBLE, {"nnodes": 2}, {}, marks=pytest.mark.xfail(
-            reason="same: --tp-size 0 is added instead of dropping --nnodes 2", strict=True)),
+        pytest.param(Compare("!=", TP, PP), {"pp_size": 2}, {}),
+        pytest.param(NOT_DIVISIBLE, {"nnodes": 2}, {}),
     ],
 )
 def test_falsify_prefers_undoing_what_before_set(part, given, after):
