@@ -148,7 +148,7 @@ def _kind_of(type_text: str | None, action: str | None) -> str:
     for kind in ("List", "list", "Tuple", "tuple"):
         if text.startswith(kind) or text.startswith("[" + kind):
             return "list"
-    if "Dict" in text or "dict" in text:
+    if "Dict" in text or "dict" in text or "json" in text:  # type=json.loads: mostly objects
         return "dict"
     for kind in ("bool", "int", "float"):
         if re.search(rf"\b{kind}\b", text):
@@ -401,6 +401,12 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
     # `expr` true, `best` changes only from false to the first unknown found
     hopeless = not can_hold(model, expr, base)
     if hopeless and best[1] is Truth.UNKNOWN:
+        # a part no flag changes is undecided (a model or platform fact): still make the
+        # parts a user sets hold, so the example shows them
+        own = [p for p in (expr.args if isinstance(expr, And) else (expr,)) if settable_leaves(p, model)]
+        if own and len(own) < (len(expr.args) if isinstance(expr, And) else 1):
+            launch, _ = satisfy(And(tuple(own)) if len(own) > 1 else own[0], model, base, allowed)
+            return launch, evaluate(expr, launch, model)
         return best
     for disjunct in _literals(expr, model):
         launch = base

@@ -2,6 +2,7 @@
 could not be decided when the evaluator cannot tell."""
 from __future__ import annotations
 
+import json
 import shlex
 import textwrap
 
@@ -24,6 +25,7 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--x", type=int, default=0)
         parser.add_argument("--enable-lora", action="store_true")
         parser.add_argument("--lora-target-modules", type=str, nargs="*", default=None)
+        parser.add_argument("--mm-config", type=json.loads, default=None)
 ''')})
 PREFIX = "serve"
 
@@ -168,3 +170,19 @@ def test_falsify_prefers_undoing_what_before_set(part, given, after):
 )
 def test_undecided_names_the_smallest_undecidable_terms(expr, launch, expected):
     assert undecided(expr, launch, Model(FLAGS, ())) == expected
+
+
+def test_a_dict_flag_witness_uses_the_key_the_condition_names():
+    mm = flag("mm_config")
+    expr = And((In(Const("image"), mm), Not(Truthy(Apply("isinstance", (Apply("item", (mm, Const("image")), "m[k]"),
+                                                                         Const("dict")), "isinstance(m[k], dict)")))))
+    fix = fix_for(expr)
+    assert fix["verified"] == "true" and "\"image\"" in fix["before"]
+
+
+def test_an_undecided_fact_still_shows_the_users_part_in_before():
+    model_arch = Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]")
+    expr = And((Compare("==", model_arch, Const("ArchA")), Truthy(LORA)))
+    fix = fix_for(expr)
+    assert (fix["before"], fix["after"], fix["verified"]) == ("serve --model-path <model> --enable-lora",
+                                                             "serve --model-path <model>", "unknown")
