@@ -41,6 +41,8 @@ def _link(entry: Mapping[str, Any], prefix: str = "") -> str:
 
 
 def _fix(fix: Mapping[str, Any]) -> list[str]:
+    if fix and fix.get("note") and not fix.get("before"):
+        return [fix["note"]]
     if not fix or not fix.get("before"):
         return []
     lines = ["# before", fix["before"]]
@@ -50,6 +52,8 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     if fix.get("solution"):
         out.append(f"Change: {fix['solution']}")
     out.append(f"Verified by evaluating the trigger: **{fix.get('verified', 'unknown')}**")
+    if fix.get("undecided"):
+        out.append("Could not be decided: " + ", ".join(fix["undecided"]) + ".")
     return out
 
 

@@ -145,3 +145,18 @@ def test_markdown_is_a_pure_function_of_the_data():
     files = render_markdown(data)
     assert files == render_markdown(json.loads(json.dumps(data)))
     assert "````python\n```\n````" in files["md/entries/0000000000000000.md"]
+
+
+@pytest.mark.parametrize("fix, shown", [
+    ({"before": None, "after": None, "verified": "false", "note": "No command line triggers this."},
+     "No command line triggers this."),
+    ({"before": "serve --x", "after": None, "verified": "unknown", "undecided": ["`--y`", "platform check `is_hip()`"]},
+     "Could not be decided: `--y`, platform check `is_hip()`."),
+])
+def test_markdown_says_why_an_example_is_missing_or_unverified(fix, shown):
+    entry = {"id": "0" * 16, "kind": "raise", "exception": "ValueError", "template": "x",
+             "source": {"path": "a.py", "line": 2, "function": "f", "url": "u"}, "excerpt": {"code": "raise X\n"},
+             "trigger": {"text": "`--x` is set", "flags": ["--x"], "env": []}, "variants": [], "meaning": "",
+             "solutions": [], "example_fix": fix, "related": []}
+    page = render_markdown({"repo": "o/r", "commit": "c", "entries": [entry]})["md/entries/0000000000000000.md"]
+    assert shown in page
