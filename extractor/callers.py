@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from extractor.ir import Expr, Ref, RefKind, Unknown, conj, disj, simplify, substitute, unknowns
-from extractor.records import CallSite, FileSites, Guard, GuardOrigin
+from extractor.records import CallSite, FileSites, Guard, GuardOrigin, map_guards
 from extractor.sites import PARAMETER
 
 MAX_DEPTH = 4  # call-chain levels followed above the enclosing function
@@ -148,7 +148,7 @@ _MISSING = Ref(RefKind.UNKNOWN, "<missing>", "<missing>")
 def _bind_guards(guards: tuple[Guard, ...], mapping: dict[Ref, Expr]) -> tuple[Guard, ...]:
     if not mapping:
         return guards
-    return tuple(Guard(simplify(substitute(g.expr, mapping)), g.text, g.origin) for g in guards)
+    return map_guards(guards, lambda expr: simplify(substitute(expr, mapping)))
 
 
 class _Context:
