@@ -17,7 +17,8 @@ from analyzers.evaluate import Model, Truth
 from analyzers.launch import Launch, command
 from analyzers.trigger import Renderer
 from analyzers.witness import (
-    NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, falsify, satisfy, settable, settable_leaves,
+    NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, fact_leaves, falsify, satisfy, settable,
+    settable_leaves,
 )
 from analyzers.evaluate import evaluate, undecided
 from extractor.ir import (
@@ -234,7 +235,45 @@ def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) 
     `verified` is "true" only when the evaluator says `before` fires and `after` does not;
     an "unknown" verdict lists what could not be decided (`undecided`), and a trigger no
     searched launch fires says so (`note`) instead of showing a launch that does not.
+    Where platform checks or model properties leave it unknown, an example that holds
+    for a stated machine and model is shown instead, its verdict under those facts in
+    `assuming` (`verified` stays the verdict without them).
     """
+    fix = _plain_fix(fire, full, sols, ctx)
+    if fix["verified"] == "unknown" and fact_leaves(fire):
+        return _assumed_fix(fire, full, sols, ctx) or fix
+    return fix
+
+
+def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any] | None:
+    allowed = settable_leaves(fire, ctx.model) + fact_leaves(fire)
+    before, fired = satisfy(fire, ctx.model, base_launch(ctx.model), allowed)
+    if fired is not Truth.TRUE or not before.facts:
+        return None
+    for sol in sols:
+        if sol.part is None:
+            continue
+        after, still = falsify(full, sol.part, ctx.model, before)  # the facts stay as assumed
+        if _same_command(before, after, ctx) or _verdict(fired, still) != "true":
+            continue
+        plain_before, plain_after = Launch(before.flags, before.env), Launch(after.flags, after.env)
+        fix = _fix(plain_before, evaluate(fire, plain_before, ctx.model), plain_after,
+                   evaluate(full, plain_after, ctx.model), sol, fire, full, ctx)
+        fix["assuming"] = {"facts": [_fact_text(key, value, ctx) for key, value in before.facts.items()],
+                           "verified": "true"}
+        return fix
+    return None
+
+
+def _fact_text(key: str, value: Any, ctx: Context) -> str:
+    kind, _, name = key.partition(":")
+    ref = Ref(RefKind(kind), name, name)
+    if isinstance(value, bool):
+        return ctx.renderer.text(Truthy(ref) if value else Not(Truthy(ref)))
+    return ctx.renderer.text(Compare("==", ref, Const(value)))
+
+
+def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any]:
     before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
     best: tuple[Launch, Truth, Launch, Truth, Solution] | None = None
     for sol in sols:

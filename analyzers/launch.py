@@ -41,6 +41,13 @@ class Launch:
             env[name] = value
         return Launch(self.flags, env, self.facts)
 
+    def with_fact(self, key: str, value: Any) -> "Launch":
+        """`key` is ``"kind:name"``; `value` None drops the fact (unknown again)."""
+        facts = {k: v for k, v in self.facts.items() if k != key}
+        if value is not None:
+            facts[key] = value
+        return Launch(self.flags, self.env, facts)
+
 
 def is_placeholder(value: Any) -> bool:
     """``<model>``-style stand-ins for values the user picks (paths, names)."""

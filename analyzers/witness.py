@@ -28,9 +28,10 @@ NOT_GIVEN: Any = UNKNOWN  # as a candidate: drop the flag / unset the variable
 
 @dataclass(frozen=True, slots=True)
 class Leaf:
-    """Something a user sets: a flag (by dest) or an env var."""
+    """Something a user sets: a flag (by dest) or an env var; or a fact an example may
+    assume (a platform check, a model property: the user picks the machine and model)."""
 
-    kind: RefKind  # FLAG or ENV
+    kind: RefKind  # FLAG or ENV; PLATFORM or MODEL for an assumed fact
     name: str
     key: str = field(init=False, repr=False, compare=False)  # "kind:name", for memo keys
 
@@ -55,6 +56,18 @@ def settable(ref: Ref, model: Model) -> Leaf | None:
 
 def settable_leaves(expr: Expr, model: Model) -> list[Leaf]:
     return list(_settable(expr, model))
+
+
+FACT_KINDS = (RefKind.PLATFORM, RefKind.MODEL)
+
+
+def fact_leaves(expr: Expr) -> list[Leaf]:
+    """The platform checks and model properties `expr` reads, as leaves an example may assume."""
+    return list(dict.fromkeys(Leaf(r.kind, r.name) for r in refs(expr) if r.kind in FACT_KINDS))
+
+
+def _fact(leaf: Leaf) -> bool:
+    return leaf.kind in FACT_KINDS
 
 
 def _settable(expr: Expr, model: Model) -> tuple[Leaf, ...]:
@@ -266,6 +279,13 @@ def _unique(values: Iterable[Any]) -> Iterable[Any]:
         yield v
 
 
+def fact_candidates(consts: Sequence[Any]) -> list[Any]:
+    """NOT_GIVEN (unknown), then the condition's constants, true and false, numbers near."""
+    out: list[Any] = [NOT_GIVEN, *(c for c in consts if c is not None), True, False]
+    out += _numbers_near(consts, "int")
+    return list(_unique(out))
+
+
 def candidates(leaf: Leaf, near: Expr, model: Model) -> list[Any]:
     """Values to try for `leaf` when `near` is the condition to decide; NOT_GIVEN first."""
     key = f"candidates|{_leaf_key((leaf,))}|{expr_key(model, near)}"
@@ -277,12 +297,15 @@ def candidates(leaf: Leaf, near: Expr, model: Model) -> list[Any]:
         if found is None:
             found = model.memo[by_consts] = tuple(
                 env_candidates(leaf.name, consts, model) if leaf.kind is RefKind.ENV
+                else fact_candidates(consts) if _fact(leaf)
                 else flag_candidates(leaf.name, consts, model))
         model.memo[key] = found
     return list(found)
 
 
 def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
+    if _fact(leaf):
+        return launch.with_fact(leaf.key, None if value is NOT_GIVEN else value)
     if leaf.kind is RefKind.ENV:
         return launch.with_env(leaf.name, None if value is NOT_GIVEN else value)
     return launch.without_flag(leaf.name) if value is NOT_GIVEN else launch.with_flag(leaf.name, value)
@@ -320,17 +343,20 @@ def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, mod
     parts = conjuncts(model, target)
     reads = [p.all_reads() for p in parts]
     base: list[Any] = [_UNSET] * len(parts)
-    hopeless = not all(p.outcomes(launch)[0] for p in parts)  # no trial can make it true
+    # no trial can make it true (trials of an assumed fact can)
+    hopeless = not any(_fact(x) for x in leaves) and not all(p.outcomes(launch)[0] for p in parts)
     fallback: Launch | None = None
     fallback_rank = 0
     for size in (1, 2):
         for group in itertools.combinations(leaves, size):
             flags = {x.name for x in group if x.kind is RefKind.FLAG}
             env = {x.name for x in group if x.kind is RefKind.ENV}
+            facts = {x.key for x in group if _fact(x)}
             moving = []
             undecided = False
             for i, part in enumerate(parts):
-                if not (reads[i].flags.isdisjoint(flags) and reads[i].env.isdisjoint(env)):
+                if not (reads[i].flags.isdisjoint(flags) and reads[i].env.isdisjoint(env)
+                        and reads[i].facts.isdisjoint(facts)):
                     moving.append(part)
                     continue
                 if base[i] is _UNSET:
@@ -399,7 +425,8 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
         return best
     # where no launch the search can reach (it changes flags and env vars only) makes
     # `expr` true, `best` changes only from false to the first unknown found
-    hopeless = not can_hold(model, expr, base)
+    assuming = allowed is not None and any(_fact(x) for x in allowed)  # facts can be made to hold too
+    hopeless = not assuming and not can_hold(model, expr, base)
     if hopeless and best[1] is Truth.UNKNOWN:
         # a part no flag changes is undecided (a model or platform fact): still make the
         # parts a user sets hold, so the example shows them
@@ -422,8 +449,8 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
                 holds = held == len(parts)
             if holds:
                 continue
-            found = settable_leaves(lit, model)  # in `allowed`'s order: it says what to try first
-            leaves = found if allowed is None else [x for x in allowed if x in found]
+            found = settable_leaves(lit, model) + (fact_leaves(lit) if assuming else [])
+            leaves = found if allowed is None else [x for x in allowed if x in found]  # `allowed` says what first
             if leaves:
                 fixed = _fix(prefix, lit, leaves, launch, model)
                 if fixed is not launch:
@@ -467,6 +494,8 @@ def falsify(expr: Expr, part: Expr, model: Model, before: Launch) -> tuple[Launc
 
 
 def _given(launch: Launch, leaf: Leaf) -> bool:
+    if _fact(leaf):
+        return leaf.key in launch.facts
     return leaf.name in (launch.env if leaf.kind is RefKind.ENV else launch.flags)
 
 

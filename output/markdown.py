@@ -52,6 +52,9 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     if fix.get("solution"):
         out.append(f"Change: {fix['solution']}")
     out.append(f"Verified by evaluating the trigger: **{fix.get('verified', 'unknown')}**")
+    assuming = fix.get("assuming")
+    if assuming:
+        out.append(f"Assuming {' and '.join(assuming['facts'])}: **{assuming['verified']}**")
     if fix.get("undecided"):
         out.append("Could not be decided: " + ", ".join(fix["undecided"]) + ".")
     return out

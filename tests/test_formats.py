@@ -152,6 +152,9 @@ def test_markdown_is_a_pure_function_of_the_data():
      "No command line triggers this."),
     ({"before": "serve --x", "after": None, "verified": "unknown", "undecided": ["`--y`", "platform check `is_hip()`"]},
      "Could not be decided: `--y`, platform check `is_hip()`."),
+    ({"before": "serve --x", "after": "serve", "verified": "unknown",
+      "assuming": {"facts": ["platform check `is_hip()` is true"], "verified": "true"}},
+     "Assuming platform check `is_hip()` is true: **true**"),
 ])
 def test_markdown_says_why_an_example_is_missing_or_unverified(fix, shown):
     entry = {"id": "0" * 16, "kind": "raise", "exception": "ValueError", "template": "x",

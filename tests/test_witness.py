@@ -186,3 +186,21 @@ def test_an_undecided_fact_still_shows_the_users_part_in_before():
     fix = fix_for(expr)
     assert (fix["before"], fix["after"], fix["verified"]) == ("serve --model-path <model> --enable-lora",
                                                              "serve --model-path <model>", "unknown")
+
+
+@pytest.mark.parametrize("fact, value", [
+    (Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]"), "ArchA"),
+    (HIP, True),
+])
+def test_an_example_can_assume_the_machine_or_model(fact, value):
+    condition = Compare("==", fact, Const("ArchA")) if isinstance(value, str) else Truthy(fact)
+    fix = fix_for(And((condition, Truthy(LORA))))
+    assert (fix["before"], fix["after"], fix["verified"]) == ("serve --model-path <model> --enable-lora",
+                                                             "serve --model-path <model>", "unknown")
+    assert fix["assuming"]["verified"] == "true" and len(fix["assuming"]["facts"]) == 1
+    launch = Launch(launch_of(fix["before"]).flags, facts={f"{fact.kind}:{fact.name}": value})
+    assert evaluate(And((condition, Truthy(LORA))), launch, context().model) is Truth.TRUE
+
+
+def test_no_assumption_where_flags_decide_alone():
+    assert "assuming" not in fix_for(And((Truthy(LORA), Compare(">", TP, Const(4)))))
