@@ -72,24 +72,10 @@ def _statements(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
 _HELPER_STEPS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom, cst.Expr)
 
 
-def _is_generator(node: cst.FunctionDef) -> bool:
-    """Does the function itself (not a nested one) yield? Calls of it return a generator."""
-    found = False
-
-    class _Yields(cst.CSTVisitor):
-        def visit_Yield(self, _: cst.Yield) -> bool:
-            nonlocal found
-            found = True
-            return False
-
-        def visit_FunctionDef(self, inner: cst.FunctionDef) -> bool:
-            return inner is node
-
-        def visit_Lambda(self, _: cst.Lambda) -> bool:
-            return False
-
-    node.visit(_Yields())
-    return found
+def _yields(small: cst.BaseSmallStatement) -> bool:
+    """``yield`` as the statement's value (``x = yield``): in straight-line code, where
+    a generator shows (a yield buried inside another expression is not looked for)."""
+    return isinstance(getattr(small, "value", None), cst.Yield)
 
 
 def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
@@ -98,8 +84,6 @@ def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
     stmts = _statements(node.body)
     lines = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
     if not stmts or node.asynchronous is not None or not isinstance(stmts[-1], lines):
-        return None
-    if _is_generator(node):
         return None
     for stmt in stmts:
         if not isinstance(stmt, lines):
@@ -110,7 +94,11 @@ def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
             if not isinstance(small, _HELPER_STEPS) and small is not stmts[-1].body[-1]:
                 return None
     last = stmts[-1].body[-1]  # type: ignore[attr-defined]
-    return last if isinstance(last, cst.Return) and last.value is not None else None
+    if not isinstance(last, cst.Return) or last.value is None:
+        return None
+    if any(_yields(small) for stmt in stmts for small in stmt.body):  # type: ignore[attr-defined]
+        return None  # a generator: calls of it return no value
+    return last
 
 
 class SiteWalker:
