@@ -36,6 +36,8 @@ class Context:
     renderer: Renderer
     launch_prefix: str = ""
     docstrings: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (path, qualname) -> first line
+    # models without some adjustments, by the indices left out (see `_at_site`)
+    models: dict[frozenset[int], Model] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,11 +378,27 @@ def _expr(trigger: Mapping[str, Any]) -> Expr:
     return from_dict(trigger["expr"]) if "expr" in trigger else TRUE
 
 
+def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
+    """`ctx` evaluating as the code stands at the raise: without the adjustments its own
+    function makes further down (``if x is None: raise ...`` then ``x = default``), where
+    they would change what the trigger reads."""
+    site = entry.site
+    later = {id(r) for r in ctx.model.relevant_rules(full) if r.after(site.path, site.function, site.adjusted_before)}
+    if not later:
+        return ctx
+    key = frozenset(i for i, r in enumerate(ctx.model.rules) if id(r) in later)
+    model = ctx.models.get(key)
+    if model is None:
+        model = ctx.models[key] = Model(ctx.model.flags, tuple(r for i, r in enumerate(ctx.model.rules) if i not in key))
+    return replace(ctx, model=model)
+
+
 def advise(entry: Entry, ctx: Context) -> Entry:
     """`entry` with meaning, solutions, example fix (and per-variant ones) filled in."""
     trigger = _expr(entry.trigger)
     rows = [_expr(v["trigger"]) for v in entry.variants]
     full = conj([trigger, disj(rows)]) if rows else trigger
+    ctx = _at_site(entry, full, ctx)
     sols = solutions(trigger, ctx)
     variants = []
     fixes = []

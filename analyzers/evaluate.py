@@ -61,11 +61,17 @@ class Rule:
     dest: str
     value: Expr
     when: Expr
+    origin: tuple[str, str, int] | None = None  # (path, function, order) of the assignment, when known
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Rule":
         """From catalog.json's ``adjustments`` items."""
         return cls(data["dest"], from_dict(data["value"]), from_dict(data["when"]["expr"]))
+
+    def after(self, path: str, function: str, order: int) -> bool:
+        """Is this the function's own assignment at or below a statement that saw `order`
+        adjustments of its file? Then it runs after that statement, not before."""
+        return self.origin is not None and self.origin[:2] == (path, function) and self.origin[2] >= order
 
 
 def rules_from_adjustments(adjustments: Iterable[Any]) -> tuple[Rule, ...]:
@@ -77,7 +83,7 @@ def rules_from_adjustments(adjustments: Iterable[Any]) -> tuple[Rule, ...]:
         if isinstance(adj, Mapping):
             out.append(Rule.from_dict(adj))
         else:
-            out.append(Rule(adj.flag, adj.value, adjustment_guard(adj)))
+            out.append(Rule(adj.flag, adj.value, adjustment_guard(adj), (adj.path, adj.function, adj.order)))
     return tuple(out)
 
 

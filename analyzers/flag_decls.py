@@ -669,6 +669,11 @@ def _annotated_cli(
     if given("action"):
         action_value = value("action")
         action = action_value if isinstance(action_value, str) else source_text(nodes["action"])
+        passed = nodes.get("action_kwargs")  # handed to add_argument with the action
+        for el in passed.elements if isinstance(passed, cst.Dict) else ():
+            if isinstance(el, cst.DictElement) and evaluate(el.key, scope) == "nargs":
+                found = evaluate(el.value, scope)  # the other values may be types: not constants
+                nargs = found if isinstance(found, (str, int)) else None
     elif literal_vals is not None:
         choices, const = arg_choices or literal_vals, arg_const
     elif _is_list(inner, symbols, scope.path) and not given("type_parser"):

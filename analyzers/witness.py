@@ -17,7 +17,7 @@ from typing import Any
 from analyzers.evaluate import Model, Truth, UNKNOWN, _base_dest, can_hold, conjuncts, evaluate, expr_key, node
 from analyzers.launch import Launch, placeholder
 from extractor.ir import (
-    FALSE, TRUE, And, Const, Expr, Not, Or, Ref, RefKind, Truthy, children, negate, refs, simplify,
+    FALSE, TRUE, And, Apply, Const, Expr, Not, Or, Ref, RefKind, Truthy, children, negate, refs, simplify,
 )
 
 MAX_DISJUNCTS = 16
@@ -123,6 +123,9 @@ def _consts(expr: Expr) -> list[Any]:
     stack = [expr]
     while stack:
         node = stack.pop()
+        if isinstance(node, Apply) and node.fn == "isinstance":  # its constant is a type name, no value
+            stack.append(node.args[0])
+            continue
         stack.extend(reversed(children(node)))
         if isinstance(node, Const):
             out += list(node.value) if isinstance(node.value, tuple) else [node.value]

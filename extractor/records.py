@@ -88,6 +88,9 @@ class RaiseSite:
     variants: tuple[Variant, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be known statically
     hole_refs: tuple[tuple[str, Expr], ...] = ()  # message hole -> what it shows (flag, env ...)
+    # adjustments of the file recorded before this statement (`Adjustment.order` below
+    # it): those of the same function at or above it run after the check, not before
+    adjusted_before: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +104,7 @@ class RaiseSite:
             "variants": [v.as_dict() for v in self.variants],
             "notes": list(self.notes),
             "hole_refs": [[h, e.as_dict()] for h, e in self.hole_refs],
+            "adjusted_before": self.adjusted_before,
         }
 
     @classmethod
@@ -112,6 +116,7 @@ class RaiseSite:
             tuple(Variant.from_dict(v) for v in data["variants"]),
             tuple(data["notes"]),
             tuple((h, from_dict(e)) for h, e in data.get("hole_refs", [])),
+            data.get("adjusted_before", 0),
         )
 
     def map_exprs(self, fn: ExprMap) -> "RaiseSite":
@@ -155,18 +160,21 @@ class Adjustment:
     flag: str
     value: Expr
     guards: tuple[Guard, ...]
+    path: str = ""
+    order: int = 0  # position among the file's adjustments, in document order
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "function": self.function, "line": self.line, "flag": self.flag,
             "value": self.value.as_dict(), "guards": [g.as_dict() for g in self.guards],
+            "path": self.path, "order": self.order,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Adjustment":
         return cls(
             data["function"], data["line"], data["flag"], from_dict(data["value"]),
-            tuple(Guard.from_dict(g) for g in data["guards"]),
+            tuple(Guard.from_dict(g) for g in data["guards"]), data.get("path", ""), data.get("order", 0),
         )
 
     def map_exprs(self, fn: ExprMap) -> "Adjustment":

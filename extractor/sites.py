@@ -464,7 +464,8 @@ class SiteWalker:
 
     def adjust(self, flag: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         self.adjustments.append(
-            Adjustment(self.function, 0, flag, term(value, self.scope), tuple(self.guards))
+            Adjustment(self.function, 0, flag, term(value, self.scope), tuple(self.guards), self.path,
+                       len(self.adjustments))
         )
 
     def aug_assign(self, node: cst.AugAssign) -> None:
@@ -701,7 +702,7 @@ class SiteWalker:
             )
         site = RaiseSite(
             self.path, line, self.function, kind, exception, template, guards, variants,
-            tuple(dict.fromkeys(notes)), self._hole_refs(template),
+            tuple(dict.fromkeys(notes)), self._hole_refs(template), len(self.adjustments),
         )
         pending = _Pending(id(node), site)
         if self.rows:

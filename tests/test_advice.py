@@ -249,3 +249,21 @@ def test_satisfy_matches_the_plain_search_on_random_conditions():
         allowed = settable_leaves(part, model)
         assert shown(satisfy(negate(part), model, found[0], allowed)) == shown(
             reference_satisfy(negate(part), Model(FLAGS, RULES), found[0], allowed)), (expr, part)
+
+
+def _site_entry(expr, function: str, adjusted_before: int) -> Entry:
+    site = RaiseSite("p/check.py", 10, function, SiteKind.RAISE, "ValueError", parse_template("no page size"), (),
+                     adjusted_before=adjusted_before)
+    return Entry("1" * 16, site, "u", 1, "", trigger_dict(expr, CTX.renderer), ())
+
+
+@pytest.mark.parametrize("function, adjusted_before, verified", [
+    ("check", 0, "true"),  # `page_size = 64` comes below the raise: it has not run yet
+    ("check", 1, "false"),  # it came above: the setting is never missing at the raise
+    ("other", 0, "false"),  # another function's adjustment: order unknown, applied
+])
+def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, adjusted_before, verified):
+    default_page = Rule("page_size", Const(64), Compare("is", flag("page_size"), Const(None)), ("p/check.py", "check", 0))
+    ctx = Context(Model(FLAGS, (*RULES, default_page)), CTX.renderer, "serve")
+    entry = advise(_site_entry(Compare("is", flag("page_size"), Const(None)), function, adjusted_before), ctx)
+    assert entry.example_fix["verified"] == verified

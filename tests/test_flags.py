@@ -386,6 +386,9 @@ def test_syntax_error_is_a_diagnostic():
          "fp8_gemm_runner_backend", "option", "--fp8-gemm-backend"),
         ('x: A[str, Arg(help="h", action=XAction, choices=["a"])] = "a"', "x", "choices", None),
         ('x: A[str, Arg(help="h", action=XAction, choices=["a"])] = "a"', "x", "action", "XAction"),
+        # keywords the registrar hands add_argument with a custom action
+        ('x: A[list, Arg(help="h", action=XAction, action_kwargs={"type": str, "nargs": "*"})] = None',
+         "x", "nargs", "*"),
         ('x: A[str, Arg("positional help")] = "a"', "x", "help", "positional help"),
         ('x: A[str, Arg(help="a" "b")] = "a"', "x", "help", "ab"),
         ('x: A[list, "h"] = msgspec.field(default_factory=list)', "x", "default", ()),

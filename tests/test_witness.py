@@ -204,3 +204,9 @@ def test_an_example_can_assume_the_machine_or_model(fact, value):
 
 def test_no_assumption_where_flags_decide_alone():
     assert "assuming" not in fix_for(And((Truthy(LORA), Compare(">", TP, Const(4)))))
+
+
+def test_a_type_name_is_no_candidate_value():
+    from analyzers.witness import _consts
+    lora_is_list = Truthy(Apply("isinstance", (MODULES, Const("list")), "isinstance(m, list)"))
+    assert _consts(And((lora_is_list, Compare(">", TP, Const(4))))) == [4]
