@@ -437,12 +437,14 @@ class SiteWalker:
                 names = [el.value for el in tgt.elements]
                 values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
                 for i, n in enumerate(names):
+                    if values is not None and i < len(values):
+                        item: cst.BaseExpression = values[i].value
+                    else:  # a, b = f(): the i-th item of the value
+                        item = cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
                     if isinstance(n, cst.Name):
-                        if values is not None and i < len(values):
-                            self.scope.bind(n.value, values[i].value)
-                        else:  # a, b = f(): the i-th item of the value
-                            index = cst.SubscriptElement(cst.Index(cst.Integer(str(i))))
-                            self.scope.bind(n.value, cst.Subscript(value, [index]))
+                        self.scope.bind(n.value, item)
+                    elif isinstance(n, cst.Attribute) and self.scope.is_config(n.value):
+                        self.adjust(n.attr.value, item, node)  # (cfg.a, cfg.b) = f(cfg)
             elif isinstance(tgt, cst.Attribute) and self.scope.is_config(tgt.value):
                 self.adjust(tgt.attr.value, value, node)
             elif isinstance(tgt, cst.Subscript) and self.declared and isinstance(tgt.value, cst.Name) \

@@ -553,3 +553,13 @@ def test_one_line_suites_are_walked() -> None:
                               "def g(cfg): raise ValueError('y')\n", PROFILE)
     assert [(s.line, s.template.text, [g.text for g in s.guards]) for s in fs.sites] == [
         (2, "x", ["cfg.a"]), (3, "z", ["not (cfg.a)", "not (cfg.b)"]), (4, "y", [])]
+
+
+def test_tuple_assignment_to_config_fields_adjusts_each() -> None:
+    assert _adjusted("""
+        def f(cfg):
+            if cfg.a is None:
+                (cfg.a, cfg.b) = choose(cfg)
+            cfg.c, cfg.d = 1, cfg.e
+        """) == [("a", "`--choose()`[0]", "`--a` is not given"), ("b", "`--choose()`[1]", "`--a` is not given"),
+                 ("c", "1", "always"), ("d", "`--e`", "always")]
