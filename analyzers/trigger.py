@@ -71,7 +71,7 @@ class Renderer:
             test, then, other = args
             if test in (Truthy(then), Compare("is not", then, Const(None))):  # `x if x else y`
                 return f"{self.value(then)} (if given, else {self.value(other)})"
-            return f"{self.value(then)} if {self.text(test)}, else {self.value(other)}"
+            return f"({self.value(then)} if {self.text(test)}, else {self.value(other)})"
         if fn in _BINARY and len(args) == 2:
             return f"{self._operand(args[0])} {fn} {self._operand(args[1])}"
         if fn in ("-", "+", "~") and len(args) == 1:

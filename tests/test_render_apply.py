@@ -168,7 +168,7 @@ def test_an_extracted_if_term_evaluates_like_python():
         # chosen values
         (if_(Truthy(TP), TP, PP), "`--tp-size` (if given, else `--pp-size`)"),
         (if_(Compare("is not", TP, Const(None)), TP, Const(8)), "`--tp-size` (if given, else 8)"),
-        (if_(Truthy(NNODES), TP, PP), "`--tp-size` if `--nnodes` is set, else `--pp-size`"),
+        (if_(Truthy(NNODES), TP, PP), "(`--tp-size` if `--nnodes` is set, else `--pp-size`)"),
         # a function of the user's values by name; a call of nothing of theirs as code
         (Apply("frob", (TP, Const(2)), "frob(tp, 2)"), "frob(`--tp-size`, 2)"),
         (Apply("get_int", (Const("X"),), "get_int('X')"), "`get_int('X')`"),
