@@ -19,7 +19,7 @@ can lend trees it already has), and line numbers come from ``ast`` too
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -36,8 +36,9 @@ from analyzers.flag_decls import (
     may_declare,
     module_declarations,
 )
-from extractor.ir import Expr, Ref, RefKind, replace_refs
 from analyzers.static_values import Diagnostic, FrozenMap, Json, SourceSet, Symbols, json_value
+from extractor.ir import Expr, Ref, RefKind, replace_refs
+from extractor.records import FileSites
 
 __all__ = [
     "Conventions",
@@ -190,6 +191,14 @@ class FlagModel:
 
         return replace_refs(expr, one)
 
+    def with_field_names(self, fs: FileSites) -> FileSites:
+        """`fs` with every setting named by its field, in conditions, values and
+        adjustment targets; ``args.tp_size = args.tensor_parallel_size`` is the rename
+        itself, not an adjustment, and goes."""
+        named = fs.map_exprs(self.canonical)
+        adjustments = (replace(a, flag=self.dest_of(a.flag)) for a in named.adjustments)
+        return replace(named, adjustments=tuple(a for a in adjustments if not _reads_itself(a.value, a.flag)))
+
     def flags_for_dest(self, name: str) -> tuple[Flag, ...]:
         """Every flag writing field `name` (e.g. a flag and its deprecated aliases)."""
         return tuple(f for f in self.flags if f.dest == name)
@@ -200,6 +209,10 @@ class FlagModel:
             "env": [v.as_dict() for v in self.env],
             "diagnostics": [d.as_dict() for d in self.diagnostics],
         }
+
+
+def _reads_itself(value: Expr, dest: str) -> bool:
+    return isinstance(value, Ref) and value.kind is RefKind.FLAG and value.name == dest
 
 
 def build_flag_model(

@@ -175,7 +175,7 @@ def build_catalog(
     flags = build_flags(snapshot, profile, cache=cache)
     diagnostics += [f"flags: {d}" for d in flags.diagnostics] if flags is not None else []
     if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
-        files = [_canonical(fs, flags) for fs in files]
+        files = [flags.with_field_names(fs) for fs in files]
     sites = [s for fs in files for s in fs.sites]
     renderer = Renderer.for_model(flags)
     adjustments = tuple(a for fs in files for a in fs.adjustments)
@@ -193,18 +193,6 @@ def build_catalog(
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments)
-
-
-def _canonical(files: FileSites, flags: FlagModel) -> FileSites:
-    from dataclasses import replace
-
-    from extractor.ir import Ref, RefKind
-
-    named = files.map_exprs(flags.canonical)
-    adjustments = (replace(a, flag=flags.dest_of(a.flag)) for a in named.adjustments)
-    # `args.tp_size = args.tensor_parallel_size` is the rename itself, not an adjustment
-    return replace(named, adjustments=tuple(
-        a for a in adjustments if not (isinstance(a.value, Ref) and a.value.kind is RefKind.FLAG and a.value.name == a.flag)))
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:

@@ -10,7 +10,6 @@ from analyzers.evaluate import Model
 from analyzers.flags import FlagModel, build_flag_model
 from analyzers.trigger import Renderer
 from analyzers.witness import Leaf, settable
-from errcat.pipeline import _canonical
 from extractor.ir import And, Compare, Const, Ref, RefKind, Truthy
 from extractor.profile import load_profile
 from extractor.records import Adjustment, FileSites, Guard, GuardOrigin
@@ -116,7 +115,7 @@ def test_canonical_file_sites_drop_the_rename_and_rename_the_guards():
     fs = extract_file(PATH, RENAMED, PROFILE)
     assert {(a.flag, a.value.name) for a in fs.adjustments} == {
         ("tp_size", "tensor_parallel_size"), ("pp_size", "pipeline_parallel_size")}  # as the source says
-    canonical = _canonical(fs, FLAGS)
+    canonical = FLAGS.with_field_names(fs)
     assert canonical.adjustments == ()
     assert canonical.sites[0].guards[0].expr == Compare(">", flag("tp_size", "args.tensor_parallel_size"), Const(8))
 
@@ -135,14 +134,14 @@ def test_canonical_file_sites_drop_the_rename_and_rename_the_guards():
     ],
 )
 def test_canonical_adjustments(adjustment, kept):
-    found = _canonical(FileSites(path="m.py", adjustments=(adjustment,)), FLAGS).adjustments
+    found = FLAGS.with_field_names(FileSites(path="m.py", adjustments=(adjustment,))).adjustments
     assert [(a.flag, a.value) for a in found] == ([kept] if kept else [])
 
 
 def test_canonical_adjustments_rename_their_guards():
     guard = Guard(Truthy(flag("tensor_parallel_size")), "args.tensor_parallel_size", GuardOrigin.IF)
     fs = FileSites(path="m.py", adjustments=(Adjustment("f", 1, "enable_x", Const(True), (guard,)),))
-    [adjustment] = _canonical(fs, FLAGS).adjustments
+    [adjustment] = FLAGS.with_field_names(fs).adjustments
     assert adjustment.guards[0].expr == Truthy(flag("tp_size", "args.tensor_parallel_size"))
 
 
