@@ -311,11 +311,18 @@ def _fix(before: Launch, fired: Truth, after: Launch, still: Truth, sol: Solutio
     return _with_undecided(fix, [(fire, before), (full, after)], ctx)
 
 
+def _undecided_text(term: Expr, ctx: Context) -> str:
+    text = ctx.renderer.value(term)
+    if isinstance(term, Ref) and term.kind is RefKind.FLAG and ctx.model.adjusts(term.name):
+        return f"{text} (set automatically when not given)"
+    return text
+
+
 def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]], ctx: Context) -> dict[str, Any]:
     """An "unknown" verdict names the terms that decided nothing, in user terms."""
     if fix["verified"] != "unknown":
         return fix
-    found = [ctx.renderer.value(t) for expr, launch in checked for t in undecided(expr, launch, ctx.model)]
+    found = [_undecided_text(t, ctx) for expr, launch in checked for t in undecided(expr, launch, ctx.model)]
     if found:
         fix["undecided"] = list(dict.fromkeys(found))
     return fix

@@ -175,6 +175,10 @@ class Model:
         self._nodes.clear()
         self._recent.clear()
 
+    def adjusts(self, dest: str) -> bool:
+        """Does some automatic adjustment write `dest`?"""
+        return dest in self._writers
+
     def flag_default(self, dest: str) -> Any:
         key = ("flag", dest)
         try:

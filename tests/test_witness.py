@@ -210,3 +210,10 @@ def test_a_type_name_is_no_candidate_value():
     from analyzers.witness import _consts
     lora_is_list = Truthy(Apply("isinstance", (MODULES, Const("list")), "isinstance(m, list)"))
     assert _consts(And((lora_is_list, Compare(">", TP, Const(4))))) == [4]
+
+
+def test_an_undecided_setting_the_code_adjusts_says_so():
+    from analyzers.advice import _undecided_text
+    from analyzers.evaluate import Rule
+    ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),)), Renderer.for_model(FLAGS), PREFIX)
+    assert [_undecided_text(t, ctx) for t in (X, TP)] == ["`--x` (set automatically when not given)", "`--tp-size`"]
