@@ -248,8 +248,9 @@ def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) 
 
 
 def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any] | None:
-    allowed = settable_leaves(fire, ctx.model) + fact_leaves(fire)
-    before, fired = satisfy(fire, ctx.model, base_launch(ctx.model), allowed)
+    # the facts only, on the launch the plain search found (the flags it set stay)
+    plain, _ = satisfy(fire, ctx.model, base_launch(ctx.model))
+    before, fired = satisfy(fire, ctx.model, plain, fact_leaves(fire))
     if fired is not Truth.TRUE or not before.facts:
         return None
     for sol in sols:
