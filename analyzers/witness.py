@@ -225,7 +225,7 @@ def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]
         kind = "list"
     choices = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
     choices = choices or _type_choices(type_text)
-    out: list[Any] = [NOT_GIVEN]
+    out: list[Any] = [] if flag is not None and flag.required else [NOT_GIVEN]  # a required flag stays given
     if kind == "bool":
         out += [True, False]
     elif kind == "list":

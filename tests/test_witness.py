@@ -217,3 +217,13 @@ def test_an_undecided_setting_the_code_adjusts_says_so():
     from analyzers.evaluate import Rule
     ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),)), Renderer.for_model(FLAGS), PREFIX)
     assert [_undecided_text(t, ctx) for t in (X, TP)] == ["`--x` (set automatically when not given)", "`--tp-size`"]
+
+
+def test_a_required_flag_is_never_dropped():
+    from analyzers.witness import NOT_GIVEN, flag_candidates
+    model = context().model
+    assert NOT_GIVEN not in flag_candidates("model_path", ["dummy"], model)
+    assert flag_candidates("tp_size", [], model)[0] is NOT_GIVEN
+    path = flag("model_path")
+    fix = fix_for(And((Compare("!=", Apply("lower", (path,), "p.lower()"), Const("dummy")), Truthy(LORA))))
+    assert fix["before"].startswith("serve --model-path ")
