@@ -58,6 +58,10 @@ class Renderer:
             return self._apply(expr)
         if isinstance(expr, Unknown):
             return f"`{expr.text}` (unknown)"
+        if isinstance(expr, (And, Or)) and all(_is_operand(a) for a in expr.args):
+            # Python's `x or 1` as a value (the first truthy operand), not a condition
+            joiner = " or " if isinstance(expr, Or) else " and "
+            return "(" + joiner.join(self.value(a.term) for a in expr.args) + ")"  # type: ignore[union-attr]
         return f"({self.text(expr)})"
 
     def _apply(self, expr: Apply) -> str:
@@ -164,6 +168,11 @@ class Renderer:
                 text = (text + " or is not given") if text else f"{subject} is not given"
             return text
         return f"{subject} is {'not ' if negated else ''}in {self.value(container)}"
+
+
+def _is_operand(expr: Expr) -> bool:
+    """A value operand of and/or in value position: `Truthy` of a term, not a condition."""
+    return isinstance(expr, Truthy) and not isinstance(expr.term, (Truthy, Compare, In, Not, And, Or))
 
 
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "|", "&", "^", "<<", ">>"})

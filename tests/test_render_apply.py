@@ -196,3 +196,8 @@ def test_extracted_triggers_render_computed_values_in_user_terms(condition, text
 
 def test_a_tuple_of_computed_values_renders_each():
     assert R.value(Seq((Apply("-", (TP,), "-tp"), Const(1)))) == "-`--tp-size`, 1"
+
+
+def test_and_or_in_value_position_render_as_values_not_conditions():
+    topk = Ref(RefKind.FLAG, "topk", "cfg.topk")
+    assert Renderer().text(Compare("!=", Or((Truthy(topk), Truthy(Const(1)))), Const(1))) == "(`--topk` or 1) is not 1"
