@@ -117,7 +117,10 @@ class Change:
     @property
     def subject(self) -> str:
         """What changed: an entry id (the new one when both exist) or a flag."""
-        raise NotImplementedError
+        where = self.where
+        if where is None:
+            raise NotImplementedError
+        return where.id
 
     @property
     def where(self) -> EntryRef | None:
@@ -136,10 +139,6 @@ class EntryChange(Change):
     new: EntryRef
 
     @property
-    def subject(self) -> str:
-        return self.new.id
-
-    @property
     def where(self) -> EntryRef | None:
         return self.new
 
@@ -150,10 +149,6 @@ class Added(Change):
     new: EntryRef
 
     @property
-    def subject(self) -> str:
-        return self.new.id
-
-    @property
     def where(self) -> EntryRef | None:
         return self.new
 
@@ -162,10 +157,6 @@ class Added(Change):
 class Removed(Change):
     kind: ClassVar[ChangeKind] = ChangeKind.REMOVED
     old: EntryRef
-
-    @property
-    def subject(self) -> str:
-        return self.old.id
 
     @property
     def where(self) -> EntryRef | None:

@@ -142,12 +142,13 @@ class FlagModel:
 
     def __post_init__(self) -> None:
         by_dest: dict[str, Flag] = {}
-        for flag in sorted(self.flags, key=_rank):
+        ranked = sorted(self.flags, key=_rank)
+        for flag in ranked:
             by_dest.setdefault(flag.dest, flag)
         # argparse stores `--tensor-parallel-size` as `tensor_parallel_size` before
         # from_cli_args-style code copies it to the field (`tp_size`): code reading the
         # namespace name reads that flag
-        for flag in sorted(self.flags, key=_rank):
+        for flag in ranked:
             for option in ((flag.option,) if flag.option else ()) + flag.aliases:
                 if option.startswith("--"):
                     by_dest.setdefault(dest_for_option(option), flag)
