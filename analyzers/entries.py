@@ -9,7 +9,7 @@ from typing import Any
 
 from analyzers.trigger import Renderer, trigger_dict
 from extractor.ir import TRUE, Expr, conj, refs
-from extractor.records import Guard, GuardOrigin, RaiseSite
+from extractor.records import Guard, GuardOrigin, RaiseSite, merge_runs
 
 EXCERPT_CONTEXT = 20  # lines shown before and after the statement
 
@@ -40,7 +40,7 @@ class Entry:
             "source": {"path": site.path, "line": site.line, "function": site.function, "url": self.url},
             "excerpt": {"start_line": self.excerpt_start, "code": self.excerpt},
             "trigger": self.trigger,
-            "guards": [{"text": g.text, "origin": str(g.origin)} for g in site.guards],
+            "guards": [{"text": g.text, "origin": str(g.origin)} for g in listed_guards(site)],
             "variants": list(self.variants),
             "notes": list(site.notes),
             "meaning": self.meaning,
@@ -93,6 +93,64 @@ def trigger_expr(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> Expr
     return conj([g.expr for g in trigger_guards(guards, related)]) if guards else TRUE
 
 
+def site_trigger_guards(site: RaiseSite) -> list[Guard]:
+    """`trigger_guards` of the site's whole path (its variants' guards count as read),
+    looking the earlier raises up by what they read instead of testing each of them:
+    linear in the path, not in the number of checks before the site."""
+    own = trigger_guards(site.direct, [g for v in site.variants for g in v.guards])
+    if not site.prior_runs:
+        return own
+    direct = [g for g in site.direct if g.origin is not GuardOrigin.PRIOR_RAISE]
+    read = {r for g in (*direct, *(g for v in site.variants for g in v.guards)) for r in refs(g.expr)}
+
+    def narrowing(run: tuple[int, int, int, int]) -> list[Guard]:
+        _, block, start, end = run
+        guards = site.priors.blocks[block][1]
+        return [guards[p] for p in sorted({p for r in read for p in site.priors.reading(block, r, start, end)})]
+
+    kept = {id(g) for g in own}
+    return merge_runs([g for g in site.direct if id(g) in kept], _kept_runs(site, kept), site.priors, narrowing)
+
+
+def _kept_runs(site: RaiseSite, kept: set[int]) -> list[tuple[int, int, int, int]]:
+    """`site.prior_runs` with positions counted in the kept direct guards."""
+    position = [0]
+    for g in site.direct:
+        position.append(position[-1] + (id(g) in kept))
+    return [(position[at], b, start, end) for at, b, start, end in site.prior_runs]
+
+
+def site_trigger(site: RaiseSite) -> Expr:
+    """The site's trigger condition (`trigger_expr` of its whole path)."""
+    if not site.direct and not site.prior_runs:
+        return TRUE
+    return conj([g.expr for g in site_trigger_guards(site)])
+
+
+MAX_LISTED_PRIORS = 24  # earlier raises listed per entry; more are counted in one line
+
+
+def listed_guards(site: RaiseSite) -> list[Guard]:
+    """The guards an entry lists: the whole path, except that beyond `MAX_LISTED_PRIORS`
+    earlier raises only the nearest are named and the rest are one counted line (a
+    function of N checks would otherwise list O(N²) guards over its entries)."""
+    hidden = site.prior_count - MAX_LISTED_PRIORS
+    if hidden <= 0:
+        return list(site.guards)
+    summary = Guard(TRUE, f"{hidden} earlier checks did not fire (not listed)", GuardOrigin.PRIOR_RAISE)
+    skip = hidden
+
+    def nearest(run: tuple[int, int, int, int]) -> list[Guard]:
+        nonlocal skip
+        _, block, start, end = run
+        dropped = min(skip, end - start)
+        lead = [summary] if dropped and skip == hidden else []
+        skip -= dropped
+        return [*lead, *site.priors.blocks[block][1][start + dropped:end]]
+
+    return merge_runs(site.direct, site.prior_runs, site.priors, nearest)
+
+
 def excerpt(lines: Sequence[str], line: int) -> tuple[int, str]:
     start = max(1, line - EXCERPT_CONTEXT)
     end = min(len(lines), line + EXCERPT_CONTEXT)
@@ -125,9 +183,7 @@ def build_entries(
                 url=permalink(site.path, site.line),
                 excerpt_start=start,
                 excerpt=code,
-                trigger=trigger_dict(
-                    trigger_expr(site.guards, [g for v in site.variants for g in v.guards]), renderer, implied
-                ),
+                trigger=trigger_dict(site_trigger(site), renderer, implied),
                 variants=variants,
             )
         )
