@@ -104,6 +104,9 @@ _WORKER_PROFILE: Profile | None = None
 
 def _init_worker(raw: dict[str, Any], origin: str) -> None:
     global _WORKER_PROFILE
+    from extractor.orphans import exit_with_parent
+
+    exit_with_parent()  # a killed run must not leave its workers behind
     _WORKER_PROFILE = parse_profile(raw, origin)
 
 
