@@ -62,6 +62,8 @@ class Catalog:
     diagnostics: tuple[str, ...]
     flags: FlagModel | None = None
     adjustments: tuple[Adjustment, ...] = ()
+    # (path, reason) of each target Python accepts but errcat could not analyse, sorted
+    incomplete: tuple[tuple[str, str], ...] = ()
 
     @property
     def renderer(self) -> Renderer:
@@ -84,6 +86,8 @@ class Catalog:
             "targets": list(self.targets),
             "stats": self.stats(),
             "diagnostics": list(self.diagnostics),
+            # absent when complete (catalogs of earlier versions read alike)
+            **({"incomplete": [{"path": p, "reason": r} for p, r in self.incomplete]} if self.incomplete else {}),
             "entries": [e.as_dict() for e in self.entries],
             "flags": self.flags.as_dict() if self.flags is not None else None,
             "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer)),
@@ -192,7 +196,9 @@ def build_catalog(
                                launch_prefix=profile.launch, docstrings=docstrings)
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
-    return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments)
+    incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
+    return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
+                   incomplete)
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:
@@ -281,11 +287,14 @@ class Extracted:
     out: Path
     cached: bool  # the files came from the catalog cache
     written: bool  # False: `out` held exactly these files already, nothing was rewritten
+    # (path, reason) of the targets that could not be analysed (`Catalog.incomplete`):
+    # the catalog was written but lacks their errors
+    incomplete: tuple[tuple[str, str], ...] = ()
 
 
 def _summary(catalog: Catalog) -> dict[str, Any]:
     return {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
-            "diagnostics": list(catalog.diagnostics)}
+            "diagnostics": list(catalog.diagnostics), "incomplete": [list(i) for i in catalog.incomplete]}
 
 
 def catalog_files(
@@ -314,7 +323,7 @@ def catalog_files(
     catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items)
     files = render_catalog(catalog, formats)
     summary = _summary(catalog)
-    if whole is not None:
+    if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
         encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
         whole.put_bytes("catalog", key, pack(encoded, summary))
     return files, summary, False
@@ -341,7 +350,7 @@ def write_catalog(
     if written:
         write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
     return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
-                     Path(out), cached, written)
+                     Path(out), cached, written, tuple((p, r) for p, r in summary.get("incomplete", ())))
 
 
 # ------------------------------------------------------------------ versions

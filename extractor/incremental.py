@@ -49,7 +49,7 @@ def extract_files(
     texts = [(path, snapshot.text(path)) for path, _ in todo]
     for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs)):
         if cache is not None:
-            if exact:
+            if exact and sites.incomplete is None:  # a failure (memory ...) may not recur: not kept
                 cache.put(KIND, key, data)
             else:
                 cache.stats.uncacheable += 1

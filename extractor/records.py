@@ -273,6 +273,9 @@ class FileSites:
     helpers: tuple[tuple[str, Expr], ...] = ()  # qualified name -> value returned from the config
     registered: tuple[str, ...] = ()  # functions a profile decorator registers as providers
     priors: PriorTable = NO_PRIORS  # the earlier raises its sites' `prior_runs` name
+    # why the file could not be analysed although Python accepts it (memory, depth, a bug):
+    # the catalog is incomplete. None: analysed, or rejected by Python itself (never runs).
+    incomplete: str | None = None
 
     def map_exprs(self, fn: ExprMap) -> "FileSites":
         """`fn` applied to every site's and adjustment's conditions (not to call sites)."""
@@ -295,6 +298,7 @@ class FileSites:
             "helpers": [[q, e.as_dict()] for q, e in self.helpers],
             "registered": list(self.registered),
             "priors": self.priors.as_dict(),
+            "incomplete": self.incomplete,
         }
 
     @classmethod
@@ -314,4 +318,5 @@ class FileSites:
             helpers=tuple((q, from_dict(e)) for q, e in data.get("helpers", [])),
             registered=tuple(data.get("registered", [])),
             priors=priors,
+            incomplete=data.get("incomplete"),
         )

@@ -7,6 +7,7 @@ function's `Scope`. Blocks are processed in sequence so early exits
 """
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -831,18 +832,44 @@ def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
     return consts
 
 
+def _not_analysed(path: str, reason: str) -> FileSites:
+    """A file Python accepts but errcat could not analyse: a diagnostic, and the catalog
+    is marked incomplete (`FileSites.incomplete`), never silently short of its sites."""
+    reason = " ".join(reason.split())  # one line, wherever it is shown
+    return FileSites(path=path, parse_error=f"{path}: {reason}", incomplete=reason)
+
+
+def _python_rejects(source: str) -> bool:
+    """Does CPython itself refuse to compile `source` (so the file can never run)?"""
+    try:
+        compile(source, "<target>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError):
+        return True
+    except MemoryError:  # undecided: count it as errcat's failure, not the file's
+        pass
+    return False
+
+
 def extract_file(path: str, source: str, profile: Profile) -> FileSites:
     """All sites of one file. Never raises: unparsable files are reported as such."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         message = str(exc).strip().splitlines()[0]
+        if not _python_rejects(source):
+            return _not_analysed(path, f"libcst cannot parse it: line {exc.raw_line}: {message}")
         return FileSites(path=path, parse_error=f"{path}:{exc.raw_line}: {message}")
+    except MemoryError:
+        return _not_analysed(path, "out of memory")
     except Exception as exc:  # libcst raises a few other kinds on odd input
+        if not _python_rejects(source):
+            return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
     try:
         return SiteWalker(path, module, profile, statement_lines(source)).run()
+    except MemoryError:
+        return _not_analysed(path, "out of memory")
     except RecursionError:
-        return FileSites(path=path, parse_error=f"{path}: too deeply nested to analyse")
+        return _not_analysed(path, "too deeply nested to analyse")
     except Exception as exc:  # a shape we mishandle must not sink the whole catalog
-        return FileSites(path=path, parse_error=f"{path}: analysis failed: {type(exc).__name__}: {exc}")
+        return _not_analysed(path, f"analysis failed: {type(exc).__name__}: {exc}")
