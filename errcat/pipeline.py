@@ -232,14 +232,29 @@ def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict
     data = catalog.as_dict()
     files: dict[str, str | bytes] = {}
     if "json" in formats:
-        files["catalog.json"] = dumps(data)
-        for entry in data["entries"]:
-            files[f"entries/{entry['id']}.json"] = dumps(entry)
+        texts = [dumps(entry) for entry in data["entries"]]
+        files["catalog.json"] = _with_entries(data, texts)
+        for entry, text in zip(data["entries"], texts):
+            files[f"entries/{entry['id']}.json"] = text
     files.update(render_extra(data, formats))
     graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
     files["graph.json"] = dumps(graph_json(graph))
     files["graph.graphml"] = graph_graphml(graph)
     return files
+
+
+def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> str:
+    """`dumps(data)`, its entries spliced in from their files' `texts` (the same bytes:
+    each entry is encoded once, not twice; JSON strings hold no raw newline to shift)."""
+    if not texts:
+        return dumps(data)
+    import json
+    import secrets
+
+    marker = f"\0entries {secrets.token_hex(16)}\0"  # no catalog string can be it
+    head = dumps({**data, "entries": [marker]})
+    body = ",\n    ".join(text.rstrip("\n").replace("\n", "\n    ") for text in texts)
+    return head.replace(json.dumps(marker, ensure_ascii=False), body, 1)
 
 
 def extract(
