@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analyzers.trigger import Renderer, trigger_dict
-from extractor.ir import TRUE, Expr, conj, refs
+from extractor.ir import TRUE, Expr, Ref, conj, refs
 from extractor.records import Guard, GuardOrigin, RaiseSite, merge_runs
 
 EXCERPT_CONTEXT = 20  # lines shown before and after the statement
@@ -73,6 +73,11 @@ def assign_ids(sites: Sequence[RaiseSite]) -> list[str]:
     return ids
 
 
+def _reads(guards: Sequence[Guard], related: Sequence[Guard]) -> set[Ref]:
+    """What the trigger reads: the refs of the guards that are not earlier raises."""
+    return {r for g in (*guards, *related) if g.origin is not GuardOrigin.PRIOR_RAISE for r in refs(g.expr)}
+
+
 def trigger_guards(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> list[Guard]:
     """Guards that make up the trigger.
 
@@ -81,8 +86,7 @@ def trigger_guards(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> li
     (or `related` guards, e.g. the variants') already reads, such as the remaining
     values of the same flag. The rest would bury the cause; they stay in ``guards``.
     """
-    direct = [g for g in guards if g.origin is not GuardOrigin.PRIOR_RAISE]
-    read = {r for g in (*direct, *related) for r in refs(g.expr)}
+    read = _reads(guards, related)
     return [
         g for g in guards
         if g.origin is not GuardOrigin.PRIOR_RAISE or read.intersection(refs(g.expr))
@@ -94,30 +98,20 @@ def trigger_expr(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> Expr
 
 
 def site_trigger_guards(site: RaiseSite) -> list[Guard]:
-    """`trigger_guards` of the site's whole path (its variants' guards count as read),
-    looking the earlier raises up by what they read instead of testing each of them:
+    """`trigger_guards` of the site's whole path (its variants' guards count as read).
+    The earlier raises are looked up by what they read instead of each being tested:
     linear in the path, not in the number of checks before the site."""
-    own = trigger_guards(site.direct, [g for v in site.variants for g in v.guards])
+    related = [g for v in site.variants for g in v.guards]
     if not site.prior_runs:
-        return own
-    direct = [g for g in site.direct if g.origin is not GuardOrigin.PRIOR_RAISE]
-    read = {r for g in (*direct, *(g for v in site.variants for g in v.guards)) for r in refs(g.expr)}
+        return trigger_guards(site.direct, related)
+    read = _reads(site.direct, related)
 
     def narrowing(run: tuple[int, int, int, int]) -> list[Guard]:
         _, block, start, end = run
-        guards = site.priors.blocks[block][1]
-        return [guards[p] for p in sorted({p for r in read for p in site.priors.reading(block, r, start, end)})]
+        found = sorted({p for r in read for p in site.priors.reading(block, r, start, end)})
+        return [site.priors.blocks[block][1][p] for p in found]
 
-    kept = {id(g) for g in own}
-    return merge_runs([g for g in site.direct if id(g) in kept], _kept_runs(site, kept), site.priors, narrowing)
-
-
-def _kept_runs(site: RaiseSite, kept: set[int]) -> list[tuple[int, int, int, int]]:
-    """`site.prior_runs` with positions counted in the kept direct guards."""
-    position = [0]
-    for g in site.direct:
-        position.append(position[-1] + (id(g) in kept))
-    return [(position[at], b, start, end) for at, b, start, end in site.prior_runs]
+    return trigger_guards(merge_runs(site.direct, site.prior_runs, site.priors, narrowing), related)
 
 
 def site_trigger(site: RaiseSite) -> Expr:

@@ -62,3 +62,39 @@ def test_long_run_of_earlier_raises_is_counted_not_listed(tmp_path):
     guards = [(g["origin"], g["text"]) for g in last["guards"]]
     assert guards[0] == ("prior-raise", "5 earlier checks did not fire (not listed)")
     assert guards[1:] == [("prior-raise", f"not (cfg.x{i} > {i})") for i in range(5, 29)] + [("if", "cfg.x29 > 29")]
+
+
+NESTED = '''\
+def f(cfg):
+    if cfg.a == 1:
+        raise ValueError("one")
+    assert cfg.b, "b"
+    if cfg.mode == "x":
+        if cfg.a == 2:
+            raise ValueError("two")
+        if cfg.c:
+            return
+        assert cfg.a != 3, "three"
+        raise ValueError("x mode")
+    for name, why in [("p", "pp"), ("q", "qq")]:
+        assert cfg.a != 4, "four"
+        if cfg.mode == name:
+            raise ValueError(why)
+    if cfg.mode == "y":
+        raise ValueError("y mode")
+    elif cfg.a == 5:
+        raise ValueError("five")
+    raise ValueError("last")
+'''
+
+
+@pytest.mark.parametrize("code", [NESTED, scale_shapes.source("one-elif", 120)], ids=["nested", "one-elif"])
+def test_trigger_from_the_prior_table_equals_filtering_the_whole_path(code):
+    """The indexed lookup keeps exactly the earlier raises the plain filter keeps, in order."""
+    from analyzers.entries import site_trigger_guards, trigger_guards
+
+    fs = extract_file("m.py", code, load_profile("sglang"))
+    assert fs.priors.blocks and fs.sites
+    for site in fs.sites:
+        related = [g for v in site.variants for g in v.guards]
+        assert site_trigger_guards(site) == trigger_guards(site.guards, related), site.line
