@@ -117,7 +117,9 @@ def _sha256(content: str | bytes) -> str:
 
 
 def with_manifest(files: Files) -> dict[str, str | bytes]:
-    """`files` plus `MANIFEST` listing each with its sha256: exactly what `write_atomically` writes."""
+    """`files` plus `MANIFEST` listing each with its sha256: exactly what `write_atomically` writes
+    (a `MANIFEST` in `files` is replaced). OutputError on a bad name (see `check_names`)."""
+    check_names(files)
     own = {k: v for k, v in files.items() if k != MANIFEST}
     listing = {rel: _sha256(content) for rel, content in sorted(own.items())}
     return {**own, MANIFEST: dumps({"errcat_manifest": 1, "files": listing})}
@@ -339,9 +341,7 @@ def write_atomically(
 ) -> Path:
     """Render all files first (nothing touches disk if that fails or a name is bad), then
     swap them in with their `MANIFEST`. `marker`: see `atomic_dir`."""
-    files = render()
-    check_names(files)
-    files = with_manifest(files)
+    files = with_manifest(render())
     try:
         with atomic_dir(out, marker=marker) as staging:
             write_files(staging, files)

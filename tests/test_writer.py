@@ -38,6 +38,26 @@ def _siblings(out: Path) -> list[str]:
     return sorted(p.name for p in out.parent.iterdir())
 
 
+TINY_PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
+TINY_PY = "def check(x):\n    if x < 0:\n        raise ValueError('x must be >= 0')\n"
+
+
+@pytest.fixture()
+def tiny(tmp_path) -> dict[str, Path]:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "a.py").write_text(TINY_PY)
+    (tmp_path / "tiny.yaml").write_text(TINY_PROFILE)
+    return {"tmp": tmp_path, "out": tmp_path / "out"}
+
+
+def _extract(tiny: dict[str, Path], capsys, *extra: str) -> tuple[int, str]:
+    from errcat.cli import main
+
+    code = main(["extract", "--path", str(tiny["tmp"] / "src"), "--profile", str(tiny["tmp"] / "tiny.yaml"),
+                 "--out", str(tiny["out"]), "--cache-dir", str(tiny["tmp"] / "cache"), "--jobs", "1", *extra])
+    return code, capsys.readouterr().err
+
+
 def test_writes_new_directory(tmp_path):
     write_atomically(tmp_path / "a" / "b", lambda: dict(NEW))
     assert _tree(tmp_path / "a" / "b") == _expect(NEW)
@@ -208,6 +228,24 @@ def test_hostile_names_are_refused_before_anything_is_written(tmp_path, name):
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == []
 
 
+@pytest.mark.parametrize("name", ["../escape.txt", "{tmp}/escape.txt", "entries/../../escape.txt"])
+def test_a_poisoned_catalog_pack_writes_nothing_outside_out(tiny, capsys, monkeypatch, name):
+    from errcat import pipeline
+
+    real = pipeline.catalog_files
+
+    def poisoned(*args, **kwargs):
+        files, summary, _ = real(*args, **kwargs)
+        return {**files, name.format(tmp=tiny["tmp"]): "pwned"}, summary, True
+
+    monkeypatch.setattr(pipeline, "catalog_files", poisoned)
+    before = sorted(p.name for p in tiny["tmp"].iterdir())
+    code, err = _extract(tiny, capsys)
+    assert code == 2 and err.startswith("errcat: refusing to write ") and err.count("\n") == 1
+    assert sorted(p.name for p in tiny["tmp"].iterdir()) == sorted({*before, "cache"})
+    assert not list(tiny["tmp"].parent.glob("escape.txt")) and not (tiny["tmp"] / "escape.txt").exists()
+
+
 def test_a_name_that_is_both_file_and_directory_is_refused(tmp_path):
     with pytest.raises(OutputError, match="both a file and a directory"):
         write_atomically(tmp_path / "out", lambda: {"catalog.json": "{}", "catalog.json/x": "y"})
@@ -225,26 +263,6 @@ def test_write_files_does_not_follow_a_symlink_out_of_root(tmp_path):
 
 
 # ------------------------------------------------------------------ manifest (issue 10, item 3)
-
-TINY_PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
-TINY_PY = "def check(x):\n    if x < 0:\n        raise ValueError('x must be >= 0')\n"
-
-
-@pytest.fixture()
-def tiny(tmp_path) -> dict[str, Path]:
-    (tmp_path / "src" / "pkg").mkdir(parents=True)
-    (tmp_path / "src" / "pkg" / "a.py").write_text(TINY_PY)
-    (tmp_path / "tiny.yaml").write_text(TINY_PROFILE)
-    return {"tmp": tmp_path, "out": tmp_path / "out"}
-
-
-def _extract(tiny: dict[str, Path], capsys, *extra: str) -> tuple[int, str]:
-    from errcat.cli import main
-
-    code = main(["extract", "--path", str(tiny["tmp"] / "src"), "--profile", str(tiny["tmp"] / "tiny.yaml"),
-                 "--out", str(tiny["out"]), "--cache-dir", str(tiny["tmp"] / "cache"), "--jobs", "1", *extra])
-    return code, capsys.readouterr().err
-
 
 def test_output_carries_a_manifest_of_every_file_with_its_sha256(tiny, capsys):
     import hashlib
