@@ -54,15 +54,20 @@ def dumps(data: Any) -> str:
 # ------------------------------------------------------------------ names
 
 
+_BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]|^/|^[A-Za-z]:|(?:^|/)\.{0,2}(?:/|$)")
+
+
 def _name_problem(rel: object) -> str | None:
     """Why `rel` is not a plain relative path below the output directory (None: it is)."""
     if not isinstance(rel, str) or not rel:
         return "not a file name"
-    if any(ord(c) < 0x20 or c == "\x7f" for c in rel):
-        return "control character in the name"
-    if "\\" in rel or rel.startswith("/") or re.match(r"[A-Za-z]:", rel):
-        return "absolute path or backslash"
-    if any(part in ("", ".", "..") for part in rel.split("/")):
+    bad = _BAD_CHARS.search(rel)
+    if bad is not None:
+        text = bad.group()
+        if text == "\\" or (len(text) == 1 and text != "/" and text != "."):
+            return "backslash or control character in the name"
+        if bad.start() == 0 and (text.startswith("/") or text.endswith(":")):
+            return "absolute path"
         return "empty, '.' or '..' part"
     if rel == _OWNER:
         return "reserved name"
@@ -88,21 +93,27 @@ def check_names(files: Files) -> None:
 
 
 def _check_inside(root: Path, files: Files) -> None:
-    """No name resolves outside `root` (a symlinked directory on the way)."""
+    """No name resolves outside `root`: with plain names (`check_names`) only a symlinked
+    directory on the way can lead out, so each directory is resolved once; the file itself
+    is opened with O_NOFOLLOW."""
     real_root = os.path.realpath(root)
-    for rel in sorted(files):
-        real = os.path.realpath(root / rel)
+    for rel_dir in sorted({os.path.dirname(rel) for rel in files} - {""}):
+        real = os.path.realpath(root / rel_dir)
         if os.path.commonpath([real_root, real]) != real_root or real == real_root:
-            raise OutputError(f"refusing to write {rel!r}: it resolves outside {root}")
+            first = min(rel for rel in files if rel.startswith(rel_dir + "/"))
+            raise OutputError(f"refusing to write {first!r}: it resolves outside {root}")
 
 
 def write_files(root: Path, files: Files) -> None:
     """Write relative path -> content below `root`; all names are checked before the first write."""
     check_names(files)
     _check_inside(root, files)
+    made: set[Path] = set()
     for rel, content in sorted(files.items()):
         path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
         # Bytes, not text mode: no newline translation; O_NOFOLLOW: never write through a link.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
         with os.fdopen(fd, "wb") as fh:
