@@ -172,11 +172,13 @@ def _entries(root: Path) -> list[tuple[str, Path | None]]:
 def _first_foreign(root: Path, marker: str | None) -> str | None:
     """"<name> <why>" for the first thing below `root` errcat did not write (None: all ours)."""
     manifest = _read_manifest(root)
+    if manifest is None and os.path.lexists(root / MANIFEST):
+        return f"{MANIFEST} is not a valid errcat manifest"
     if manifest is None:
         legacy = marker is not None and (root / marker).is_file() and not (root / marker).is_symlink()
         why = f"was not written by errcat (no {MANIFEST}" + (")" if legacy else ": not an errcat output directory)")
         for rel, path in _entries(root):
-            ours = _LEGACY_FILES.fullmatch(rel) and not path.is_symlink() if path else rel[:-1] in _LEGACY_DIRS
+            ours = (_LEGACY_FILES.fullmatch(rel) and not path.is_symlink()) if path else rel[:-1] in _LEGACY_DIRS
             if not (legacy and ours):
                 return f"{rel} {why}"
         return None

@@ -303,6 +303,14 @@ def test_refusal_names_the_first_foreign_file_in_sorted_order(tiny, capsys):
     assert code == 2 and ": b/a.txt was not written by errcat" in err
 
 
+@pytest.mark.parametrize("text", ["not json", '{"files": [1]}', '{"files": {"catalog.json": 1}}'])
+def test_an_unreadable_manifest_is_refused(out, text):
+    (out / writer.MANIFEST).write_text(text)
+    with pytest.raises(OutputError, match=f"{writer.MANIFEST} is not a valid errcat manifest"):
+        write_atomically(out, lambda: dict(NEW))
+    assert (out / writer.MANIFEST).read_text() == text
+
+
 def test_a_file_changed_since_errcat_wrote_it_is_not_replaced(out):
     (out / "catalog.json").write_text("my edits")
     with pytest.raises(OutputError, match="catalog.json was changed since errcat wrote it"):
