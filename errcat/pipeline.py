@@ -18,7 +18,7 @@ from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache,
 from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
 from output.unchanged import same_files
-from output.writer import dumps, write_atomically
+from output.writer import dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.diff import Diff
@@ -337,7 +337,7 @@ def write_catalog(
     snapshot = open_source(spec, prof, cache_dir=cache_dir)
     files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache,
                                            formats=formats, overlay=overlay)
-    written = not same_files(out, files)
+    written = not same_files(out, with_manifest(files))  # the manifest is part of what we write
     if written:
         write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
     return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
