@@ -17,6 +17,7 @@ from extractor.profile import Profile, load_profile
 from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, key_of, pack, snapshot_key, unpack
 from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
+from output.schema import SCHEMA_VERSION
 from output.unchanged import same_files
 from output.writer import dumps, with_manifest, write_atomically
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from extractor.records import Adjustment
     from extractor.records import FileSites
 
-SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
