@@ -254,7 +254,7 @@ def load_profile(name_or_file: str = "sglang") -> Profile:
             raise ProfileError(f"unknown profile {name_or_file!r}")
         text, origin = res.read_text(encoding="utf-8"), name_or_file
     try:
-        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader, in C when available
+        data = yaml.load(text, Loader=_LOADER)  # a safe loader, in C when available
     except yaml.YAMLError as exc:
         raise ProfileError(f"profile {origin} is not valid YAML: {str(exc).splitlines()[0]}") from None
     return parse_profile(data, origin)
