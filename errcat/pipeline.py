@@ -17,6 +17,7 @@ from extractor.profile import Profile, load_profile
 from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, key_of, pack, snapshot_key, unpack
 from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
+from output.schema import SCHEMA_VERSION
 from output.unchanged import same_files
 from output.writer import dumps, with_manifest, write_atomically
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from extractor.records import Adjustment
     from extractor.records import FileSites
 
-SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +154,8 @@ def build_catalog(
             f"no target files at {snapshot.ref}: nothing matches {', '.join(profile.targets)}"
         )
     files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
-    diagnostics = [d for fs in files for d in fs.diagnostics]
+    diagnostics = list(snapshot.diagnostics)  # what the source left out (symlinks)
+    diagnostics += [d for fs in files for d in fs.diagnostics]
     diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]
     lines: dict[str, list[str]] = {}
 
@@ -206,9 +207,14 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     conventions = Conventions.from_mapping((profile.raw.get("declarations") or {}).get("conventions"))
 
     def build() -> FlagModel:
-        return build_flag_model(
-            {p: snapshot.text(p) for p in paths}, config_classes=profile.config_classes, conventions=conventions
-        )
+        from dataclasses import replace
+
+        from analyzers.static_values import Diagnostic
+
+        texts, refused = snapshot.texts(paths)
+        model = build_flag_model(texts, config_classes=profile.config_classes, conventions=conventions)
+        unread = tuple(Diagnostic(exc.path, exc.line, f"cannot read: {exc.reason}") for exc in refused)
+        return replace(model, diagnostics=model.diagnostics + unread) if unread else model
 
     if cache is None:
         return build()

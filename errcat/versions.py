@@ -21,6 +21,7 @@ from analyzers.lineage import History, Rev, build_history
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile, parse_profile
 from extractor.result_cache import CATALOG_PACKAGES, CacheStats, ResultCache, snapshot_key
+from output.schema import catalog_problem
 
 # Keys of an entry that diffs and histories read; the rest (excerpts, guards) stays out
 # of caches and inter-process traffic.
@@ -81,15 +82,18 @@ def side_label(side: Side) -> str:
 
 
 def read_catalog_dir(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """DIR/catalog.json, checked against the shipped schema: any schema_version up to
+    this errcat's is read, a newer one or malformed content is a one-line error."""
     file = Path(path) / "catalog.json"
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ErrcatError(f"cannot read {file}: {exc.strerror or exc}") from None
-    except ValueError as exc:
+    except ValueError as exc:  # also bytes that are not UTF-8
         raise ErrcatError(f"{file} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise ErrcatError(f"{file} is not an errcat catalog (no entries list)")
+    problem = catalog_problem(data)
+    if problem is not None:
+        raise ErrcatError(f"{file}: {problem}")
     return data
 
 

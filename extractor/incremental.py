@@ -46,7 +46,11 @@ def extract_files(
             found[path] = cached
         else:
             todo.append((path, key))
-    texts = [(path, snapshot.text(path)) for path, _ in todo]
+    decoded, refused = snapshot.texts(path for path, _ in todo)
+    for exc in refused:  # Python would refuse the file: reported like a parse error
+        found[exc.path] = FileSites(path=exc.path, parse_error=str(exc))
+    todo = [(path, key) for path, key in todo if path in decoded]
+    texts = [(path, decoded[path]) for path, _ in todo]
     for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs)):
         if cache is not None:
             if exact:

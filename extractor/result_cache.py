@@ -210,7 +210,7 @@ def snapshot_key(snapshot: Snapshot, profile: Profile) -> str:
         content = f"release {snapshot.repo}=={snapshot.release}"
     else:
         content = "\n".join(f"{p}\t{snapshot.blobs[p]}" for p in sorted(snapshot.blobs))
-    return key_of("snapshot", snapshot.repo, prov, content)
+    return key_of("snapshot", snapshot.repo, prov, content, *snapshot.diagnostics)  # e.g. a link now skipped
 
 
 # ------------------------------------------------------------------ file packs

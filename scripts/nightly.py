@@ -317,7 +317,7 @@ class Outcome:
 
 def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome:
     from analyzers.diff import diff_catalogs
-    from errcat.versions import compact
+    from errcat.versions import compact, read_catalog_dir
     from output.diff_formats import render_json, render_markdown
     from output.writer import remove_stale_staging
 
@@ -335,7 +335,7 @@ def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome
     old_pin = published_pin(target_dir)
     old: dict[str, Any] = {"entries": []}
     if old_pin is not None:
-        old = json.loads((target_dir / old_pin / "catalog.json").read_text(encoding="utf-8"))
+        old = read_catalog_dir(target_dir / old_pin)  # any schema_version up to ours; validated
     lost = lost_files(old, new)
     if lost:
         more = f" and {len(lost) - 1} more" if len(lost) > 1 else ""

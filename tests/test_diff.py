@@ -289,13 +289,25 @@ def test_empty_diff_renders(fmt, expected):
 # ------------------------------------------------------------------ CLI
 
 
+def published(cat: dict[str, Any]) -> dict[str, Any]:
+    """`cat` completed to what `errcat extract` writes: readers check catalog.json's schema."""
+    def full(e: dict[str, Any]) -> dict[str, Any]:
+        return {**e, "id": e["id"] * 16, "source": {**e["source"], "url": "https://x.invalid/" + e["source"]["path"]},
+                "trigger": {"expr": {"op": "unknown", "text": e["trigger"]["text"]}, **e["trigger"]},
+                "excerpt": {"start_line": 1, "code": ""}, "meaning": "", "solutions": [], "related": [],
+                "example_fix": {"before": None, "after": None, "verified": "unknown"}}
+    source = {"kind": "directory", "ref": "src", "commit": None, "commit_date": None, "release": None}
+    return {**cat, "schema_version": 1, "tool": {"name": "errcat", "version": "0"}, "commit_date": None,
+            "source": source, "targets": [], "entries": [full(e) for e in cat["entries"]]}
+
+
 @pytest.fixture()
 def dirs(tmp_path) -> dict[str, str]:
     out = {}
-    for name, cat in {"old": catalog(entry("a"), entry("r", "gone away now", flags=("--r",))),
+    for name, cat in {"old": catalog(entry("a"), entry("f", "gone away now", flags=("--r",))),
                       "new": catalog(entry("a", path="pkg/b.py"))}.items():
         (tmp_path / name).mkdir()
-        (tmp_path / name / "catalog.json").write_text(json.dumps(cat))
+        (tmp_path / name / "catalog.json").write_text(json.dumps(published(cat)))
         out[name] = str(tmp_path / name)
     return out
 
