@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from analyzers.diff import (
@@ -117,9 +118,9 @@ _TITLES = {
 }
 
 
-def _message(text: str, width: int) -> str:
-    """A message as code, clipped; a table cell needs pipes escaped even there."""
-    return md.code(clip(text, width)) or "*(no message)*"
+def _message(text: str, width: int | None = None) -> str:
+    """A message as a code span, clipped to `width` when given."""
+    return md.code(clip(text, width) if width else " ".join(text.split())) or "*(no message)*"
 
 
 def _at(ref: EntryRef) -> str:
@@ -133,7 +134,8 @@ def _flag_at(flag: FlagRef) -> str:
 def _md_item(change: Change) -> str:
     if isinstance(change, (Added, Removed)):
         ref = change.new if isinstance(change, Added) else change.old
-        return f"{_message(ref.template, 160)} — {md.text(ref.exception, inline=True)} in {md.code(ref.function)} ({_at(ref)})"
+        return (f"{_message(ref.template, 160)} — {md.text(ref.exception, inline=True)} in "
+                f"{md.code(ref.function)} ({_at(ref)})")
     if isinstance(change, Moved):
         return (f"{_message(change.new.template, 120)}: {md.code(change.old.function)} ({_at(change.old)}) → "
                 f"{md.code(change.new.function)} ({_at(change.new)})")
@@ -149,8 +151,8 @@ def _md_item(change: Change) -> str:
         return (f"{_message(change.new.template, 120)} ({_at(change.new)}): now when "
                 f"{md.prose(clip(change.new_text, 200), inline=True)}" + (f" \\[{delta}\\]" if delta else ""))
     if isinstance(change, VariantsChanged):
-        rows = ([f"+{_message(r.template, _CLIP)}" for r in change.rows_added]
-                + [f"−{_message(r.template, _CLIP)}" for r in change.rows_removed])
+        rows = ([f"+{_message(r.template)}" for r in change.rows_added]
+                + [f"−{_message(r.template)}" for r in change.rows_removed])
         return f"{_message(change.new.template, 120)}: {', '.join(rows)}"
     if isinstance(change, FlagRenamed):
         return f"{md.code(change.old.name)} → {md.code(change.new.name)} ({md.text(change.evidence, inline=True)})"
@@ -242,18 +244,19 @@ def render_history_json(history: History) -> str:
 
 
 def render_history_markdown(history: History) -> str:
-    title = f": {md.text(history.revs[0].label, inline=True)} → {md.text(history.revs[-1].label, inline=True)}" if history.revs else ""
+    cell = partial(md.text, inline=True)
+    title = f": {cell(history.revs[0].label)} → {cell(history.revs[-1].label)}" if history.revs else ""
     lines = [f"# Error history{title}", ""]
     lines += ["| revision | date | errors | added | removed | changed | moved |", "|---|---|---:|---:|---:|---:|---:|"]
     for step in history.steps:
-        lines.append(md.row([md.text(step.rev.label, inline=True), md.text(step.rev.date or "", inline=True),
-                             *(str(n) for n in (step.entries, step.added, step.removed, step.changed, step.moved))]))
+        counts = (step.entries, step.added, step.removed, step.changed, step.moved)
+        lines.append(md.row([cell(step.rev.label), cell(step.rev.date or ""), *map(str, counts)]))
     lines += ["", "| error | first seen | last changed | moves | removed |", "|---|---|---|---:|---|"]
     for lin in history.lineages:
         changed = f"{lin.last_changed} ({', '.join(lin.last_change_kinds)})" if lin.last_changed else ""
-        error = f"{md.code(clip(lin.template, 90), cell=True) or '*(no message)*'} {md.code(lin.current_id or lin.last_id, cell=True)}"
-        lines.append(md.row([error, md.text(lin.first_seen, inline=True), md.text(changed, inline=True), str(len(lin.moves)),
-                             md.text(lin.removed or "", inline=True)]))
+        message = md.code(clip(lin.template, 90), cell=True) or "*(no message)*"
+        error = f"{message} {md.code(lin.current_id or lin.last_id, cell=True)}"
+        lines.append(md.row([error, cell(lin.first_seen), cell(changed), str(len(lin.moves)), cell(lin.removed or "")]))
     return "\n".join(lines) + "\n"
 
 

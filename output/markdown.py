@@ -54,7 +54,8 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
 
 def _variant(i: int, v: Mapping[str, Any]) -> str:
     values = sorted(v["values"].items(), key=lambda kv: str(kv[0]))
-    shown = "; ".join(md.code(f"{k} = {val}", cell=True) for k, val in values) or md.code(v.get("template", ""), cell=True)
+    shown = "; ".join(md.code(f"{k} = {val}", cell=True) for k, val in values)
+    shown = shown or md.code(v.get("template", ""), cell=True)
     fixes = " / ".join(md.prose(s, cell=True) for s in v.get("solutions") or [])
     return md.row([str(i), shown, md.prose(v["trigger"]["text"], cell=True), fixes])
 
@@ -64,7 +65,7 @@ def entry_page(entry: Mapping[str, Any], titles: Mapping[str, Mapping[str, Any]]
     out = [
         f"# {md.text(entry['exception'], inline=True)}: {md.text(_title(entry, 120), inline=True)}",
         "",
-        f"{md.code(entry['id'])} · {md.text(entry['kind'], inline=True)} · {_where(src)} · {md.code(src['function'])}",
+        " · ".join([md.code(entry["id"]), md.text(entry["kind"], inline=True), _where(src), md.code(src["function"])]),
         "",
         "## Error message",
         "",
