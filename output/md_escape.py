@@ -79,7 +79,8 @@ def prose(value: Any, *, cell: bool = False, inline: bool = False) -> str:
     """errcat's sentences quoting code in backticks: the spans stay code, the rest is text.
 
     Spans are found as CommonMark finds them (a run of n backticks up to the next run of
-    exactly n), so a docstring's ````x```` reads as it did; unmatched backticks are text.
+    exactly n), so a docstring's double-backtick span reads as it did; unmatched backticks
+    are text.
     """
     s = _one_line(value).strip()
     out: list[str] = []
