@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.gitrepo import commit as git_commit
 
 from analyzers.diff import (
     ChangeKind,
@@ -20,9 +19,16 @@ from analyzers.diff import (
     matched_share,
     parse_kinds,
 )
-from analyzers.matching import literal_text, match_entries, normalize_template, split_template, strip_receivers
+from analyzers.matching import (
+    literal_text,
+    match_entries,
+    normalize_template,
+    split_template,
+    strip_receivers,
+)
 from errcat.cli import main
 from output.diff_formats import render_diff
+from tests.gitrepo import commit as git_commit
 
 K = ChangeKind
 
@@ -395,7 +401,7 @@ def test_cli_diff_commit_options_and_catalog_dir_mix(tiny_repo, tmp_path, capsys
 
 def test_cli_diff_as_subprocess(dirs):
     proc = subprocess.run([sys.executable, "-m", "errcat", "diff", dirs["old"], dirs["new"], "--fail-on", "moved"],
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+                          check=False, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
     assert proc.returncode == 1 and "\nmoved " in proc.stdout and proc.stderr == ""
 
 
@@ -405,10 +411,10 @@ def test_cli_diff_as_subprocess(dirs):
 @pytest.mark.network
 def test_release_split_into_arg_groups_is_moves_not_removals(tmp_path):
     """0.5.18 -> 0.5.19 moved server_args.py methods into arg_groups/*_hook.py functions."""
-    from tests.conftest import test_cache_dir
     from errcat.pipeline import SourceSpec, diff
     from errcat.versions import catalog_of_source
     from extractor.profile import load_profile
+    from tests.conftest import test_cache_dir
 
     prof = load_profile("sglang")
     old, _ = catalog_of_source(SourceSpec(release="0.5.18"), prof, cache_dir=test_cache_dir(), jobs=None,
@@ -420,3 +426,39 @@ def test_release_split_into_arg_groups_is_moves_not_removals(tmp_path):
     assert share["message_in_both"] > 300 and share["share"] >= 0.9, share
     assert len(result.of_kind(K.MOVED)) > 250
     assert diff(SourceSpec(release="0.5.18"), SourceSpec(release="0.5.18"), cache_dir=test_cache_dir()).changes == ()
+
+
+# ------------------------------------------------------------------ determinism
+
+
+def _twins(group: int, path: str, lines: tuple[int, ...], prefix: str) -> list[dict[str, Any]]:
+    """Entries of one group share a message, function and flags: every pairing among them scores the same."""
+    return [entry(f"{prefix}{group}-{line}", f"mamba{group} module not available, check installation{group}",
+                  path=path, line=line, function=f"handle_{group}", flags=(f"--mamba{group}",))
+            for line in lines]
+
+
+# Like 0.5.18 -> 0.5.23: pairs of identical raises moved from one file into another, side by side.
+TWINS_OLD = catalog(*(e for g in range(12) for e in _twins(g, "pkg/server_args.py", (600 + g * 10, 602 + g * 10), "o")))
+TWINS_NEW = catalog(*(e for g in range(12) for e in _twins(g, f"pkg/hook{g}.py", (70, 72, 74)[: 2 + g % 2], "n")))
+
+
+def test_identical_messages_pair_in_source_order():
+    pairs = {(c.old.line, c.new.line) for c in diff_catalogs(TWINS_OLD, TWINS_NEW).of_kind(K.MOVED)}
+    assert pairs == {(old, new) for g in range(12) for old, new in ((600 + g * 10, 70), (602 + g * 10, 72))}
+
+
+_DIFF_OF_TWINS = """
+from analyzers.diff import diff_catalogs
+from output.diff_formats import render_diff
+from tests.test_diff import TWINS_NEW, TWINS_OLD
+print(render_diff(diff_catalogs(TWINS_OLD, TWINS_NEW), "json"))
+"""
+
+
+def test_diff_output_does_not_depend_on_hash_seed():
+    """Ties between identical messages are broken the same way in every process."""
+    outputs = {subprocess.run([sys.executable, "-c", _DIFF_OF_TWINS], capture_output=True, text=True, check=True,
+                              cwd=Path(__file__).resolve().parents[1], env={**os.environ, "PYTHONHASHSEED": str(seed)}
+                              ).stdout for seed in range(6)}
+    assert len(outputs) == 1
