@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from errcat.cli import main
 from errcat.pipeline import SourceSpec, write_catalog
+from extractor.cache import CacheWarning
 from extractor.incremental import extract_files
 from extractor.profile import parse_profile
 from extractor.result_cache import (
@@ -69,7 +71,8 @@ def test_unwritable_cache_is_not_an_error(tmp_path):
 
 def test_cache_under_a_file_is_not_an_error(tmp_path):
     (tmp_path / "c").write_text("not a directory")
-    cache = ResultCache.open(PROFILE, tmp_path / "c")
+    with pytest.warns(CacheWarning, match="is not a directory"):
+        cache = ResultCache.open(PROFILE, tmp_path / "c")
     assert cache.put("k", "ab12", 1) is False and cache.get("k", "ab12") is None
 
 
@@ -87,18 +90,54 @@ def test_fingerprint_is_stable():
     assert fingerprint(PROFILE) == fingerprint(parse_profile(dict(PROFILE.raw), "again"))
 
 
+def _pair(data: object) -> tuple[int, int]:
+    """A strict reader for the memo tests: [a, b] of ints."""
+    a, b = data  # type: ignore[misc]
+    if not (type(a) is int and type(b) is int):
+        raise ValueError("not a pair")
+    return (a, b)
+
+
 def test_memo_computes_once_per_key(tmp_path):
     calls = []
     for _ in range(2):
         cache = ResultCache.open(PROFILE, tmp_path)
-        assert cache.memo("m", "ab12", lambda: calls.append(1) or {"v": (1, 2)}) == {"v": (1, 2)}
-    assert calls == [1]
+        assert cache.memo("m", "ab12", lambda: calls.append(1) or (1, 2), dump=list, load=_pair) == (1, 2)
+    assert calls == [1] and cache.stats.hits == 1
 
 
-def test_memo_does_not_store_what_does_not_round_trip(tmp_path):
+def _ints(data: object) -> tuple[int, ...]:
+    return tuple(int(x) for x in data)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("value, load", [
+    ((1, True), _ints),  # reads back as (1, 1): equal, yet not the same stored bytes
+    ((1, 2.0), _pair),  # the reader refuses it
+    ((1, float("nan")), tuple),  # not equal to itself
+    ((1, b"x"), tuple),  # JSON cannot hold it
+])
+def test_memo_does_not_store_what_does_not_round_trip(tmp_path, value, load):
     cache = ResultCache.open(PROFILE, tmp_path)
-    value = cache.memo("m", "ab12", lambda: (lambda: 1))  # not picklable
-    assert callable(value) and cache.stats.uncacheable == 1 and cache.get_bytes("m", "ab12") is None
+    assert cache.memo("m", "ab12", lambda: value, dump=list, load=load) is value
+    assert cache.stats.uncacheable == 1 and cache.get_bytes("m", "ab12") is None
+
+
+@pytest.mark.parametrize("stored", [b"garbage", zlib.compress(b"[1]"), zlib.compress(b'[1, "2"]'),
+                                    zlib.compress(b"[" * 100_000)])
+def test_memo_treats_what_the_reader_refuses_as_a_miss(tmp_path, stored):
+    cache = ResultCache.open(PROFILE, tmp_path)
+    cache.path("m", "ab12").parent.mkdir(parents=True)
+    cache.path("m", "ab12").write_bytes(stored)
+    assert cache.memo("m", "ab12", lambda: (3, 4), dump=list, load=_pair) == (3, 4)
+    assert (cache.stats.hits, cache.stats.misses) == (0, 1)
+    assert ResultCache.open(PROFILE, tmp_path).memo("m", "ab12", lambda: (5, 6), dump=list, load=_pair) == (3, 4)
+
+
+def test_no_pickle_left_in_the_project():
+    """The cache holds data only: nothing errcat ships may unpickle."""
+    offenders = [p.relative_to(ROOT).as_posix() for pkg in ("errcat", "extractor", "analyzers", "output")
+                 for p in sorted((ROOT / pkg).rglob("*.py")) if "pickle" in p.read_text(encoding="utf-8")]
+    assert offenders == []
 
 
 def test_flag_model_is_reused_while_declarations_are_unchanged(tmp_path, monkeypatch):
