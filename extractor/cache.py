@@ -64,17 +64,18 @@ def untrusted(root: Path) -> str | None:
     The root and the subdirectories errcat uses must belong to the effective user
     and not be writable by group or others: anyone else who can write there could
     plant downloads, mirrors or results. Missing directories are fine (errcat
-    creates them private, see `private_cache`).
+    creates them private, see `private_cache`); so is a path that cannot be a
+    directory (writing there fails with its own error).
     """
     for path in (root, *(root / sub for sub in SUBDIRS)):
         try:
             st = os.stat(path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
             return f"{path} cannot be checked ({exc.strerror or exc})"
         if not stat.S_ISDIR(st.st_mode):
-            return f"{path} is not a directory"
+            continue  # nothing can be planted in it; whoever writes there reports the error
         if st.st_uid != os.geteuid():
             return f"{path} is owned by uid {st.st_uid}, not by you"
         if st.st_mode & 0o022:

@@ -13,7 +13,6 @@ import pytest
 
 from errcat.cli import main
 from errcat.pipeline import SourceSpec, write_catalog
-from extractor.cache import CacheWarning
 from extractor.incremental import extract_files
 from extractor.profile import parse_profile
 from extractor.result_cache import (
@@ -71,8 +70,7 @@ def test_unwritable_cache_is_not_an_error(tmp_path):
 
 def test_cache_under_a_file_is_not_an_error(tmp_path):
     (tmp_path / "c").write_text("not a directory")
-    with pytest.warns(CacheWarning, match="is not a directory"):
-        cache = ResultCache.open(PROFILE, tmp_path / "c")
+    cache = ResultCache.open(PROFILE, tmp_path / "c")
     assert cache.put("k", "ab12", 1) is False and cache.get("k", "ab12") is None
 
 
@@ -155,6 +153,22 @@ def test_flag_model_is_reused_while_declarations_are_unchanged(tmp_path, monkeyp
     assert again == first and [f.option for f in again.flags] == ["--port"] and calls == [1]
 
 
+@pytest.mark.network
+def test_real_flag_model_round_trips_through_its_stored_form(release, sglang_profile, tmp_path):
+    """0.5.23's model (586 flags, 781 env vars) is cached, and read back exactly."""
+    from analyzers.flags import FlagModel
+    from errcat.pipeline import build_flags
+
+    snap = release("0.5.23")
+    cold = ResultCache.open(sglang_profile, tmp_path)
+    model = build_flags(snap, sglang_profile, cache=cold)
+    assert cold.stats.uncacheable == 0
+    warm = ResultCache.open(sglang_profile, tmp_path)
+    again = build_flags(snap, sglang_profile, cache=warm)
+    assert warm.stats.hits == 1 and again == model and again.as_dict() == model.as_dict()
+    assert FlagModel.from_dict(model.as_dict()) == model
+
+
 def test_pack_round_trip():
     files = {"catalog.json": b"{}\n", "entries/a.json": "é".encode(), "empty": b""}
     assert unpack(pack(files, {"n": 1})) == (files, {"n": 1})
@@ -163,6 +177,31 @@ def test_pack_round_trip():
 def test_truncated_pack_is_refused():
     with pytest.raises(ValueError):
         unpack(pack({"a": b"abc"}, None)[:-1])
+
+
+@pytest.mark.parametrize("name", [
+    "../evil", "a/../../evil", "/tmp/evil", "//evil", "a//b", "./a", "a/./b", "a/", "", ".", "..",
+    "a\\..\\evil", "..\\evil", "C:evil", "c:/evil", "a\0b",
+])
+def test_pack_with_a_name_outside_its_directory_is_refused(name):
+    with pytest.raises(ValueError):
+        unpack(pack({"catalog.json": b"{}", name: b"x"}, None))
+
+
+@pytest.mark.parametrize("header", [
+    b'[]', b'{"meta": null}', b'{"meta": null, "files": {}}', b'{"meta": null, "files": [["a"]]}',
+    b'{"meta": null, "files": [[1, 0]]}', b'{"meta": null, "files": [["a", -1]]}',
+    b'{"meta": null, "files": [["a", true]]}', b'{"meta": null, "files": [["a", 0], ["a", 0]]}',
+    b'{"meta": null, "files": [], "x": 1}',
+])
+def test_pack_of_another_shape_is_refused(header):
+    with pytest.raises(ValueError):
+        unpack(b"%d\n" % len(header) + header)
+
+
+@pytest.mark.parametrize("name", ["catalog.json", "entries/ab12.json", "md/by-flag/--tp-size.md", "a..b", ".hidden/x"])
+def test_pack_keeps_plain_relative_names(name):
+    assert unpack(pack({name: b"x"}, None)) == ({name: b"x"}, None)
 
 
 def test_prune_keeps_named_namespaces(tmp_path):
