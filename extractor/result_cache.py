@@ -150,14 +150,8 @@ class ResultCache:
         its stored form gives it back exactly: equal after `load`, and dumping that
         gives the same bytes (so types and key order survive too).
         """
-        data = self._decoded(kind, key)
-        value: T | None = None
-        if data is not None:
-            try:
-                value = load(data)
-            except Exception:  # noqa: BLE001 - not ours to trust: compute it again
-                value = None
-        if self._counted(value) is not None:
+        value = self.read(kind, key, load)
+        if value is not None:
             return value
         value = compute()
         try:
@@ -171,6 +165,19 @@ class ResultCache:
         else:
             self.stats.uncacheable += 1
         return value
+
+    def read(self, kind: str, key: str, load: Callable[[Any], T]) -> T | None:
+        """The stored JSON value through the reader `load`, or None (a miss) when absent,
+        undecodable, or refused by `load` (any exception: another shape, another
+        version's data, nesting too deep)."""
+        data = self._decoded(kind, key)
+        value: T | None = None
+        if data is not None:
+            try:
+                value = load(data)
+            except Exception:  # noqa: BLE001 - not ours to trust: compute it again
+                value = None
+        return self._counted(value)
 
     def put(self, kind: str, key: str, value: Any) -> bool:
         """Store atomically; False (and counted) when the cache cannot be written or

@@ -231,6 +231,23 @@ def test_second_extraction_is_served_from_the_cache(tmp_path):
     assert again == first and (cold.stats.misses, warm.stats.hits, warm.stats.misses) == (2, 2, 0)
 
 
+@pytest.mark.parametrize("spoil", [
+    lambda d: [d],
+    lambda d: {**d, "sites": [{**d["sites"][0], "variants": [{"values": [], "guards": [], "template": "x"}]}]},
+    lambda d: {**d, "params": 5},
+])
+def test_sites_of_another_shape_are_a_miss(tmp_path, spoil):
+    from extractor.incremental import KIND, file_key
+    from extractor.result_cache import decode, encode
+
+    snap = open_directory(checkout(tmp_path, {"pkg/a.py": A_PY}))
+    first = extract_files(snap, PROFILE, ["pkg/a.py"], cache=ResultCache.open(PROFILE, tmp_path / "c"), jobs=1)
+    stored = ResultCache.open(PROFILE, tmp_path / "c").path(KIND, file_key(snap.blobs["pkg/a.py"], "pkg/a.py"))
+    stored.write_bytes(encode(spoil(decode(stored.read_bytes()))))
+    warm = ResultCache.open(PROFILE, tmp_path / "c")
+    assert extract_files(snap, PROFILE, ["pkg/a.py"], cache=warm, jobs=1) == first and warm.stats.misses == 1
+
+
 def test_only_changed_files_are_extracted_again(tmp_path):
     root = checkout(tmp_path, {"pkg/a.py": A_PY, "pkg/b.py": B_PY})
     extract_files(open_directory(root), PROFILE, ["pkg/a.py", "pkg/b.py"], cache=ResultCache.open(PROFILE, tmp_path))
