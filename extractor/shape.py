@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 
@@ -17,10 +18,14 @@ class ShapeError(ValueError):
 
 def record(data: object, cls: type) -> Mapping[str, Any]:
     """`data` as the ``as_dict`` of dataclass `cls`: a dict with exactly its init fields."""
-    names = {f.name for f in dataclasses.fields(cls) if f.init}
-    if not isinstance(data, dict) or data.keys() != names:
+    if not isinstance(data, dict) or data.keys() != _init_fields(cls):
         raise ShapeError(f"not a stored {cls.__name__}")
     return data
+
+
+@cache
+def _init_fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls) if f.init)
 
 
 def text(value: object) -> str:
