@@ -79,7 +79,7 @@ def untrusted(root: Path) -> str | None:
         if st.st_uid != os.geteuid():
             return f"{path} is owned by uid {st.st_uid}, not by you"
         if st.st_mode & 0o022:
-            return f"{path} is writable by group or others (chmod go-w)"
+            return f"{path} is writable by group or others (chmod go-w {path})"
     return None
 
 
