@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errcat import __version__
+from extractor.cache import private_cache
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
 from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, key_of, pack, snapshot_key, unpack
@@ -218,8 +219,11 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
 
     if cache is None:
         return build()
+    from analyzers.flags import FlagModel
+
     key = key_of("flags", *(f"{p}\t{snapshot.blobs[p]}" for p in paths))
-    return cache.sibling(profile, FLAG_PACKAGES).memo("flags", key, build)
+    return cache.sibling(profile, FLAG_PACKAGES).memo("flags", key, build, dump=FlagModel.as_dict,
+                                                      load=FlagModel.from_dict)
 
 
 def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, str | bytes]:
@@ -258,10 +262,11 @@ def extract(
 
     items = load_overlay(overlay) if overlay is not None else None
     prof = load_profile(profile)
-    snapshot = open_source(spec, prof, cache_dir=cache_dir)
-    cache = ResultCache.open(prof, cache_dir) if use_cache else None
-    catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items)
-    write_atomically(Path(out), lambda: render_catalog(catalog, formats), marker=_marker(out, formats))
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        snapshot = open_source(spec, prof, cache_dir=cache_at)
+        cache = ResultCache.open(prof, cache_at) if use_results else None
+        catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items)
+        write_atomically(Path(out), lambda: render_catalog(catalog, formats), marker=_marker(out, formats))
     return catalog
 
 
@@ -310,12 +315,8 @@ def catalog_files(
         extra = Path(overlay).read_bytes() if overlay is not None else b""
         key = key_of("catalog", key, ",".join(formats), hashlib.sha256(extra).hexdigest())
     raw = whole.get_bytes("catalog", key) if whole is not None else None
-    if raw is not None:
-        try:
-            packed, summary = unpack(raw)
-            return dict(packed), summary, True
-        except (ValueError, KeyError, TypeError):
-            pass  # unreadable: build it again
+    if raw is not None and (hit := _cached_catalog(raw)) is not None:
+        return hit[0], hit[1], True
     sites = ResultCache.open(profile, cache_dir) if use_cache else None
     catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items)
     files = render_catalog(catalog, formats)
@@ -324,6 +325,26 @@ def catalog_files(
         encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
         whole.put_bytes("catalog", key, pack(encoded, summary))
     return files, summary, False
+
+
+def _cached_catalog(raw: bytes) -> tuple[dict[str, str | bytes], dict[str, Any]] | None:
+    """A stored catalog pack and its summary, or None (a miss: build it again) when
+    it is not one of the shape `catalog_files` stores, e.g. a file name that is not
+    a plain relative path (it would be written outside the output directory)."""
+    from extractor import shape
+
+    try:
+        packed, meta = unpack(raw)
+        if not isinstance(meta, dict) or meta.keys() != {"repo", "pin", "stats", "diagnostics"}:
+            return None
+        if not isinstance(meta["stats"], dict):
+            return None
+        summary = {"repo": shape.text(meta["repo"]), "pin": shape.text(meta["pin"]),
+                   "stats": {k: shape.integer(v) for k, v in meta["stats"].items()},
+                   "diagnostics": list(shape.texts(meta["diagnostics"]))}
+    except (ValueError, RecursionError):  # shape.ShapeError and json errors are ValueErrors
+        return None
+    return dict(packed), summary
 
 
 def write_catalog(
@@ -340,9 +361,10 @@ def write_catalog(
     """`errcat extract`: like `extract`, but a re-extraction of unchanged sources only
     copies the cached files (no parse, no render) and returns a summary, not a `Catalog`."""
     prof = load_profile(profile)
-    snapshot = open_source(spec, prof, cache_dir=cache_dir)
-    files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache,
-                                           formats=formats, overlay=overlay)
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        snapshot = open_source(spec, prof, cache_dir=cache_at)
+        files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_at, jobs=jobs,
+                                               use_cache=use_results, formats=formats, overlay=overlay)
     written = not same_files(out, with_manifest(files))  # the manifest is part of what we write
     if written:
         write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
@@ -364,9 +386,12 @@ def diff(
 ) -> "Diff":
     """`errcat diff`: what changed between two sides, each a catalog directory
     (`errcat.versions.CatalogDir`) or a `SourceSpec` (extracted, cached)."""
-    from errcat.versions import diff_sides
+    from errcat.versions import CatalogDir, diff_sides
 
-    return diff_sides(old, new, profile=profile, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    if isinstance(old, CatalogDir) and isinstance(new, CatalogDir):  # no source: no cache
+        return diff_sides(old, new, profile=profile)
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        return diff_sides(old, new, profile=profile, cache_dir=cache_at, jobs=jobs, use_cache=use_results)
 
 
 def history(
@@ -384,8 +409,9 @@ def history(
     over `releases`; `progress(done, total, label)` is called after each revision."""
     from errcat.versions import history as run
 
-    return run(repo=repo, revs=revs, releases=releases, profile=profile, cache_dir=cache_dir, jobs=jobs,
-               use_cache=use_cache, progress=progress)
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        return run(repo=repo, revs=revs, releases=releases, profile=profile, cache_dir=cache_at, jobs=jobs,
+                   use_cache=use_results, progress=progress)
 
 
 # ------------------------------------------------------------------ graph

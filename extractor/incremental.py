@@ -41,7 +41,7 @@ def extract_files(
     todo: list[tuple[str, str]] = []
     for path in paths:
         key = file_key(snapshot.blobs[path], path)
-        cached = _load(cache.get(KIND, key)) if cache is not None else None
+        cached = cache.read(KIND, key, FileSites.from_dict) if cache is not None else None
         if cached is not None and cached.path == path:
             found[path] = cached
         else:
@@ -67,15 +67,6 @@ def _exact(sites: FileSites, data: dict[str, Any]) -> bool:
         return FileSites.from_dict(data) == sites
     except (KeyError, TypeError, ValueError):
         return False
-
-
-def _load(data: Any) -> FileSites | None:
-    if data is None:
-        return None
-    try:
-        return FileSites.from_dict(data)
-    except (KeyError, TypeError, ValueError):  # a value of another shape: recompute
-        return None
 
 
 def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> list[tuple[FileSites, dict, bool]]:
