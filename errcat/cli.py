@@ -218,8 +218,8 @@ def _attach_option_values(argv: Sequence[str]) -> list[str]:
 
 
 @contextmanager
-def _warnings_as_lines() -> Iterator[None]:
-    """The library's `CacheWarning`s as one ``errcat: warning: ...`` line each (once per
+def warnings_as_lines(prog: str = "errcat") -> Iterator[None]:
+    """The library's `CacheWarning`s as one ``<prog>: warning: ...`` line each (once per
     message); other warnings are shown as Python shows them."""
     shown: set[str] = set()
     default = warnings.showwarning
@@ -229,7 +229,7 @@ def _warnings_as_lines() -> Iterator[None]:
             default(message, category, *rest, **kw)
         elif str(message) not in shown:
             shown.add(str(message))
-            print(f"errcat: warning: {message}", file=sys.stderr)
+            print(f"{prog}: warning: {message}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.simplefilter("always", CacheWarning)
@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        with _warnings_as_lines():
+        with warnings_as_lines():
             return func(args)
     except ErrcatError as exc:
         return _fail(exc)

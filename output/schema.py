@@ -240,3 +240,26 @@ def catalog_problem(data: Any) -> str | None:
         return f"schema_version {version} is newer than this errcat reads (up to {SCHEMA_VERSION}): upgrade errcat"
     problem = _first(_catalog_check(), data)
     return None if problem is None else f"not a valid errcat catalog: {problem}"
+
+
+@cache
+def _subset_check(top_keys: tuple[str, ...], entry_keys: tuple[str, ...]) -> Check:
+    """The catalog schema narrowed to a catalog that keeps its entries, `top_keys` and, per entry,
+    `entry_keys` (e.g. the compact catalogs that diffs cache): those the schema knows are
+    required, every other one is absent."""
+    schema = load_schema()
+    entry = schema["$defs"]["entry"]
+    entry["required"] = list(entry_keys)
+    entry["properties"] = {k: v for k, v in entry["properties"].items() if k in entry_keys}
+    entry["additionalProperties"] = False
+    keys = (*top_keys, "entries")
+    schema["required"] = [k for k in keys if k in schema["properties"]]
+    # Keys the schema does not describe (the flag model) must at least be objects.
+    schema["properties"] = {k: schema["properties"].get(k, {"type": "object"}) for k in keys}
+    schema["additionalProperties"] = False
+    return _Compiler(schema).compile(schema)
+
+
+def subset_problem(data: Any, top_keys: tuple[str, ...], entry_keys: tuple[str, ...]) -> str | None:
+    """Why `data` is not such a narrowed catalog (see `_subset_check`), or None."""
+    return _first(_subset_check(top_keys, entry_keys), data)

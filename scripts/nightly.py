@@ -41,6 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable from a 
 import yaml
 
 from errcat import pipeline
+from errcat.cli import warnings_as_lines
+from extractor.cache import private_cache
 from extractor.errors import ErrcatError
 from extractor.profile import load_profile
 
@@ -324,13 +326,15 @@ def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome
     target_dir = config.root / target.name
     if target_dir.is_dir():  # under the run lock: a staging dir whose creator died is garbage
         remove_stale_staging(target_dir)
-    head = resolve_head(target, config.cache_dir)
-    if published_pin(target_dir) == head.pin:
-        return Outcome(target.name, head.pin, False)
-    prof = load_profile(target.profile)
-    snapshot = pipeline.open_source(head.spec, prof, cache_dir=config.cache_dir)
-    files, _summary, _cached = pipeline.catalog_files(snapshot, prof, cache_dir=config.cache_dir,
-                                                      jobs=config.jobs)
+    # Downloads, mirrors and results only from a cache nobody else can write (else a private one).
+    with private_cache(config.cache_dir, True) as (cache_dir, use_cache):
+        head = resolve_head(target, cache_dir)
+        if published_pin(target_dir) == head.pin:
+            return Outcome(target.name, head.pin, False)
+        prof = load_profile(target.profile)
+        snapshot = pipeline.open_source(head.spec, prof, cache_dir=cache_dir)
+        files, _summary, _cached = pipeline.catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=config.jobs,
+                                                          use_cache=use_cache)
     new = json.loads(files["catalog.json"])
     old_pin = published_pin(target_dir)
     old: dict[str, Any] = {"entries": []}
@@ -384,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     failed = 0
     try:
-        with run_lock(config.lock_path):
+        with run_lock(config.lock_path), warnings_as_lines("nightly"):
             for target in config.targets:
                 try:
                     print(publish(target, config, dry_run=args.dry_run).line())

@@ -145,6 +145,27 @@ def test_a_flag_cache_entry_of_another_shape_is_a_miss(site, name, plant):
 # ------------------------------------------------------------------ packs stay inside --out
 
 
+def _diff_json(site: dict[str, Path]) -> str:
+    from errcat import pipeline
+    from output.diff_formats import render_json
+
+    spec = pipeline.SourceSpec(path=str(site["src"]))
+    return render_json(pipeline.diff(spec, spec, profile=str(site["profile"]), cache_dir=site["cache"]))
+
+
+@pytest.mark.parametrize("plant", [
+    {"entries": [1, 2]},
+    {"repo": "x", "commit": "c", "commit_date": None, "entries": [{"id": "../../x"}]},
+    [],
+    "not a catalog",
+])
+def test_a_compact_catalog_of_another_shape_is_a_miss(site, plant):
+    clean = _diff_json(site)
+    (stored,) = sorted(site["cache"].glob("results/*/compact/*/*"))
+    stored.write_bytes(encoded(plant))
+    assert _diff_json(site) == clean
+
+
 def _plant_pack(site: dict[str, Path], files: dict[str, bytes]) -> None:
     profile = load_profile(str(site["profile"]))
     key = snapshot_key(open_directory(site["src"]), profile)

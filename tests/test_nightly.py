@@ -250,3 +250,16 @@ def test_staging_of_a_killed_run_is_removed_by_the_next(setup, capsys):
     assert run(setup, capsys)[0] == 0
     assert sorted(p.name for p in setup["pub"].iterdir()) == sorted(
         ["CHANGELOG.md", "latest", "latest.json", setup["first"], second])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (CI runs as root)")
+def test_cache_owned_by_another_user_is_not_used(setup, capsys):
+    cache = setup["tmp"] / "cache"
+    (cache / "results").mkdir(parents=True)
+    for path in (cache, cache / "results"):
+        os.chown(path, 65534, 65534)
+    code, out, err = run(setup, capsys)
+    assert code == 0 and out == f"tiny: published {setup['first']} (1 changes)\n"
+    assert err.splitlines() == [f"nightly: warning: not using the cache at {cache}: {cache} is owned by uid 65534, "
+                                "not by you; running without it"]
+    assert [p.name for p in cache.iterdir()] == ["results"] and not any((cache / "results").iterdir())
