@@ -7,6 +7,7 @@ workflow commands through `_gh_data`/`_gh_prop`: catalog strings are hostile inp
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -95,9 +96,18 @@ def choice_delta(old: Any, new: Any) -> str:
     return " ".join(delta) or "reordered"
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with control characters (escape sequences, newlines) shown as ``\\xNN``:
+    catalog strings printed to a terminal must not drive it or split a line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def render_oneline(diff: Diff) -> str:
     width = max((len(str(c.kind)) for c in diff.changes), default=0)
-    return "".join(f"{c.kind!s:<{width}}  {describe(c)}\n" for c in diff.changes)
+    return "".join(f"{c.kind!s:<{width}}  {terminal_safe(describe(c))}\n" for c in diff.changes)
 
 
 # ------------------------------------------------------------------ markdown changelog

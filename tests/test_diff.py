@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -275,6 +276,12 @@ def test_choice_delta(old, new, expected):
 
 def test_oneline_is_one_line_per_change():
     assert len(render_diff(SAMPLE, "oneline").splitlines()) == len(SAMPLE.changes) == 4
+
+
+@pytest.mark.parametrize("template", ["\x1b]0;pwned\x07 \x1b[2J", "one\ntwo\r\nthree", "nul\x00 del\x7f csi\x9b"])
+def test_oneline_shows_control_characters_escaped(template):
+    text = render_diff(diff_catalogs(catalog(), catalog(entry("a", template))), "oneline")
+    assert text.count("\n") == 1 and not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", text)
 
 
 def test_github_escapes_data():
