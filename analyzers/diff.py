@@ -16,7 +16,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from analyzers.matching import Matching, match_entries, normalize_code_spans, normalize_template, strip_receivers
+from analyzers.matching import (
+    Matching,
+    match_entries,
+    normalize_code_spans,
+    normalize_template,
+    strip_receivers,
+)
 from extractor.compat import StrEnum
 
 
@@ -67,7 +73,7 @@ class EntryRef:
     url: str | None = None
 
     @classmethod
-    def of(cls, entry: Mapping[str, Any]) -> "EntryRef":
+    def of(cls, entry: Mapping[str, Any]) -> EntryRef:
         src = entry.get("source") or {}
         return cls(
             id=str(entry.get("id", "")), path=str(src.get("path", "")), line=int(src.get("line") or 0),
@@ -88,7 +94,7 @@ class VariantRow:
     template: str
 
     @classmethod
-    def of(cls, variant: Mapping[str, Any]) -> "VariantRow":
+    def of(cls, variant: Mapping[str, Any]) -> VariantRow:
         values = variant.get("values") or {}
         return cls(tuple(sorted((strip_receivers(k), str(v)) for k, v in values.items())),
                    normalize_template(str(variant.get("template", ""))))
@@ -302,7 +308,7 @@ def entry_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Ch
         )
     old_rows, new_rows = _rows(old), _rows(new)
     if old_rows != new_rows:
-        order = lambda r: (r.values, r.template)  # noqa: E731
+        order = lambda r: (r.values, r.template)
         yield VariantsChanged(a, b, tuple(sorted(new_rows - old_rows, key=order)),
                               tuple(sorted(old_rows - new_rows, key=order)))
 
@@ -418,8 +424,10 @@ _ORDER = {k: i for i, k in enumerate(ChangeKind)}
 
 
 def sort_key(change: Change) -> tuple[Any, ...]:
+    """(kind, file, line, subject), then the whole change: a total order, so no tie keeps input order."""
     where = change.where
-    return (_ORDER[change.kind], where.path if where else "", where.line if where else 0, change.subject)
+    return (_ORDER[change.kind], where.path if where else "", where.line if where else 0, change.subject,
+            _canon(change.as_dict()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,7 +440,7 @@ class Side:
     label: str | None = None
 
     @classmethod
-    def of(cls, catalog: Mapping[str, Any], label: str | None = None) -> "Side":
+    def of(cls, catalog: Mapping[str, Any], label: str | None = None) -> Side:
         return cls(catalog.get("repo"), catalog.get("commit"), catalog.get("commit_date"), label)
 
     @property

@@ -26,10 +26,12 @@ from analyzers.static_values import (
     Symbols,
     evaluate,
     json_value,
+    jsonable,
     literal,
     render_text,
     source_text,
 )
+from extractor import shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,22 @@ class EnvVar:
             "path": self.path,
             "line": self.line,
         }
+
+    @classmethod
+    def from_dict(cls, data: object) -> EnvVar:
+        """Inverse of `as_dict`; `extractor.shape.ShapeError` for data of another shape."""
+        d = shape.record(data, cls)
+        return cls(
+            name=shape.text(d["name"]),
+            type=shape.optional_text(d["type"]),
+            default=jsonable(d["default"]),
+            deprecated_names=shape.texts(d["deprecated_names"]),
+            deprecated=shape.boolean(d["deprecated"]),
+            replacement=shape.optional_text(d["replacement"]),
+            help=shape.optional_text(d["help"]),
+            path=shape.text(d["path"]),
+            line=shape.integer(d["line"]),
+        )
 
 
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")

@@ -36,7 +36,16 @@ from analyzers.flag_decls import (
     may_declare,
     module_declarations,
 )
-from analyzers.static_values import Diagnostic, FrozenMap, Json, SourceSet, Symbols, json_value
+from analyzers.static_values import (
+    Diagnostic,
+    FrozenMap,
+    Json,
+    SourceSet,
+    Symbols,
+    json_value,
+    jsonable,
+)
+from extractor import shape
 from extractor.ir import Expr, Ref, RefKind, replace_refs
 from extractor.records import FileSites
 
@@ -125,6 +134,36 @@ class Flag:
             "line": self.line,
         }
 
+    @classmethod
+    def from_dict(cls, data: object) -> Flag:
+        """Inverse of `as_dict`; `extractor.shape.ShapeError` for data of another shape."""
+        d = shape.record(data, cls)
+        choices = d["choices"]
+        if choices is not None and not isinstance(choices, (list, dict)):
+            raise shape.ShapeError("choices: expected a list, an object or null")
+        return cls(
+            dest=shape.text(d["dest"]),
+            option=shape.optional_text(d["option"]),
+            aliases=shape.texts(d["aliases"]),
+            negations=shape.texts(d["negations"]),
+            type=shape.optional_text(d["type"]),
+            default=jsonable(d["default"]),
+            choices=jsonable(choices),
+            action=shape.optional_text(d["action"]),
+            nargs=jsonable(d["nargs"]),
+            const=jsonable(d["const"]),
+            required=shape.boolean(d["required"]),
+            help=shape.optional_text(d["help"]),
+            hidden=shape.boolean(d["hidden"]),
+            deprecated=shape.boolean(d["deprecated"]),
+            replacement=shape.optional_text(d["replacement"]),
+            derived=shape.boolean(d["derived"]),
+            kind=DeclKind(shape.text(d["kind"])),
+            owner=shape.optional_text(d["owner"]),
+            path=shape.text(d["path"]),
+            line=shape.integer(d["line"]),
+        )
+
 
 def _rank(flag: Flag) -> tuple[bool, bool, bool]:
     """Which flag answers for a dest: CLI before derived, current before deprecated."""
@@ -210,6 +249,17 @@ class FlagModel:
             "env": [v.as_dict() for v in self.env],
             "diagnostics": [d.as_dict() for d in self.diagnostics],
         }
+
+    @classmethod
+    def from_dict(cls, data: object) -> FlagModel:
+        """Inverse of `as_dict` (how the model is cached: data, never code);
+        `extractor.shape.ShapeError` (a ValueError) for data of another shape."""
+        d = shape.record(data, cls)
+        return cls(
+            flags=tuple(Flag.from_dict(f) for f in shape.array(d["flags"])),
+            env=tuple(EnvVar.from_dict(v) for v in shape.array(d["env"])),
+            diagnostics=tuple(Diagnostic.from_dict(x) for x in shape.array(d["diagnostics"])),
+        )
 
 
 def _reads_itself(value: Expr, dest: str) -> bool:

@@ -178,5 +178,5 @@ def build_history(
         ))
         live, prev = next_live, catalog
     lineages = [lin.freeze() for lin in (*done, *live.values())]
-    lineages.sort(key=lambda lin: (lin.removed is not None, lin.path, lin.function, lin.first_id))
+    lineages.sort(key=lambda lin: (lin.removed is not None, lin.path, lin.function, lin.first_id, lin.ids))
     return History(tuple(r for r, _ in steps), tuple(records), tuple(lineages), dict(cache or {}))

@@ -109,7 +109,7 @@ class Features:
     line: int
 
     @classmethod
-    def of(cls, entry: Mapping[str, Any]) -> "Features":
+    def of(cls, entry: Mapping[str, Any]) -> Features:
         src = entry.get("source") or {}
         trig = entry.get("trigger") or {}
         template = str(entry.get("template", ""))
@@ -222,24 +222,55 @@ class Matching:
         }
 
 
-def assign(weighted: Iterable[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """Maximum-weight one-to-one assignment of (old, new, weight) edges."""
+def assign(
+    weighted: Iterable[tuple[int, int, float]],
+    old_keys: Sequence[Any] | None = None,
+    new_keys: Sequence[Any] | None = None,
+) -> list[tuple[int, int, float]]:
+    """Maximum-weight one-to-one assignment of (old, new, weight) edges.
+
+    Ties (identical messages score the same against each other) go to the pairing
+    closest to source order, old and new sorted by `old_keys`/`new_keys` (default:
+    the index), and the result never depends on hash order: each component is solved
+    on a fresh graph of integer nodes built in sorted order.
+    """
     import networkx as nx  # only when there is something to assign
 
+    edges = sorted(weighted)
     graph = nx.Graph()
-    for i, j, w in sorted(weighted):
-        graph.add_edge(("o", i), ("n", j), weight=int(round(w * 1_000_000)), score=w)
+    for i, j, _ in edges:
+        graph.add_edge(("o", i), ("n", j))
+    by_old: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
+    for edge in edges:
+        by_old[edge[0]].append(edge)
     chosen: list[tuple[int, int, float]] = []
-    for component in sorted(nx.connected_components(graph), key=min):
-        sub = graph.subgraph(sorted(component))
-        if sub.number_of_edges() == 1:
-            edges = list(sub.edges())
+    for component in sorted((sorted(c) for c in nx.connected_components(graph)), key=lambda c: c[0]):
+        part = [e for kind, i in component if kind == "o" for e in by_old[i]]
+        if len(part) == 1:
+            chosen.extend(part)
         else:
-            edges = list(nx.max_weight_matching(sub))
-        for u, v in edges:
-            o, n = (u, v) if u[0] == "o" else (v, u)
-            chosen.append((o[1], n[1], graph.edges[u, v]["score"]))
+            chosen.extend(_solve(part, old_keys, new_keys))
     return sorted(chosen)
+
+
+def _solve(
+    edges: list[tuple[int, int, float]], old_keys: Sequence[Any] | None, new_keys: Sequence[Any] | None
+) -> list[tuple[int, int, float]]:
+    """One connected component: integer weights, score first, then closeness of source-order ranks."""
+    import networkx as nx
+
+    olds = sorted({i for i, _, _ in edges}, key=lambda i: (old_keys[i] if old_keys else (), i))
+    news = sorted({j for _, j, _ in edges}, key=lambda j: (new_keys[j] if new_keys else (), j))
+    old_rank = {i: r for r, i in enumerate(olds)}
+    new_rank = {j: r for r, j in enumerate(news)}
+    span = len(olds) + len(news)
+    base = span * min(len(olds), len(news)) + 1  # above any matching's sum of tie-break terms
+    graph = nx.Graph()
+    graph.add_nodes_from(range(span))
+    for i, j, w in edges:
+        tie = span - abs(old_rank[i] - new_rank[j])
+        graph.add_edge(old_rank[i], len(olds) + new_rank[j], weight=round(w * 1_000_000) * base + tie, edge=(i, j, w))
+    return [graph.edges[u, v]["edge"] for u, v in nx.max_weight_matching(graph)]
 
 
 def match_entries(
@@ -267,7 +298,8 @@ def match_entries(
         s = score(old_f[a], new_f[b])
         if s >= threshold:
             weighted.append((a, b, s))
-    for a, b, s in assign(weighted):
+    keys = ([(f.path, f.line) for f in old_f], [(f.path, f.line) for f in new_f])
+    for a, b, s in assign(weighted, *keys):
         pairs.append(Pair(rest_old[a], rest_new[b], "similarity", s))
     paired_old = {p.old for p in pairs}
     paired_new = {p.new for p in pairs}

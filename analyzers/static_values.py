@@ -29,6 +29,8 @@ import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from extractor import shape
+
 Json = Any  # None | bool | int | float | str | tuple | FrozenMap — what `jsonable` returns
 
 
@@ -91,6 +93,12 @@ class Diagnostic:
 
     def as_dict(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Diagnostic:
+        """Inverse of `as_dict`; `extractor.shape.ShapeError` for data of another shape."""
+        d = shape.record(data, cls)
+        return cls(shape.text(d["path"]), shape.integer(d["line"]), shape.text(d["message"]))
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"

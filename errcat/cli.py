@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
 from errcat import __version__
 from errcat import pipeline
+from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
 
 EXIT_OK, EXIT_DIFF, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
@@ -221,6 +224,26 @@ def _attach_option_values(argv: Sequence[str]) -> list[str]:
     return out
 
 
+@contextmanager
+def warnings_as_lines(prog: str = "errcat") -> Iterator[None]:
+    """The library's `CacheWarning`s as one ``<prog>: warning: ...`` line each (once per
+    message); other warnings are shown as Python shows them."""
+    shown: set[str] = set()
+    default = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *rest: Any, **kw: Any) -> None:
+        if not issubclass(category, CacheWarning):
+            default(message, category, *rest, **kw)
+        elif str(message) not in shown:
+            shown.add(str(message))
+            print(f"{prog}: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", CacheWarning)
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -231,7 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        return func(args)
+        with warnings_as_lines():
+            return func(args)
     except ErrcatError as exc:
         return _fail(exc)
     except OSError as exc:  # the file system refused (cache or output location), not a bug

@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errcat import __version__
+from extractor.cache import private_cache
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
 from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, key_of, pack, snapshot_key, unpack
 from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
+from output.schema import SCHEMA_VERSION
 from output.unchanged import same_files
-from output.writer import dumps, write_atomically
+from output.writer import dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.diff import Diff
@@ -29,7 +31,6 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from extractor.records import Adjustment
     from extractor.records import FileSites
 
-SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +159,8 @@ def build_catalog(
             f"no target files at {snapshot.ref}: nothing matches {', '.join(profile.targets)}"
         )
     files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
-    diagnostics = [d for fs in files for d in fs.diagnostics]
+    diagnostics = list(snapshot.diagnostics)  # what the source left out (symlinks)
+    diagnostics += [d for fs in files for d in fs.diagnostics]
     diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]
     lines: dict[str, list[str]] = {}
 
@@ -212,14 +214,22 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     conventions = Conventions.from_mapping((profile.raw.get("declarations") or {}).get("conventions"))
 
     def build() -> FlagModel:
-        return build_flag_model(
-            {p: snapshot.text(p) for p in paths}, config_classes=profile.config_classes, conventions=conventions
-        )
+        from dataclasses import replace
+
+        from analyzers.static_values import Diagnostic
+
+        texts, refused = snapshot.texts(paths)
+        model = build_flag_model(texts, config_classes=profile.config_classes, conventions=conventions)
+        unread = tuple(Diagnostic(exc.path, exc.line, f"cannot read: {exc.reason}") for exc in refused)
+        return replace(model, diagnostics=model.diagnostics + unread) if unread else model
 
     if cache is None:
         return build()
+    from analyzers.flags import FlagModel
+
     key = key_of("flags", *(f"{p}\t{snapshot.blobs[p]}" for p in paths))
-    return cache.sibling(profile, FLAG_PACKAGES).memo("flags", key, build)
+    return cache.sibling(profile, FLAG_PACKAGES).memo("flags", key, build, dump=FlagModel.as_dict,
+                                                      load=FlagModel.from_dict)
 
 
 def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, str | bytes]:
@@ -273,10 +283,11 @@ def extract(
 
     items = load_overlay(overlay) if overlay is not None else None
     prof = load_profile(profile)
-    snapshot = open_source(spec, prof, cache_dir=cache_dir)
-    cache = ResultCache.open(prof, cache_dir) if use_cache else None
-    catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items)
-    write_atomically(Path(out), lambda: render_catalog(catalog, formats), marker=_marker(out, formats))
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        snapshot = open_source(spec, prof, cache_dir=cache_at)
+        cache = ResultCache.open(prof, cache_at) if use_results else None
+        catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items)
+        write_atomically(Path(out), lambda: render_catalog(catalog, formats), marker=_marker(out, formats))
     return catalog
 
 
@@ -308,8 +319,11 @@ class Extracted:
 
 
 def _summary(catalog: Catalog) -> dict[str, Any]:
-    return {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
-            "diagnostics": list(catalog.diagnostics), "incomplete": [list(i) for i in catalog.incomplete]}
+    summary = {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
+               "diagnostics": list(catalog.diagnostics)}
+    if catalog.incomplete:  # never cached: a stored summary has the four keys above
+        summary["incomplete"] = [list(i) for i in catalog.incomplete]
+    return summary
 
 
 def catalog_files(
@@ -328,12 +342,8 @@ def catalog_files(
         extra = Path(overlay).read_bytes() if overlay is not None else b""
         key = key_of("catalog", key, ",".join(formats), hashlib.sha256(extra).hexdigest())
     raw = whole.get_bytes("catalog", key) if whole is not None else None
-    if raw is not None:
-        try:
-            packed, summary = unpack(raw)
-            return dict(packed), summary, True
-        except (ValueError, KeyError, TypeError):
-            pass  # unreadable: build it again
+    if raw is not None and (hit := _cached_catalog(raw)) is not None:
+        return hit[0], hit[1], True
     sites = ResultCache.open(profile, cache_dir) if use_cache else None
     catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items)
     files = render_catalog(catalog, formats)
@@ -342,6 +352,26 @@ def catalog_files(
         encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
         whole.put_bytes("catalog", key, pack(encoded, summary))
     return files, summary, False
+
+
+def _cached_catalog(raw: bytes) -> tuple[dict[str, str | bytes], dict[str, Any]] | None:
+    """A stored catalog pack and its summary, or None (a miss: build it again) when
+    it is not one of the shape `catalog_files` stores, e.g. a file name that is not
+    a plain relative path (it would be written outside the output directory)."""
+    from extractor import shape
+
+    try:
+        packed, meta = unpack(raw)
+        if not isinstance(meta, dict) or meta.keys() != {"repo", "pin", "stats", "diagnostics"}:
+            return None
+        if not isinstance(meta["stats"], dict):
+            return None
+        summary = {"repo": shape.text(meta["repo"]), "pin": shape.text(meta["pin"]),
+                   "stats": {k: shape.integer(v) for k, v in meta["stats"].items()},
+                   "diagnostics": list(shape.texts(meta["diagnostics"]))}
+    except (ValueError, RecursionError):  # shape.ShapeError and json errors are ValueErrors
+        return None
+    return dict(packed), summary
 
 
 def write_catalog(
@@ -358,10 +388,11 @@ def write_catalog(
     """`errcat extract`: like `extract`, but a re-extraction of unchanged sources only
     copies the cached files (no parse, no render) and returns a summary, not a `Catalog`."""
     prof = load_profile(profile)
-    snapshot = open_source(spec, prof, cache_dir=cache_dir)
-    files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache,
-                                           formats=formats, overlay=overlay)
-    written = not same_files(out, files)
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        snapshot = open_source(spec, prof, cache_dir=cache_at)
+        files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_at, jobs=jobs,
+                                               use_cache=use_results, formats=formats, overlay=overlay)
+    written = not same_files(out, with_manifest(files))  # the manifest is part of what we write
     if written:
         write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
     return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
@@ -382,9 +413,12 @@ def diff(
 ) -> "Diff":
     """`errcat diff`: what changed between two sides, each a catalog directory
     (`errcat.versions.CatalogDir`) or a `SourceSpec` (extracted, cached)."""
-    from errcat.versions import diff_sides
+    from errcat.versions import CatalogDir, diff_sides
 
-    return diff_sides(old, new, profile=profile, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    if isinstance(old, CatalogDir) and isinstance(new, CatalogDir):  # no source: no cache
+        return diff_sides(old, new, profile=profile)
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        return diff_sides(old, new, profile=profile, cache_dir=cache_at, jobs=jobs, use_cache=use_results)
 
 
 def history(
@@ -402,8 +436,9 @@ def history(
     over `releases`; `progress(done, total, label)` is called after each revision."""
     from errcat.versions import history as run
 
-    return run(repo=repo, revs=revs, releases=releases, profile=profile, cache_dir=cache_dir, jobs=jobs,
-               use_cache=use_cache, progress=progress)
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        return run(repo=repo, revs=revs, releases=releases, profile=profile, cache_dir=cache_at, jobs=jobs,
+                   use_cache=use_results, progress=progress)
 
 
 # ------------------------------------------------------------------ graph

@@ -21,10 +21,12 @@ from analyzers.lineage import History, Rev, build_history
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile, parse_profile
 from extractor.result_cache import CATALOG_PACKAGES, CacheStats, ResultCache, snapshot_key
+from output.schema import catalog_problem, subset_problem
 
 # Keys of an entry that diffs and histories read; the rest (excerpts, guards) stays out
 # of caches and inter-process traffic.
 _ENTRY_KEYS = ("id", "kind", "exception", "template", "source", "trigger", "variants")
+_TOP_KEYS = ("repo", "commit", "commit_date", "source", "flags")
 _VERSION = re.compile(r"^\d+(\.\d+)+([a-z]+\d*)?(\.post\d+)?(\.dev\d+)?$")
 Progress = Callable[[int, int, str], None]
 
@@ -81,23 +83,34 @@ def side_label(side: Side) -> str:
 
 
 def read_catalog_dir(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """DIR/catalog.json, checked against the shipped schema: any schema_version up to
+    this errcat's is read, a newer one or malformed content is a one-line error."""
     file = Path(path) / "catalog.json"
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ErrcatError(f"cannot read {file}: {exc.strerror or exc}") from None
-    except ValueError as exc:
+    except ValueError as exc:  # also bytes that are not UTF-8
         raise ErrcatError(f"{file} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise ErrcatError(f"{file} is not an errcat catalog (no entries list)")
+    problem = catalog_problem(data)
+    if problem is not None:
+        raise ErrcatError(f"{file}: {problem}")
     return data
 
 
 def compact(catalog: Mapping[str, Any]) -> dict[str, Any]:
     """What a diff reads of a catalog: provenance, flags, and a few keys per entry."""
-    out = {k: catalog.get(k) for k in ("repo", "commit", "commit_date", "source", "flags") if k in catalog}
+    out = {k: catalog.get(k) for k in _TOP_KEYS if k in catalog}
     out["entries"] = [{k: e.get(k) for k in _ENTRY_KEYS if k in e} for e in catalog.get("entries") or ()]
     return out
+
+
+def _checked_compact(data: Any) -> dict[str, Any]:
+    """A cached compact catalog as stored, or ValueError (a cache miss) when it is not one."""
+    problem = subset_problem(data, _TOP_KEYS, _ENTRY_KEYS)
+    if problem is not None:
+        raise ValueError(problem)
+    return data
 
 
 def catalog_of_source(
@@ -110,7 +123,7 @@ def catalog_of_source(
     sites = ResultCache.open(profile, cache_dir) if use_cache else None
     whole = ResultCache.open(profile, cache_dir, CATALOG_PACKAGES) if use_cache else None
     key = snapshot_key(snapshot, profile)
-    if whole is not None and (hit := whole.get("compact", key)) is not None:
+    if whole is not None and (hit := whole.read("compact", key, _checked_compact)) is not None:
         return hit, {"catalogs_cached": 1}
     catalog = compact(build_catalog(snapshot, profile, cache=sites, jobs=jobs).as_dict())
     if whole is not None:

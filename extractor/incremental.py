@@ -41,12 +41,16 @@ def extract_files(
     todo: list[tuple[str, str]] = []
     for path in paths:
         key = file_key(snapshot.blobs[path], path)
-        cached = _load(cache.get(KIND, key)) if cache is not None else None
+        cached = cache.read(KIND, key, FileSites.from_dict) if cache is not None else None
         if cached is not None and cached.path == path:
             found[path] = cached
         else:
             todo.append((path, key))
-    texts = [(path, snapshot.text(path)) for path, _ in todo]
+    decoded, refused = snapshot.texts(path for path, _ in todo)
+    for exc in refused:  # Python would refuse the file: reported like a parse error
+        found[exc.path] = FileSites(path=exc.path, parse_error=str(exc))
+    todo = [(path, key) for path, key in todo if path in decoded]
+    texts = [(path, decoded[path]) for path, _ in todo]
     for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs)):
         if cache is not None:
             if exact and sites.incomplete is None:  # a failure (memory ...) may not recur: not kept
@@ -63,15 +67,6 @@ def _exact(sites: FileSites, data: dict[str, Any]) -> bool:
         return FileSites.from_dict(data) == sites
     except (KeyError, TypeError, ValueError):
         return False
-
-
-def _load(data: Any) -> FileSites | None:
-    if data is None:
-        return None
-    try:
-        return FileSites.from_dict(data)
-    except (KeyError, TypeError, ValueError):  # a value of another shape: recompute
-        return None
 
 
 def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> list[tuple[FileSites, dict, bool]]:

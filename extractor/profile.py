@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -59,35 +61,167 @@ class Profile:
         return self.release_tag.format(version=version)
 
 
+# ------------------------------------------------------------------ schema
+#
+# Every key the code reads, with its type; a profile is checked against this when it is
+# loaded, so a bad value is one ProfileError naming the key, never a traceback later.
+# A nested dict is a mapping with those keys (the section may be absent or empty).
+
+Check = Callable[[Any], "str | None"]  # the problem with a value, or None
+
+
+def _string(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return f"expected a string, got {_kind(value)}"
+    if any(ord(c) < 32 for c in value):
+        return "must be one line without control characters"
+    return None
+
+
+def _nonempty(value: Any) -> str | None:
+    return _string(value) or (None if value.strip() else "must not be empty")
+
+
+def _pattern(rx: str, what: str) -> Check:
+    def check(value: Any) -> str | None:
+        problem = _string(value)
+        return problem or (None if re.fullmatch(rx, value) else f"{value!r} is not {what}")
+    return check
+
+
+def _strings(*, required: bool = False, item: Check = _nonempty) -> Check:
+    def check(value: Any) -> str | None:
+        if value is None and not required:
+            return None
+        if not isinstance(value, list):
+            return f"expected a list of strings, got {_kind(value)}"
+        if required and not value:
+            return "must list at least one entry"
+        return next((f"item {i + 1}: {p}" for i, x in enumerate(value) if (p := item(x))), None)
+    return check
+
+
+def _names(value: Any) -> str | None:
+    """A name or a non-empty list of names (declaration conventions)."""
+    return _nonempty(value) if isinstance(value, str) else _strings(required=True)(value)
+
+
+def _regex(value: Any) -> str | None:
+    if (problem := _string(value)) is not None:
+        return problem
+    try:
+        re.compile(value)
+    except re.error as exc:
+        return f"{value!r} is not a regular expression: {exc}"
+    return None
+
+
+def _template(**dummy: Any) -> Check:
+    """A str.format template using only the named placeholders (no attributes, indexes)."""
+    known = ", ".join(f"{{{k}}}" for k in dummy)
+
+    def check(value: Any) -> str | None:
+        if (problem := _string(value)) is not None:
+            return problem
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
+            bad = next((f for f in fields if f not in dummy), None)
+            if bad is not None:
+                return f"unknown placeholder {{{bad}}} (known: {known})"
+            value.format(**dummy)
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+            return f"not a valid template ({type(exc).__name__}: {exc}; known placeholders: {known})"
+        return None
+    return check
+
+
+def _url_template(value: Any) -> str | None:
+    check = _template(repo="o/r", pin="0" * 40, path="a/b.py", line=1)
+    if (problem := check(value)) is not None:
+        return problem
+    return None if value.startswith(("https://", "http://")) else "must start with https:// or http://"
+
+
+def _path_map(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return f"expected a mapping of archive path -> repository path, got {_kind(value)}"
+    return next((f"{k!r}: {p}" for k, v in value.items() if (p := _string(k) or _string(v))), None)
+
+
+def _optional(check: Check) -> Check:
+    return lambda value: None if value is None else check(value)
+
+
+_DIST = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"  # a PEP 508 distribution name
+_SCHEMA: dict[str, Any] = {
+    "name": _nonempty,
+    "repo": _pattern(r"[^\s]+", "a repository name such as owner/name"),
+    "url_template": _url_template,
+    "pypi": _optional(_pattern(_DIST, "a package name")),
+    "release_paths": _path_map,
+    "release_tag": _template(version="1.0"),
+    "targets": _strings(required=True),
+    "declarations": {"flags": _strings(), "env": _strings(),
+                     "conventions": {"arg": _names, "derived": _names, "field": _names}},
+    "config": {key: _strings() for key in ("classes", "params", "views", "setters", "passes", "model_overrides")},
+    "env": {"registries": _strings(), "readers": _strings()},
+    "platform": {"predicates": _strings(), "patterns": _strings(item=_regex)},
+    "model": {"roots": _strings()},
+    "launch": _string,
+}
+_REQUIRED = ("name", "repo", "targets")
+
+
+def _kind(value: Any) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
+             dict: "a mapping", type(None): "nothing"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _problem(data: Any, schema: dict[str, Any], where: str) -> str | None:
+    """The first problem of mapping `data` against `schema`, as "key.path: what is wrong"."""
+    if data is None and where:
+        return None  # an empty section: all defaults
+    if not isinstance(data, dict):
+        return f"{where.rstrip('.') or 'top level'}: expected a mapping, got {_kind(data)}"
+    for key, value in data.items():
+        path = f"{where}{key}"
+        if key not in schema:
+            known = ", ".join(schema)
+            return f"{path}: unknown key (known{' in ' + where.rstrip('.') if where else ''}: {known})"
+        check = schema[key]
+        problem = _problem(value, check, f"{path}.") if isinstance(check, dict) else check(value)
+        if problem is not None:
+            return problem if isinstance(check, dict) else f"{path}: {problem}"
+    return None
+
+
 def _strs(data: dict[str, Any], *keys: str) -> tuple[str, ...]:
+    """The list at `keys` (validated already); () when absent or empty."""
     node: Any = data
     for key in keys:
-        node = node.get(key, {}) if isinstance(node, dict) else {}
-    if node in ({}, None):
-        return ()
-    if not isinstance(node, list) or not all(isinstance(x, str) for x in node):
-        raise ProfileError(f"profile key {'.'.join(keys)} must be a list of strings")
-    return tuple(node)
+        node = node.get(key) if isinstance(node, dict) else None
+    return tuple(node or ())
 
 
 def parse_profile(data: Any, origin: str) -> Profile:
     if not isinstance(data, dict):
         raise ProfileError(f"profile {origin}: expected a mapping at top level")
-    missing = [k for k in ("name", "repo", "targets") if k not in data]
+    missing = [k for k in _REQUIRED if k not in data]
     if missing:
         raise ProfileError(f"profile {origin}: missing key(s) {', '.join(missing)}")
-    release_paths = data.get("release_paths") or {}
-    if not isinstance(release_paths, dict):
-        raise ProfileError(f"profile {origin}: release_paths must be a mapping")
+    problem = _problem(data, _SCHEMA, "")
+    if problem is not None:
+        raise ProfileError(f"profile {origin}: {problem}")
     return Profile(
-        name=str(data["name"]),
-        repo=str(data["repo"]),
-        url_template=str(
-            data.get("url_template", "https://github.com/{repo}/blob/{pin}/{path}#L{line}")
-        ),
+        name=data["name"],
+        repo=data["repo"],
+        url_template=data.get("url_template", "https://github.com/{repo}/blob/{pin}/{path}#L{line}"),
         pypi=data.get("pypi"),
-        release_paths=tuple((str(k), str(v)) for k, v in release_paths.items()),
-        release_tag=str(data.get("release_tag", "v{version}")),
+        release_paths=tuple((data.get("release_paths") or {}).items()),
+        release_tag=data.get("release_tag", "v{version}"),
         targets=_strs(data, "targets"),
         flag_globs=_strs(data, "declarations", "flags"),
         env_globs=_strs(data, "declarations", "env"),
@@ -102,7 +236,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),
         platform_patterns=_strs(data, "platform", "patterns"),
         model_roots=frozenset(_strs(data, "model", "roots")),
-        launch=str(data.get("launch", "")),
+        launch=data.get("launch", ""),
         raw=data,
     )
 
@@ -120,7 +254,7 @@ def load_profile(name_or_file: str = "sglang") -> Profile:
             raise ProfileError(f"unknown profile {name_or_file!r}")
         text, origin = res.read_text(encoding="utf-8"), name_or_file
     try:
-        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader, in C when available
+        data = yaml.load(text, Loader=_LOADER)  # a safe loader, in C when available
     except yaml.YAMLError as exc:
         raise ProfileError(f"profile {origin} is not valid YAML: {str(exc).splitlines()[0]}") from None
     return parse_profile(data, origin)

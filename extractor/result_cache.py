@@ -6,27 +6,30 @@ analysis: errcat's version, a hash of the source files of the packages that comp
 the result, and the target profile. Editing the extractor (or the profile) therefore
 starts a fresh namespace instead of serving stale results; `prune` drops old ones.
 
-Values are zlib-compressed JSON. Writes go to a temporary file in the same
+Values are zlib-compressed JSON (or a `pack` of files): data only, never code, and
+read back through a validating reader, so a value that fails to decode or has
+another shape counts as a miss. Writes go to a temporary file in the same
 directory and are renamed into place, so readers (other processes included) see a
-whole value or none; a value that fails to decode counts as a miss. The cache is an
-accelerator only: when it cannot be written, results are still returned.
+whole value or none. The cache is an accelerator only: when it cannot be written,
+results are still returned; when others could have written it
+(`extractor.cache.untrusted`), it is neither read nor written.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import pickle
+import re
 import shutil
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from extractor.atomic import write_bytes_atomically
-from extractor.cache import results_dir
+from extractor.cache import cache_root, results_dir, untrusted, warn_untrusted
 from extractor.profile import Profile
 from extractor.snapshot import Snapshot, SourceKind
 
@@ -76,6 +79,7 @@ def key_of(*parts: str) -> str:
 
 
 def encode(data: Any) -> bytes:
+    """zlib-compressed JSON; ValueError (or TypeError) for a value JSON cannot hold."""
     return zlib.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), 1)
 
 
@@ -108,6 +112,7 @@ class ResultCache:
     root: Path  # the results directory
     fingerprint: str
     stats: CacheStats = field(default_factory=CacheStats)
+    enabled: bool = True  # False: the directory is not private (`untrusted`), never read or written
 
     @classmethod
     def open(
@@ -115,72 +120,112 @@ class ResultCache:
         profile: Profile,
         cache_dir: str | os.PathLike[str] | None = None,
         packages: tuple[str, ...] = SITES_PACKAGES,
-    ) -> "ResultCache":
-        return cls(results_dir(cache_dir), fingerprint(profile, packages))
+    ) -> ResultCache:
+        """The namespace of `packages`' analysis; disabled (with a `CacheWarning`) when
+        the cache directory is not private to this user."""
+        root = cache_root(cache_dir)
+        problem = untrusted(root)
+        if problem is not None:
+            warn_untrusted(root, problem)
+        return cls(results_dir(cache_dir), fingerprint(profile, packages), enabled=problem is None)
 
     def path(self, kind: str, key: str) -> Path:
         return self.root / self.fingerprint / kind / key[:2] / key
 
     def get(self, kind: str, key: str) -> Any | None:
-        """The decoded value, or None when absent or unreadable."""
-        try:
-            value = decode(self.path(kind, key).read_bytes())
-        except (OSError, ValueError, zlib.error):
-            self.stats.misses += 1
-            return None
-        self.stats.hits += 1
-        return value
+        """The decoded JSON value, or None when absent or unreadable."""
+        return self._counted(self._decoded(kind, key))
 
-    def sibling(self, profile: Profile, packages: tuple[str, ...]) -> "ResultCache":
+    def sibling(self, profile: Profile, packages: tuple[str, ...]) -> ResultCache:
         """The same results directory and counters, for an analysis over other packages."""
-        return ResultCache(self.root, fingerprint(profile, packages), self.stats)
+        return ResultCache(self.root, fingerprint(profile, packages), self.stats, self.enabled)
 
-    def memo(self, kind: str, key: str, compute: Callable[[], T]) -> T:
-        """`compute()` once per key, stored pickled (for results without a JSON form).
+    def memo(self, kind: str, key: str, compute: Callable[[], T], *,
+             dump: Callable[[T], Any], load: Callable[[Any], T]) -> T:
+        """`compute()` once per key, stored as the JSON data `dump` gives and read back
+        with `load` (e.g. ``as_dict``/``from_dict``).
 
-        Stored only when the pickled form gives back an equal value. Pickles run code
-        when loaded: keep the cache directory writable by you alone, as any cache of
-        code (``__pycache__``, pip's wheel cache).
+        A stored value `load` refuses (any exception: another shape, another
+        version's data) is a miss and is computed again. A value is stored only when
+        its stored form gives it back exactly: equal after `load`, and dumping that
+        gives the same bytes (so types and key order survive too).
         """
-        raw = self.get_bytes(kind, key)
-        if raw is not None:
-            try:
-                return pickle.loads(raw)  # noqa: S301 - our own cache, see the docstring
-            except Exception:  # noqa: BLE001 - stale or foreign: compute again
-                pass
+        value = self.read(kind, key, load)
+        if value is not None:
+            return value
         value = compute()
         try:
-            data = pickle.dumps(value)
-            exact = pickle.loads(data) == value  # noqa: S301
-        except Exception:  # noqa: BLE001 - not picklable: just do not cache it
+            raw = encode(dump(value))
+            back = load(decode(raw))
+            exact = back == value and encode(dump(back)) == raw
+        except Exception:  # noqa: BLE001 - no exact stored form: just do not cache it
             exact = False
         if exact:
-            self.put_bytes(kind, key, data)
+            self.put_bytes(kind, key, raw)
         else:
             self.stats.uncacheable += 1
         return value
 
+    def read(self, kind: str, key: str, load: Callable[[Any], T]) -> T | None:
+        """The stored JSON value through the reader `load`, or None (a miss) when absent,
+        undecodable, or refused by `load` (any exception: another shape, another
+        version's data, nesting too deep)."""
+        data = self._decoded(kind, key)
+        value: T | None = None
+        if data is not None:
+            try:
+                value = load(data)
+            except Exception:  # noqa: BLE001 - not ours to trust: compute it again
+                value = None
+        return self._counted(value)
+
     def put(self, kind: str, key: str, value: Any) -> bool:
-        """Store atomically; False (and counted) when the cache cannot be written."""
-        return self.put_bytes(kind, key, encode(value))
+        """Store atomically; False (and counted) when the cache cannot be written or
+        JSON cannot hold the value."""
+        try:
+            raw = encode(value)
+        except (TypeError, ValueError):
+            self.stats.uncacheable += 1
+            return False
+        return self.put_bytes(kind, key, raw)
 
     def get_bytes(self, kind: str, key: str) -> bytes | None:
         """The stored bytes as they are (see `pack`), or None."""
-        try:
-            raw = self.path(kind, key).read_bytes()
-        except OSError:
-            self.stats.misses += 1
-            return None
-        self.stats.hits += 1
-        return raw
+        return self._counted(self._read(kind, key))
 
     def put_bytes(self, kind: str, key: str, raw: bytes) -> bool:
+        if not self.enabled:
+            return False
         try:
             write_bytes_atomically(self.path(kind, key), raw)
         except OSError:
             self.stats.write_errors += 1
             return False
         return True
+
+    def _read(self, kind: str, key: str) -> bytes | None:
+        if not self.enabled:
+            return None
+        try:
+            return self.path(kind, key).read_bytes()
+        except OSError:
+            return None
+
+    def _decoded(self, kind: str, key: str) -> Any | None:
+        raw = self._read(kind, key)
+        if raw is None:
+            return None
+        try:
+            return decode(raw)
+        except (ValueError, zlib.error, RecursionError):
+            return None
+
+    def _counted(self, value: T | None) -> T | None:
+        if value is None:
+            self.stats.misses += 1
+        else:
+            self.stats.hits += 1
+        return value
 
 
 def prune(cache_dir: str | os.PathLike[str] | None, keep: Iterable[str]) -> list[str]:
@@ -210,7 +255,7 @@ def snapshot_key(snapshot: Snapshot, profile: Profile) -> str:
         content = f"release {snapshot.repo}=={snapshot.release}"
     else:
         content = "\n".join(f"{p}\t{snapshot.blobs[p]}" for p in sorted(snapshot.blobs))
-    return key_of("snapshot", snapshot.repo, prov, content)
+    return key_of("snapshot", snapshot.repo, prov, content, *snapshot.diagnostics)  # e.g. a link now skipped
 
 
 # ------------------------------------------------------------------ file packs
@@ -224,14 +269,42 @@ def pack(files: dict[str, bytes], meta: Any) -> bytes:
 
 
 def unpack(raw: bytes) -> tuple[dict[str, bytes], Any]:
-    """The inverse of `pack`; ValueError when the blob is not one."""
+    """The inverse of `pack`; ValueError when the blob is not one, or when a file
+    name is not a plain relative path (`is_plain_relative`): a pack's names become
+    paths under the output directory."""
     head, _, rest = raw.partition(b"\n")
     size = int(head)
+    if size < 0:
+        raise ValueError("bad pack header")
     header = json.loads(rest[:size])
+    if not isinstance(header, dict) or header.keys() != {"meta", "files"} or not isinstance(header["files"], list):
+        raise ValueError("bad pack header")
     view, pos, files = memoryview(rest), size, {}
-    for name, length in header["files"]:
+    for item in header["files"]:
+        if not (isinstance(item, list) and len(item) == 2):
+            raise ValueError("bad pack entry")
+        name, length = item
+        if not is_plain_relative(name) or name in files:
+            raise ValueError(f"bad file name in pack: {name!r}")
+        if not isinstance(length, int) or isinstance(length, bool) or length < 0:
+            raise ValueError("bad pack entry")
         files[name] = bytes(view[pos : pos + length])
         pos += length
     if pos != len(rest):
         raise ValueError("truncated pack")
     return files, header["meta"]
+
+
+def is_plain_relative(name: object) -> bool:
+    """A normalised relative POSIX path: no absolute or drive prefix, no ``..``, ``.``
+    or empty parts, no backslash, no NUL."""
+    if not isinstance(name, str) or not name or "\\" in name or "\0" in name:
+        return False
+    return (
+        all(part not in ("", ".", "..") for part in name.split("/"))
+        and not _DRIVE.match(name)
+        and PurePosixPath(name).as_posix() == name
+    )
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")  # "C:evil" is a drive-relative path on Windows

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from extractor.compat import StrEnum
+from extractor.decode import UndecodableSource, decode_source
 from extractor.globs import match_any
 
 
@@ -25,7 +26,8 @@ class Snapshot:
     """Where files came from plus a lazy path -> content reader.
 
     `blobs` maps repository-layout paths (e.g. ``python/sglang/srt/server_args.py``)
-    to git blob ids; `reader` loads one path's bytes on demand.
+    to git blob ids; `reader` loads one path's bytes on demand. `diagnostics` says what
+    the source left out on purpose (symlinks leading out of the tree).
     """
 
     kind: SourceKind
@@ -36,12 +38,25 @@ class Snapshot:
     release: str | None
     blobs: Mapping[str, str]
     reader: Callable[[str], bytes] = field(repr=False, compare=False)
+    diagnostics: tuple[str, ...] = ()
 
     def read(self, path: str) -> bytes:
         return self.reader(path)
 
     def text(self, path: str) -> str:
-        return self.read(path).decode("utf-8", errors="replace")
+        """The file as Python reads it; `UndecodableSource` if Python would refuse it."""
+        return decode_source(self.read(path), path)
+
+    def texts(self, paths: Iterable[str]) -> tuple[dict[str, str], tuple[UndecodableSource, ...]]:
+        """The texts of `paths` that Python can read, and why the others cannot be read."""
+        texts: dict[str, str] = {}
+        refused: list[UndecodableSource] = []
+        for path in paths:
+            try:
+                texts[path] = self.text(path)
+            except UndecodableSource as exc:
+                refused.append(exc)
+        return texts, tuple(refused)
 
     def glob(self, patterns: Iterable[str]) -> list[str]:
         pats = list(patterns)

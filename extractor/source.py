@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import re
 import shutil
+import stat
 import tarfile
 import tempfile
 import threading
@@ -46,6 +48,29 @@ git: Any = _LazyGit()
 PYPI = "https://pypi.org/pypi"
 _TIMEOUT = 60  # seconds per HTTP request; a stalled index should fail, not hang
 _USER_AGENT = "errcat (+source.py)"
+
+# ----------------------------------------------------------------------- symlinks
+
+# A symlink is never read as a file nor followed: one inside the tree names a file that is
+# read under its own path anyway (as git stores it), one leading out could leak anything.
+# Links leading out are named in the catalog's diagnostics, their targets are not.
+_LINK_OUT = "symlink leads outside the source tree, not read: "
+
+
+def _link_escapes(link: str, target: str) -> bool:
+    """Does a link at tree path `link` whose text is `target` lead out of the tree?
+
+    Lexical, for trees that are not on disk (git objects, archives): nothing is resolved.
+    """
+    if target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
+        return True
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(link), target))
+    return joined == ".." or joined.startswith("../")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
 
 # --------------------------------------------------------------------------- git
 
@@ -154,16 +179,24 @@ def _open_local(path: str) -> git.Repo:
         raise SourceError(f"not a git repository: {path}") from None
 
 
-def _tree_blobs(repo: git.Repo, sha: str) -> dict[str, str]:
+def _tree_blobs(repo: git.Repo, sha: str) -> tuple[dict[str, str], tuple[str, ...]]:
+    """path -> blob id of the files, and the diagnostics for symlinks leading out."""
     # One `ls-tree` call: far faster than walking Tree objects for thousands of files.
     out = repo.git.ls_tree("-r", "-z", "--full-tree", sha)
     blobs: dict[str, str] = {}
+    notes: list[str] = []
     for entry in filter(None, out.split("\0")):
         meta, path = entry.split("\t", 1)
-        _mode, kind, obj = meta.split()
-        if kind == "blob":  # submodules are commits: nothing to read
-            blobs[path] = obj
-    return blobs
+        mode, kind, obj = meta.split()
+        if kind != "blob":  # submodules are commits: nothing to read
+            continue
+        if mode == "120000":  # a symlink: its blob is the target path, never a module
+            target = repo.odb.stream(bytes.fromhex(obj)).read().decode("utf-8", "surrogateescape")
+            if _link_escapes(path, target):
+                notes.append(_LINK_OUT + path)
+            continue
+        blobs[path] = obj
+    return blobs, tuple(sorted(notes))
 
 
 def _iso_utc(epoch: int) -> str:
@@ -189,7 +222,7 @@ def open_git(repo: str, rev: str, *, cache_dir: str | os.PathLike[str] | None = 
         if sha is None:
             raise SourceError(f"unknown revision {rev!r} in {repo}")
         commit = handle.commit(sha)
-        blobs = _tree_blobs(handle, sha)
+        blobs, notes = _tree_blobs(handle, sha)
         date = _iso_utc(commit.committed_date)
     except git.GitError as exc:
         raise SourceError(f"git failed on {repo}: {_git_reason(exc)}") from None
@@ -199,7 +232,7 @@ def open_git(repo: str, rev: str, *, cache_dir: str | os.PathLike[str] | None = 
         raise SourceError(f"cannot use {repo}: {exc}") from None
     return Snapshot(
         kind=SourceKind.GIT, repo=repo, ref=rev, commit=sha, commit_date=date,
-        release=None, blobs=blobs, reader=_GitReader(handle, blobs, f"{repo}@{sha[:12]}"),
+        release=None, blobs=blobs, reader=_GitReader(handle, blobs, f"{repo}@{sha[:12]}"), diagnostics=notes,
     )
 
 
@@ -384,7 +417,7 @@ class _LazyWheel(Mapping[str, bytes]):
             self._index = {
                 rp: info
                 for info in self._zip.infolist()
-                if not info.is_dir() and info.filename.endswith(".py")
+                if not info.is_dir() and not _zip_symlink(info) and info.filename.endswith(".py")
                 and (rp := self._profile.repo_path(info.filename)) is not None
             }
         return self._index
@@ -408,8 +441,14 @@ class _LazyWheel(Mapping[str, bytes]):
         return len(self._members)
 
 
-def _read_wheel(path: Path, profile: Profile) -> Mapping[str, bytes]:
-    return _LazyWheel(path, profile)
+def _zip_symlink(info: zipfile.ZipInfo) -> bool:
+    # Wheels have no symlinks; a member marked as one (unix mode) holds a target path.
+    # Its name is not in diagnostics: that would mean reading the archive on cached runs.
+    return info.create_system == 3 and stat.S_ISLNK(info.external_attr >> 16)
+
+
+def _read_wheel(path: Path, profile: Profile) -> tuple[Mapping[str, bytes], tuple[str, ...]]:
+    return _LazyWheel(path, profile), ()
 
 
 class _BlobIds(Mapping[str, str]):
@@ -451,16 +490,20 @@ def _sdist_path(member: str, profile: Profile) -> str | None:
     return profile.repo_path(rest)
 
 
-def _read_sdist(path: Path, profile: Profile) -> dict[str, bytes]:
-    # A .tar.gz cannot be read at random, so take everything in one pass.
+def _read_sdist(path: Path, profile: Profile) -> tuple[dict[str, bytes], tuple[str, ...]]:
+    # A .tar.gz cannot be read at random, so take everything in one pass. Only regular
+    # members are read: symlinks and hard links are never followed.
     out: dict[str, bytes] = {}
+    notes: list[str] = []
     with tarfile.open(path, "r:gz") as tf:
         for m in tf:
-            if m.isfile() and m.name.endswith(".py") and (rp := _sdist_path(m.name, profile)):
+            if m.issym() and _link_escapes(m.name.split("/", 1)[-1], m.linkname):
+                notes.append(_LINK_OUT + m.name)
+            elif m.isfile() and m.name.endswith(".py") and (rp := _sdist_path(m.name, profile)):
                 fh = tf.extractfile(m)
                 if fh is not None:
                     out[rp] = fh.read()
-    return out
+    return out, tuple(sorted(notes))
 
 
 def _upload_time(entry: dict[str, Any]) -> str | None:
@@ -484,14 +527,14 @@ def open_release(
     archive = _download(entry, downloads_dir(cache_dir))
     read = _read_wheel if archive.name.endswith(".whl") else _read_sdist
     try:
-        contents = read(archive, profile)
+        contents, notes = read(archive, profile)
     except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
         raise SourceError(f"cannot read {archive.name}: {exc}") from None
     return Snapshot(
         kind=SourceKind.RELEASE, repo=dist, ref=version, commit=None,
         commit_date=_upload_time(entry), release=version,
         blobs=_BlobIds(contents),
-        reader=_DictReader(contents, archive.name),
+        reader=_DictReader(contents, archive.name), diagnostics=notes,
     )
 
 
@@ -511,35 +554,49 @@ class _DictReader:
 
 
 def open_directory(path: str | os.PathLike[str]) -> Snapshot:
-    """All .py files below a checkout (hidden directories such as .git/.venv skipped)."""
+    """All .py files below a checkout (hidden directories such as .git/.venv skipped);
+    symlinks are not followed (see `_LINK_OUT`)."""
     root = Path(path).expanduser()
     if not root.is_dir():
         raise SourceError(f"not a directory: {os.fspath(path)}")
+    real_root = os.path.realpath(root)
     blobs: dict[str, str] = {}
+    notes: list[str] = []
     try:
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, dirnames, filenames in os.walk(root):  # never descends into a link
+            here = Path(dirpath)
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                if name.endswith(".py"):
-                    full = Path(dirpath) / name
+            for name in sorted({*dirnames, *filenames}):
+                full = here / name
+                if full.is_symlink():
+                    if not _inside(os.path.realpath(full), real_root):
+                        notes.append(_LINK_OUT + full.relative_to(root).as_posix())
+                elif name in filenames and name.endswith(".py"):
                     blobs[full.relative_to(root).as_posix()] = blob_id(full.read_bytes())
+            dirnames[:] = [d for d in dirnames if not (here / d).is_symlink()]
     except OSError as exc:
         raise SourceError(f"cannot read {os.fspath(path)}: {exc}") from None
     return Snapshot(
         kind=SourceKind.DIRECTORY, repo=os.fspath(path), ref=os.fspath(path), commit=None,
-        commit_date=None, release=None, blobs=blobs, reader=_DirReader(root, blobs),
+        commit_date=None, release=None, blobs=blobs, reader=_DirReader(root, real_root, blobs),
+        diagnostics=tuple(sorted(notes)),
     )
 
 
 @dataclass(frozen=True, slots=True)
 class _DirReader:
     root: Path
+    real_root: str
     blobs: Mapping[str, str]
 
     def __call__(self, path: str) -> bytes:
         if path not in self.blobs:  # also keeps reads inside the snapshot's root
             raise SourceError(f"{path} is not in {self.root}")
+        full = self.root / path
+        # The tree may have changed since it was listed: still never follow a link.
+        if full.is_symlink() or not _inside(os.path.realpath(full), self.real_root):
+            raise SourceError(f"{path} became a symlink since {self.root} was listed: not read")
         try:
-            return (self.root / path).read_bytes()
+            return full.read_bytes()
         except OSError as exc:
             raise SourceError(f"cannot read {path}: {exc}") from None

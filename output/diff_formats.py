@@ -1,12 +1,15 @@
 """Text for diffs and histories: oneline, markdown (changelog), json, github annotations.
 
 Renderers take the records of `analyzers.diff` / `analyzers.lineage` and return a
-string; they never decide what changed.
+string; they never decide what changed. Markdown goes through `output.md_escape` and
+workflow commands through `_gh_data`/`_gh_prop`: catalog strings are hostile input.
 """
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from analyzers.diff import (
@@ -19,6 +22,7 @@ from analyzers.diff import (
     EntryRef,
     ExceptionChanged,
     FlagAdded,
+    FlagRef,
     FlagRemoved,
     FlagRenamed,
     MessageChanged,
@@ -28,6 +32,7 @@ from analyzers.diff import (
     VariantsChanged,
 )
 from analyzers.lineage import History
+from output import md_escape as md
 
 FORMATS = ("oneline", "markdown", "json", "github")
 HISTORY_FORMATS = ("json", "markdown")
@@ -91,9 +96,18 @@ def choice_delta(old: Any, new: Any) -> str:
     return " ".join(delta) or "reordered"
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with control characters (escape sequences, newlines) shown as ``\\xNN``:
+    catalog strings printed to a terminal must not drive it or split a line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def render_oneline(diff: Diff) -> str:
     width = max((len(str(c.kind)) for c in diff.changes), default=0)
-    return "".join(f"{str(c.kind):<{width}}  {describe(c)}\n" for c in diff.changes)
+    return "".join(f"{c.kind!s:<{width}}  {terminal_safe(describe(c))}\n" for c in diff.changes)
 
 
 # ------------------------------------------------------------------ markdown changelog
@@ -114,48 +128,56 @@ _TITLES = {
 }
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _message(text: str, width: int | None = None) -> str:
+    """A message as a code span, clipped to `width` when given."""
+    return md.code(clip(text, width) if width else " ".join(text.split())) or "*(no message)*"
 
 
-def _code(text: str) -> str:
-    text = " ".join(text.split())
-    fence = "``" if "`" in text else "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}" if text else "*(no message)*"
+def _at(ref: EntryRef) -> str:
+    return md.text(_loc(ref), inline=True)
+
+
+def _flag_at(flag: FlagRef) -> str:
+    return f" ({md.text(f'{flag.path}:{flag.line}', inline=True)})" if flag.path else ""
 
 
 def _md_item(change: Change) -> str:
     if isinstance(change, (Added, Removed)):
         ref = change.new if isinstance(change, Added) else change.old
-        return f"{_code(clip(ref.template, 160))} — {ref.exception} in `{ref.function}` ({_loc(ref)})"
+        return (f"{_message(ref.template, 160)} — {md.text(ref.exception, inline=True)} in "
+                f"{md.code(ref.function)} ({_at(ref)})")
     if isinstance(change, Moved):
-        return (f"{_code(clip(change.new.template, 120))}: `{change.old.function}` ({_loc(change.old)}) → "
-                f"`{change.new.function}` ({_loc(change.new)})")
+        return (f"{_message(change.new.template, 120)}: {md.code(change.old.function)} ({_at(change.old)}) → "
+                f"{md.code(change.new.function)} ({_at(change.new)})")
     if isinstance(change, MessageChanged):
-        return f"{_code(clip(change.old.template, 160))} → {_code(clip(change.new.template, 160))} ({_loc(change.new)})"
+        return (f"{_message(change.old.template, 160)} → {_message(change.new.template, 160)} "
+                f"({_at(change.new)})")
     if isinstance(change, ExceptionChanged):
-        return f"{_code(clip(change.new.template, 120))}: {change.old.exception} → {change.new.exception}"
+        return (f"{_message(change.new.template, 120)}: {md.text(change.old.exception, inline=True)} → "
+                f"{md.text(change.new.exception, inline=True)}")
     if isinstance(change, TriggerChanged):
-        delta = ", ".join([f"+`{f}`" for f in change.flags_added] + [f"−`{f}`" for f in change.flags_removed])
-        return (f"{_code(clip(change.new.template, 120))} ({_loc(change.new)}): now when {_md(clip(change.new_text, 200))}"
-                + (f" [{delta}]" if delta else ""))
+        delta = ", ".join([f"+{md.code(f)}" for f in change.flags_added]
+                          + [f"−{md.code(f)}" for f in change.flags_removed])
+        return (f"{_message(change.new.template, 120)} ({_at(change.new)}): now when "
+                f"{md.prose(clip(change.new_text, 200), inline=True)}" + (f" \\[{delta}\\]" if delta else ""))
     if isinstance(change, VariantsChanged):
-        rows = [f"+{_code(r.template)}" for r in change.rows_added] + [f"−{_code(r.template)}" for r in change.rows_removed]
-        return f"{_code(clip(change.new.template, 120))}: {', '.join(rows)}"
+        rows = ([f"+{_message(r.template)}" for r in change.rows_added]
+                + [f"−{_message(r.template)}" for r in change.rows_removed])
+        return f"{_message(change.new.template, 120)}: {', '.join(rows)}"
     if isinstance(change, FlagRenamed):
-        return f"`{change.old.name}` → `{change.new.name}` ({change.evidence})"
+        return f"{md.code(change.old.name)} → {md.code(change.new.name)} ({md.text(change.evidence, inline=True)})"
     if isinstance(change, ChoicesChanged) and (delta := choice_delta(change.old_value, change.new_value)):
-        return f"`{change.flag.name}`: {_code(delta)}"
+        return f"{md.code(change.flag.name)}: {md.code(delta)}"
     if isinstance(change, (DefaultChanged, ChoicesChanged)):
-        return f"`{change.flag.name}`: {_code(_value(change.old_value))} → {_code(_value(change.new_value))}"
+        return (f"{md.code(change.flag.name)}: {md.code(_value(change.old_value))} → "
+                f"{md.code(_value(change.new_value))}")
     if isinstance(change, (FlagAdded, FlagRemoved)):
-        return f"`{change.flag.name}`" + (f" ({change.flag.path}:{change.flag.line})" if change.flag.path else "")
-    return change.subject  # pragma: no cover
+        return md.code(change.flag.name) + _flag_at(change.flag)
+    return md.text(change.subject, inline=True)  # pragma: no cover
 
 
 def render_markdown(diff: Diff) -> str:
-    lines = [f"## Errors: {diff.old.name} → {diff.new.name}", ""]
+    lines = [f"## Errors: {md.text(diff.old.name, inline=True)} → {md.text(diff.new.name, inline=True)}", ""]
     if not diff.changes:
         return "\n".join(lines + ["No changes.", ""])
     counts = diff.count()
@@ -200,9 +222,9 @@ def render_github(diff: Diff) -> str:
         props = []
         where = change.where
         if where is not None and where.path:
-            props += [f"file={_gh_prop(where.path)}", f"line={where.line}"]
+            props += [f"file={_gh_prop(where.path)}", f"line={_gh_prop(str(where.line))}"]
         elif isinstance(change, (FlagAdded, FlagRemoved, DefaultChanged, ChoicesChanged)) and change.flag.path:
-            props += [f"file={_gh_prop(change.flag.path)}", f"line={change.flag.line or 1}"]
+            props += [f"file={_gh_prop(str(change.flag.path))}", f"line={_gh_prop(str(change.flag.line or 1))}"]
         props.append(f"title={_gh_prop(f'errcat {change.kind}')}")
         level = _LEVEL.get(change.kind, "notice")
         out.append(f"::{level} {','.join(props)}::{_gh_data(f'{change.kind}: {describe(change)}')}\n")
@@ -232,16 +254,19 @@ def render_history_json(history: History) -> str:
 
 
 def render_history_markdown(history: History) -> str:
-    lines = [f"# Error history: {history.revs[0].label} → {history.revs[-1].label}" if history.revs else "# Error history", ""]
+    cell = partial(md.text, inline=True)
+    title = f": {cell(history.revs[0].label)} → {cell(history.revs[-1].label)}" if history.revs else ""
+    lines = [f"# Error history{title}", ""]
     lines += ["| revision | date | errors | added | removed | changed | moved |", "|---|---|---:|---:|---:|---:|---:|"]
     for step in history.steps:
-        lines.append(f"| {step.rev.label} | {step.rev.date or ''} | {step.entries} | {step.added} | {step.removed} "
-                     f"| {step.changed} | {step.moved} |")
+        counts = (step.entries, step.added, step.removed, step.changed, step.moved)
+        lines.append(md.row([cell(step.rev.label), cell(step.rev.date or ""), *map(str, counts)]))
     lines += ["", "| error | first seen | last changed | moves | removed |", "|---|---|---|---:|---|"]
     for lin in history.lineages:
         changed = f"{lin.last_changed} ({', '.join(lin.last_change_kinds)})" if lin.last_changed else ""
-        lines.append(f"| {_md(_code(clip(lin.template, 90)))} `{lin.current_id or lin.last_id}` | {lin.first_seen} "
-                     f"| {_md(changed)} | {len(lin.moves)} | {lin.removed or ''} |")
+        message = md.code(clip(lin.template, 90), cell=True) or "*(no message)*"
+        error = f"{message} {md.code(lin.current_id or lin.last_id, cell=True)}"
+        lines.append(md.row([error, cell(lin.first_seen), cell(changed), str(len(lin.moves)), cell(lin.removed or "")]))
     return "\n".join(lines) + "\n"
 
 

@@ -2,6 +2,8 @@
 
 Pure functions of the catalog data (`Catalog.as_dict()` or a loaded catalog.json),
 returning {relative path: text}; every list is sorted, so reruns are byte-identical.
+Every catalog string goes through `output.md_escape`: catalogs hold text from the
+analysed source, which must not become headings, links or HTML on these pages.
 """
 from __future__ import annotations
 
@@ -9,99 +11,94 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from output import md_escape as md
+
 DIR = "md"
 
 
-def _cell(text: Any) -> str:
-    """Text safe inside a table cell."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or " "
-
-
-def _inline(text: str) -> str:
-    """A template shown inline: in backticks, with backticks it contains made safe."""
-    fence = "``" if "`" in text else "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def _fence(text: str, lang: str = "") -> str:
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
-    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
-
-
 def _title(entry: Mapping[str, Any], limit: int = 80) -> str:
-    first = entry["template"].splitlines()[0] if entry["template"] else ""
+    template = str(entry["template"])
+    first = template.splitlines()[0] if template.strip() else ""
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def _link(entry: Mapping[str, Any], prefix: str = "") -> str:
-    return f"[{_cell(_title(entry)).replace('[', '(').replace(']', ')')}]({prefix}{entry['id']}.md)"
+    return md.page(md.text(_title(entry), inline=True) or " ", f"{prefix}{entry['id']}.md")
+
+
+def _where(src: Mapping[str, Any]) -> str:
+    """``path:line``, linked when the catalog has an http(s) URL for it."""
+    return md.link(md.text(f"{src['path']}:{src['line']}", inline=True), src.get("url"))
 
 
 def _fix(fix: Mapping[str, Any]) -> list[str]:
     if fix and fix.get("note") and not fix.get("before"):
-        return [fix["note"]]
+        return [md.prose(fix["note"])]
     if not fix or not fix.get("before"):
         return []
-    lines = ["# before", fix["before"]]
+    lines = ["# before", str(fix["before"])]
     if fix.get("after"):
-        lines += ["# after", fix["after"]]
-    out = [_fence("\n".join(lines), "sh")]
+        lines += ["# after", str(fix["after"])]
+    out = [md.fence("\n".join(lines), "sh")]
     if fix.get("solution"):
-        out.append(f"Change: {fix['solution']}")
-    out.append(f"Verified by evaluating the trigger: **{fix.get('verified', 'unknown')}**")
+        out.append(f"Change: {md.prose(fix['solution'], inline=True)}")
+    out.append(f"Verified by evaluating the trigger: **{md.text(fix.get('verified', 'unknown'), inline=True)}**")
     assuming = fix.get("assuming")
     if assuming:
-        out.append(f"Assuming {' and '.join(assuming['facts'])}: **{assuming['verified']}**")
+        facts = " and ".join(md.prose(f, inline=True) for f in assuming["facts"])
+        out.append(f"Assuming {facts}: **{md.text(assuming['verified'], inline=True)}**")
     if fix.get("undecided"):
-        out.append("Could not be decided: " + ", ".join(fix["undecided"]) + ".")
+        out.append("Could not be decided: " + ", ".join(md.prose(u, inline=True) for u in fix["undecided"]) + ".")
     return out
+
+
+def _variant(i: int, v: Mapping[str, Any]) -> str:
+    values = sorted(v["values"].items(), key=lambda kv: str(kv[0]))
+    shown = "; ".join(md.code(f"{k} = {val}", cell=True) for k, val in values)
+    shown = shown or md.code(v.get("template", ""), cell=True)
+    fixes = " / ".join(md.prose(s, cell=True) for s in v.get("solutions") or [])
+    return md.row([str(i), shown, md.prose(v["trigger"]["text"], cell=True), fixes])
 
 
 def entry_page(entry: Mapping[str, Any], titles: Mapping[str, Mapping[str, Any]]) -> str:
     src = entry["source"]
     out = [
-        f"# {entry['exception']}: {_cell(_title(entry, 120))}",
+        f"# {md.text(entry['exception'], inline=True)}: {md.text(_title(entry, 120), inline=True)}",
         "",
-        f"`{entry['id']}` · {entry['kind']} · [{src['path']}:{src['line']}]({src['url']}) · `{src['function']}`",
+        " · ".join([md.code(entry["id"]), md.text(entry["kind"], inline=True), _where(src), md.code(src["function"])]),
         "",
         "## Error message",
         "",
-        _fence(entry["template"], "text"),
+        md.fence(entry["template"], "text"),
         "",
         "## What it means",
         "",
-        entry.get("meaning") or "(not derived)",
+        md.prose(entry.get("meaning") or "") or "(not derived)",
         "",
         "## When it happens",
         "",
-        f"Trigger: {entry['trigger']['text']}",
+        f"Trigger: {md.prose(entry['trigger']['text'], inline=True)}",
     ]
     situations = entry.get("situations") or []
     if situations:
-        out += ["", "Common situations:", ""] + [f"- {s}" for s in situations]
+        out += ["", "Common situations:", ""] + [f"- {md.prose(s)}" for s in situations]
     variants = entry.get("variants") or []
     if variants:
         out += ["", f"### Variants ({len(variants)})", "", "| # | message | condition | fix |", "|---|---|---|---|"]
-        for i, v in enumerate(variants, 1):
-            shown = "; ".join(f"{k} = {val}" for k, val in sorted(v["values"].items())) or v.get("template", "")
-            fixes = " / ".join(v.get("solutions") or []) or " "
-            out.append(f"| {i} | {_cell(shown)} | {_cell(v['trigger']['text'])} | {_cell(fixes)} |")
+        out += [_variant(i, v) for i, v in enumerate(variants, 1)]
     if entry.get("solutions"):
-        out += ["", "## Solutions", ""] + [f"{i}. {s}" for i, s in enumerate(entry["solutions"], 1)]
+        out += ["", "## Solutions", ""] + [f"{i}. {md.prose(s)}" for i, s in enumerate(entry["solutions"], 1)]
     fix = _fix(entry.get("example_fix") or {})
     if fix:
-        out += ["", "## Example fix", ""] + sum(([x, ""] for x in fix), [])[:-1]
+        out += ["", "## Example fix", ""] + [line for x in fix for line in ("", x)][1:]
     overlay = entry.get("overlay")
     if overlay and overlay.get("status") == "applied" and overlay.get("notes"):
-        out += ["", "## Notes", ""] + [f"- {n}" for n in overlay["notes"]]
+        out += ["", "## Notes", ""] + [f"- {md.prose(n)}" for n in overlay["notes"]]
     elif overlay and overlay.get("status") == "stale":
-        out += ["", "## Notes", "", "> Curated notes for this entry are stale: the error changed since they were "
-                                    f"written (fingerprint {overlay['written_for']}, now {entry.get('fingerprint')})."]
-    out += ["", "## Source", "", f"Thrown at [{src['path']}:{src['line']}]({src['url']})", "",
-            _fence(entry["excerpt"]["code"], "python")]
+        out += ["", "## Notes", "", ("> Curated notes for this entry are stale: the error changed since they were "
+                                     f"written (fingerprint {md.code(overlay['written_for'])}, "
+                                     f"now {md.code(entry.get('fingerprint') or '?')}).")]
+    out += ["", "## Source", "", f"Thrown at {_where(src)}", "", md.fence(entry["excerpt"]["code"], "python")]
     related = [titles[r] for r in entry.get("related") or [] if r in titles]
     if related:
         out += ["", "## Related errors", ""] + [f"- {_link(r)}" for r in related]
@@ -109,7 +106,8 @@ def entry_page(entry: Mapping[str, Any], titles: Mapping[str, Mapping[str, Any]]
 
 
 def _header(data: Mapping[str, Any], title: str) -> list[str]:
-    return [f"# {title}", "", f"{data['repo']} @ `{data['commit']}` · {len(data['entries'])} entries", ""]
+    count = len(data["entries"])
+    return [f"# {title}", "", f"{md.text(data['repo'])} @ {md.code(data['commit'])} · {count} entries", ""]
 
 
 def index_by_file(data: Mapping[str, Any]) -> str:
@@ -118,10 +116,12 @@ def index_by_file(data: Mapping[str, Any]) -> str:
         by_path[e["source"]["path"]].append(e)
     out = _header(data, "Error catalog") + ["By file below; [by flag](flags.md).", ""]
     for path in sorted(by_path):
-        out += [f"## {path}", "", "| line | exception | message | verified fix |", "|---|---|---|---|"]
+        out += [f"## {md.text(path, inline=True)}", "", "| line | exception | message | verified fix |",
+                "|---|---|---|---|"]
         for e in sorted(by_path[path], key=lambda x: (x["source"]["line"], x["id"])):
             verified = (e.get("example_fix") or {}).get("verified", "unknown")
-            out.append(f"| {e['source']['line']} | {e['exception']} | {_link(e, 'entries/')} | {verified} |")
+            out.append(md.row([md.text(e["source"]["line"], inline=True), md.text(e["exception"], inline=True),
+                               _link(e, "entries/"), md.text(verified, inline=True)]))
         out.append("")
     return "\n".join(out)
 
@@ -137,9 +137,10 @@ def index_by_flag(data: Mapping[str, Any]) -> str:
             by_flag[name].append(e)
     out = _header(data, "Errors by flag and environment variable") + ["[By file](README.md).", ""]
     for name in sorted(by_flag):
-        out += [f"## `{name}`", ""]
+        out += [f"## {md.code(name)}", ""]
         for e in sorted(by_flag[name], key=lambda x: (x["source"]["path"], x["source"]["line"], x["id"])):
-            out.append(f"- {_link(e, 'entries/')} ({e['source']['path'].rsplit('/', 1)[-1]}:{e['source']['line']})")
+            where = f"{e['source']['path'].rsplit('/', 1)[-1]}:{e['source']['line']}"
+            out.append(f"- {_link(e, 'entries/')} ({md.text(where, inline=True)})")
         out.append("")
     return "\n".join(out)
 

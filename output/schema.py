@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+import re
+from collections.abc import Callable
+from functools import cache
 from importlib import resources
 from typing import Any
 
 CATALOG_SCHEMA = "catalog.schema.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _text(name: str) -> str:
     return (resources.files("output") / "schema" / name).read_text(encoding="utf-8")
 
@@ -23,3 +25,241 @@ def entry_schema() -> dict[str, Any]:
     """Schema for one DIR/entries/<id>.json file: the catalog's entry definition."""
     schema = load_schema()
     return {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/entry"}
+
+
+# ------------------------------------------------------------------ validation
+#
+# Readers validate every catalog.json they load against the shipped schema. jsonschema
+# is a test-only dependency (with its Rust extension), so this is a small validator for
+# the keywords the schema uses; tests check it agrees with jsonschema, and an unknown
+# keyword is an error, so a schema edit cannot be silently half-checked.
+
+SCHEMA_VERSION = 1  # what `errcat extract` writes; readers take any version up to it
+
+_ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description", "default", "examples"})
+_TYPES: dict[str, Any] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+def _kind(value: Any) -> str:
+    return next((name for name, test in _TYPES.items() if name != "number" and test(value)), "number")
+
+
+def _canonical(value: Any) -> Any:
+    """A key for JSON equality: 1 and true differ, key order does not matter."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):  # the common case, kept cheap
+        return (type(value).__name__, value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    return json.dumps(value, sort_keys=True)
+
+
+# (path, innermost key first; what is wrong): the message is formatted only when shown,
+# as most failures are expected ones (the `if` of an if/then) and are discarded.
+Problem = tuple[list[str | int], Callable[[], str]]
+Check = Callable[[Any], "Problem | None"]
+
+
+def _inside(key: str | int, problem: Problem | None) -> Problem | None:
+    if problem is not None:
+        problem[0].append(key)
+    return problem
+
+
+def _where(path: list[str | int]) -> str:
+    out = ""
+    for key in reversed(path):
+        if isinstance(key, int) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
+            out += f"[{json.dumps(key)[:60]}]"  # keys from the data: quoted, one line
+        else:
+            out += f".{key}" if out else key
+    return out or "document"
+
+
+class _Compiler:
+    """Turns a schema into nested closures once; validating is then one call per node."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+        self.refs: dict[str, Check | None] = {}
+
+    def ref(self, ref: str) -> Check:
+        if not ref.startswith("#"):
+            raise ValueError(f"only local $ref is supported, not {ref!r}")
+        if ref not in self.refs:
+            self.refs[ref] = None  # recursive schemas (expr) refer to themselves
+            node: Any = self.root
+            for part in filter(None, ref[1:].split("/")):
+                node = node[part.replace("~1", "/").replace("~0", "~")]
+            self.refs[ref] = self.compile(node)
+        done = self.refs[ref]
+        if done is not None:
+            return done
+        refs = self.refs
+        return lambda v: refs[ref](v)  # type: ignore[misc] - compiled by the time it runs
+
+    def compile(self, schema: Any) -> Check:
+        if schema is True:
+            return lambda v: None
+        if schema is False:
+            return lambda v: ([], lambda: "not allowed")
+        checks: list[Check] = []
+        kinds = schema.get("type")
+        if kinds is not None:
+            names = [kinds] if isinstance(kinds, str) else list(kinds)
+            tests = [_TYPES[n] for n in names]
+            expected = " or ".join(names)
+            checks.append(lambda v: None if any(t(v) for t in tests) else ([], lambda: f"expected {expected}, got {_kind(v)}"))
+        for key, arg in schema.items():
+            if key in _ANNOTATIONS or key in ("type", "then", "else"):
+                continue
+            checks.append(self.keyword(key, arg, schema))
+
+        def check(value: Any) -> Problem | None:
+            for c in checks:
+                problem = c(value)
+                if problem is not None:
+                    return problem
+            return None
+
+        return checks[0] if len(checks) == 1 else check
+
+    def keyword(self, key: str, arg: Any, schema: dict[str, Any]) -> Check:
+        if key == "$ref":
+            return self.ref(arg)
+        if key == "properties":
+            props = [(name, self.compile(sub)) for name, sub in arg.items()]
+
+            def properties(v: Any) -> Problem | None:
+                if isinstance(v, dict):
+                    for name, check in props:
+                        if name in v and (problem := check(v[name])) is not None:
+                            return _inside(name, problem)
+                return None
+
+            return properties
+        if key == "additionalProperties":
+            known, extra = set(schema.get("properties", {})), self.compile(arg)
+
+            def additional(v: Any) -> Problem | None:
+                if isinstance(v, dict):
+                    for name, x in v.items():
+                        if name not in known and (problem := extra(x)) is not None:
+                            return _inside(name, problem)
+                return None
+
+            return additional
+        if key == "required":
+            def required(v: Any) -> Problem | None:
+                missing = next((n for n in arg if n not in v), None) if isinstance(v, dict) else None
+                return None if missing is None else ([], lambda: f"missing {missing!r}")
+
+            return required
+        if key == "items":
+            item = self.compile(arg)
+
+            def items(v: Any) -> Problem | None:
+                if isinstance(v, list):
+                    for i, x in enumerate(v):
+                        if (problem := item(x)) is not None:
+                            return _inside(i, problem)
+                return None
+
+            return items
+        if key == "uniqueItems":
+            return lambda v: ([], lambda: "items are not unique") if (
+                arg and isinstance(v, list) and len({_canonical(x) for x in v}) < len(v)) else None
+        if key in ("const", "enum"):
+            allowed = {_canonical(a) for a in ([arg] if key == "const" else arg)}
+            shown = " or ".join(json.dumps(a) for a in ([arg] if key == "const" else arg))
+            return lambda v: None if _canonical(v) in allowed else ([], lambda: f"{json.dumps(v)[:60]} is not {shown}")
+        if key == "minLength":
+            return lambda v: ([], lambda: f"shorter than {arg} character(s)") if isinstance(v, str) and len(v) < arg else None
+        if key == "minimum":
+            return lambda v: ([], lambda: f"{v} is less than {arg}") if _TYPES["number"](v) and v < arg else None
+        if key == "pattern":
+            rx = re.compile(arg)
+            return lambda v: ([], lambda: f"{v[:60]!r} does not match {arg!r}") if isinstance(v, str) and not rx.search(v) else None
+        if key == "allOf":
+            subs = [self.compile(s) for s in arg]
+            return lambda v: next((p for c in subs if (p := c(v)) is not None), None)
+        if key in ("anyOf", "oneOf"):
+            subs = [self.compile(s) for s in arg]
+            one = key == "oneOf"
+
+            def alternatives(v: Any) -> Problem | None:
+                problems = [c(v) for c in subs]
+                matches = problems.count(None)
+                if matches and (matches == 1 or not one):
+                    return None
+                if matches:
+                    return [], lambda: "matches more than one of the allowed forms"
+                # None fits: say why the likeliest one (of the right type) does not.
+                return next((p for p in problems if p and not p[1]().startswith("expected ")), problems[0])
+
+            return alternatives
+        if key == "not":
+            sub = self.compile(arg)
+            return lambda v: ([], lambda: "matches a form that is not allowed") if sub(v) is None else None
+        if key == "if":
+            cond = self.compile(arg)
+            then = self.compile(schema.get("then", True))
+            other = self.compile(schema.get("else", True))
+            return lambda v: then(v) if cond(v) is None else other(v)
+        raise ValueError(f"schema keyword {key!r} is not supported by output.schema")
+
+
+def schema_problem(data: Any, schema: dict[str, Any]) -> str | None:
+    """The first place `data` breaks `schema` ("entries[0].id: ..."), or None."""
+    return _first(_Compiler(schema).compile(schema), data)
+
+
+def _first(check: Check, data: Any) -> str | None:
+    problem = check(data)
+    return None if problem is None else f"{_where(problem[0])}: {problem[1]()}"
+
+
+@cache
+def _catalog_check() -> Check:
+    schema = load_schema()
+    return _Compiler(schema).compile(schema)
+
+
+def catalog_problem(data: Any) -> str | None:
+    """Why `data` is not a catalog this errcat can read (None: it is): a newer
+    schema_version, or the first place it breaks the shipped schema."""
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        return f"schema_version {version} is newer than this errcat reads (up to {SCHEMA_VERSION}): upgrade errcat"
+    problem = _first(_catalog_check(), data)
+    return None if problem is None else f"not a valid errcat catalog: {problem}"
+
+
+@cache
+def _subset_check(top_keys: tuple[str, ...], entry_keys: tuple[str, ...]) -> Check:
+    """The catalog schema narrowed to a catalog that keeps its entries, `top_keys` and, per entry,
+    `entry_keys` (e.g. the compact catalogs that diffs cache): those the schema knows are
+    required, every other one is absent."""
+    schema = load_schema()
+    entry = schema["$defs"]["entry"]
+    entry["required"] = list(entry_keys)
+    entry["properties"] = {k: v for k, v in entry["properties"].items() if k in entry_keys}
+    entry["additionalProperties"] = False
+    keys = (*top_keys, "entries")
+    schema["required"] = [k for k in keys if k in schema["properties"]]
+    # Keys the schema does not describe (the flag model) must at least be objects.
+    schema["properties"] = {k: schema["properties"].get(k, {"type": "object"}) for k in keys}
+    schema["additionalProperties"] = False
+    return _Compiler(schema).compile(schema)
+
+
+def subset_problem(data: Any, top_keys: tuple[str, ...], entry_keys: tuple[str, ...]) -> str | None:
+    """Why `data` is not such a narrowed catalog (see `_subset_check`), or None."""
+    return _first(_subset_check(top_keys, entry_keys), data)

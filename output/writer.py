@@ -2,25 +2,48 @@
 
 A failure or kill before the swap leaves the previous catalog untouched; the swap
 is two renames, and a run that finds only the parked old copy puts it back first.
-Only an empty directory or an earlier output (it holds the marker file, by default
-``catalog.json``) is ever replaced: ``--out ~`` must not wipe a home directory.
+
+Only what errcat wrote is ever replaced. Every output carries `MANIFEST`, the sha256
+of each file errcat wrote there; an existing directory is replaced only when it is
+empty or holds nothing but those files, unchanged (``--out ~`` must not wipe a home
+directory, a user's file beside the catalog must survive). Outputs of errcat versions
+before manifests are recognised by their marker file and strict file names.
+
+Staging directories are flock'ed by their creator and carry `_OWNER`: one whose lock
+is free (its creator died, e.g. kill -9) is removed by the next run; a live run's
+staging is never touched, nor one without `_OWNER` (not provably ours).
 """
 from __future__ import annotations
 
+import errno
+import fcntl
 import glob
+import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from extractor.errors import OutputError
 
+MANIFEST = ".errcat-manifest.json"
+_OWNER = ".errcat-owner"  # inside a staging dir while its creator holds the lock
 _OLD = ".errcat-old-"
 _NEW = ".errcat-new-"
+# What errcat wrote before outputs had a manifest (migration only; never extended).
+_LEGACY_FILES = re.compile(
+    r"catalog\.json|catalog\.yaml|graph\.json|graph\.graphml|entries/[0-9a-f]{16}\.json"
+    r"|md/README\.md|md/flags\.md|md/entries/[0-9a-f]{16}\.md"
+)
+_LEGACY_DIRS = frozenset({"entries", "md", "md/entries"})
+
+Files = Mapping[str, str | bytes]
 
 
 def dumps(data: Any) -> str:
@@ -28,15 +51,236 @@ def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+# ------------------------------------------------------------------ names
+
+
+_BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]|^/|^[A-Za-z]:|(?:^|/)\.{0,2}(?:/|$)")
+
+
+def _name_problem(rel: object) -> str | None:
+    """Why `rel` is not a plain relative path below the output directory (None: it is)."""
+    if not isinstance(rel, str) or not rel:
+        return "not a file name"
+    bad = _BAD_CHARS.search(rel)
+    if bad is not None:
+        text = bad.group()
+        if text == "\\" or (len(text) == 1 and text != "/" and text != "."):
+            return "backslash or control character in the name"
+        if bad.start() == 0 and (text.startswith("/") or text.endswith(":")):
+            return "absolute path"
+        return "empty, '.' or '..' part"
+    if rel == _OWNER:
+        return "reserved name"
+    return None
+
+
+def check_names(files: Files) -> None:
+    """Every name is a plain relative path and none is also another one's directory.
+
+    Raises OutputError naming the first bad one, before anything is written.
+    """
+    for rel in sorted(files, key=str):
+        problem = _name_problem(rel)
+        if problem is not None:
+            raise OutputError(f"refusing to write {rel!r}: {problem}")
+        if not isinstance(files[rel], (str, bytes)):
+            raise OutputError(f"refusing to write {rel!r}: content is not text or bytes")
+    for rel in sorted(files):
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            if "/".join(parts[:i]) in files:
+                raise OutputError(f"refusing to write {rel!r}: {'/'.join(parts[:i])!r} is both a file and a directory")
+
+
+def _check_inside(root: Path, files: Files) -> None:
+    """No name resolves outside `root`: with plain names (`check_names`) only a symlinked
+    directory on the way can lead out, so each directory is resolved once; the file itself
+    is opened with O_NOFOLLOW."""
+    real_root = os.path.realpath(root)
+    for rel_dir in sorted({os.path.dirname(rel) for rel in files} - {""}):
+        real = os.path.realpath(root / rel_dir)
+        if os.path.commonpath([real_root, real]) != real_root or real == real_root:
+            first = min(rel for rel in files if rel.startswith(rel_dir + "/"))
+            raise OutputError(f"refusing to write {first!r}: it resolves outside {root}")
+
+
+def write_files(root: Path, files: Files) -> None:
+    """Write relative path -> content below `root`; all names are checked before the first write."""
+    check_names(files)
+    _check_inside(root, files)
+    made: set[Path] = set()
+    for rel, content in sorted(files.items()):
+        path = root / rel
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        # Bytes, not text mode: no newline translation; O_NOFOLLOW: never write through a link.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content if isinstance(content, bytes) else content.encode("utf-8"))
+
+
+# ------------------------------------------------------------------ manifest
+
+
+def _sha256(content: str | bytes) -> str:
+    return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+
+
+def with_manifest(files: Files) -> dict[str, str | bytes]:
+    """`files` plus `MANIFEST` listing each with its sha256: exactly what `write_atomically` writes
+    (a `MANIFEST` in `files` is replaced). OutputError on a bad name (see `check_names`)."""
+    check_names(files)
+    own = {k: v for k, v in files.items() if k != MANIFEST}
+    listing = {rel: _sha256(content) for rel, content in sorted(own.items())}
+    return {**own, MANIFEST: dumps({"errcat_manifest": 1, "files": listing})}
+
+
+def _read_manifest(root: Path) -> dict[str, str] | None:
+    path = root / MANIFEST
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        listing = json.loads(path.read_bytes())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(listing, dict) or not all(isinstance(v, str) for v in listing.values()):
+        return None
+    return listing
+
+
+def _entries(root: Path) -> list[tuple[str, Path | None]]:
+    """(relative name, file path) of every non-directory below `root`, sorted; an empty
+    directory is ("name/", None). Symlinks are entries, never followed."""
+    found: list[tuple[str, Path | None]] = []
+
+    def fail(exc: OSError) -> None:
+        raise OutputError(f"cannot read output directory {root}: {exc.strerror}")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=fail):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        links = [d for d in dirnames if (here / d).is_symlink()]
+        dirnames[:] = [d for d in dirnames if d not in links]
+        found += [(prefix + name, here / name) for name in (*filenames, *links)]
+        if rel_dir != "." and not dirnames and not filenames and not links:
+            found.append((prefix, None))
+    return sorted(found, key=lambda item: item[0])
+
+
+def _first_foreign(root: Path, marker: str | None) -> str | None:
+    """"<name> <why>" for the first thing below `root` errcat did not write (None: all ours)."""
+    manifest = _read_manifest(root)
+    if manifest is None and os.path.lexists(root / MANIFEST):
+        return f"{MANIFEST} is not a valid errcat manifest"
+    if manifest is None:
+        legacy = marker is not None and (root / marker).is_file() and not (root / marker).is_symlink()
+        why = f"was not written by errcat (no {MANIFEST}" + (")" if legacy else ": not an errcat output directory)")
+        for rel, path in _entries(root):
+            ours = (_LEGACY_FILES.fullmatch(rel) and not path.is_symlink()) if path else rel[:-1] in _LEGACY_DIRS
+            if not (legacy and ours):
+                return f"{rel} {why}"
+        return None
+    wanted_dirs = {p for rel in manifest for p in _parents(rel)}
+    for rel, path in _entries(root):
+        if path is None and rel[:-1] in wanted_dirs or rel == MANIFEST:
+            continue
+        if path is None or rel not in manifest or path.is_symlink():
+            return f"{rel} was not written by errcat (not in its {MANIFEST})"
+        if _file_sha256(path) != manifest[rel]:
+            return f"{rel} was changed since errcat wrote it"
+    return None
+
+
+def _parents(rel: str) -> list[str]:
+    parts = rel.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise OutputError(f"cannot read {path}: {exc.strerror}") from None
+    return digest.hexdigest()
+
+
+def _check_replaceable(target: Path, marker: str | None) -> None:
+    """Refuse to replace a directory holding anything errcat did not write (it would be deleted)."""
+    foreign = _first_foreign(target, marker) if target.is_dir() else None
+    if foreign is not None:
+        raise OutputError(f"refusing to replace {target}: {foreign}; move it away or write elsewhere")
+
+
+# ------------------------------------------------------------------ staging
+
+
+def _owned_dir(parent: Path, prefix: str) -> tuple[Path, int | None]:
+    """A new temp dir below `parent`, flock'ed and marked `_OWNER` (lock fd None: no flock here,
+    then no `_OWNER` either, so no later run takes it for stale)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    fd: int | None = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return path, None
+    (path / _OWNER).write_text(f"pid {os.getpid()} host {socket.gethostname()}\n", encoding="utf-8")
+    return path, fd
+
+
+@contextmanager
+def _unlocked(path: Path) -> Iterator[bool]:
+    """True (holding its lock meanwhile) when no live process holds `path`'s lock."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        yield False
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errno.ENOLCK, errno.EINVAL):
+                raise
+            yield False  # held by a live run, or locks unsupported here: cannot tell, keep it
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def _staging_dirs(parent: Path, name: str | None, kind: str) -> list[Path]:
+    pattern = f"{glob.escape(name) if name is not None else '*'}{kind}*"
+    return sorted((p for p in parent.glob(pattern) if p.is_dir() and not p.is_symlink()), reverse=True)
+
+
 def _recover(out: Path) -> None:
-    """Undo a swap interrupted between its two renames."""
+    """Undo a swap interrupted between its two renames (unless its run is still alive)."""
     if out.exists():
         return
-    for parked in sorted(out.parent.glob(f"{glob.escape(out.name)}{_OLD}*"), reverse=True):
-        if (parked / "catalog").is_dir():
-            os.replace(parked / "catalog", out)
-            shutil.rmtree(parked, ignore_errors=True)
-            return
+    for parked in _staging_dirs(out.parent, out.name, _OLD):
+        with _unlocked(parked) as free:
+            if free and (parked / "catalog").is_dir():
+                os.replace(parked / "catalog", out)
+                shutil.rmtree(parked, ignore_errors=True)
+                return
+
+
+def remove_stale_staging(parent: Path, name: str | None = None) -> list[Path]:
+    """Remove staging and parked dirs below `parent` (of output `name`, None: of any output)
+    whose creator died; returns them. Live runs' and unmarked dirs are kept."""
+    removed = []
+    for path in _staging_dirs(parent, name, _NEW) + _staging_dirs(parent, name, _OLD):
+        with _unlocked(path) as free:
+            if free and (path / _OWNER).is_file():
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    return removed
 
 
 def _umask() -> int:
@@ -45,25 +289,12 @@ def _umask() -> int:
     return mask
 
 
-def _check_replaceable(target: Path, marker: str | None) -> None:
-    """Refuse to replace a directory errcat did not write (it would be deleted)."""
-    if not target.is_dir() or marker is None or (target / marker).is_file():
-        return
-    try:
-        empty = next(target.iterdir(), None) is None
-    except OSError as exc:
-        raise OutputError(f"cannot read output directory {target}: {exc.strerror}") from None
-    if not empty:
-        raise OutputError(
-            f"refusing to replace {target}: it is not empty and has no {marker} (not an errcat output directory)"
-        )
-
-
 @contextmanager
 def atomic_dir(out: str | os.PathLike[str], *, marker: str | None = "catalog.json") -> Iterator[Path]:
     """Yield an empty staging directory; on success it replaces `out` whole.
 
-    An existing `out` must be empty or contain `marker` (None: replace anything).
+    An existing `out` must be empty or hold only files its `MANIFEST` lists, unchanged;
+    `marker`: the file that marks an output written before manifests (None: refuse those).
     """
     target = Path(os.path.abspath(out))
     parent = target.parent
@@ -78,16 +309,21 @@ def atomic_dir(out: str | os.PathLike[str], *, marker: str | None = "catalog.jso
     if not os.access(parent, os.W_OK):
         raise OutputError(f"output directory {parent} is not writable")
     _recover(target)
+    remove_stale_staging(parent, target.name)
     _check_replaceable(target, marker)
+    locks: list[int] = []
     try:
-        staging = Path(tempfile.mkdtemp(prefix=target.name + _NEW, dir=parent))
+        staging, fd = _owned_dir(parent, target.name + _NEW)
+        locks += [fd] if fd is not None else []
         staging.chmod(0o777 & ~_umask())  # mkdtemp makes it 0700; the result is a normal directory
     except OSError as exc:
         raise OutputError(f"cannot write to {parent}: {exc.strerror}") from None
     try:
         yield staging
+        (staging / _OWNER).unlink(missing_ok=True)  # not part of the output; the lock still marks it live
         if target.exists():
-            parked = Path(tempfile.mkdtemp(prefix=target.name + _OLD, dir=parent))
+            parked, fd = _owned_dir(parent, target.name + _OLD)
+            locks += [fd] if fd is not None else []
             try:
                 os.replace(target, parked / "catalog")
                 try:
@@ -105,28 +341,20 @@ def atomic_dir(out: str | os.PathLike[str], *, marker: str | None = "catalog.jso
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def write_files(root: Path, files: dict[str, str | bytes]) -> None:
-    """Write relative path -> content below `root`."""
-    for rel, content in sorted(files.items()):
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Bytes, not text mode: no newline translation, the same bytes on every platform.
-        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    finally:
+        for fd in locks:
+            os.close(fd)
 
 
 def write_atomically(
     out: str | os.PathLike[str],
-    render: Callable[[], dict[str, str | bytes]],
+    render: Callable[[], Files],
     *,
     marker: str | None = "catalog.json",
 ) -> Path:
-    """Render all files first (nothing touches disk if that fails), then swap them in.
-
-    `marker`: see `atomic_dir`; pass the name of a file your output always has.
-    """
-    files = render()
+    """Render all files first (nothing touches disk if that fails or a name is bad), then
+    swap them in with their `MANIFEST`. `marker`: see `atomic_dir`."""
+    files = with_manifest(render())
     try:
         with atomic_dir(out, marker=marker) as staging:
             write_files(staging, files)

@@ -13,7 +13,11 @@ diff against the last published catalog and publish atomically:
     <root>/<name>/CHANGELOG.md       every step, newest first
 
 A lock file (default ``<root>/.nightly.lock``) keeps a second run from starting. A
-failing target leaves its last published catalog untouched. Exit codes: 0 all
+failing target leaves its last published catalog untouched. Nothing nightly did not
+write is overwritten or deleted: catalog directories carry errcat's manifest
+(output/writer.py), CHANGELOG.md / latest.json / latest must be in nightly's own
+format, and a catalog that could not analyse a file the published one has is not
+published. Staging left by a killed run is removed by the next. Exit codes: 0 all
 targets published or unchanged, 1 a target failed (one line each on stderr), 2 bad
 configuration, 3 another run holds the lock. See scripts/nightly.example.yaml.
 """
@@ -34,14 +38,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable from a checkout
 
-import yaml  # noqa: E402
+import yaml
 
-from errcat import pipeline  # noqa: E402
-from extractor.errors import ErrcatError  # noqa: E402
-from extractor.profile import load_profile  # noqa: E402
+from errcat import pipeline
+from errcat.cli import warnings_as_lines
+from extractor.cache import private_cache
+from extractor.errors import ErrcatError
+from extractor.profile import load_profile
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_LOCKED = 0, 1, 2, 3
-_SECTION = re.compile(r"^<!-- errcat:(\S+) -->$", re.M)
+_SECTION = re.compile(r"^<!-- errcat:(\S+) -->$", re.MULTILINE)
+_CHANGELOG_TITLE = "# Error catalog changes\n"
 
 
 class ConfigError(Exception):
@@ -242,10 +249,47 @@ def _atomic_text(path: Path, text: str) -> None:
 
 
 def _point_latest(target_dir: Path, pin: str) -> None:
-    tmp = target_dir / f".latest.{os.getpid()}"
-    tmp.unlink(missing_ok=True)
+    tmp = target_dir / f".latest.{os.getpid()}.{os.urandom(4).hex()}"  # new name: nothing to delete first
     os.symlink(pin, tmp)
     os.replace(tmp, target_dir / "latest")
+
+
+def _ours(path: Path) -> bool:
+    """Is `path` (in a target directory) absent or as nightly writes it? Only then may it be replaced."""
+    if not os.path.lexists(path):
+        return True
+    if path.name == "latest":
+        return path.is_symlink()
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.name == "CHANGELOG.md":
+            return text.startswith(_CHANGELOG_TITLE)
+        data = json.loads(text)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and set(data) == {"commit", "label", "date"}
+
+
+def check_ours(target_dir: Path) -> None:
+    """Refuse to publish over a CHANGELOG.md, latest.json or latest that nightly did not write."""
+    for name in ("CHANGELOG.md", "latest.json", "latest"):
+        if not _ours(target_dir / name):
+            raise ErrcatError(f"refusing to overwrite {target_dir / name}: not written by nightly; move it away")
+
+
+def lost_files(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, reason) of files `new` could not analyse that the published `old` did (sorted)."""
+    old_incomplete = {str(i.get("path")) for i in _items(old.get("incomplete", []))}
+    analysed = {str(e.get("source", {}).get("path")) for e in _items(old.get("entries", []))}
+    analysed |= {str(t) for t in old.get("targets", []) or []} - old_incomplete
+    return sorted((str(i.get("path")), str(i.get("reason", "?"))) for i in _items(new.get("incomplete", []))
+                  if str(i.get("path")) in analysed)
+
+
+def _items(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def cumulative_changelog(previous: str, pin: str, section: str) -> str:
@@ -257,7 +301,7 @@ def cumulative_changelog(previous: str, pin: str, section: str) -> str:
         if parts[i] != pin:
             kept.append(f"<!-- errcat:{parts[i]} -->{parts[i + 1]}")
     body = f"<!-- errcat:{pin} -->\n{section.rstrip()}\n\n" + "".join(kept)
-    return "# Error catalog changes\n\n" + body.rstrip() + "\n"
+    return _CHANGELOG_TITLE + "\n" + body.rstrip() + "\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,27 +319,38 @@ class Outcome:
 
 def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome:
     from analyzers.diff import diff_catalogs
-    from errcat.versions import compact
+    from errcat.versions import compact, read_catalog_dir
     from output.diff_formats import render_json, render_markdown
+    from output.writer import remove_stale_staging
 
     target_dir = config.root / target.name
-    head = resolve_head(target, config.cache_dir)
-    if published_pin(target_dir) == head.pin:
-        return Outcome(target.name, head.pin, False)
-    prof = load_profile(target.profile)
-    snapshot = pipeline.open_source(head.spec, prof, cache_dir=config.cache_dir)
-    files, _summary, _cached = pipeline.catalog_files(snapshot, prof, cache_dir=config.cache_dir,
-                                                      jobs=config.jobs)
+    if target_dir.is_dir():  # under the run lock: a staging dir whose creator died is garbage
+        remove_stale_staging(target_dir)
+    # Downloads, mirrors and results only from a cache nobody else can write (else a private one).
+    with private_cache(config.cache_dir, True) as (cache_dir, use_cache):
+        head = resolve_head(target, cache_dir)
+        if published_pin(target_dir) == head.pin:
+            return Outcome(target.name, head.pin, False)
+        prof = load_profile(target.profile)
+        snapshot = pipeline.open_source(head.spec, prof, cache_dir=cache_dir)
+        files, _summary, _cached = pipeline.catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=config.jobs,
+                                                          use_cache=use_cache)
     new = json.loads(files["catalog.json"])
     old_pin = published_pin(target_dir)
     old: dict[str, Any] = {"entries": []}
     if old_pin is not None:
-        old = json.loads((target_dir / old_pin / "catalog.json").read_text(encoding="utf-8"))
+        old = read_catalog_dir(target_dir / old_pin)  # any schema_version up to ours; validated
+    lost = lost_files(old, new)
+    if lost:
+        more = f" and {len(lost) - 1} more" if len(lost) > 1 else ""
+        raise ErrcatError(f"catalog incomplete: {lost[0][0]} could not be analysed ({lost[0][1]}){more}, "
+                          "the published catalog has it; not published")
     diff = diff_catalogs(compact(old), compact(new), old_label=old_pin or "(nothing)", new_label=head.label)
     step_md = render_markdown(diff)
     if dry_run:
         return Outcome(target.name, head.pin, False, len(diff.changes))
     files = {**files, "CHANGELOG.md": step_md, "changes.json": render_json(diff)}
+    check_ours(target_dir)
     target_dir.mkdir(parents=True, exist_ok=True)
     from output.writer import write_atomically
 
@@ -333,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     failed = 0
     try:
-        with run_lock(config.lock_path):
+        with run_lock(config.lock_path), warnings_as_lines("nightly"):
             for target in config.targets:
                 try:
                     print(publish(target, config, dry_run=args.dry_run).line())

@@ -73,7 +73,7 @@ def test_markdown_page_has_every_variant_row(tiny):
     assert not (out / "catalog.json").exists()
     (page,) = (out / "md" / "entries").iterdir()
     text = page.read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    rows = [line for line in text.splitlines() if line.startswith(("| 1 |", "| 2 |"))]
     assert len(rows) == 2 and "does not support \\| pipes" in rows[1]
     assert "Do not pass `--adaptive`." in rows[0]
     assert "# before\nserve --model-path <model> --enable-lora --adaptive\n# after\n" in text
@@ -163,3 +163,22 @@ def test_markdown_says_why_an_example_is_missing_or_unverified(fix, shown):
              "solutions": [], "example_fix": fix, "related": []}
     page = render_markdown({"repo": "o/r", "commit": "c", "entries": [entry]})["md/entries/0000000000000000.md"]
     assert shown in page
+
+
+def test_hostile_message_and_file_name_stay_text_on_every_page(tmp_path):
+    """Issue 10 item 4 as reported: raw HTML, an active link and an injected heading."""
+    from tests.test_md_escape import html_of, outside_fences
+
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    name = "a\n## INJECTED [a](javascript:alert(1)).py"
+    (tmp_path / "src" / "pkg" / name).write_text(
+        'def check(cfg):\n    if cfg.x:\n        raise ValueError("<script>alert(1)</script> ](javascript:x) |table|")\n')
+    (tmp_path / "tiny.yaml").write_text("name: tiny\nrepo: example/tiny\ntargets: [pkg/**/*.py]\n")
+    assert main(["extract", "--path", str(tmp_path / "src"), "--profile", str(tmp_path / "tiny.yaml"),
+                 "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--format", "md"]) == 0
+    pages = {p.name: p.read_text() for p in (tmp_path / "out" / "md").rglob("*.md")}
+    assert len(pages) == 3
+    for text in pages.values():
+        html = html_of(text)
+        assert "<script" not in html and 'href="javascript:' not in html and "<h2>INJECTED" not in html
+        assert not any(line.startswith("## INJECTED") for line in outside_fences(text))

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -158,9 +161,26 @@ def test_cli_history_bad_input(repo, capsys, argv, message):
 
 @pytest.mark.network
 def test_history_over_the_arg_groups_split():
-    from tests.conftest import test_cache_dir
     from errcat.pipeline import history
+    from tests.conftest import test_cache_dir
 
     result = history(releases=["0.5.19", "0.5.18"], cache_dir=test_cache_dir(), jobs=2)
     assert [r.label for r in result.revs] == ["0.5.18", "0.5.19"]
     assert result.steps[1].moved > 250 and result.steps[1].removed < 20
+
+
+_HISTORY_OF_TWINS = """
+import json
+from analyzers.lineage import Rev, build_history
+from tests.test_diff import TWINS_NEW, TWINS_OLD
+print(json.dumps(build_history([(Rev("v1"), TWINS_OLD), (Rev("v2"), TWINS_NEW)]).as_dict()))
+"""
+
+
+def test_history_does_not_depend_on_hash_seed():
+    """Identical messages in both revisions: every process continues the same lineages."""
+    root = Path(__file__).resolve().parents[1]
+    outputs = {subprocess.run([sys.executable, "-c", _HISTORY_OF_TWINS], capture_output=True, text=True, check=True,
+                              cwd=root, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+               for seed in range(6)}
+    assert len(outputs) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,18 +88,54 @@ def test_fingerprint_is_stable():
     assert fingerprint(PROFILE) == fingerprint(parse_profile(dict(PROFILE.raw), "again"))
 
 
+def _pair(data: object) -> tuple[int, int]:
+    """A strict reader for the memo tests: [a, b] of ints."""
+    a, b = data  # type: ignore[misc]
+    if not (type(a) is int and type(b) is int):
+        raise ValueError("not a pair")
+    return (a, b)
+
+
 def test_memo_computes_once_per_key(tmp_path):
     calls = []
     for _ in range(2):
         cache = ResultCache.open(PROFILE, tmp_path)
-        assert cache.memo("m", "ab12", lambda: calls.append(1) or {"v": (1, 2)}) == {"v": (1, 2)}
-    assert calls == [1]
+        assert cache.memo("m", "ab12", lambda: calls.append(1) or (1, 2), dump=list, load=_pair) == (1, 2)
+    assert calls == [1] and cache.stats.hits == 1
 
 
-def test_memo_does_not_store_what_does_not_round_trip(tmp_path):
+def _ints(data: object) -> tuple[int, ...]:
+    return tuple(int(x) for x in data)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("value, load", [
+    ((1, True), _ints),  # reads back as (1, 1): equal, yet not the same stored bytes
+    ((1, 2.0), _pair),  # the reader refuses it
+    ((1, float("nan")), tuple),  # not equal to itself
+    ((1, b"x"), tuple),  # JSON cannot hold it
+])
+def test_memo_does_not_store_what_does_not_round_trip(tmp_path, value, load):
     cache = ResultCache.open(PROFILE, tmp_path)
-    value = cache.memo("m", "ab12", lambda: (lambda: 1))  # not picklable
-    assert callable(value) and cache.stats.uncacheable == 1 and cache.get_bytes("m", "ab12") is None
+    assert cache.memo("m", "ab12", lambda: value, dump=list, load=load) is value
+    assert cache.stats.uncacheable == 1 and cache.get_bytes("m", "ab12") is None
+
+
+@pytest.mark.parametrize("stored", [b"garbage", zlib.compress(b"[1]"), zlib.compress(b'[1, "2"]'),
+                                    zlib.compress(b"[" * 100_000)])
+def test_memo_treats_what_the_reader_refuses_as_a_miss(tmp_path, stored):
+    cache = ResultCache.open(PROFILE, tmp_path)
+    cache.path("m", "ab12").parent.mkdir(parents=True)
+    cache.path("m", "ab12").write_bytes(stored)
+    assert cache.memo("m", "ab12", lambda: (3, 4), dump=list, load=_pair) == (3, 4)
+    assert (cache.stats.hits, cache.stats.misses) == (0, 1)
+    assert ResultCache.open(PROFILE, tmp_path).memo("m", "ab12", lambda: (5, 6), dump=list, load=_pair) == (3, 4)
+
+
+def test_no_pickle_left_in_the_project():
+    """The cache holds data only: nothing errcat ships may unpickle."""
+    offenders = [p.relative_to(ROOT).as_posix() for pkg in ("errcat", "extractor", "analyzers", "output")
+                 for p in sorted((ROOT / pkg).rglob("*.py")) if "pickle" in p.read_text(encoding="utf-8")]
+    assert offenders == []
 
 
 def test_flag_model_is_reused_while_declarations_are_unchanged(tmp_path, monkeypatch):
@@ -116,6 +153,22 @@ def test_flag_model_is_reused_while_declarations_are_unchanged(tmp_path, monkeyp
     assert again == first and [f.option for f in again.flags] == ["--port"] and calls == [1]
 
 
+@pytest.mark.network
+def test_real_flag_model_round_trips_through_its_stored_form(release, sglang_profile, tmp_path):
+    """0.5.23's model (586 flags, 781 env vars) is cached, and read back exactly."""
+    from analyzers.flags import FlagModel
+    from errcat.pipeline import build_flags
+
+    snap = release("0.5.23")
+    cold = ResultCache.open(sglang_profile, tmp_path)
+    model = build_flags(snap, sglang_profile, cache=cold)
+    assert cold.stats.uncacheable == 0
+    warm = ResultCache.open(sglang_profile, tmp_path)
+    again = build_flags(snap, sglang_profile, cache=warm)
+    assert warm.stats.hits == 1 and again == model and again.as_dict() == model.as_dict()
+    assert FlagModel.from_dict(model.as_dict()) == model
+
+
 def test_pack_round_trip():
     files = {"catalog.json": b"{}\n", "entries/a.json": "é".encode(), "empty": b""}
     assert unpack(pack(files, {"n": 1})) == (files, {"n": 1})
@@ -124,6 +177,31 @@ def test_pack_round_trip():
 def test_truncated_pack_is_refused():
     with pytest.raises(ValueError):
         unpack(pack({"a": b"abc"}, None)[:-1])
+
+
+@pytest.mark.parametrize("name", [
+    "../evil", "a/../../evil", "/tmp/evil", "//evil", "a//b", "./a", "a/./b", "a/", "", ".", "..",
+    "a\\..\\evil", "..\\evil", "C:evil", "c:/evil", "a\0b",
+])
+def test_pack_with_a_name_outside_its_directory_is_refused(name):
+    with pytest.raises(ValueError):
+        unpack(pack({"catalog.json": b"{}", name: b"x"}, None))
+
+
+@pytest.mark.parametrize("header", [
+    b'[]', b'{"meta": null}', b'{"meta": null, "files": {}}', b'{"meta": null, "files": [["a"]]}',
+    b'{"meta": null, "files": [[1, 0]]}', b'{"meta": null, "files": [["a", -1]]}',
+    b'{"meta": null, "files": [["a", true]]}', b'{"meta": null, "files": [["a", 0], ["a", 0]]}',
+    b'{"meta": null, "files": [], "x": 1}',
+])
+def test_pack_of_another_shape_is_refused(header):
+    with pytest.raises(ValueError):
+        unpack(b"%d\n" % len(header) + header)
+
+
+@pytest.mark.parametrize("name", ["catalog.json", "entries/ab12.json", "md/by-flag/--tp-size.md", "a..b", ".hidden/x"])
+def test_pack_keeps_plain_relative_names(name):
+    assert unpack(pack({name: b"x"}, None)) == ({name: b"x"}, None)
 
 
 def test_prune_keeps_named_namespaces(tmp_path):
@@ -151,6 +229,23 @@ def test_second_extraction_is_served_from_the_cache(tmp_path):
     warm = ResultCache.open(PROFILE, tmp_path / "c")
     again = extract_files(snap, PROFILE, paths, cache=warm, jobs=1)
     assert again == first and (cold.stats.misses, warm.stats.hits, warm.stats.misses) == (2, 2, 0)
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda d: [d],
+    lambda d: {**d, "sites": [{**d["sites"][0], "variants": [{"values": [], "guards": [], "template": "x"}]}]},
+    lambda d: {**d, "params": 5},
+])
+def test_sites_of_another_shape_are_a_miss(tmp_path, spoil):
+    from extractor.incremental import KIND, file_key
+    from extractor.result_cache import decode, encode
+
+    snap = open_directory(checkout(tmp_path, {"pkg/a.py": A_PY}))
+    first = extract_files(snap, PROFILE, ["pkg/a.py"], cache=ResultCache.open(PROFILE, tmp_path / "c"), jobs=1)
+    stored = ResultCache.open(PROFILE, tmp_path / "c").path(KIND, file_key(snap.blobs["pkg/a.py"], "pkg/a.py"))
+    stored.write_bytes(encode(spoil(decode(stored.read_bytes()))))
+    warm = ResultCache.open(PROFILE, tmp_path / "c")
+    assert extract_files(snap, PROFILE, ["pkg/a.py"], cache=warm, jobs=1) == first and warm.stats.misses == 1
 
 
 def test_only_changed_files_are_extracted_again(tmp_path):

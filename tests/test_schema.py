@@ -8,7 +8,9 @@ from importlib import resources
 import jsonschema
 import pytest
 
-from output.schema import entry_schema, load_schema
+from errcat.cli import main
+from output import schema as schema_module
+from output.schema import catalog_problem, entry_schema, load_schema, schema_problem
 
 ENTRY = {
     "id": "0123456789abcdef",
@@ -92,7 +94,8 @@ def test_load_schema_returns_a_fresh_copy():
     ],
 )
 def test_accepts(path, value):
-    assert _errors(_set(CATALOG, path, value)) == []
+    doc = _set(CATALOG, path, value)
+    assert _errors(doc) == [] and catalog_problem(doc) is None  # jsonschema and our reader agree
 
 
 @pytest.mark.parametrize(
@@ -121,10 +124,75 @@ def test_accepts(path, value):
     ],
 )
 def test_rejects(path, value):
-    assert _errors(_set(CATALOG, path, value))
+    doc = _set(CATALOG, path, value)
+    assert _errors(doc) and catalog_problem(doc) is not None  # jsonschema and our reader agree
 
 
 @pytest.mark.parametrize(("doc", "ok"), [(ENTRY, True), (_set(ENTRY, "id", "x"), False), ({}, False)])
 def test_entry_schema_for_entry_files(doc, ok):
     valid = jsonschema.Draft202012Validator(entry_schema()).is_valid(doc)
     assert valid is ok
+
+
+# ------------------------------------------------------------------ reading catalogs
+
+
+@pytest.mark.parametrize(
+    ("doc", "problem"),
+    [
+        (_set(CATALOG, "entries", [1, 2]), "not a valid errcat catalog: entries[0]: expected object, got integer"),
+        (_set(CATALOG, "entries.0.source.line", "3"), "entries[0].source.line: expected integer, got string"),
+        (_set(CATALOG, "entries.0.kind", "warning"), 'entries[0].kind: "warning" is not "raise" or "assert"'),
+        (_set(CATALOG, "schema_version", DELETE), "document: missing 'schema_version'"),
+        (_set(CATALOG, "schema_version", True), "schema_version: expected integer, got boolean"),
+        (_set(CATALOG, "stats", {"a\nb": -1}), 'stats["a\\nb"]: -1 is less than 0'),
+        ([1, 2], "document: expected object, got array"),
+        (_set(CATALOG, "schema_version", 99), "schema_version 99 is newer than this errcat reads (up to 1)"),
+    ],
+)
+def test_catalog_problem_names_the_place(doc, problem):
+    found = catalog_problem(doc)
+    assert found is not None and problem in found and "\n" not in found
+
+
+def test_unknown_schema_keyword_is_an_error():
+    with pytest.raises(ValueError, match="not supported"):
+        schema_problem({}, {"type": "object", "dependentRequired": {}})
+
+
+@pytest.mark.parametrize(("version", "readable"), [(1, True), (2, True), (3, False)])
+def test_readers_take_every_version_up_to_theirs(monkeypatch, version, readable):
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 2)
+    assert (catalog_problem(_set(CATALOG, "schema_version", version)) is None) is readable
+
+
+@pytest.fixture()
+def catalogs(tmp_path):
+    """write(name, doc) -> a catalog directory holding `doc` as catalog.json."""
+    def write(name: str, doc: object) -> str:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "catalog.json").write_text(json.dumps(doc))
+        return str(tmp_path / name)
+    return write
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        (_set(CATALOG, "entries", [1, 2]), "not a valid errcat catalog: entries[0]: expected object"),
+        (_set(CATALOG, "schema_version", 99), "schema_version 99 is newer than this errcat reads"),
+        (_set(CATALOG, "entries.0.trigger", "x"), "entries[0].trigger: expected object, got string"),
+        ({"entries": []}, "missing 'schema_version'"),
+    ],
+)
+def test_diff_of_a_bad_catalog_is_one_line(catalogs, capsys, doc, message):
+    good, bad = catalogs("good", CATALOG), catalogs("bad", doc)
+    for argv in (["diff", good, bad], ["diff", bad, good]):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"errcat: {bad}/catalog.json: ") and err.count("\n") == 1
+        assert message in err
+
+
+def test_diff_reads_a_valid_catalog(catalogs, capsys):
+    assert main(["diff", catalogs("a", CATALOG), catalogs("b", CATALOG), "--fail-on", "any"]) == 0

@@ -147,6 +147,21 @@ def test_git_local_path_may_contain_dash(history, tmp_path):
     assert open_git(str(moved), "v1").commit == history["c1"]
 
 
+def test_git_symlink_blobs_are_not_files(tmp_path):
+    repo = git.Repo.init(tmp_path / "src", initial_branch="main")
+    root = Path(repo.working_tree_dir)
+    (root / "pkg").mkdir()
+    (root / "pkg" / "real.py").write_text("x = 1\n")
+    (root / "pkg" / "alias.py").symlink_to("real.py")
+    (root / "pkg" / "leak.py").symlink_to("../../secret.py")
+    (root / "abs.py").symlink_to("/etc/passwd")
+    repo.git.add("-A")
+    repo.index.commit("links", author=ME, committer=ME)
+    snap = open_git(str(root), "main")
+    assert sorted(snap.blobs) == ["pkg/real.py"]
+    assert snap.diagnostics == (OUT_NOTE + "abs.py", OUT_NOTE + "pkg/leak.py")
+
+
 def test_git_read_unknown_path(history):
     with pytest.raises(SourceError, match="not in"):
         open_git(history["path"], "main").read("nope.py")
@@ -170,6 +185,71 @@ def test_directory_errors(tmp_path, name):
     (tmp_path / "file.py").write_text("")
     with pytest.raises(SourceError, match="not a directory"):
         open_directory(tmp_path / name)
+
+
+# Symlinks: never followed out of the tree, and never read as files. A link whose target
+# lies inside the tree is skipped silently (the target is read under its own path, as the
+# git source of the same tree does); one leading out is skipped and named in diagnostics.
+SECRET = "TOP-SECRET-marker"
+OUT_NOTE = "symlink leads outside the source tree, not read: "
+
+
+@pytest.fixture()
+def linked(tmp_path: Path) -> Path:
+    """tree/ with a real module and links of every kind; outside/ holds a secret."""
+    outside, tree = tmp_path / "outside", tmp_path / "tree"
+    (outside / "pkg").mkdir(parents=True)
+    (outside / "secret.py").write_text(f"raise ValueError('{SECRET}')\n")
+    (outside / "pkg" / "deep.py").write_text(f"raise ValueError('{SECRET}')\n")
+    (tree / "pkg" / "sub").mkdir(parents=True)
+    (tree / "pkg" / "real.py").write_text("raise ValueError('real')\n")
+    links = {
+        "pkg/leak.py": outside / "secret.py",  # absolute, to a file
+        "pkg/sub/rel.py": Path("../../../outside/secret.py"),  # relative, at depth
+        "pkg/ext": outside / "pkg",  # a directory
+        "pkg/dangling.py": outside / "gone.py",  # broken, still outside
+        "pkg/alias.py": Path("real.py"),  # inside: skipped silently
+        "pkg/sub/up": Path(".."),  # inside, a cycle
+        "pkg/loop_a.py": Path("loop_b.py"),  # a cycle of file links
+        "pkg/loop_b.py": Path("loop_a.py"),
+        "pkg/chain.py": Path("leak.py"),  # inside, but leads on out of the tree
+    }
+    for link, target in links.items():
+        (tree / link).symlink_to(target)
+    return tree
+
+
+def test_directory_never_follows_symlinks(linked):
+    snap = open_directory(linked)
+    assert sorted(snap.blobs) == ["pkg/real.py"]
+    assert snap.diagnostics == tuple(OUT_NOTE + p for p in
+                                     ["pkg/chain.py", "pkg/dangling.py", "pkg/ext", "pkg/leak.py", "pkg/sub/rel.py"])
+
+
+def test_directory_root_may_be_a_symlink(linked, tmp_path):
+    (tmp_path / "via").symlink_to(linked)
+    assert sorted(open_directory(tmp_path / "via").blobs) == ["pkg/real.py"]
+
+
+def test_directory_link_catalog_holds_no_secret(linked, tmp_path):
+    from errcat.cli import main
+
+    (tmp_path / "tiny.yaml").write_text("name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n")
+    out = tmp_path / "out"
+    assert main(["extract", "--path", str(linked), "--profile", str(tmp_path / "tiny.yaml"),
+                 "--out", str(out), "--no-cache"]) == 0
+    data = json.loads((out / "catalog.json").read_text())
+    assert [e["template"] for e in data["entries"]] == ["real"]
+    assert OUT_NOTE + "pkg/leak.py" in data["diagnostics"]
+    assert not any(SECRET in f.read_text() for f in out.rglob("*") if f.is_file())
+
+
+def test_directory_reader_refuses_a_file_swapped_for_a_link(linked, tmp_path):
+    snap = open_directory(linked)
+    (linked / "pkg" / "real.py").unlink()
+    (linked / "pkg" / "real.py").symlink_to(tmp_path / "outside" / "secret.py")
+    with pytest.raises(SourceError, match="symlink"):
+        snap.read("pkg/real.py")
 
 
 # --------------------------------------------------------------------- release
@@ -285,6 +365,41 @@ def test_release_sdist_layouts(index, tmp_path):
     index.release("9.0", {"sglang-9.0.tar.gz": sdist})
     snap = open_release(PROFILE, "9.0", cache_dir=tmp_path, index_url=f"{index.url}/pypi")
     assert {p: snap.read(p) for p in snap.blobs} == {"python/sglang/a.py": b"a", "python/sglang/b.py": b"b"}
+
+
+def _link(info: zipfile.ZipInfo | tarfile.TarInfo) -> None:
+    if isinstance(info, zipfile.ZipInfo):
+        info.create_system = 3  # unix: the mode below is honoured
+        info.external_attr = (0o120777 << 16)
+    else:
+        info.type = tarfile.SYMTYPE
+
+
+def test_release_wheel_symlink_members_not_read(index, tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("sglang/real.py", b"x = 1\n")
+        info = zipfile.ZipInfo("sglang/leak.py")
+        _link(info)
+        zf.writestr(info, b"/etc/passwd")
+    index.release("9.0", {"sglang-9.0-py3-none-any.whl": buf.getvalue()})
+    snap = open_release(PROFILE, "9.0", cache_dir=tmp_path, index_url=f"{index.url}/pypi")
+    assert sorted(snap.blobs) == ["python/sglang/real.py"]
+
+
+def test_release_sdist_symlink_members_not_read(index, tmp_path):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        tf.addfile(tarfile.TarInfo("sglang-9.0/sglang/real.py"), io.BytesIO(b""))
+        for name, target in [("sglang-9.0/sglang/leak.py", "/etc/passwd"), ("sglang-9.0/sglang/alias.py", "real.py")]:
+            info = tarfile.TarInfo(name)
+            _link(info)
+            info.linkname = target
+            tf.addfile(info)
+    index.release("9.0", {"sglang-9.0.tar.gz": buf.getvalue()})
+    snap = open_release(PROFILE, "9.0", cache_dir=tmp_path, index_url=f"{index.url}/pypi")
+    assert sorted(snap.blobs) == ["python/sglang/real.py"]
+    assert snap.diagnostics == (OUT_NOTE + "sglang-9.0/sglang/leak.py",)
 
 
 def test_release_digest_mismatch_leaves_no_file(index, tmp_path):

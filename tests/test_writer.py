@@ -23,7 +23,8 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 def _expect(files: dict[str, str | bytes]) -> dict[str, bytes]:
-    return {k: v if isinstance(v, bytes) else v.encode() for k, v in files.items()}
+    """The tree `write_atomically(out, files)` leaves: the files and their manifest."""
+    return {k: v if isinstance(v, bytes) else v.encode() for k, v in writer.with_manifest(files).items()}
 
 
 @pytest.fixture()
@@ -35,6 +36,26 @@ def out(tmp_path: Path) -> Path:
 
 def _siblings(out: Path) -> list[str]:
     return sorted(p.name for p in out.parent.iterdir())
+
+
+TINY_PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
+TINY_PY = "def check(x):\n    if x < 0:\n        raise ValueError('x must be >= 0')\n"
+
+
+@pytest.fixture()
+def tiny(tmp_path) -> dict[str, Path]:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "a.py").write_text(TINY_PY)
+    (tmp_path / "tiny.yaml").write_text(TINY_PROFILE)
+    return {"tmp": tmp_path, "out": tmp_path / "out"}
+
+
+def _extract(tiny: dict[str, Path], capsys, *extra: str) -> tuple[int, str]:
+    from errcat.cli import main
+
+    code = main(["extract", "--path", str(tiny["tmp"] / "src"), "--profile", str(tiny["tmp"] / "tiny.yaml"),
+                 "--out", str(tiny["out"]), "--cache-dir", str(tiny["tmp"] / "cache"), "--jobs", "1", *extra])
+    return code, capsys.readouterr().err
 
 
 def test_writes_new_directory(tmp_path):
@@ -86,7 +107,7 @@ def test_sigkill_mid_write_leaves_old_catalog(out):
             write_files(staging, {{"catalog.json": "half"}})
             os.kill(os.getpid(), signal.SIGKILL)
     """)
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True)
+    proc = subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT, capture_output=True)
     assert proc.returncode == -9
     assert _tree(out) == _expect(OLD)
     write_atomically(out, lambda: dict(NEW))  # the next run is not confused by the leftover
@@ -162,24 +183,28 @@ def test_unwritable_parent(tmp_path):
         locked.chmod(0o755)
 
 
-def test_refuses_to_replace_a_directory_it_did_not_write(tmp_path):
+@pytest.mark.parametrize("marker", ["catalog.json", None])
+def test_refuses_to_replace_a_directory_it_did_not_write(tmp_path, marker):
     home = tmp_path / "home"
     (home / "project").mkdir(parents=True)
     (home / "notes.txt").write_text("precious")
-    with pytest.raises(OutputError, match="not an errcat output directory"):
-        write_atomically(home, lambda: dict(NEW))
-    assert _tree(home) == {"notes.txt": b"precious"}
+    with pytest.raises(OutputError, match=r"notes.txt was not written by errcat .*not an errcat output directory"):
+        write_atomically(home, lambda: dict(NEW), marker=marker)
+    assert _tree(home) == {"notes.txt": b"precious"} and (home / "project").is_dir()
 
 
-@pytest.mark.parametrize(
-    ("existing", "marker"),
-    [({}, "catalog.json"), ({"x.txt": "y"}, None), ({"index.html": "old"}, "index.html")],
-)
-def test_replaces_empty_or_marked_directories(tmp_path, existing, marker):
+@pytest.mark.parametrize(("existing", "marker"), [
+    ({}, "catalog.json"), ({}, None), ({"index.html": "old"}, "index.html"), ({"catalog.json": "old"}, "catalog.json"),
+])
+def test_replaces_empty_or_legacy_marked_directories(tmp_path, existing, marker):
     out = tmp_path / "out"
     out.mkdir()
     for name, text in existing.items():
         (out / name).write_text(text)
+    if "index.html" in existing:  # a marker alone is not enough: index.html is no errcat file name
+        with pytest.raises(OutputError, match="index.html was not written by errcat"):
+            write_atomically(out, lambda: dict(NEW), marker=marker)
+        return
     write_atomically(out, lambda: dict(NEW), marker=marker)
     assert _tree(out) == _expect(NEW)
 
@@ -187,3 +212,194 @@ def test_replaces_empty_or_marked_directories(tmp_path, existing, marker):
 def test_refuses_filesystem_root():
     with pytest.raises(OutputError, match="refusing"):
         write_atomically("/", lambda: dict(NEW))
+
+
+# ------------------------------------------------------------------ names (issue 10, item 2)
+
+
+@pytest.mark.parametrize("name", [
+    "{tmp}/abs.json", "../x.json", "entries/../../x.json", "a/./b", "a//b", "entries/", "", "a\x00b",
+    "a\nb", "C:\\x.json", "..\\x.json", writer._OWNER,
+])
+def test_hostile_names_are_refused_before_anything_is_written(tmp_path, name):
+    out, name = tmp_path / "sub" / "out", name.format(tmp=tmp_path)
+    with pytest.raises(OutputError, match="refusing to write"):
+        write_atomically(out, lambda: {"catalog.json": "{}\n", name: "pwned"})
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == []
+
+
+@pytest.mark.parametrize("name", ["../escape.txt", "{tmp}/escape.txt", "entries/../../escape.txt"])
+def test_a_poisoned_catalog_pack_writes_nothing_outside_out(tiny, capsys, monkeypatch, name):
+    from errcat import pipeline
+
+    real = pipeline.catalog_files
+
+    def poisoned(*args, **kwargs):
+        files, summary, _ = real(*args, **kwargs)
+        return {**files, name.format(tmp=tiny["tmp"]): "pwned"}, summary, True
+
+    monkeypatch.setattr(pipeline, "catalog_files", poisoned)
+    before = sorted(p.name for p in tiny["tmp"].iterdir())
+    code, err = _extract(tiny, capsys)
+    assert code == 2 and err.startswith("errcat: refusing to write ") and err.count("\n") == 1
+    assert sorted(p.name for p in tiny["tmp"].iterdir()) == sorted({*before, "cache"})
+    assert not list(tiny["tmp"].parent.glob("escape.txt")) and not (tiny["tmp"] / "escape.txt").exists()
+
+
+def test_a_name_that_is_both_file_and_directory_is_refused(tmp_path):
+    with pytest.raises(OutputError, match="both a file and a directory"):
+        write_atomically(tmp_path / "out", lambda: {"catalog.json": "{}", "catalog.json/x": "y"})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_files_does_not_follow_a_symlink_out_of_root(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+    with pytest.raises(OutputError, match="outside"):
+        writer.write_files(root, {"a.json": "ok", "link/x.json": "pwned"})
+    assert list(outside.iterdir()) == [] and not (root / "a.json").exists()  # all names checked first
+
+
+# ------------------------------------------------------------------ manifest (issue 10, item 3)
+
+def test_output_carries_a_manifest_of_every_file_with_its_sha256(tiny, capsys):
+    import hashlib
+    import json
+
+    assert _extract(tiny, capsys)[0] == 0
+    tree = _tree(tiny["out"])
+    manifest = json.loads(tree.pop(writer.MANIFEST))
+    assert manifest["files"] == {k: hashlib.sha256(v).hexdigest() for k, v in tree.items()}
+
+
+@pytest.mark.parametrize(("fmt", "user_file"), [
+    ("json", "src/precious.txt"),
+    ("md", "md/notes.md"),
+    ("json", "catalog.json.bak"),
+])
+def test_a_user_file_in_the_output_is_never_deleted(tiny, capsys, fmt, user_file):
+    assert _extract(tiny, capsys, "--format", fmt)[0] == 0
+    (tiny["out"] / user_file).parent.mkdir(parents=True, exist_ok=True)
+    (tiny["out"] / user_file).write_text("precious")
+    (tiny["tmp"] / "src" / "pkg" / "a.py").write_text(TINY_PY.replace(">= 0", "> 0"))  # something to rewrite
+    before = _tree(tiny["out"])
+    code, err = _extract(tiny, capsys, "--format", fmt)
+    assert code == 2 and err.count("\n") == 1
+    assert err == f"errcat: refusing to replace {tiny['out']}: {user_file} was not written by errcat " \
+                  f"(not in its {writer.MANIFEST}); move it away or write elsewhere\n"
+    assert _tree(tiny["out"]) == before
+    assert _siblings(tiny["out"]) == ["cache", "out", "src", "tiny.yaml"]  # no staging left either
+
+
+def test_refusal_names_the_first_foreign_file_in_sorted_order(tiny, capsys):
+    assert _extract(tiny, capsys)[0] == 0
+    for name in ("z.txt", "entries/zz.txt", "b/a.txt"):
+        (tiny["out"] / name).parent.mkdir(parents=True, exist_ok=True)
+        (tiny["out"] / name).write_text("mine")
+    (tiny["tmp"] / "src" / "pkg" / "a.py").write_text(TINY_PY.replace(">= 0", "> 0"))
+    code, err = _extract(tiny, capsys)
+    assert code == 2 and ": b/a.txt was not written by errcat" in err
+
+
+@pytest.mark.parametrize("text", ["not json", '{"files": [1]}', '{"files": {"catalog.json": 1}}'])
+def test_an_unreadable_manifest_is_refused(out, text):
+    (out / writer.MANIFEST).write_text(text)
+    with pytest.raises(OutputError, match=f"{writer.MANIFEST} is not a valid errcat manifest"):
+        write_atomically(out, lambda: dict(NEW))
+    assert (out / writer.MANIFEST).read_text() == text
+
+
+def test_a_file_changed_since_errcat_wrote_it_is_not_replaced(out):
+    (out / "catalog.json").write_text("my edits")
+    with pytest.raises(OutputError, match="catalog.json was changed since errcat wrote it"):
+        write_atomically(out, lambda: dict(NEW))
+    assert (out / "catalog.json").read_text() == "my edits"
+
+
+@pytest.mark.parametrize(("extra", "foreign"), [
+    ({}, None),
+    ({"md/README.md": "x", "md/entries/0123456789abcdef.md": "x", "graph.graphml": "x"}, None),
+    ({"src/precious.txt": "x"}, "src/precious.txt"),
+    ({"entries/notes.json": "x"}, "entries/notes.json"),
+    ({"md/mine.md": "x"}, "md/mine.md"),
+])
+def test_an_output_of_an_errcat_without_manifests_is_replaced_only_if_all_its_files_are_errcats(
+        tmp_path, extra, foreign):
+    old = tmp_path / "out"
+    writer.write_files(old, {"catalog.json": "{}", "entries/0123456789abcdef.json": "{}", **extra})
+    before = _tree(old)
+    if foreign is None:
+        write_atomically(old, lambda: dict(NEW))
+        assert _tree(old) == _expect(writer.with_manifest(NEW))
+    else:
+        with pytest.raises(OutputError, match=f": {foreign} was not written by errcat .no {writer.MANIFEST}"):
+            write_atomically(old, lambda: dict(NEW))
+        assert _tree(old) == before
+
+
+def test_rerun_rewrites_nothing_and_keeps_the_manifest(tiny, capsys):
+    assert _extract(tiny, capsys)[0] == 0
+    stamps = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in tiny["out"].rglob("*")}
+    assert _extract(tiny, capsys)[0] == 0
+    assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in tiny["out"].rglob("*")} == stamps
+    assert (tiny["out"] / writer.MANIFEST).is_file()
+
+
+# ------------------------------------------------------------------ stale staging (issue 10, item 10)
+
+_HOLD = """
+import os, signal, sys
+from output.writer import atomic_dir, write_files
+with atomic_dir({out!r}) as staging:
+    write_files(staging, {{"catalog.json": "half"}})
+    print(staging, flush=True)
+    if {kill}:
+        os.kill(os.getpid(), signal.SIGKILL)
+    sys.stdin.read()  # hold the staging directory until the parent closes stdin
+"""
+
+
+def _start(out: Path, *, kill: bool) -> tuple[subprocess.Popen, Path]:
+    proc = subprocess.Popen([sys.executable, "-c", _HOLD.format(out=str(out), kill=kill)], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    staging = Path(proc.stdout.readline().strip())
+    assert staging.name.startswith(f"{out.name}{writer._NEW}")
+    return proc, staging
+
+
+def test_stale_staging_is_removed_and_a_live_ones_is_kept(out):
+    dead = [_start(out, kill=True) for _ in range(2)]
+    for proc, _ in dead:
+        assert proc.wait() == -9
+    live, live_staging = _start(out, kill=False)
+    try:
+        write_atomically(out, lambda: dict(NEW))
+        assert _siblings(out) == sorted(["out", live_staging.name])
+        assert (live_staging / "catalog.json").read_text() == "half"
+    finally:
+        live.stdin.close()
+        assert live.wait() == 0
+    assert _siblings(out) == ["out"]
+
+
+def test_a_parked_copy_left_after_a_completed_swap_is_removed(out):
+    script = textwrap.dedent(f"""
+        import os, shutil, signal
+        from output import writer
+        shutil.rmtree = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)  # die right after the swap
+        writer.write_atomically({str(out)!r}, lambda: {{"catalog.json": "new"}})
+    """)
+    assert subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT).returncode == -9
+    assert len(_siblings(out)) == 2  # out + the parked old copy
+    write_atomically(out, lambda: dict(NEW))
+    assert _siblings(out) == ["out"]
+
+
+def test_staging_of_unknown_origin_is_left_alone(out):
+    stranger = out.parent / f"out{writer._NEW}mine"
+    stranger.mkdir()
+    (stranger / "keep.txt").write_text("x")
+    write_atomically(out, lambda: dict(NEW))
+    assert (stranger / "keep.txt").read_text() == "x"

@@ -1,0 +1,79 @@
+"""Profiles are checked when loaded: a bad key is one `errcat:` line naming it, exit 2."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from errcat.cli import main
+from extractor.errors import ProfileError
+from extractor.profile import load_profile, parse_profile
+
+BASE = {"name": "tiny", "repo": "example/tiny", "targets": ["pkg/**/*.py"]}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"pypi": [1, 2]}, "pypi: expected a string, got a list"),
+        ({"pypi": "../../evil"}, "pypi: '../../evil' is not a package name"),
+        ({"url_template": "{nope}"}, "url_template: unknown placeholder {nope}"),
+        ({"url_template": "https://x/{repo.__class__}"}, "url_template: unknown placeholder {repo.__class__}"),
+        ({"url_template": "https://x/{0}"}, "url_template: unknown placeholder {0}"),
+        ({"url_template": "https://x/{line:q}"}, "url_template: not a valid template (ValueError"),
+        ({"url_template": "https://x/{pin"}, "url_template: not a valid template (ValueError"),
+        ({"url_template": "javascript:alert({line})"}, "url_template: must start with https:// or http://"),
+        ({"release_tag": "{nope}"}, "release_tag: unknown placeholder {nope} (known: {version})"),
+        ({"release_tag": 5}, "release_tag: expected a string, got a number"),
+        ({"release_paths": ["sglang/"]}, "release_paths: expected a mapping"),
+        ({"release_paths": {"sglang/": None}}, "release_paths: 'sglang/': expected a string"),
+        ({"targets": "pkg/*.py"}, "targets: expected a list of strings, got a string"),
+        ({"targets": []}, "targets: must list at least one entry"),
+        ({"targets": ["a.py", 3]}, "targets: item 2: expected a string, got a number"),
+        ({"name": ["x"]}, "name: expected a string, got a list"),
+        ({"repo": "a b"}, "repo: 'a b' is not a repository name"),
+        ({"launch": {"x": 1}}, "launch: expected a string, got a mapping"),
+        ({"declarations": ["a.py"]}, "declarations: expected a mapping, got a list"),
+        ({"declarations": {"flags": "a.py"}}, "declarations.flags: expected a list of strings"),
+        ({"declarations": {"conventions": {"arg": []}}}, "declarations.conventions.arg: must list at least one"),
+        ({"declarations": {"conventions": {"args": ["Arg"]}}}, "declarations.conventions.args: unknown key"),
+        ({"config": {"classes": "ServerArgs"}}, "config.classes: expected a list of strings"),
+        ({"config": {"clases": ["ServerArgs"]}}, "config.clases: unknown key (known in config: classes"),
+        ({"platform": {"patterns": ["is_(cuda"]}}, "platform.patterns: item 1: 'is_(cuda' is not a regular expression"),
+        ({"env": {"readers": [None]}}, "env.readers: item 1: expected a string, got nothing"),
+        ({"model": {"roots": [""]}}, "model.roots: item 1: must not be empty"),
+        ({"tagets": ["x"]}, "tagets: unknown key (known: name, repo,"),
+    ],
+)
+def test_bad_profile_names_the_key(tmp_path, capsys, extra, message):
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump({**BASE, **extra}))
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(tmp_path / "p.yaml"))
+    assert str(info.value).startswith(f"profile {tmp_path / 'p.yaml'}: {message}")
+    # and through the CLI: one line, exit 2, before any source is read
+    assert main(["extract", "--path", str(tmp_path), "--profile", str(tmp_path / "p.yaml"),
+                 "--out", str(tmp_path / "out")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("errcat: profile ") and err.count("\n") == 1 and message in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"pypi": None, "declarations": None, "config": {}},  # empty sections keep the defaults
+        {"declarations": {"flags": None, "conventions": {"arg": "Opt", "derived": ["A", "B"]}}},
+        {"url_template": "https://git.example/{repo}/src/{pin}/{path}?line={line:d}", "release_tag": "release-{version}"},
+        {"release_paths": {"pkg/": "src/pkg/"}, "launch": "python -m tiny"},
+        {"platform": {"patterns": [r"is_sm\d+_supported"]}},
+    ],
+)
+def test_good_profiles_load(extra):
+    parse_profile({**BASE, **extra}, "t")
+
+
+def test_shipped_profile_is_valid():
+    profile = load_profile("sglang")
+    assert profile.permalink("abc", "p.py", 3) == "https://github.com/sgl-project/sglang/blob/abc/p.py#L3"
+    assert profile.tag("0.5.23") == "v0.5.23"
+
