@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analyzers.trigger import Renderer, trigger_dict
-from extractor.ir import TRUE, Expr, conj, refs
-from extractor.records import Guard, GuardOrigin, RaiseSite
+from extractor.ir import TRUE, Expr, Ref, conj, refs
+from extractor.records import Guard, GuardOrigin, RaiseSite, merge_runs
 
 EXCERPT_CONTEXT = 20  # lines shown before and after the statement
 
@@ -40,7 +40,7 @@ class Entry:
             "source": {"path": site.path, "line": site.line, "function": site.function, "url": self.url},
             "excerpt": {"start_line": self.excerpt_start, "code": self.excerpt},
             "trigger": self.trigger,
-            "guards": [{"text": g.text, "origin": str(g.origin)} for g in site.guards],
+            "guards": [{"text": g.text, "origin": str(g.origin)} for g in listed_guards(site)],
             "variants": list(self.variants),
             "notes": list(site.notes),
             "meaning": self.meaning,
@@ -73,6 +73,11 @@ def assign_ids(sites: Sequence[RaiseSite]) -> list[str]:
     return ids
 
 
+def _reads(guards: Sequence[Guard], related: Sequence[Guard]) -> set[Ref]:
+    """What the trigger reads: the refs of the guards that are not earlier raises."""
+    return {r for g in (*guards, *related) if g.origin is not GuardOrigin.PRIOR_RAISE for r in refs(g.expr)}
+
+
 def trigger_guards(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> list[Guard]:
     """Guards that make up the trigger.
 
@@ -81,8 +86,7 @@ def trigger_guards(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> li
     (or `related` guards, e.g. the variants') already reads, such as the remaining
     values of the same flag. The rest would bury the cause; they stay in ``guards``.
     """
-    direct = [g for g in guards if g.origin is not GuardOrigin.PRIOR_RAISE]
-    read = {r for g in (*direct, *related) for r in refs(g.expr)}
+    read = _reads(guards, related)
     return [
         g for g in guards
         if g.origin is not GuardOrigin.PRIOR_RAISE or read.intersection(refs(g.expr))
@@ -91,6 +95,54 @@ def trigger_guards(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> li
 
 def trigger_expr(guards: Sequence[Guard], related: Sequence[Guard] = ()) -> Expr:
     return conj([g.expr for g in trigger_guards(guards, related)]) if guards else TRUE
+
+
+def site_trigger_guards(site: RaiseSite) -> list[Guard]:
+    """`trigger_guards` of the site's whole path (its variants' guards count as read).
+    The earlier raises are looked up by what they read instead of each being tested:
+    linear in the path, not in the number of checks before the site."""
+    related = [g for v in site.variants for g in v.guards]
+    if not site.prior_runs:
+        return trigger_guards(site.direct, related)
+    read = _reads(site.direct, related)
+
+    def narrowing(run: tuple[int, int, int, int]) -> list[Guard]:
+        _, block, start, end = run
+        found = sorted({p for r in read for p in site.priors.reading(block, r, start, end)})
+        return [site.priors.blocks[block][1][p] for p in found]
+
+    return trigger_guards(merge_runs(site.direct, site.prior_runs, site.priors, narrowing), related)
+
+
+def site_trigger(site: RaiseSite) -> Expr:
+    """The site's trigger condition (`trigger_expr` of its whole path)."""
+    if not site.direct and not site.prior_runs:
+        return TRUE
+    return conj([g.expr for g in site_trigger_guards(site)])
+
+
+MAX_LISTED_PRIORS = 24  # earlier raises listed per entry; more are counted in one line
+
+
+def listed_guards(site: RaiseSite) -> list[Guard]:
+    """The guards an entry lists: the whole path, except that beyond `MAX_LISTED_PRIORS`
+    earlier raises only the nearest are named and the rest are one counted line (a
+    function of N checks would otherwise list O(N²) guards over its entries)."""
+    hidden = site.prior_count - MAX_LISTED_PRIORS
+    if hidden <= 0:
+        return list(site.guards)
+    summary = Guard(TRUE, f"{hidden} earlier checks did not fire (not listed)", GuardOrigin.PRIOR_RAISE)
+    skip = hidden
+
+    def nearest(run: tuple[int, int, int, int]) -> list[Guard]:
+        nonlocal skip
+        _, block, start, end = run
+        dropped = min(skip, end - start)
+        lead = [summary] if dropped and skip == hidden else []
+        skip -= dropped
+        return [*lead, *site.priors.blocks[block][1][start + dropped:end]]
+
+    return merge_runs(site.direct, site.prior_runs, site.priors, nearest)
 
 
 def excerpt(lines: Sequence[str], line: int) -> tuple[int, str]:
@@ -125,9 +177,7 @@ def build_entries(
                 url=permalink(site.path, site.line),
                 excerpt_start=start,
                 excerpt=code,
-                trigger=trigger_dict(
-                    trigger_expr(site.guards, [g for v in site.variants for g in v.guards]), renderer, implied
-                ),
+                trigger=trigger_dict(site_trigger(site), renderer, implied),
                 variants=variants,
             )
         )

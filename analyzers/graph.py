@@ -18,7 +18,7 @@ from typing import Any
 import networkx as nx
 
 from analyzers.adjustments import implications
-from analyzers.entries import Entry, trigger_expr
+from analyzers.entries import Entry, site_trigger, trigger_expr
 from analyzers.polarity import conjuncts, flag_polarity
 from analyzers.trigger import Renderer
 from extractor.ir import Expr, Ref, RefKind, conj, refs
@@ -100,7 +100,7 @@ def build_graph(
     for entry in entries:
         err = b.node(f"error:{entry.id}", kind="error", exception=entry.site.exception,
                      template=entry.site.template.text, path=entry.site.path, line=entry.site.line)
-        base = trigger_expr(entry.site.guards, [g for v in entry.site.variants for g in v.guards])
+        base = site_trigger(entry.site)
         for ref in refs(base):
             b.edge(err, b.ref(ref), "trigger")
         for variant in entry.site.variants:

@@ -36,6 +36,7 @@ def related(entries: Sequence[Mapping[str, Any]], limit: int = LIMIT) -> dict[st
     weight = {ref: 1.0 / len(ids) for ref, ids in by_ref.items()}
     readers = {ref: tuple(dict.fromkeys(ids)) for ref, ids in by_ref.items()}
     file_of = {me: path for me, (path, _) in where.items()}
+    by_id = {where_: sorted(set(ids)) for where_, ids in by_function.items()}
     out: dict[str, tuple[str, ...]] = {}
     for e in entries:
         me = e["id"]
@@ -45,14 +46,19 @@ def related(entries: Sequence[Mapping[str, Any]], limit: int = LIMIT) -> dict[st
             w = weight[ref]
             for other in readers[ref]:
                 shared[other] = shared.get(other, 0) + w
-        same_function = set(by_function[where[me]])
-        others = same_function | shared.keys()
-        others.discard(me)
-        path = where[me][0]
+        shared.pop(me, None)
+        here, path = where[me], where[me][0]
         # the keys `_rank` gives, ending with the (unique) id: sorting them orders the ids alike
-        ranked = heapq.nsmallest(limit, [
-            (-round(shared.get(o, 0), 9), -(o in same_function), -(file_of[o] == path), o) for o in others])
-        out[me] = tuple(key[-1] for key in ranked)
+        ranked = [key[-1] for key in heapq.nsmallest(limit, [
+            (-round(s, 9), -(where[o] == here), -(file_of[o] == path), o) for o, s in shared.items()])]
+        # then the same function's entries that share nothing, by id: only as many as are
+        # missing (a function of N checks would otherwise rank N candidates N times)
+        for other in by_id[here]:
+            if len(ranked) >= limit:
+                break
+            if other != me and other not in shared:
+                ranked.append(other)
+        out[me] = tuple(ranked)
     return out
 
 

@@ -1,6 +1,8 @@
 """Command line: parse arguments, call one library function, map errors to exit codes.
 
-Exit codes: 0 ok, 1 "differences found" where a command asks for it, 2 bad input.
+Exit codes: 0 ok, 1 "differences found" where a command asks for it, 2 bad input,
+3 `extract` wrote an incomplete catalog (a file Python accepts could not be analysed,
+e.g. out of memory; the catalog lists it under "incomplete").
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from errcat import pipeline
 from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
 
-EXIT_OK, EXIT_DIFF, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_DIFF, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,6 +67,11 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     )
     for line in done.diagnostics:
         print(f"note: {line}", file=sys.stderr)
+    if done.incomplete:
+        listed = ", ".join(f"{path} ({reason})" for path, reason in done.incomplete)
+        print(f"errcat: catalog incomplete: {len(done.incomplete)} file(s) could not be analysed: {listed}",
+              file=sys.stderr)
+        return EXIT_INCOMPLETE
     return EXIT_OK
 
 

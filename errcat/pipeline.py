@@ -63,6 +63,8 @@ class Catalog:
     diagnostics: tuple[str, ...]
     flags: FlagModel | None = None
     adjustments: tuple[Adjustment, ...] = ()
+    # (path, reason) of each target Python accepts but errcat could not analyse, sorted
+    incomplete: tuple[tuple[str, str], ...] = ()
 
     @property
     def renderer(self) -> Renderer:
@@ -85,6 +87,8 @@ class Catalog:
             "targets": list(self.targets),
             "stats": self.stats(),
             "diagnostics": list(self.diagnostics),
+            # absent when complete (catalogs of earlier versions read alike)
+            **({"incomplete": [{"path": p, "reason": r} for p, r in self.incomplete]} if self.incomplete else {}),
             "entries": [e.as_dict() for e in self.entries],
             "flags": self.flags.as_dict() if self.flags is not None else None,
             "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer)),
@@ -194,7 +198,9 @@ def build_catalog(
                                launch_prefix=profile.launch, docstrings=docstrings)
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
-    return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments)
+    incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
+    return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
+                   incomplete)
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:
@@ -236,14 +242,29 @@ def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict
     data = catalog.as_dict()
     files: dict[str, str | bytes] = {}
     if "json" in formats:
-        files["catalog.json"] = dumps(data)
-        for entry in data["entries"]:
-            files[f"entries/{entry['id']}.json"] = dumps(entry)
+        texts = [dumps(entry) for entry in data["entries"]]
+        files["catalog.json"] = _with_entries(data, texts)
+        for entry, text in zip(data["entries"], texts):
+            files[f"entries/{entry['id']}.json"] = text
     files.update(render_extra(data, formats))
     graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
     files["graph.json"] = dumps(graph_json(graph))
     files["graph.graphml"] = graph_graphml(graph)
     return files
+
+
+def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> str:
+    """`dumps(data)`, its entries spliced in from their files' `texts` (the same bytes:
+    each entry is encoded once, not twice; JSON strings hold no raw newline to shift)."""
+    if not texts:
+        return dumps(data)
+    import json
+    import secrets
+
+    marker = f"\0entries {secrets.token_hex(16)}\0"  # no catalog string can be it
+    head = dumps({**data, "entries": [marker]})
+    body = ",\n    ".join(text.rstrip("\n").replace("\n", "\n    ") for text in texts)
+    return head.replace(json.dumps(marker, ensure_ascii=False), body, 1)
 
 
 def extract(
@@ -292,11 +313,17 @@ class Extracted:
     out: Path
     cached: bool  # the files came from the catalog cache
     written: bool  # False: `out` held exactly these files already, nothing was rewritten
+    # (path, reason) of the targets that could not be analysed (`Catalog.incomplete`):
+    # the catalog was written but lacks their errors
+    incomplete: tuple[tuple[str, str], ...] = ()
 
 
 def _summary(catalog: Catalog) -> dict[str, Any]:
-    return {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
-            "diagnostics": list(catalog.diagnostics)}
+    summary = {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
+               "diagnostics": list(catalog.diagnostics)}
+    if catalog.incomplete:  # never cached: a stored summary has the four keys above
+        summary["incomplete"] = [list(i) for i in catalog.incomplete]
+    return summary
 
 
 def catalog_files(
@@ -321,7 +348,7 @@ def catalog_files(
     catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items)
     files = render_catalog(catalog, formats)
     summary = _summary(catalog)
-    if whole is not None:
+    if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
         encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
         whole.put_bytes("catalog", key, pack(encoded, summary))
     return files, summary, False
@@ -369,7 +396,7 @@ def write_catalog(
     if written:
         write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
     return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
-                     Path(out), cached, written)
+                     Path(out), cached, written, tuple((p, r) for p, r in summary.get("incomplete", ())))
 
 
 # ------------------------------------------------------------------ versions

@@ -246,7 +246,10 @@ def history(
         for i, task in enumerate(tasks):
             done(i, _step(task))
     else:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        from extractor.orphans import exit_with_parent  # a killed run must not leave its workers behind
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), initializer=exit_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(_step, task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 done(futures[future], future.result())

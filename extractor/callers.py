@@ -192,21 +192,26 @@ def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
     ctx = _Context(files)
     out: list[FileSites] = []
     for fs in files:
-        sites = tuple(
-            replace(
+        # the file's earlier raises once, each block with its own function's bindings
+        priors = fs.priors.map_blocks(lambda function, guards, path=fs.path: _bind_guards(guards, ctx.of(path, function)[0]))
+        sites = []
+        for site in fs.sites:
+            direct = ctx.guards(fs.path, site.function, site.direct)
+            shift = len(direct) - len(site.direct)  # the caller guard goes first: runs move up
+            sites.append(replace(
                 site,
-                guards=ctx.guards(fs.path, site.function, site.guards),
+                direct=direct,
                 variants=tuple(
                     replace(v, guards=_bind_guards(v.guards, ctx.of(fs.path, site.function)[0]))
                     for v in site.variants
                 ),
-            )
-            for site in fs.sites
-        )
+                prior_runs=tuple((at + shift, b, s, e) for at, b, s, e in site.prior_runs),
+                priors=priors,
+            ))
         adjustments = tuple(
             replace(adj, guards=ctx.adjustment_guards(fs.path, adj.function, adj.guards),
                     value=simplify(substitute(adj.value, ctx.of(fs.path, adj.function)[0])))
             for adj in fs.adjustments
         )
-        out.append(replace(fs, sites=sites, adjustments=adjustments))
+        out.append(replace(fs, sites=tuple(sites), adjustments=adjustments, priors=priors))
     return out

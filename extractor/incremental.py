@@ -53,7 +53,7 @@ def extract_files(
     texts = [(path, decoded[path]) for path, _ in todo]
     for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs)):
         if cache is not None:
-            if exact:
+            if exact and sites.incomplete is None:  # a failure (memory ...) may not recur: not kept
                 cache.put(KIND, key, data)
             else:
                 cache.stats.uncacheable += 1
@@ -99,6 +99,9 @@ _WORKER_PROFILE: Profile | None = None
 
 def _init_worker(raw: dict[str, Any], origin: str) -> None:
     global _WORKER_PROFILE
+    from extractor.orphans import exit_with_parent
+
+    exit_with_parent()  # a killed run must not leave its workers behind
     _WORKER_PROFILE = parse_profile(raw, origin)
 
 

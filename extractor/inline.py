@@ -32,7 +32,8 @@ def wanted(files: Sequence[FileSites]) -> set[str]:
     defined = {helper_name(q) for fs in files for q, _ in fs.helpers}
     found: set[str] = set()
     for fs in files:
-        exprs = [g.expr for s in fs.sites for g in (*s.guards, *(g for v in s.variants for g in v.guards))]
+        exprs = [g.expr for s in fs.sites for g in (*s.direct, *(g for v in s.variants for g in v.guards))]
+        exprs += [g.expr for _, guards in fs.priors.blocks for g in guards]
         exprs += [e for a in fs.adjustments for e in (a.value, *(g.expr for g in a.guards))]
         exprs += [e for _, e in fs.helpers]
         found.update(n for e in exprs for n in _called(e))

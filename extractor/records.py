@@ -1,12 +1,13 @@
 """Frozen records produced by the site extractor (one `FileSites` per file)."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from extractor.compat import StrEnum
-from extractor.ir import Expr, from_dict
+from extractor.ir import Expr, Ref, from_dict, refs
 from extractor.templates import Template, parse_template
 
 
@@ -76,6 +77,61 @@ class Variant:
         )
 
 
+Run = tuple[int, int, int, int]  # (at, block, start, end): see `RaiseSite.prior_runs`
+
+
+@dataclass(frozen=True, slots=True)
+class PriorTable:
+    """The earlier raises of one file, each recorded once.
+
+    ``blocks[b]`` is (function, guards): the negated ``if c: raise`` / ``assert c`` met
+    in one block, in order. Sites name the ranges in force at them (`RaiseSite.prior_runs`)
+    instead of copying them, so N checks in one function cost O(N), not O(N²).
+    """
+
+    blocks: tuple[tuple[str, tuple[Guard, ...]], ...] = ()
+    # (block, ref) -> positions of the block's guards that read `ref`; filled on first use
+    _reading: dict[tuple[int, Ref], list[int]] = field(default_factory=dict, compare=False, repr=False)
+
+    def map_blocks(self, fn: Callable[[str, tuple[Guard, ...]], tuple[Guard, ...]]) -> "PriorTable":
+        return PriorTable(tuple((function, fn(function, guards)) for function, guards in self.blocks))
+
+    def reading(self, block: int, ref: Ref, start: int, end: int) -> list[int]:
+        """Positions in [start, end) of `block` whose guard reads `ref`."""
+        if not self._reading and self.blocks:
+            for b, (_, guards) in enumerate(self.blocks):
+                for pos, guard in enumerate(guards):
+                    for r in dict.fromkeys(refs(guard.expr)):
+                        self._reading.setdefault((b, r), []).append(pos)
+        found = self._reading.get((block, ref), ())
+        return list(found[bisect.bisect_left(found, start):bisect.bisect_left(found, end)])
+
+    def as_dict(self) -> list[Any]:
+        return [[function, [g.as_dict() for g in guards]] for function, guards in self.blocks]
+
+    @classmethod
+    def from_dict(cls, data: list[Any]) -> "PriorTable":
+        return cls(tuple((function, tuple(Guard.from_dict(g) for g in guards)) for function, guards in data))
+
+
+NO_PRIORS = PriorTable()
+
+
+def merge_runs(direct: Sequence[Guard], runs: Sequence[Run], table: PriorTable,
+               pick: Callable[[Run], Sequence[Guard]] | None = None) -> list[Guard]:
+    """`direct` with the earlier raises of `runs` in their places, in the order they were
+    on the path (`pick`: what to put in a run's place, default all its guards)."""
+    out: list[Guard] = []
+    done = 0
+    for run in runs:
+        at, block, start, end = run
+        out.extend(direct[done:at])
+        done = max(done, at)
+        out.extend(table.blocks[block][1][start:end] if pick is None else pick(run))
+    out.extend(direct[done:])
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class RaiseSite:
     path: str
@@ -84,13 +140,28 @@ class RaiseSite:
     kind: SiteKind
     exception: str
     template: Template
-    guards: tuple[Guard, ...]
+    direct: tuple[Guard, ...]  # the guards on the path, except the earlier raises (`prior_runs`)
     variants: tuple[Variant, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be known statically
     hole_refs: tuple[tuple[str, Expr], ...] = ()  # message hole -> what it shows (flag, env ...)
     # adjustments of the file recorded before this statement (`Adjustment.order` below
     # it): those of the same function at or above it run after the check, not before
     adjusted_before: int = 0
+    # earlier raises on the path: (at, block, start, end) = ``priors.blocks[block][start:end]``
+    # come before ``direct[at]``; `priors` is the file's table, shared by all its sites
+    prior_runs: tuple[Run, ...] = ()
+    priors: PriorTable = field(default=NO_PRIORS, compare=False, repr=False)
+
+    @property
+    def guards(self) -> tuple[Guard, ...]:
+        """Every guard on the path in order, earlier raises included (O(path) per call)."""
+        if not self.prior_runs:
+            return self.direct
+        return tuple(merge_runs(self.direct, self.prior_runs, self.priors))
+
+    @property
+    def prior_count(self) -> int:
+        return sum(end - start for _, _, start, end in self.prior_runs)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -100,15 +171,16 @@ class RaiseSite:
             "kind": str(self.kind),
             "exception": self.exception,
             "template": self.template.text,
-            "guards": [g.as_dict() for g in self.guards],
+            "guards": [g.as_dict() for g in self.direct],
             "variants": [v.as_dict() for v in self.variants],
             "notes": list(self.notes),
             "hole_refs": [[h, e.as_dict()] for h, e in self.hole_refs],
             "adjusted_before": self.adjusted_before,
+            "prior_runs": [list(r) for r in self.prior_runs],
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RaiseSite":
+    def from_dict(cls, data: dict[str, Any], priors: PriorTable = NO_PRIORS) -> "RaiseSite":
         return cls(
             data["path"], data["line"], data["function"], SiteKind(data["kind"]),
             data["exception"], parse_template(data["template"]),
@@ -117,12 +189,15 @@ class RaiseSite:
             tuple(data["notes"]),
             tuple((h, from_dict(e)) for h, e in data.get("hole_refs", [])),
             data.get("adjusted_before", 0),
+            tuple((a, b, s, e) for a, b, s, e in data.get("prior_runs", [])),
+            priors,
         )
 
     def map_exprs(self, fn: ExprMap) -> "RaiseSite":
-        """The site with `fn` applied to every condition and hole reference."""
+        """The site with `fn` applied to its own conditions and hole references (the
+        shared `priors` table is mapped once per file, by `FileSites.map_exprs`)."""
         return replace(
-            self, guards=map_guards(self.guards, fn),
+            self, direct=map_guards(self.direct, fn),
             variants=tuple(replace(v, guards=map_guards(v.guards, fn)) for v in self.variants),
             hole_refs=tuple((h, fn(e)) for h, e in self.hole_refs),
         )
@@ -197,11 +272,16 @@ class FileSites:
     parse_error: str | None = None
     helpers: tuple[tuple[str, Expr], ...] = ()  # qualified name -> value returned from the config
     registered: tuple[str, ...] = ()  # functions a profile decorator registers as providers
+    priors: PriorTable = NO_PRIORS  # the earlier raises its sites' `prior_runs` name
+    # why the file could not be analysed although Python accepts it (memory, depth, a bug):
+    # the catalog is incomplete. None: analysed, or rejected by Python itself (never runs).
+    incomplete: str | None = None
 
     def map_exprs(self, fn: ExprMap) -> "FileSites":
         """`fn` applied to every site's and adjustment's conditions (not to call sites)."""
-        return replace(self, sites=tuple(s.map_exprs(fn) for s in self.sites),
-                       adjustments=tuple(a.map_exprs(fn) for a in self.adjustments))
+        priors = self.priors.map_blocks(lambda _, guards: map_guards(guards, fn))
+        return replace(self, sites=tuple(replace(s.map_exprs(fn), priors=priors) for s in self.sites),
+                       adjustments=tuple(a.map_exprs(fn) for a in self.adjustments), priors=priors)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -217,13 +297,16 @@ class FileSites:
             "parse_error": self.parse_error,
             "helpers": [[q, e.as_dict()] for q, e in self.helpers],
             "registered": list(self.registered),
+            "priors": self.priors.as_dict(),
+            "incomplete": self.incomplete,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "FileSites":
+        priors = PriorTable.from_dict(data.get("priors", []))
         return cls(
             path=data["path"],
-            sites=tuple(RaiseSite.from_dict(s) for s in data["sites"]),
+            sites=tuple(RaiseSite.from_dict(s, priors) for s in data["sites"]),
             calls=tuple(CallSite.from_dict(c) for c in data["calls"]),
             functions=tuple(data["functions"]),
             params=tuple((q, tuple(ps)) for q, ps in data.get("params", [])),
@@ -234,4 +317,6 @@ class FileSites:
             parse_error=data["parse_error"],
             helpers=tuple((q, from_dict(e)) for q, e in data.get("helpers", [])),
             registered=tuple(data.get("registered", [])),
+            priors=priors,
+            incomplete=data.get("incomplete"),
         )

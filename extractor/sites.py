@@ -7,6 +7,7 @@ function's `Scope`. Blocks are processed in sequence so early exits
 """
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -19,7 +20,7 @@ from extractor.messages import Option, build
 from extractor.positions import metadata_lines, statement_lines
 from extractor.profile import Profile
 from extractor.records import (
-    Adjustment, CallSite, FileSites, Guard, GuardOrigin, RaiseSite, SiteKind, Variant,
+    Adjustment, CallSite, FileSites, Guard, GuardOrigin, PriorTable, RaiseSite, Run, SiteKind, Variant,
 )
 from extractor.scope import Conditional, Opaque, Row, Scope, Table, table_of
 from extractor.templates import Template
@@ -36,6 +37,7 @@ class _RowCtx:
     index: int
     depth: int  # guard-stack depth at the loop: deeper guards belong to the row
     targets: tuple[str, ...]
+    blocks: int = 0  # prior-table blocks at the loop: later ones (the body's) belong to the row
 
 
 @dataclass(slots=True)
@@ -110,7 +112,13 @@ class SiteWalker:
         self.profile = profile
         self.ast_lines = lines
         self.node_lines: dict[int, int] = {}
+        # The guards on the path except earlier raises: those go once into `prior_blocks`
+        # (one list per block that has any) and `runs` says which are in force, so a site
+        # records O(depth) items however many checks precede it.
         self.guards: list[Guard] = []
+        self.prior_blocks: list[tuple[str, list[Guard]]] = []
+        self.block_ids: list[int | None] = []  # per open block: its index in prior_blocks, once it has one
+        self.runs: list[list[int]] = []  # [at, block, start, end] in force, see `RaiseSite.prior_runs`
         self.qualname: list[str] = []
         self.classes: list[str] = []
         self.except_types: list[str] = []
@@ -144,7 +152,8 @@ class SiteWalker:
                 for p in self.pending
             ]
             self.diagnostics.append(f"{self.path}: positions taken from PositionProvider")
-        sites = tuple(sorted((p.site for p in self.pending), key=lambda s: (s.line, s.function)))
+        priors = PriorTable(tuple((function, tuple(guards)) for function, guards in self.prior_blocks))
+        sites = tuple(sorted((replace(p.site, priors=priors) for p in self.pending), key=lambda s: (s.line, s.function)))
         return FileSites(
             path=self.path,
             sites=sites,
@@ -160,6 +169,7 @@ class SiteWalker:
             diagnostics=tuple(self.diagnostics),
             helpers=tuple(self.helpers),
             registered=tuple(self.registered),
+            priors=priors,
         )
 
     @property
@@ -175,15 +185,50 @@ class SiteWalker:
         return self.node_lines[key]
 
     def push(self, expr: Expr, text: str, origin: GuardOrigin) -> None:
-        self.guards.append(Guard(expr, text, origin))
+        guard = Guard(expr, text, origin)
+        if origin is not GuardOrigin.PRIOR_RAISE:
+            self.guards.append(guard)
+            return
+        block = self.block_ids[-1]
+        if block is None:
+            block = self.block_ids[-1] = len(self.prior_blocks)
+            self.prior_blocks.append((self.function, []))
+        listed = self.prior_blocks[block][1]
+        at = len(self.guards)
+        last = self.runs[-1] if self.runs else None
+        if last is not None and last[0] == at and last[1] == block and last[3] == len(listed):
+            last[3] += 1  # the same run of consecutive checks grows
+        else:
+            self.runs.append([at, block, len(listed), len(listed) + 1])
+        listed.append(guard)
+
+    def prior_runs(self) -> tuple[Run, ...]:
+        return tuple((at, b, start, end) for at, b, start, end in self.runs)
+
+    def path_guards(self, depth: int = 0, blocks: int = 0) -> tuple[Guard, ...]:
+        """The guards on the path in order, earlier raises included, from stack depth
+        `depth` and prior block `blocks` on (O(path): for rare uses only)."""
+        out: list[Guard] = []
+        done = depth
+        for at, block, start, end in self.runs:
+            if block >= blocks:
+                out.extend(self.guards[done:at])
+                done = max(done, at)
+                out.extend(self.prior_blocks[block][1][start:end])
+        out.extend(self.guards[done:])
+        return tuple(out)
 
     # ------------------------------------------------------------------ blocks
 
     def walk_block(self, stmts: Sequence[cst.CSTNode]) -> None:
         depth = len(self.guards)
+        self.block_ids.append(None)
         for stmt in stmts:
             self.walk_stmt(stmt)
         del self.guards[depth:]
+        block = self.block_ids.pop()
+        while block is not None and self.runs and self.runs[-1][1] == block:
+            self.runs.pop()
 
     def walk_suite(self, suite: cst.BaseSuite) -> None:
         self.walk_block(_statements(suite))
@@ -303,7 +348,7 @@ class SiteWalker:
     # --------------------------------------------------------------- functions
 
     def function_def(self, node: cst.FunctionDef) -> None:
-        saved = (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
+        saved = (self.guards, self.runs, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
                  self.helper_return, self.declared)
         self.qualname.append(node.name.value)
         qual = self.function
@@ -323,14 +368,14 @@ class SiteWalker:
         for p in params:
             if p not in aliases and p not in self.profile.model_roots:
                 self.scope.bindings[p] = Opaque(f"{PARAMETER}{p}")
-        self.guards, self.except_types, self.rows, self.loop_notes, self.bound_under = [], [], [], [], {}
+        self.guards, self.runs, self.except_types, self.rows, self.loop_notes, self.bound_under = [], [], [], [], [], {}
         # a function of the config alone (`f(cfg)`, or a config method taking only self):
         # its value can stand in for calls of it (`extractor.inline`)
         is_helper = len(params) == 1 and params[0] in aliases and node.name.value not in self.profile.views
         self.helper_return = _helper_return(node) if is_helper else None
         self.declared = self.provider(node, qual)
         self.walk_suite(node.body)
-        (self.guards, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
+        (self.guards, self.runs, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
          self.helper_return, self.declared) = saved
         self.qualname.pop()
 
@@ -486,7 +531,7 @@ class SiteWalker:
                 self.scope.bindings[name] = Opaque(f"{name} (updated in place)")
 
     def _extend(self, name: str, table: Table, value: cst.BaseExpression) -> None:
-        extra = table_of(value, tuple(self.guards))
+        extra = table_of(value, self.path_guards())
         if extra is None:
             self.scope.bindings[name] = Opaque(f"{name} (extended with {norm_code(value)})")
             return
@@ -552,11 +597,11 @@ class SiteWalker:
         names = _flat_names(node.target)
         for index, row in enumerate(rows):
             self._bind_row(node.target, row)
-            active = {id(g) for g in self.guards}
+            active = {id(g) for g in self.path_guards()} if row.guards else set()
             for g in row.guards:
                 if id(g) not in active:
                     self.guards.append(g)  # type: ignore[arg-type]
-            self.rows.append(_RowCtx(id(node), index, depth, names))
+            self.rows.append(_RowCtx(id(node), index, depth, names, len(self.prior_blocks)))
             self.scope.row_targets.update(names)
             self.walk_suite(node.body)
             self.scope.row_targets.difference_update(names)
@@ -696,6 +741,7 @@ class SiteWalker:
             notes.append("message has parts known only at run time")
         notes = notes + self.loop_notes
         guards = tuple(self.guards) + extra
+        runs = self.prior_runs()
         variants: tuple[Variant, ...] = ()
         if len(options) > 1:
             variants = tuple(
@@ -704,13 +750,13 @@ class SiteWalker:
             )
         site = RaiseSite(
             self.path, line, self.function, kind, exception, template, guards, variants,
-            tuple(dict.fromkeys(notes)), self._hole_refs(template), len(self.adjustments),
+            tuple(dict.fromkeys(notes)), self._hole_refs(template), len(self.adjustments), runs,
         )
         pending = _Pending(id(node), site)
         if self.rows:
             ctx = self.rows[-1]
             values = tuple((k, t.text) for k, t in row_values.items())
-            variant = Variant(values, guards[ctx.depth:], template.fill(row_values))
+            variant = Variant(values, self.path_guards(ctx.depth, ctx.blocks) + extra, template.fill(row_values))
             pending.rows.append((ctx, replace(site, variants=(variant,))))
         self.pending.append(pending)
 
@@ -745,11 +791,12 @@ def _finish_rows(pending: _Pending, loop: int) -> _Pending:
     if not rows:
         return pending
     first_ctx, first = rows[0]
-    base_guards = first.guards[: first_ctx.depth]
+    base_guards = first.direct[: first_ctx.depth]
+    base_runs = tuple(run for run in first.prior_runs if run[1] < first_ctx.blocks)
     variants: list[Variant] = []
     for ctx, site in rows:
         variants.extend(site.variants)
-    site = replace(first, guards=base_guards, variants=tuple(variants))
+    site = replace(first, direct=base_guards, prior_runs=base_runs, variants=tuple(variants))
     outer = [(ctx, s) for ctx, s in pending.rows if ctx.loop != loop]
     return _Pending(pending.node, site, outer)
 
@@ -785,18 +832,44 @@ def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
     return consts
 
 
+def _not_analysed(path: str, reason: str) -> FileSites:
+    """A file Python accepts but errcat could not analyse: a diagnostic, and the catalog
+    is marked incomplete (`FileSites.incomplete`), never silently short of its sites."""
+    reason = " ".join(reason.split())  # one line, wherever it is shown
+    return FileSites(path=path, parse_error=f"{path}: {reason}", incomplete=reason)
+
+
+def _python_rejects(source: str) -> bool:
+    """Does CPython itself refuse to compile `source` (so the file can never run)?"""
+    try:
+        compile(source, "<target>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError):
+        return True
+    except MemoryError:  # undecided: count it as errcat's failure, not the file's
+        pass
+    return False
+
+
 def extract_file(path: str, source: str, profile: Profile) -> FileSites:
     """All sites of one file. Never raises: unparsable files are reported as such."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         message = str(exc).strip().splitlines()[0]
+        if not _python_rejects(source):
+            return _not_analysed(path, f"libcst cannot parse it: line {exc.raw_line}: {message}")
         return FileSites(path=path, parse_error=f"{path}:{exc.raw_line}: {message}")
+    except MemoryError:
+        return _not_analysed(path, "out of memory")
     except Exception as exc:  # libcst raises a few other kinds on odd input
+        if not _python_rejects(source):
+            return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
     try:
         return SiteWalker(path, module, profile, statement_lines(source)).run()
+    except MemoryError:
+        return _not_analysed(path, "out of memory")
     except RecursionError:
-        return FileSites(path=path, parse_error=f"{path}: too deeply nested to analyse")
+        return _not_analysed(path, "too deeply nested to analyse")
     except Exception as exc:  # a shape we mishandle must not sink the whole catalog
-        return FileSites(path=path, parse_error=f"{path}: analysis failed: {type(exc).__name__}: {exc}")
+        return _not_analysed(path, f"analysis failed: {type(exc).__name__}: {exc}")

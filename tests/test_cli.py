@@ -185,3 +185,125 @@ def test_real_subprocess(env, argv, code, stdout, stderr):
     assert (proc.returncode, stdout in proc.stdout, stderr in proc.stderr) == (code, True, True)
     assert "Traceback" not in proc.stderr
     assert (Path(env["out"]) / "catalog.json").exists() == (code == 0)
+
+
+# ------------------------------------------------------------------ incomplete catalogs
+
+
+def test_file_that_cannot_be_analysed_exits_3_catalog_still_written(env, capsys, monkeypatch):
+    from extractor import sites
+
+    run_walker = sites.SiteWalker.run
+
+    def out_of_memory(self):
+        if self.path == "pkg/good.py":
+            raise MemoryError()
+        return run_walker(self)
+
+    monkeypatch.setattr(sites.SiteWalker, "run", out_of_memory)
+    code, _, err = run(["extract", "--repo", "{repo}", "--commit", "v1", "--profile", "{profile}",
+                        "--out", "{out}", "--jobs", "1", "--no-cache"], env, capsys)
+    assert code == 3
+    lines = [line for line in err.splitlines() if line.startswith("errcat:")]
+    assert lines == ["errcat: catalog incomplete: 1 file(s) could not be analysed: pkg/good.py (out of memory)"]
+    catalog = json.loads((Path(env["out"]) / "catalog.json").read_text())
+    assert catalog["incomplete"] == [{"path": "pkg/good.py", "reason": "out of memory"}]
+
+
+# ------------------------------------------------------------------ worker processes
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found.update(int(p) for p in task.read_text().split())
+        except OSError:
+            pass
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie nobody reaps does not count)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
+def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    import signal
+    import time
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import scale_shapes
+
+    profile = scale_shapes.write("many", 3000, tmp_path)
+    for i in range(12):  # enough work that the workers are busy when the parent dies
+        (tmp_path / f"pkg/gen{i}.py").write_text(scale_shapes.source("one-if", 1500))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "errcat", "extract", "--path", str(tmp_path), "--profile", str(profile),
+         "--out", str(tmp_path / "out"), "--jobs", "2", "--no-cache"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            workers = {p for p in _children(proc.pid) if _alive(p)}
+            time.sleep(0.05)
+        assert len(workers) >= 2, "the pool never started"
+        time.sleep(0.5)  # the workers run their initializer and pick up a file
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [p for p in workers if _alive(p)]
+    finally:  # never leave them behind, whatever failed
+        proc.kill()
+        for pid in workers | _children(proc.pid):
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+POOL_SCRIPT = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from extractor import orphans
+if sys.argv[1] == "poll":  # no kernel help: the polling thread alone
+    orphans._death_signal = lambda: None
+    orphans.POLL_SECONDS = 0.1
+def pid():
+    return os.getpid()
+with ProcessPoolExecutor(2, initializer=orphans.exit_with_parent, initargs=(os.getpid(),)) as pool:
+    print(*{pool.submit(pid).result() for _ in range(20)}, flush=True)
+    pool.submit(time.sleep, 600)
+    pool.submit(time.sleep, 600)
+    time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("how", ["prctl", "poll"])
+def test_pool_initializer_ends_workers_with_their_parent(how):
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", POOL_SCRIPT, how], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    workers = {int(p) for p in proc.stdout.readline().split()}
+    try:
+        assert workers and all(_alive(p) for p in workers)
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [p for p in workers if _alive(p)]
+    finally:
+        proc.kill()
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -187,3 +187,66 @@ def test_targets_matching_nothing_name_the_glob(history, tmp_path):
         extract(SourceSpec(repo=history["repo"], commit="v1"), profile=str(profile), out=tmp_path / "out",
                 cache_dir=tmp_path / "cache")
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------ incomplete catalogs
+
+
+def _failing_walker(monkeypatch, path: str, error: BaseException) -> None:
+    """The site walker raises `error` for `path` and works for every other file."""
+    from extractor import sites
+
+    run_walker = sites.SiteWalker.run
+
+    def run(self):
+        if self.path == path:
+            raise error
+        return run_walker(self)
+
+    monkeypatch.setattr(sites.SiteWalker, "run", run)
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (MemoryError(), "out of memory"),
+        (RecursionError(), "too deeply nested to analyse"),
+        (KeyError("x"), "analysis failed: KeyError: 'x'"),
+    ],
+)
+def test_file_that_cannot_be_analysed_makes_the_catalog_incomplete(history, tmp_path, monkeypatch, error, reason):
+    from errcat.pipeline import write_catalog
+
+    _failing_walker(monkeypatch, "pkg/b.py", error)
+    done = write_catalog(SourceSpec(repo=history["repo"], commit="v1"), profile=history["profile"],
+                         out=tmp_path / "out", cache_dir=tmp_path / "cache", jobs=1)
+    assert done.incomplete == (("pkg/b.py", reason),)
+    cat = json.loads((tmp_path / "out" / "catalog.json").read_text())
+    assert cat["incomplete"] == [{"path": "pkg/b.py", "reason": reason}]
+    assert [d for d in cat["diagnostics"] if "pkg/b.py" in d]  # a diagnostic too
+    assert {e["source"]["path"] for e in cat["entries"]} == {"pkg/a.py"}  # the rest is catalogued
+    jsonschema.Draft202012Validator(load_schema()).validate(cat)
+
+
+def test_incomplete_result_is_not_cached(history, tmp_path, monkeypatch):
+    """A failure of this run (memory) must not be served to the next one from the cache."""
+    from errcat.pipeline import write_catalog
+
+    spec = SourceSpec(repo=history["repo"], commit="v1")
+    with monkeypatch.context() as patch:
+        _failing_walker(patch, "pkg/b.py", MemoryError())
+        assert write_catalog(spec, profile=history["profile"], out=tmp_path / "one", cache_dir=tmp_path / "c",
+                             jobs=1).incomplete
+    done = write_catalog(spec, profile=history["profile"], out=tmp_path / "two", cache_dir=tmp_path / "c", jobs=1)
+    assert done.incomplete == ()
+    assert "incomplete" not in json.loads((tmp_path / "two" / "catalog.json").read_text())
+
+
+def test_syntax_error_python_rejects_is_not_incomplete(history, tmp_path):
+    from errcat.pipeline import write_catalog
+
+    done = write_catalog(SourceSpec(repo=history["repo"], commit=history["c2"]), profile=history["profile"],
+                         out=tmp_path / "out", cache_dir=tmp_path / "cache", jobs=1)
+    assert done.incomplete == ()
+    assert [d for d in done.diagnostics if "pkg/bad.py" in d]
+    assert "incomplete" not in json.loads((tmp_path / "out" / "catalog.json").read_text())

@@ -1,0 +1,100 @@
+"""Scale: N checks in one function (or N functions) cost O(N) records and catalog bytes.
+
+Counted, not timed: what is stored per site and written per entry must not grow with
+the number of checks before it (`scripts/scale_shapes.py` makes the inputs;
+`scripts/bench_scale.py` measures time and memory).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from errcat.pipeline import SourceSpec, write_catalog
+from extractor.profile import load_profile
+from extractor.sites import extract_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import scale_shapes  # noqa: E402
+
+SHAPES = ["one-if", "one-assert", "one-elif", "many"]
+
+
+def stored_per_site(shape: str, lines: int, tmp_path: Path) -> float:
+    """Bytes of the cacheable per-file record, per site."""
+    profile = load_profile(str(scale_shapes.write(shape, lines, tmp_path / f"{shape}{lines}")))
+    fs = extract_file(scale_shapes.TARGET, scale_shapes.source(shape, lines), profile)
+    assert fs.sites and fs.parse_error is None
+    return len(json.dumps(fs.as_dict())) / len(fs.sites)
+
+
+def written_per_entry(shape: str, lines: int, tmp_path: Path) -> tuple[float, int]:
+    """catalog.json bytes per entry, and the most earlier-raise guards any entry lists."""
+    root = tmp_path / f"{shape}{lines}"
+    profile = scale_shapes.write(shape, lines, root)
+    write_catalog(SourceSpec(path=str(root)), profile=str(profile), out=root / "out", use_cache=False, jobs=1)
+    catalog = json.loads((root / "out" / "catalog.json").read_text())
+    size = (root / "out" / "catalog.json").stat().st_size
+    priors = max(sum(g["origin"] == "prior-raise" for g in e["guards"]) for e in catalog["entries"])
+    return size / len(catalog["entries"]), priors
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_record_per_site_does_not_grow_with_earlier_checks(shape, tmp_path):
+    small, large = stored_per_site(shape, 200, tmp_path), stored_per_site(shape, 1600, tmp_path)
+    assert large < 1.2 * small, (small, large)
+
+
+@pytest.mark.parametrize("shape", ["one-if", "one-elif"])
+def test_catalog_bytes_per_entry_do_not_grow_with_earlier_checks(shape, tmp_path):
+    (small, _), (large, priors) = written_per_entry(shape, 100, tmp_path), written_per_entry(shape, 400, tmp_path)
+    assert large < 1.2 * small, (small, large)
+    assert priors == 25  # the nearest 24 earlier raises and one line counting the rest
+
+
+def test_long_run_of_earlier_raises_is_counted_not_listed(tmp_path):
+    root = tmp_path / "t"
+    profile = scale_shapes.write("one-if", 2 * 30 + 1, root)
+    write_catalog(SourceSpec(path=str(root)), profile=str(profile), out=root / "out", use_cache=False, jobs=1)
+    last = max(json.loads((root / "out" / "catalog.json").read_text())["entries"], key=lambda e: e["source"]["line"])
+    guards = [(g["origin"], g["text"]) for g in last["guards"]]
+    assert guards[0] == ("prior-raise", "5 earlier checks did not fire (not listed)")
+    assert guards[1:] == [("prior-raise", f"not (cfg.x{i} > {i})") for i in range(5, 29)] + [("if", "cfg.x29 > 29")]
+
+
+NESTED = '''\
+def f(cfg):
+    if cfg.a == 1:
+        raise ValueError("one")
+    assert cfg.b, "b"
+    if cfg.mode == "x":
+        if cfg.a == 2:
+            raise ValueError("two")
+        if cfg.c:
+            return
+        assert cfg.a != 3, "three"
+        raise ValueError("x mode")
+    for name, why in [("p", "pp"), ("q", "qq")]:
+        assert cfg.a != 4, "four"
+        if cfg.mode == name:
+            raise ValueError(why)
+    if cfg.mode == "y":
+        raise ValueError("y mode")
+    elif cfg.a == 5:
+        raise ValueError("five")
+    raise ValueError("last")
+'''
+
+
+@pytest.mark.parametrize("code", [NESTED, scale_shapes.source("one-elif", 120)], ids=["nested", "one-elif"])
+def test_trigger_from_the_prior_table_equals_filtering_the_whole_path(code):
+    """The indexed lookup keeps exactly the earlier raises the plain filter keeps, in order."""
+    from analyzers.entries import site_trigger_guards, trigger_guards
+
+    fs = extract_file("m.py", code, load_profile("sglang"))
+    assert fs.priors.blocks and fs.sites
+    for site in fs.sites:
+        related = [g for v in site.variants for g in v.guards]
+        assert site_trigger_guards(site) == trigger_guards(site.guards, related), site.line
