@@ -1,0 +1,122 @@
+"""Deeply nested but legal code, analysed without overflowing a stack.
+
+libcst's native parser recurses once per nesting level on the C stack: on the
+default 8 MB stack it segfaults past ~1,200 nested brackets or ~20,000 ``and``
+operands, taking the process (or a pool worker) with it. The walker and libcst's code
+generator recurse in Python and hit the 1,000-frame limit at a few hundred levels.
+
+CPython bounds what it accepts: at most 200 nested brackets and a few thousand levels
+of any other nesting, except ``and``/``or`` chains, which it keeps flat but libcst nests
+one level per operand. So a file is measured first (with `ast`, cheap, in C), refused
+with a diagnostic when deeper than `LIMIT`, and otherwise analysed in a thread whose
+stack and recursion limit fit `LIMIT` levels.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import sys
+import threading
+import tokenize
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+LIMIT = 20_000  # libcst nesting levels analysed: far past CPython's own ~3,000 (chains aside)
+_STACK = 512 << 20  # bytes of thread stack: virtual, only the depth actually reached is touched
+_FRAMES = 25 * LIMIT  # recursion limit while analysing: Python frames per level of the walker and codegen
+_lock = threading.Lock()  # the recursion limit is per interpreter: one deep call at a time
+
+
+def parse(path: str, source: str) -> tuple[ast.Module | None, str | None]:
+    """The `ast` of file `path`, or None and why Python refuses it (None: a plain syntax error).
+
+    Only nesting refusals are returned: a syntax error may be newer grammar than this
+    Python's, which libcst still reads.
+    """
+    try:
+        return ast.parse(source), None
+    except SyntaxError as exc:
+        if exc.msg.startswith(("too many nested parentheses", "too many levels of indentation", "too complex")):
+            return None, f"{path}:{exc.lineno}: {exc.msg}"
+        return None, None
+    except (RecursionError, MemoryError):  # CPython's parser has its own depth limit
+        return None, f"{path}: too deeply nested for Python to parse"
+    except ValueError:  # NUL bytes: libcst reports those itself
+        return None, None
+
+
+def nesting(tree: ast.AST) -> int:
+    """How deep libcst nests the tree: as `ast` does, plus one level per extra operand
+    of an ``and``/``or`` chain (libcst's ``a and b and c`` is ``(a and b) and c``)."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(node, ast.BoolOp):
+            level += len(node.values) - 1
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def token_bound(source: str) -> int:
+    """An upper bound on the nesting of a file `ast` cannot read (newer grammar, or
+    broken): every level of an expression takes a token of its statement, and blocks
+    nest by indentation. Counts up to where tokenizing fails, as a parser would."""
+    most = line = indent = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.INDENT:
+                indent += 1
+            elif tok.type == tokenize.DEDENT:
+                indent -= 1
+            elif tok.type == tokenize.NEWLINE:
+                line = 0
+            else:
+                line += 1
+                most = max(most, line + 4 * indent)
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return most
+
+
+def refusal(path: str, source: str) -> tuple[ast.Module | None, str | None]:
+    """The `ast` of file `path` (when Python reads it) and why it is too deep to analyse, if it is."""
+    tree, refused = parse(path, source)
+    if refused is not None:
+        return None, refused
+    depth = nesting(tree) if tree is not None else token_bound(source)
+    if depth > LIMIT:
+        return tree, f"{path}: too deeply nested to analyse (depth {depth} > {LIMIT})"
+    return tree, None
+
+
+def call_deep(fn: Callable[..., T], *args: object) -> T:
+    """`fn(*args)` on a thread with room for `LIMIT` levels of nesting; its result or exception."""
+    out: list[T] = []
+    err: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            err.append(exc)
+
+    with _lock:
+        size = threading.stack_size(_STACK)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, _FRAMES))
+        try:
+            worker = threading.Thread(target=run, name="errcat-deep")
+            worker.start()
+        finally:
+            threading.stack_size(size)
+        try:
+            worker.join()
+        finally:
+            sys.setrecursionlimit(limit)
+    if err:
+        raise err[0]
+    return out[0]
