@@ -665,3 +665,36 @@ def test_a_file_too_deep_to_parse_leaves_the_rest_of_the_catalog(tmp_path, jobs:
     catalog = json.loads((tmp_path / "out" / "catalog.json").read_text())
     assert sorted(e["source"]["path"] for e in catalog["entries"]) == ["pkg/chain.py", "pkg/good.py"]
     assert [d for d in catalog["diagnostics"] if "pkg/deep.py" in d and "nested" in d]
+
+
+def _dies_on_boom(path: str, text: str, profile) -> object:
+    """extract_file, except that analysing boom.py kills the process (as a segfault would)."""
+    import os
+    import signal
+
+    if path.endswith("boom.py"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _REAL_EXTRACT(path, text, profile)
+
+
+_REAL_EXTRACT = extract_file
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_a_worker_that_dies_loses_only_its_file(tmp_path, monkeypatch, jobs: int) -> None:
+    import multiprocessing
+
+    import extractor.sites
+    from extractor.incremental import extract_files
+    from extractor.source import open_directory
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the patched extractor reaches workers only when they are forked")
+    names = ["a.py", "boom.py", "b.py", "c.py", "d.py"]
+    for name in names:
+        (tmp_path / name).write_text(f"def f(x):\n    if x:\n        raise ValueError('{name}')\n")
+    monkeypatch.setattr(extractor.sites, "extract_file", _dies_on_boom)
+    found = extract_files(open_directory(tmp_path), PROFILE, names, jobs=jobs)
+    assert [(fs.path, len(fs.sites), fs.parse_error) for fs in found] == [
+        (name, 0, f"{name}: analysis crashed its worker process; file skipped") if name == "boom.py" else (name, 1, None)
+        for name in names]
