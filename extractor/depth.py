@@ -26,6 +26,7 @@ T = TypeVar("T")
 LIMIT = 20_000  # libcst nesting levels analysed: far past CPython's own ~3,000 (chains aside)
 _STACK = 512 << 20  # bytes of thread stack: virtual, only the depth actually reached is touched
 _FRAMES = 25 * LIMIT  # recursion limit while analysing: Python frames per level of the walker and codegen
+_PARSER_DEPTH = 6_000  # deepest nesting CPython's parser accepts (its MAXSTACK), chains aside
 _lock = threading.Lock()  # the recursion limit is per interpreter: one deep call at a time
 
 
@@ -87,7 +88,12 @@ def refusal(path: str, source: str) -> tuple[ast.Module | None, str | None]:
     tree, refused = parse(path, source)
     if refused is not None:
         return None, refused
-    depth = nesting(tree) if tree is not None else token_bound(source)
+    if tree is None:
+        depth = token_bound(source)
+    elif _PARSER_DEPTH + source.count("and") + source.count("or") <= LIMIT:
+        return tree, None  # too few and/or chains to reach the limit: no need to measure
+    else:
+        depth = nesting(tree)
     if depth > LIMIT:
         return tree, f"{path}: too deeply nested to analyse (depth {depth} > {LIMIT})"
     return tree, None
@@ -111,10 +117,16 @@ def call_deep(fn: Callable[..., T], *args: object) -> T:
         try:
             worker = threading.Thread(target=run, name="errcat-deep")
             worker.start()
+        except RuntimeError:  # no room for such a stack (address-space limit): run here, shallower
+            worker = None
         finally:
             threading.stack_size(size)
         try:
-            worker.join()
+            if worker is None:
+                sys.setrecursionlimit(limit)
+                run()
+            else:
+                worker.join()
         finally:
             sys.setrecursionlimit(limit)
     if err:
