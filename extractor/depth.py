@@ -19,6 +19,7 @@ import sys
 import threading
 import tokenize
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -30,8 +31,17 @@ _PARSER_DEPTH = 6_000  # deepest nesting CPython's parser accepts (its MAXSTACK)
 _lock = threading.Lock()  # the recursion limit is per interpreter: one deep call at a time
 
 
-def parse(path: str, source: str) -> tuple[ast.Module | None, str | None]:
-    """The `ast` of file `path`, or None and why Python refuses it (None: a plain syntax error).
+@dataclass(frozen=True, slots=True)
+class TooDeep:
+    """Why a file is not analysed: Python refuses it too (it never runs), or only errcat."""
+
+    reason: str
+    line: int | None = None  # where Python stopped, when it says
+    by_python: bool = True
+
+
+def parse(source: str) -> tuple[ast.Module | None, TooDeep | None]:
+    """The `ast` of `source`, or None and why Python refuses it (None: a plain syntax error).
 
     Only nesting refusals are returned: a syntax error may be newer grammar than this
     Python's, which libcst still reads.
@@ -40,10 +50,12 @@ def parse(path: str, source: str) -> tuple[ast.Module | None, str | None]:
         return ast.parse(source), None
     except SyntaxError as exc:
         if exc.msg.startswith(("too many nested parentheses", "too many levels of indentation", "too complex")):
-            return None, f"{path}:{exc.lineno}: {exc.msg}"
+            return None, TooDeep(exc.msg, exc.lineno)
         return None, None
-    except (RecursionError, MemoryError):  # CPython's parser has its own depth limit
-        return None, f"{path}: too deeply nested for Python to parse"
+    except RecursionError:  # CPython's parser has its own depth limit
+        return None, TooDeep("too deeply nested for Python to parse")
+    except MemoryError:  # deep nesting, or this machine's memory: counted as errcat's failure
+        return None, TooDeep("out of memory parsing it", by_python=False)
     except ValueError:  # NUL bytes: libcst reports those itself
         return None, None
 
@@ -83,19 +95,19 @@ def token_bound(source: str) -> int:
     return most
 
 
-def refusal(path: str, source: str) -> tuple[ast.Module | None, str | None]:
-    """The `ast` of file `path` (when Python reads it) and why it is too deep to analyse, if it is."""
-    tree, refused = parse(path, source)
+def refusal(source: str) -> tuple[ast.Module | None, TooDeep | None]:
+    """The `ast` of `source` (when Python reads it) and why it is too deep to analyse, if it is."""
+    tree, refused = parse(source)
     if refused is not None:
         return None, refused
-    if tree is None:
+    if tree is None:  # Python refuses it anyway: the bound just keeps libcst off it
         depth = token_bound(source)
     elif _PARSER_DEPTH + source.count("and") + source.count("or") <= LIMIT:
         return tree, None  # too few and/or chains to reach the limit: no need to measure
     else:
         depth = nesting(tree)
     if depth > LIMIT:
-        return tree, f"{path}: too deeply nested to analyse (depth {depth} > {LIMIT})"
+        return tree, TooDeep(f"too deeply nested to analyse (depth {depth} > {LIMIT})", by_python=tree is None)
     return tree, None
 
 

@@ -126,8 +126,9 @@ def _pool_round(
 
 
 def _failed(path: str, why: str) -> tuple[FileSites, dict[str, Any], bool]:
-    """A file that could not be analysed: a diagnostic, never cached (it may pass next time)."""
-    sites = FileSites(path=path, parse_error=f"{path}: {why}")
+    """A file errcat could not analyse: a diagnostic that makes the catalog incomplete,
+    never cached (it may pass next time)."""
+    sites = FileSites(path=path, parse_error=f"{path}: {why}", incomplete=why)
     return sites, sites.as_dict(), False
 
 

@@ -854,9 +854,12 @@ def _python_rejects(source: str) -> bool:
 def extract_file(path: str, source: str, profile: Profile) -> FileSites:
     """All sites of one file. Never raises: unparsable files are reported as such, and
     so are files nested too deeply to analyse (`extractor.depth`)."""
-    tree, too_deep = depth.refusal(path, source)
+    tree, too_deep = depth.refusal(source)
+    if too_deep is not None and not too_deep.by_python:
+        return _not_analysed(path, too_deep.reason)
     if too_deep is not None:
-        return FileSites(path=path, parse_error=too_deep)
+        where = path if too_deep.line is None else f"{path}:{too_deep.line}"
+        return FileSites(path=path, parse_error=f"{where}: {too_deep.reason}")
     return depth.call_deep(_extract, path, source, profile, tree)
 
 
