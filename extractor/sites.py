@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from extractor import depth
+from extractor import depth, pieces
 from extractor.cst_ir import row_parts, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import TRUE, Compare, Const, Expr, In, Ref, RefKind, Unknown, conj, disj, negate, refs, unknowns
@@ -860,12 +860,14 @@ def extract_file(path: str, source: str, profile: Profile) -> FileSites:
     if too_deep is not None:
         where = path if too_deep.line is None else f"{path}:{too_deep.line}"
         return FileSites(path=path, parse_error=f"{where}: {too_deep.reason}")
-    return depth.call_deep(_extract, path, source, profile, tree)
+    lines, how = statement_lines(tree), pieces.cut(source, tree)
+    del tree  # the `ast` of a large file is hundreds of MB: not kept while libcst parses
+    return depth.call_deep(_extract, path, source, profile, lines, how)
 
 
-def _extract(path: str, source: str, profile: Profile, tree: ast.Module | None) -> FileSites:
+def _extract(path: str, source: str, profile: Profile, lines: list[int] | None, how: pieces.Cut | None) -> FileSites:
     try:
-        module = cst.parse_module(source)
+        module = pieces.parse(source, how)
     except cst.ParserSyntaxError as exc:
         message = str(exc).strip().splitlines()[0]
         if not _python_rejects(source):
@@ -878,7 +880,7 @@ def _extract(path: str, source: str, profile: Profile, tree: ast.Module | None) 
             return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
     try:
-        return SiteWalker(path, module, profile, statement_lines(tree)).run()
+        return SiteWalker(path, module, profile, lines).run()
     except MemoryError:
         return _not_analysed(path, "out of memory")
     except RecursionError:
