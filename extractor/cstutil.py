@@ -73,7 +73,16 @@ def norm_code(node: cst.CSTNode) -> str:
     fast = _fast(node)
     if fast is not None:
         return fast
-    text = code(node)
+    return norm_text(code(node))
+
+
+def fast_code(node: cst.CSTNode) -> str | None:
+    """`norm_code`'s text for common shapes, without code generation; None for the others."""
+    return _fast(node)
+
+
+def norm_text(text: str) -> str:
+    """`norm_code` of source text already generated."""
     if "#" in text:  # comments inside a multi-line expression
         text = _strip_comments(text)
     text = _WS.sub(" ", text.strip())
