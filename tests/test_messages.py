@@ -389,3 +389,21 @@ def test_long_sums_render_each_part_once(shape: str, monkeypatch: pytest.MonkeyP
 def test_a_sum_of_2000_parts_renders_right(shape: str) -> None:
     part, expected = SUM_PARTS[shape]
     assert texts(" + ".join(part.format(i=i) for i in range(2000))) == expected(2000)
+
+
+# ------------------------------------------- integers past Python's int/str digit limit
+
+HUGE = "1" * 5000  # CPython compiles it; int("...") and str(...) of it raise ValueError
+HUGE_HEX = "0x" + "f" * 5000  # int() reads it, but its decimal form is past the limit
+
+
+@pytest.mark.parametrize("code, expected", [
+    (f"def f(x):\n    if x == {HUGE}:\n        raise ValueError('big')\n", ["big"]),
+    (f"def f(x):\n    if x > -{HUGE_HEX}:\n        raise ValueError('big')\n", ["big"]),
+    (f"def f(x):\n    raise ValueError('n=%d' % {HUGE})\n", [f"n={{{HUGE}:d}}"]),
+    (f"def f(x):\n    raise ValueError('n=' + str({HUGE_HEX}))\n", [f"n={{{HUGE_HEX}}}"]),
+    (f"def f(x):\n    raise ValueError(str(({HUGE}, 1)))\n", [f"({{{HUGE}!r}}, 1)"]),
+    (f"def f(x):\n    raise ValueError('-' * {HUGE})\n", [f"{{'-' * {HUGE}}}"]),
+])
+def test_a_huge_integer_literal_is_an_unknown_value(code: str, expected: list[str]) -> None:
+    assert site_texts(code) == expected
