@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, parse_profile
 from extractor.records import FileSites
 from extractor.result_cache import ResultCache, key_of
@@ -85,44 +84,19 @@ def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> li
     # Largest files first, so one big file does not start last and finish alone.
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i][1]))
     results: list[Any] = [None] * len(texts)
-    workers = min(jobs, len(texts))
-    while order:
-        order = _pool_round(texts, order, results, profile, workers)
-        workers = 1  # a worker died: the rest one at a time, so the next death names its file
+
+    def done(i: int, outcome: Any) -> None:
+        if isinstance(outcome, WorkerDied):
+            results[i] = _failed(texts[i][0], "analysis crashed its worker process; file skipped")
+        elif isinstance(outcome, Exception):  # one file's failure is that file's diagnostic
+            results[i] = _failed(texts[i][0], f"analysis failed: {type(outcome).__name__}: {outcome}")
+        else:
+            data, exact = outcome
+            results[i] = (FileSites.from_dict(data), data, exact)
+
+    run_tasks(_extract_one, texts, order=order, workers=min(jobs, len(texts)), initializer=_init_worker,
+              initargs=(profile.raw, profile.name), done=done)
     return results
-
-
-def _pool_round(
-    texts: list[tuple[str, str]], order: list[int], results: list[Any], profile: Profile, workers: int
-) -> list[int]:
-    """Runs `order` in a pool, filling `results`; what a dead worker left undone, in order.
-
-    With one worker the files run in order, so the first left undone is the one whose
-    analysis killed it: that file becomes a diagnostic and the others run again.
-    """
-    undone: list[int] = []
-    with ProcessPoolExecutor(
-        max_workers=workers, initializer=_init_worker, initargs=(profile.raw, profile.name)
-    ) as pool:
-        futures = {}
-        for i in order:
-            try:
-                futures[i] = pool.submit(_extract_one, *texts[i])
-            except BrokenProcessPool:  # died already: the rest are left undone
-                break
-        for i, future in futures.items():
-            try:
-                data, exact = future.result()
-                results[i] = (FileSites.from_dict(data), data, exact)
-            except BrokenProcessPool:
-                undone.append(i)
-            except Exception as exc:  # noqa: BLE001 - one file's failure is that file's diagnostic
-                results[i] = _failed(texts[i][0], f"analysis failed: {type(exc).__name__}: {exc}")
-    undone += order[len(futures):]
-    if undone and workers == 1:
-        results[undone[0]] = _failed(texts[undone[0]][0], "analysis crashed its worker process; file skipped")
-        undone = undone[1:]
-    return undone
 
 
 def _failed(path: str, why: str) -> tuple[FileSites, dict[str, Any], bool]:
