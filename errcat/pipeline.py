@@ -333,6 +333,11 @@ def _summary(catalog: Catalog) -> dict[str, Any]:
     return summary
 
 
+# Rendered catalogs larger than this are not stored whole: packing takes two more copies
+# of the output in memory (sglang's: ~15 MB; a generated 100k-line file's: 600 MB).
+PACK_LIMIT = 256 << 20
+
+
 def catalog_files(
     snapshot: Snapshot, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = 1, use_cache: bool = True, formats: Sequence[str] = ("json",),
@@ -356,8 +361,11 @@ def catalog_files(
     files = render_catalog(catalog, formats)
     summary = _summary(catalog)
     if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
-        encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
-        whole.put_bytes("catalog", key, pack(encoded, summary))
+        if sum(len(v) for v in files.values()) <= PACK_LIMIT:
+            encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
+            whole.put_bytes("catalog", key, pack(encoded, summary))
+        else:
+            whole.stats.uncacheable += 1
     return files, summary, False
 
 
