@@ -10,10 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
-def _bytes(content: str | bytes) -> bytes:
-    return content.encode("utf-8") if isinstance(content, str) else content
-
-
 def same_files(out: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> bool:
     """True when `out` holds exactly `files`: the same names, the same bytes, nothing else."""
     root = Path(out)
@@ -39,10 +35,20 @@ def same_files(out: str | os.PathLike[str], files: Mapping[str, str | bytes]) ->
                 full = Path(dirpath) / name
                 if content is None or full.is_symlink():
                     return False
-                expected = _bytes(content)
-                if full.stat().st_size != len(expected) or full.read_bytes() != expected:
+                if not _same_bytes(full, content):
                     return False
                 seen += 1
     except OSError:
         return False
     return seen == len(files)
+
+
+def _same_bytes(path: Path, content: str | bytes) -> bool:
+    """Does the file at `path` hold `content` (UTF-8)? Compared a chunk at a time."""
+    from output.writer import encoded_chunks
+
+    with path.open("rb") as fh:
+        for chunk in encoded_chunks(content):
+            if fh.read(len(chunk)) != chunk:
+                return False
+        return fh.read(1) == b""

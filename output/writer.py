@@ -117,14 +117,31 @@ def write_files(root: Path, files: Files) -> None:
         # Bytes, not text mode: no newline translation; O_NOFOLLOW: never write through a link.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(content if isinstance(content, bytes) else content.encode("utf-8"))
+            for chunk in encoded_chunks(content):
+                fh.write(chunk)
 
 
 # ------------------------------------------------------------------ manifest
 
 
 def _sha256(content: str | bytes) -> str:
-    return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+    digest = hashlib.sha256()
+    for chunk in encoded_chunks(content):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+_CHUNK = 1 << 20
+
+
+def encoded_chunks(content: str | bytes) -> Iterator[bytes]:
+    """The UTF-8 bytes of `content` a MB at a time: a large catalog.json is not copied whole
+    (code points encode independently, so the pieces join to ``content.encode()``)."""
+    if isinstance(content, bytes):
+        yield content
+        return
+    for start in range(0, len(content), _CHUNK):
+        yield content[start:start + _CHUNK].encode("utf-8")
 
 
 def with_manifest(files: Files) -> dict[str, str | bytes]:

@@ -403,3 +403,12 @@ def test_staging_of_unknown_origin_is_left_alone(out):
     (stranger / "keep.txt").write_text("x")
     write_atomically(out, lambda: dict(NEW))
     assert (stranger / "keep.txt").read_text() == "x"
+
+
+@pytest.mark.parametrize("content", ["", "ascii only", "é" * 7, "a€𝄞b" * 5, b"\xff raw bytes"])
+def test_encoded_chunks_join_to_the_whole_encoding(monkeypatch, content):
+    from output import writer
+
+    monkeypatch.setattr(writer, "_CHUNK", 3)
+    whole = content if isinstance(content, bytes) else content.encode("utf-8")
+    assert b"".join(writer.encoded_chunks(content)) == whole
