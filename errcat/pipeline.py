@@ -20,7 +20,7 @@ from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
 from output.schema import SCHEMA_VERSION
 from output.unchanged import same_files
-from output.writer import dumps, with_manifest, write_atomically
+from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.diff import Diff
@@ -234,14 +234,14 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
                                                       load=FlagModel.from_dict)
 
 
-def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, str | bytes]:
+def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, Content]:
     """Every output file, keyed by path relative to the output directory; `formats`
     (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/."""
     from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
 
     from output.formats import render_extra
 
-    files: dict[str, str | bytes] = {}
+    files: dict[str, Content] = {}
     if "json" in formats:
         # One entry's dict at a time: all of them at once are most of a large catalog's memory.
         for entry in catalog.entries:
@@ -256,9 +256,10 @@ def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict
     return files
 
 
-def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> str:
-    """`dumps(data)`, its entries spliced in from their files' `texts` (the same bytes:
-    each entry is encoded once, not twice; JSON strings hold no raw newline to shift)."""
+def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> Content:
+    """`dumps(data)`, its entries spliced in from their files' `texts` when written (the
+    same bytes: each entry is encoded once and held once; JSON strings hold no raw newline
+    to shift)."""
     if not texts:
         return dumps(data)
     import json
@@ -266,12 +267,7 @@ def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> str:
 
     marker = f"\0entries {secrets.token_hex(16)}\0"  # no catalog string can be it
     before, after = dumps({**data, "entries": [marker]}).split(json.dumps(marker, ensure_ascii=False), 1)
-    parts = [before]
-    for i, text in enumerate(texts):
-        parts += [",\n    "] if i else []
-        parts.append(text.rstrip("\n").replace("\n", "\n    "))
-    parts.append(after)
-    return "".join(parts)  # one copy of the whole (str.replace on the joined text was two more)
+    return Spliced(before, tuple(texts), after)
 
 
 def extract(
@@ -342,7 +338,7 @@ def catalog_files(
     snapshot: Snapshot, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = 1, use_cache: bool = True, formats: Sequence[str] = ("json",),
     overlay: str | os.PathLike[str] | None = None,
-) -> tuple[dict[str, str | bytes], dict[str, Any], bool]:
+) -> tuple[dict[str, Content], dict[str, Any], bool]:
     """`render_catalog(build_catalog(...))` plus its summary; from the catalog cache when
     this errcat rendered the same sources before (key: `snapshot_key`, formats, overlay text)."""
     from analyzers.overlay import load_overlay
@@ -362,7 +358,7 @@ def catalog_files(
     summary = _summary(catalog)
     if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
         if sum(len(v) for v in files.values()) <= PACK_LIMIT:
-            encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
+            encoded = {k: as_bytes(v) for k, v in files.items()}
             whole.put_bytes("catalog", key, pack(encoded, summary))
         else:
             whole.stats.uncacheable += 1

@@ -8,9 +8,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from output.writer import Content
 
 
-def same_files(out: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> bool:
+def same_files(out: str | os.PathLike[str], files: Mapping[str, Content]) -> bool:
     """True when `out` holds exactly `files`: the same names, the same bytes, nothing else."""
     root = Path(out)
     if not root.is_dir() or root.is_symlink():
@@ -43,7 +47,7 @@ def same_files(out: str | os.PathLike[str], files: Mapping[str, str | bytes]) ->
     return seen == len(files)
 
 
-def _same_bytes(path: Path, content: str | bytes) -> bool:
+def _same_bytes(path: Path, content: Content) -> bool:
     """Does the file at `path` hold `content` (UTF-8)? Compared a chunk at a time."""
     from output.writer import encoded_chunks
 

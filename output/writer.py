@@ -27,6 +27,7 @@ import socket
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,32 @@ _LEGACY_FILES = re.compile(
 )
 _LEGACY_DIRS = frozenset({"entries", "md", "md/entries"})
 
-Files = Mapping[str, str | bytes]
+@dataclass(frozen=True, slots=True)
+class Spliced:
+    """Text made of `before`, the `texts` indented by `indent` and joined by commas, and
+    `after`, produced only while it is written: catalog.json's entries are the texts of
+    its entries/ files, not a second copy of them in memory."""
+
+    before: str
+    texts: tuple[str, ...]
+    after: str
+    indent: str = "    "
+
+    def chunks(self) -> Iterator[str]:
+        yield self.before
+        for i, text in enumerate(self.texts):
+            yield (",\n" + self.indent if i else "") + text.rstrip("\n").replace("\n", "\n" + self.indent)
+        yield self.after
+
+    def __str__(self) -> str:
+        return "".join(self.chunks())
+
+    def __len__(self) -> int:  # an estimate of the size (characters, before indenting)
+        return len(self.before) + sum(map(len, self.texts)) + len(self.after)
+
+
+Content = str | bytes | Spliced
+Files = Mapping[str, Content]
 
 
 def dumps(data: Any) -> str:
@@ -83,7 +109,7 @@ def check_names(files: Files) -> None:
         problem = _name_problem(rel)
         if problem is not None:
             raise OutputError(f"refusing to write {rel!r}: {problem}")
-        if not isinstance(files[rel], (str, bytes)):
+        if not isinstance(files[rel], (str, bytes, Spliced)):
             raise OutputError(f"refusing to write {rel!r}: content is not text or bytes")
     for rel in sorted(files):
         parts = rel.split("/")
@@ -124,7 +150,7 @@ def write_files(root: Path, files: Files) -> None:
 # ------------------------------------------------------------------ manifest
 
 
-def _sha256(content: str | bytes) -> str:
+def _sha256(content: Content) -> str:
     digest = hashlib.sha256()
     for chunk in encoded_chunks(content):
         digest.update(chunk)
@@ -134,17 +160,26 @@ def _sha256(content: str | bytes) -> str:
 _CHUNK = 1 << 20
 
 
-def encoded_chunks(content: str | bytes) -> Iterator[bytes]:
+def encoded_chunks(content: Content) -> Iterator[bytes]:
     """The UTF-8 bytes of `content` a MB at a time: a large catalog.json is not copied whole
     (code points encode independently, so the pieces join to ``content.encode()``)."""
     if isinstance(content, bytes):
         yield content
         return
-    for start in range(0, len(content), _CHUNK):
-        yield content[start:start + _CHUNK].encode("utf-8")
+    for text in content.chunks() if isinstance(content, Spliced) else (content,):
+        for start in range(0, len(text), _CHUNK):
+            yield text[start:start + _CHUNK].encode("utf-8")
 
 
-def with_manifest(files: Files) -> dict[str, str | bytes]:
+def as_bytes(content: Content) -> bytes:
+    return b"".join(encoded_chunks(content))
+
+
+def as_text(content: Content) -> str:
+    return content.decode("utf-8") if isinstance(content, bytes) else str(content)
+
+
+def with_manifest(files: Files) -> dict[str, Content]:
     """`files` plus `MANIFEST` listing each with its sha256: exactly what `write_atomically` writes
     (a `MANIFEST` in `files` is replaced). OutputError on a bad name (see `check_names`)."""
     check_names(files)

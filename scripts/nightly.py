@@ -321,7 +321,7 @@ def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome
     from analyzers.diff import diff_catalogs
     from errcat.versions import compact, read_catalog_dir
     from output.diff_formats import render_json, render_markdown
-    from output.writer import remove_stale_staging
+    from output.writer import as_text, remove_stale_staging
 
     target_dir = config.root / target.name
     if target_dir.is_dir():  # under the run lock: a staging dir whose creator died is garbage
@@ -335,7 +335,7 @@ def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome
         snapshot = pipeline.open_source(head.spec, prof, cache_dir=cache_dir)
         files, _summary, _cached = pipeline.catalog_files(snapshot, prof, cache_dir=cache_dir, jobs=config.jobs,
                                                           use_cache=use_cache)
-    new = json.loads(files["catalog.json"])
+    new = json.loads(as_text(files["catalog.json"]))
     old_pin = published_pin(target_dir)
     old: dict[str, Any] = {"entries": []}
     if old_pin is not None:

@@ -13,6 +13,8 @@ import git
 import pytest
 import yaml
 
+from output.writer import as_text
+
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("nightly", ROOT / "scripts" / "nightly.py")
 nightly = importlib.util.module_from_spec(_spec)
@@ -188,7 +190,7 @@ def _incomplete(monkeypatch, paths: list[str]) -> None:
 
     def catalog_files(*args, **kwargs):
         files, summary, cached = real(*args, **kwargs)
-        data = json.loads(files["catalog.json"])
+        data = json.loads(as_text(files["catalog.json"]))
         data["incomplete"] = [{"path": p, "reason": "out of memory"} for p in paths]
         return {**files, "catalog.json": json.dumps(data)}, summary, cached
 

@@ -401,5 +401,7 @@ def test_a_rendered_catalog_over_the_pack_limit_is_not_stored_whole(tmp_path, mo
     snap = open_directory(tmp_path / "src")
     files, _, _ = pipeline.catalog_files(snap, profile, cache_dir=tmp_path / "c")
     again, _, cached = pipeline.catalog_files(snap, profile, cache_dir=tmp_path / "c")
-    as_bytes = {k: v.encode() if isinstance(v, str) else v for k, v in files.items()}
-    assert {k: v.encode() if isinstance(v, str) else v for k, v in again.items()} == as_bytes and cached is stored
+    from output.writer import as_bytes
+
+    assert {k: as_bytes(v) for k, v in again.items()} == {k: as_bytes(v) for k, v in files.items()}
+    assert cached is stored

@@ -412,3 +412,14 @@ def test_encoded_chunks_join_to_the_whole_encoding(monkeypatch, content):
     monkeypatch.setattr(writer, "_CHUNK", 3)
     whole = content if isinstance(content, bytes) else content.encode("utf-8")
     assert b"".join(writer.encoded_chunks(content)) == whole
+
+
+@pytest.mark.parametrize("texts", [(), ('{\n  "a": 1\n}\n',), ('{\n  "a": 1\n}\n', '{\n  "b": "é"\n}\n')])
+def test_spliced_text_is_written_as_it_reads(tmp_path, texts):
+    from output.writer import Spliced, as_bytes, as_text, write_files
+
+    content = Spliced('{\n  "entries": [\n    ', texts, "\n  ]\n}\n")
+    text = as_text(content)
+    assert as_bytes(content) == text.encode("utf-8") and len(content) <= len(text)
+    write_files(tmp_path, {"catalog.json": content})
+    assert (tmp_path / "catalog.json").read_text(encoding="utf-8") == text
