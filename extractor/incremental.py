@@ -51,7 +51,7 @@ def extract_files(
         found[exc.path] = FileSites(path=exc.path, parse_error=str(exc))
     todo = [(path, key) for path, key in todo if path in decoded]
     texts = [(path, decoded[path]) for path, _ in todo]
-    for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs)):
+    for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs, cache is not None)):
         if cache is not None:
             if exact and sites.incomplete is None:  # a failure (memory ...) may not recur: not kept
                 cache.put(KIND, key, data)
@@ -69,8 +69,10 @@ def _exact(sites: FileSites, data: dict[str, Any]) -> bool:
         return False
 
 
-def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> list[tuple[FileSites, dict, bool]]:
-    """(result, its cacheable form, whether that form round-trips exactly) per text."""
+def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None,
+         keep: bool = True) -> list[tuple[FileSites, dict, bool]]:
+    """(result, its cacheable form, whether that form round-trips exactly) per text; without
+    `keep` (no cache to store into) a file extracted here skips the round-trip check."""
     jobs = default_jobs() if jobs is None else max(1, jobs)
     if jobs == 1 or len(texts) < 2:
         from extractor.sites import extract_file  # libcst: imported only when something is parsed
@@ -78,8 +80,8 @@ def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> li
         out = []
         for path, text in texts:
             sites = extract_file(path, text, profile)
-            data = sites.as_dict()
-            out.append((sites, data, _exact(sites, data)))
+            data = sites.as_dict() if keep else {}
+            out.append((sites, data, keep and _exact(sites, data)))
         return out
     # Largest files first, so one big file does not start last and finish alone.
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i][1]))
