@@ -65,30 +65,26 @@ def _value(value: Any, out: list[str], level: int, seen: set[int]) -> None:
         raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
-def _enter(value: Any, seen: set[int]) -> int:
-    marker = id(value)
-    if marker in seen:
-        raise ValueError("Circular reference detected")
-    seen.add(marker)
-    return marker
-
-
 def _list(items: list[Any] | tuple[Any, ...], out: list[str], level: int, seen: set[int]) -> None:
     if not items:
         out.append("[]")
         return
-    marker = _enter(items, seen)
+    marker = id(items)
+    if marker in seen:
+        raise ValueError("Circular reference detected")
+    seen.add(marker)
     inner = "\n" + "  " * (level + 1)
-    out.append("[" + inner)
-    first = True
+    sep = "[" + inner
     for item in items:
-        if not first:
-            out.append("," + inner)
-        first = False
         if isinstance(item, str):
-            out.append(_string(item))
+            out.append(sep + _string(item))
         else:
-            _value(item, out, level + 1, seen)
+            out.append(sep)
+            if isinstance(item, dict):
+                _dict(item, out, level + 1, seen)
+            else:
+                _value(item, out, level + 1, seen)
+        sep = "," + inner
     out.append("\n" + "  " * level + "]")
     seen.discard(marker)
 
@@ -97,19 +93,27 @@ def _dict(data: dict[Any, Any], out: list[str], level: int, seen: set[int]) -> N
     if not data:
         out.append("{}")
         return
-    marker = _enter(data, seen)
+    marker = id(data)
+    if marker in seen:
+        raise ValueError("Circular reference detected")
+    seen.add(marker)
     inner = "\n" + "  " * (level + 1)
-    out.append("{" + inner)
-    first = True
+    sep = "{" + inner
     for key, item in data.items():
-        if not first:
-            out.append("," + inner)
-        first = False
-        out.append(_string(key if isinstance(key, str) else _key(key)) + ": ")
+        head = sep + _string(key if isinstance(key, str) else _key(key)) + ": "
         if isinstance(item, str):
-            out.append(_string(item))
+            out.append(head + _string(item))
+        elif item is None:
+            out.append(head + "null")
         else:
-            _value(item, out, level + 1, seen)
+            out.append(head)
+            if isinstance(item, dict):
+                _dict(item, out, level + 1, seen)
+            elif isinstance(item, list):
+                _list(item, out, level + 1, seen)
+            else:
+                _value(item, out, level + 1, seen)
+        sep = "," + inner
     out.append("\n" + "  " * level + "}")
     seen.discard(marker)
 
