@@ -15,7 +15,7 @@ from typing import Any
 from analyzers.entries import Entry
 from analyzers.evaluate import Model, Truth
 from analyzers.launch import Launch, command
-from analyzers.trigger import Renderer
+from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
     NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, fact_leaves, falsify, satisfy, settable,
     settable_leaves,
@@ -26,6 +26,7 @@ from extractor.ir import (
 )
 
 MAX_LISTED = 8  # values named in one solution
+MAX_SOLUTIONS = MAX_OPERANDS  # solutions (and undecided terms) listed; the rest are counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,8 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
             out.append(Solution(text, part))
     for part in facts:
         out.append(Solution(fact_text(part, ctx), None))
-    return out
+    hidden = more(len(out) - MAX_SOLUTIONS, "and", "solution").lstrip()
+    return out[:MAX_SOLUTIONS] + [Solution(hidden, None)] if hidden else out
 
 
 def fact_text(part: Expr, ctx: Context) -> str:
@@ -325,7 +327,9 @@ def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]],
         return fix
     found = [_undecided_text(t, ctx) for expr, launch in checked for t in undecided(expr, launch, ctx.model)]
     if found:
-        fix["undecided"] = list(dict.fromkeys(found))
+        found = list(dict.fromkeys(found))
+        hidden = more(len(found) - MAX_SOLUTIONS, "and", "term").lstrip()
+        fix["undecided"] = found[:MAX_SOLUTIONS] + [hidden] if hidden else found
     return fix
 
 

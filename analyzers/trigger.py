@@ -12,6 +12,18 @@ from extractor.ir import (
     refs, simplify, unknowns,
 )
 
+# Operands of one and/or shown; the rest are counted, so a generated 5,000-term chain
+# does not make a 250 KB trigger. Real sglang conditions have at most 12.
+MAX_OPERANDS = 40
+
+
+def more(hidden: int, joiner: str, noun: str) -> str:
+    """`` … and 4,960 more conditions`` for what a list leaves out; "" when nothing is."""
+    if hidden <= 0:
+        return ""
+    return f" … {joiner} {hidden:,} more {noun}{'s' if hidden > 1 else ''}"
+
+
 # dest -> option text (e.g. "--tp-size"); None when the field has no CLI option.
 OptionNamer = Callable[[str], "str | None"]
 
@@ -103,9 +115,9 @@ class Renderer:
         if isinstance(expr, (And, Or)):
             is_and = isinstance(expr, And) != negated  # De Morgan
             joiner = " and " if is_and else " or "
-            parts = [self._cond(a, negated) for a in expr.args]
+            parts = [self._cond(a, negated) for a in expr.args[:MAX_OPERANDS]]
             parts = [f"({p})" if (" or " in p and is_and) or (" and " in p and not is_and) else p for p in parts]
-            return joiner.join(parts)
+            return joiner.join(parts) + more(len(expr.args) - MAX_OPERANDS, joiner.strip(), "condition")
         if isinstance(expr, Const):
             return "always" if bool(expr.value) != negated else "never"
         if isinstance(expr, Truthy):

@@ -73,7 +73,9 @@ class Catalog:
 
         return Renderer.for_model(self.flags)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, *, entries: bool = True) -> dict[str, Any]:
+        """The catalog.json data; `entries=False` leaves the list empty (`render_catalog`
+        encodes them one at a time)."""
         from analyzers.adjustments import adjustments_as_dicts
 
         snap = self.snapshot
@@ -90,7 +92,7 @@ class Catalog:
             "diagnostics": list(self.diagnostics),
             # absent when complete (catalogs of earlier versions read alike)
             **({"incomplete": [{"path": p, "reason": r} for p, r in self.incomplete]} if self.incomplete else {}),
-            "entries": [e.as_dict() for e in self.entries],
+            "entries": [e.as_dict() for e in self.entries] if entries else [],
             "flags": self.flags.as_dict() if self.flags is not None else None,
             "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer)),
         }
@@ -242,14 +244,15 @@ def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict
 
     from output.formats import render_extra
 
-    data = catalog.as_dict()
     files: dict[str, str | bytes] = {}
     if "json" in formats:
-        texts = [dumps(entry) for entry in data["entries"]]
-        files["catalog.json"] = _with_entries(data, texts)
-        for entry, text in zip(data["entries"], texts):
-            files[f"entries/{entry['id']}.json"] = text
-    files.update(render_extra(data, formats))
+        # One entry's dict at a time: all of them at once are most of a large catalog's memory.
+        for entry in catalog.entries:
+            files[f"entries/{entry.id}.json"] = dumps(entry.as_dict())
+        files["catalog.json"] = _with_entries(catalog.as_dict(entries=False),
+                                              [files[f"entries/{e.id}.json"] for e in catalog.entries])
+    if any(f != "json" for f in formats):
+        files.update(render_extra(catalog.as_dict(), formats))
     graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
     files["graph.json"] = dumps(graph_json(graph))
     files["graph.graphml"] = graph_graphml(graph)
@@ -265,9 +268,13 @@ def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> str:
     import secrets
 
     marker = f"\0entries {secrets.token_hex(16)}\0"  # no catalog string can be it
-    head = dumps({**data, "entries": [marker]})
-    body = ",\n    ".join(text.rstrip("\n").replace("\n", "\n    ") for text in texts)
-    return head.replace(json.dumps(marker, ensure_ascii=False), body, 1)
+    before, after = dumps({**data, "entries": [marker]}).split(json.dumps(marker, ensure_ascii=False), 1)
+    parts = [before]
+    for i, text in enumerate(texts):
+        parts += [",\n    "] if i else []
+        parts.append(text.rstrip("\n").replace("\n", "\n    "))
+    parts.append(after)
+    return "".join(parts)  # one copy of the whole (str.replace on the joined text was two more)
 
 
 def extract(
@@ -329,6 +336,11 @@ def _summary(catalog: Catalog) -> dict[str, Any]:
     return summary
 
 
+# Rendered catalogs larger than this are not stored whole: packing takes two more copies
+# of the output in memory (sglang's: ~15 MB; a generated 100k-line file's: 600 MB).
+PACK_LIMIT = 256 << 20
+
+
 def catalog_files(
     snapshot: Snapshot, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = 1, use_cache: bool = True, formats: Sequence[str] = ("json",),
@@ -352,8 +364,11 @@ def catalog_files(
     files = render_catalog(catalog, formats)
     summary = _summary(catalog)
     if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
-        encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
-        whole.put_bytes("catalog", key, pack(encoded, summary))
+        if sum(len(v) for v in files.values()) <= PACK_LIMIT:
+            encoded = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
+            whole.put_bytes("catalog", key, pack(encoded, summary))
+        else:
+            whole.stats.uncacheable += 1
     return files, summary, False
 
 

@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -19,6 +18,7 @@ from typing import Any, Union
 from analyzers.diff import Diff, diff_catalogs
 from analyzers.lineage import History, Rev, build_history
 from extractor.errors import ErrcatError, SourceError
+from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, load_profile, parse_profile
 from extractor.result_cache import CATALOG_PACKAGES, CacheStats, ResultCache, snapshot_key
 from output.schema import catalog_problem, subset_problem
@@ -248,11 +248,16 @@ def history(
     else:
         from extractor.orphans import exit_with_parent  # a killed run must not leave its workers behind
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), initializer=exit_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
-            futures = {pool.submit(_step, task): i for i, task in enumerate(tasks)}
-            for future in as_completed(futures):
-                done(futures[future], future.result())
+        def outcome(i: int, result: Any) -> None:
+            if isinstance(result, WorkerDied):  # died again when run alone: this revision kills it
+                raise ErrcatError(f"revision {points[i].label}: extracting it crashed its worker process "
+                                  "(killed by a signal or out of memory)")
+            if isinstance(result, BaseException):
+                raise result
+            done(i, result)
+
+        run_tasks(_step, [(task,) for task in tasks], workers=min(jobs, len(tasks)), initializer=exit_with_parent,
+                  initargs=(os.getpid(),), done=outcome)
     steps = [
         (Rev(p.label, p.commit or r.get("commit"), r.get("commit_date")), r) for p, r in zip(points, results)
     ]

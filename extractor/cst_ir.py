@@ -5,6 +5,8 @@ source text, never an exception.
 """
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable
 
 import libcst as cst
@@ -30,6 +32,29 @@ _TYPE_NAMES = {"dict", "list", "tuple", "set", "str", "int", "float", "bool", "b
 _BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "max", "sum"}
 
 
+# Levels of IR built from one expression; deeper parts become one `Unknown` leaf, so every
+# consumer (evaluation, rendering, JSON) can recurse over any condition.
+MAX_DEPTH = 64
+_UNKNOWN_TEXT = 200  # characters of source kept in such a leaf
+_level = threading.local()
+
+
+def _bounded(fn: Callable[[cst.BaseExpression, Scope], Expr]) -> Callable[[cst.BaseExpression, Scope], Expr]:
+    @functools.wraps(fn)
+    def nested(node: cst.BaseExpression, scope: Scope) -> Expr:
+        level = getattr(_level, "n", 0)
+        if level >= MAX_DEPTH:
+            text = norm_code(node)
+            return Unknown(text if len(text) <= _UNKNOWN_TEXT else text[:_UNKNOWN_TEXT] + " …")
+        _level.n = level + 1
+        try:
+            return fn(node, scope)
+        finally:
+            _level.n = level
+    return nested
+
+
+@_bounded
 def to_ir(node: cst.BaseExpression, scope: Scope) -> Expr:
     """The condition `node` states, as IR."""
     handler = _HANDLERS.get(type(node))
@@ -39,8 +64,18 @@ def to_ir(node: cst.BaseExpression, scope: Scope) -> Expr:
 
 
 def _bool_op(node: cst.BooleanOperation, scope: Scope) -> Expr:
-    left, right = to_ir(node.left, scope), to_ir(node.right, scope)
-    return conj([left, right]) if isinstance(node.operator, cst.And) else disj([left, right])
+    """``a and b and c`` as one flat And: libcst nests chains one level per operand."""
+    kind = type(node.operator)
+    operands: list[cst.BaseExpression] = []
+    stack: list[cst.BaseExpression] = [node]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, cst.BooleanOperation) and type(part.operator) is kind:
+            stack += (part.right, part.left)
+        else:
+            operands.append(part)
+    parts = [to_ir(part, scope) for part in operands]
+    return conj(parts) if kind is cst.And else disj(parts)
 
 
 def _unary(node: cst.UnaryOperation, scope: Scope) -> Expr:
@@ -104,6 +139,7 @@ _HANDLERS: dict[type, Callable[[cst.BaseExpression, Scope], Expr]] = {
 # ---------------------------------------------------------------------------- terms
 
 
+@_bounded
 def term(node: cst.BaseExpression, scope: Scope) -> Expr:
     """A value-producing expression: a reference, a constant, a known function of those."""
     ok, value = literal_value(node)

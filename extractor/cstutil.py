@@ -73,7 +73,16 @@ def norm_code(node: cst.CSTNode) -> str:
     fast = _fast(node)
     if fast is not None:
         return fast
-    text = code(node)
+    return norm_text(code(node))
+
+
+def fast_code(node: cst.CSTNode) -> str | None:
+    """`norm_code`'s text for common shapes, without code generation; None for the others."""
+    return _fast(node)
+
+
+def norm_text(text: str) -> str:
+    """`norm_code` of source text already generated."""
     if "#" in text:  # comments inside a multi-line expression
         text = _strip_comments(text)
     text = _WS.sub(" ", text.strip())
@@ -160,13 +169,28 @@ def _simple_string(text: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+_SHORT_INT = 100  # digits in any base: far below Python's int/str limit (640 at the least)
+
+
+def _int(text: str) -> tuple[bool, object]:
+    """An integer literal's value; past Python's int/str digit limit (CPython compiles
+    such literals, but int() or str() of them raise) an unknown value."""
+    try:
+        value = int(text, 0)
+        if len(text) > _SHORT_INT:
+            str(value)  # messages print it: a hex literal may read but not print
+    except ValueError:
+        return False, None
+    return True, value
+
+
 def literal_value(node: cst.CSTNode) -> tuple[bool, object]:
     """(True, value) for literals and tuples/lists of literals; (False, None) otherwise."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = string_value(node)
         return (value is not None, value)
     if isinstance(node, cst.Integer):
-        return True, int(node.value.replace("_", ""), 0)
+        return _int(node.value.replace("_", ""))
     if isinstance(node, cst.Float):
         return True, float(node.value.replace("_", ""))
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):

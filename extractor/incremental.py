@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, parse_profile
 from extractor.records import FileSites
 from extractor.result_cache import ResultCache, key_of
@@ -84,14 +84,26 @@ def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None) -> li
     # Largest files first, so one big file does not start last and finish alone.
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i][1]))
     results: list[Any] = [None] * len(texts)
-    with ProcessPoolExecutor(
-        max_workers=min(jobs, len(texts)), initializer=_init_worker, initargs=(profile.raw, profile.name)
-    ) as pool:
-        futures = {i: pool.submit(_extract_one, *texts[i]) for i in order}
-        for i, future in futures.items():
-            data, exact = future.result()
+
+    def done(i: int, outcome: Any) -> None:
+        if isinstance(outcome, WorkerDied):
+            results[i] = _failed(texts[i][0], "analysis crashed its worker process; file skipped")
+        elif isinstance(outcome, Exception):  # one file's failure is that file's diagnostic
+            results[i] = _failed(texts[i][0], f"analysis failed: {type(outcome).__name__}: {outcome}")
+        else:
+            data, exact = outcome
             results[i] = (FileSites.from_dict(data), data, exact)
+
+    run_tasks(_extract_one, texts, order=order, workers=min(jobs, len(texts)), initializer=_init_worker,
+              initargs=(profile.raw, profile.name), done=done)
     return results
+
+
+def _failed(path: str, why: str) -> tuple[FileSites, dict[str, Any], bool]:
+    """A file errcat could not analyse: a diagnostic that makes the catalog incomplete,
+    never cached (it may pass next time)."""
+    sites = FileSites(path=path, parse_error=f"{path}: {why}", incomplete=why)
+    return sites, sites.as_dict(), False
 
 
 _WORKER_PROFILE: Profile | None = None

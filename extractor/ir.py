@@ -178,36 +178,29 @@ def negate(expr: Expr) -> Expr:
 
 def conj(args: "list[Expr] | tuple[Expr, ...]") -> Expr:
     """Flattened, constant-folded, de-duplicated conjunction."""
-    out: list[Expr] = []
-    for arg in args:
-        parts = arg.args if isinstance(arg, And) else (arg,)
-        for part in parts:
-            if part == TRUE:
-                continue
-            if part == FALSE:
-                return FALSE
-            if part not in out:
-                out.append(part)
-    if not out:
-        return TRUE
-    return out[0] if len(out) == 1 else And(tuple(out))
+    return _junction(args, And, TRUE, FALSE)
 
 
 def disj(args: "list[Expr] | tuple[Expr, ...]") -> Expr:
     """Flattened, constant-folded, de-duplicated disjunction."""
-    out: list[Expr] = []
+    return _junction(args, Or, FALSE, TRUE)
+
+
+def _junction(args: list[Expr] | tuple[Expr, ...], kind: type, unit: Const, zero: Const) -> Expr:
+    """`kind` (And/Or) of `args`: nested ones of the same kind merged, `unit` dropped, `zero`
+    absorbing, the first of equal operands kept (a set: chains of thousands stay linear)."""
+    out: dict[Expr, None] = {}
     for arg in args:
-        parts = arg.args if isinstance(arg, Or) else (arg,)
+        parts = arg.args if isinstance(arg, kind) else (arg,)
         for part in parts:
-            if part == FALSE:
+            if part == unit:
                 continue
-            if part == TRUE:
-                return TRUE
-            if part not in out:
-                out.append(part)
+            if part == zero:
+                return zero
+            out[part] = None
     if not out:
-        return FALSE
-    return out[0] if len(out) == 1 else Or(tuple(out))
+        return unit
+    return next(iter(out)) if len(out) == 1 else kind(tuple(out))
 
 
 def simplify(expr: Expr) -> Expr:
@@ -333,6 +326,17 @@ def replace_refs(expr: Expr, fn: "Callable[[Ref], Expr]") -> Expr:
     if isinstance(expr, Seq):
         return Seq(tuple(replace_refs(i, fn) for i in expr.items))
     return expr
+
+
+def depth(expr: Expr) -> int:
+    """Levels of nesting (a leaf is 1), counted without recursion."""
+    deepest = 0
+    stack = [(expr, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children(node))
+    return deepest
 
 
 def leaves(expr: Expr) -> "Iterator[Ref | Const | Unknown]":

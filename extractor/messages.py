@@ -20,7 +20,14 @@ from dataclasses import dataclass
 import libcst as cst
 
 from extractor.cst_ir import to_ir
-from extractor.cstutil import code, literal_value, norm_code, string_value
+from extractor.cstutil import (
+    code,
+    fast_code,
+    literal_value,
+    norm_code,
+    norm_text,
+    string_value,
+)
 from extractor.ir import TRUE, Expr, conj, negate
 from extractor.scope import Conditional, Opaque, Scope, Table
 from extractor.templates import Hole, Part, Template
@@ -206,20 +213,111 @@ def _field(part: cst.FormattedStringExpression, node: cst.FormattedString) -> li
 def _binary(node: cst.BinaryOperation, scope: Scope) -> list[Option]:
     op = node.operator
     if isinstance(op, cst.Add):
-        left, right = build(node.left, scope), build(node.right, scope)
-        if _has_text(left) or _has_text(right):
-            return _product(left, right)
-    elif isinstance(op, cst.Modulo):
+        return _sum(node, scope)
+    if isinstance(op, cst.Modulo):
         formats = _string_options(node.left, scope)
         if formats is not None:
             return [Option(_percent(o.template, node.right), o.cond) for o in formats]
-    elif isinstance(op, cst.Multiply):  # "-" * 40
+    if isinstance(op, cst.Multiply):  # "-" * 40
         ok_l, left = literal_value(node.left)
         ok_r, right = literal_value(node.right)
         text, count = (left, right) if isinstance(left, str) else (right, left)
         if ok_l and ok_r and isinstance(text, str) and isinstance(count, int) and 0 <= count <= _MAX_REPEAT:
             return [_lit(text * count)]
     return [_whole(node)]
+
+
+def _is_sum(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)
+
+
+def _sum(node: cst.BinaryOperation, scope: Scope) -> list[Option]:
+    """``p1 + p2 + ... + pn``, a left-nested chain in the tree, walked as a list.
+
+    The rule per ``+`` is: when neither side has known text, the sum is one hole named
+    by its source; otherwise each rendering of the left followed by each of the right
+    (at most MAX_OPTIONS, else one hole). Walking it as a list with parts' source
+    rendered once and renderings extended in place keeps long chains linear.
+    """
+    levels = [node]  # a parenthesised inner sum is built on its own (its hole keeps its parens)
+    while _is_sum(levels[-1].left) and not levels[-1].left.lpar:  # type: ignore[attr-defined]
+        levels.append(levels[-1].left)  # type: ignore[arg-type]
+    levels.reverse()
+    names = _SumNames([levels[0].left] + [level.right for level in levels], [level.operator for level in levels])
+    acc: list[_Rendering] | None = [_Rendering.of(o) for o in build(levels[0].left, scope)]
+    whole = -1  # acc is None: the sum up to level `whole` is one hole, named when needed
+    for k, level in enumerate(levels):
+        right = build(level.right, scope)
+        if (acc is not None and any(r.has_text for r in acc)) or _has_text(right):
+            if acc is None:
+                acc = [_Rendering([Hole(names.of(whole))], TRUE)]
+            acc = _extend(acc, right)
+            if len(acc) > MAX_OPTIONS:
+                acc, whole = None, k
+        else:
+            acc, whole = None, k
+    if acc is None:
+        return [Option(Template.hole(names.of(whole)))]
+    return [Option(Template(tuple(r.parts)), r.cond) for r in acc]
+
+
+@dataclass(slots=True)
+class _Rendering:
+    """A rendering being built: parts kept merged as `Template` keeps them."""
+
+    parts: list[Part]
+    cond: Expr
+
+    @classmethod
+    def of(cls, option: Option) -> _Rendering:
+        return cls(list(option.template.parts), option.cond)
+
+    @property
+    def has_text(self) -> bool:
+        return len(self.parts) != 1 or isinstance(self.parts[0], str)
+
+    def add(self, template: Template, cond: Expr) -> None:
+        parts = template.parts
+        if parts and self.parts and isinstance(parts[0], str) and isinstance(self.parts[-1], str):
+            self.parts[-1] += parts[0]
+            parts = parts[1:]
+        self.parts.extend(parts)
+        self.cond = conj([self.cond, cond])
+
+
+def _extend(acc: list[_Rendering], right: list[Option]) -> list[_Rendering]:
+    """`_product` of renderings in progress with `right`, in place when `right` is one."""
+    if not right:
+        return []
+    if len(right) > 1:
+        acc = [_Rendering(list(a.parts), a.cond) for a in acc for _ in right]
+    for i, a in enumerate(acc):
+        option = right[i % len(right)]
+        a.add(option.template, option.cond)
+    return acc
+
+
+class _SumNames:
+    """Hole names of a chain's prefixes (``p1 + ... + pk``) as `_expr` gives them, each
+    part's source rendered at most once."""
+
+    def __init__(self, parts: list[cst.BaseExpression], ops: list[cst.BaseBinaryOp]) -> None:
+        self.parts, self.ops = parts, ops
+        self.fast: list[str | None] = []
+        self.raw: list[str] = []
+
+    def of(self, level: int) -> str:
+        """Name of the sum of parts 0..level+1 (without its own parentheses)."""
+        count = level + 2
+        while len(self.fast) < count:  # fast texts first: most chains need no code generation
+            self.fast.append(fast_code(self.parts[len(self.fast)]))
+        fast = self.fast[:count]
+        if None not in fast:
+            return " + ".join(fast)  # type: ignore[arg-type]
+        while len(self.raw) < count:
+            i = len(self.raw)
+            self.raw.append((code(self.ops[i - 1]) if i else "") + code(self.parts[i]))
+        return norm_text("".join(self.raw[:count]))
 
 
 def _string_options(node: cst.BaseExpression, scope: Scope) -> list[Option] | None:

@@ -14,11 +14,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 
-def statement_lines(source: str) -> list[int] | None:
-    """First lines of every raise/assert statement, in document order (None: ast can't parse)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+def statement_lines(tree: ast.Module | None) -> list[int] | None:
+    """First lines of every raise/assert statement of the file's `ast`, in document order
+    (None when ast could not parse it)."""
+    if tree is None:
         return None
     found: list[tuple[int, int]] = []
     stack: list[ast.AST] = [tree]

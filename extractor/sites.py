@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from extractor import depth, pieces
 from extractor.cst_ir import row_parts, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import TRUE, Compare, Const, Expr, In, Ref, RefKind, Unknown, conj, disj, negate, refs, unknowns
@@ -851,9 +852,22 @@ def _python_rejects(source: str) -> bool:
 
 
 def extract_file(path: str, source: str, profile: Profile) -> FileSites:
-    """All sites of one file. Never raises: unparsable files are reported as such."""
+    """All sites of one file. Never raises: unparsable files are reported as such, and
+    so are files nested too deeply to analyse (`extractor.depth`)."""
+    tree, too_deep = depth.refusal(source)
+    if too_deep is not None and not too_deep.by_python:
+        return _not_analysed(path, too_deep.reason)
+    if too_deep is not None:
+        where = path if too_deep.line is None else f"{path}:{too_deep.line}"
+        return FileSites(path=path, parse_error=f"{where}: {too_deep.reason}")
+    lines, how = statement_lines(tree), pieces.cut(source, tree)
+    del tree  # the `ast` of a large file is hundreds of MB: not kept while libcst parses
+    return depth.call_deep(_extract, path, source, profile, lines, how)
+
+
+def _extract(path: str, source: str, profile: Profile, lines: list[int] | None, how: pieces.Cut | None) -> FileSites:
     try:
-        module = cst.parse_module(source)
+        module = pieces.parse(source, how)
     except cst.ParserSyntaxError as exc:
         message = str(exc).strip().splitlines()[0]
         if not _python_rejects(source):
@@ -866,7 +880,7 @@ def extract_file(path: str, source: str, profile: Profile) -> FileSites:
             return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
     try:
-        return SiteWalker(path, module, profile, statement_lines(source)).run()
+        return SiteWalker(path, module, profile, lines).run()
     except MemoryError:
         return _not_analysed(path, "out of memory")
     except RecursionError:

@@ -184,3 +184,42 @@ def test_history_does_not_depend_on_hash_seed():
                               cwd=root, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
                for seed in range(6)}
     assert len(outputs) == 1
+
+
+def _step_that_dies(task: tuple) -> Any:
+    """errcat.versions._step, but the worker kills itself on revision v2 (always, or only
+    the first time when the marker file's directory is given)."""
+    import signal
+
+    from errcat import versions
+
+    spec, marker = task[0], os.environ.get("ERRCAT_TEST_DIE_ONCE")
+    dies = spec.get("commit") == os.environ["ERRCAT_TEST_DIE_ON"]
+    if dies and (marker is None or not os.path.exists(marker)):
+        if marker is not None:
+            Path(marker).touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return versions._real_step(task)
+
+
+@pytest.mark.parametrize("once, code, message", [
+    (True, 0, None),  # a worker that died by chance: the revision is rerun and succeeds
+    (False, 2, "errcat: revision {sha}: extracting it crashed its worker process"),
+])
+def test_cli_history_survives_a_dying_worker(repo, tmp_path, capsys, monkeypatch, once, code, message):
+    from errcat import versions
+
+    monkeypatch.setattr(versions, "_real_step", versions._step, raising=False)
+    monkeypatch.setattr(versions, "_step", _step_that_dies)
+    monkeypatch.setenv("ERRCAT_TEST_DIE_ON", repo["shas"][1])
+    if once:
+        monkeypatch.setenv("ERRCAT_TEST_DIE_ONCE", str(tmp_path / "died"))
+    argv = ["history", "--repo", repo["repo"], "--revs", "v1..v3", "--profile", repo["profile"],
+            "--cache-dir", str(tmp_path / "cache"), "--jobs", "2", "--no-cache"]
+    assert main(argv) == code
+    out, err = capsys.readouterr()
+    if message is None:
+        assert err == "" and len(json.loads(out)["revs"]) == 3
+    else:
+        assert err.startswith(message.format(sha=repo["shas"][1][:12])) and err.count("\n") == 1
+        assert "Traceback" not in err and out == ""

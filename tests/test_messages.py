@@ -340,3 +340,70 @@ def test_simple_messages_equal_an_independent_ast_rendering(release, version: st
                 mismatches.append(f"{path}:{line}: ast {expected!r} errcat {ours!r}")
     assert compared > 300
     assert mismatches == []
+
+
+# ------------------------------------------------------- long ``+`` chains: linear work
+
+SUM_PARTS = {  # part i of a chain, and the chain's expected rendering
+    "f-string": ("f'{{a{i}}}'", lambda n: ["{" + " + ".join(f"f'{{a{i}}}'" for i in range(n)) + "}"]),
+    "str()": ("str(a{i})", lambda n: ["{" + " + ".join(f"str(a{i})" for i in range(n)) + "}"]),
+    "name": ("a{i}", lambda n: ["{" + " + ".join(f"a{i}" for i in range(n)) + "}"]),
+    "text": ("'x' + f'{{a{i}}}'", lambda n: ["".join(f"x{{a{i}}}" for i in range(n))]),
+    "ternaries": ("('x' if c{i} else y{i})", None),
+}
+
+
+def _sum_work(src: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Option], int]:
+    """Options of `src`, and the rendering work done: characters of code generated plus
+    calls of the fast renderer (which walks a subtree without generating code)."""
+    from extractor import cstutil
+
+    work = [0]
+    generate, fast = cst.Module.code_for_node, cstutil._fast
+
+    def counted_generate(self: cst.Module, node: cst.CSTNode) -> str:
+        text = generate(self, node)
+        work[0] += len(text)
+        return text
+
+    def counted_fast(node: cst.CSTNode) -> str | None:
+        work[0] += 1
+        return fast(node)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(cst.Module, "code_for_node", counted_generate)
+        patch.setattr(cstutil, "_fast", counted_fast)
+        found = options(src)
+    return found, work[0]
+
+
+@pytest.mark.parametrize("shape", SUM_PARTS)
+def test_long_sums_render_each_part_once(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    part, _ = SUM_PARTS[shape]
+    chain = lambda n: " + ".join(part.format(i=i) for i in range(n))
+    (_, small), (_, large) = _sum_work(chain(100), monkeypatch), _sum_work(chain(200), monkeypatch)
+    assert large <= 2.5 * max(small, 1)  # twice the parts, about twice the work (quadratic: 4x)
+
+
+@pytest.mark.parametrize("shape", [s for s, (_, expected) in SUM_PARTS.items() if expected])
+def test_a_sum_of_2000_parts_renders_right(shape: str) -> None:
+    part, expected = SUM_PARTS[shape]
+    assert texts(" + ".join(part.format(i=i) for i in range(2000))) == expected(2000)
+
+
+# ------------------------------------------- integers past Python's int/str digit limit
+
+HUGE = "1" * 5000  # CPython compiles it; int("...") and str(...) of it raise ValueError
+HUGE_HEX = "0x" + "f" * 5000  # int() reads it, but its decimal form is past the limit
+
+
+@pytest.mark.parametrize("code, expected", [
+    (f"def f(x):\n    if x == {HUGE}:\n        raise ValueError('big')\n", ["big"]),
+    (f"def f(x):\n    if x > -{HUGE_HEX}:\n        raise ValueError('big')\n", ["big"]),
+    (f"def f(x):\n    raise ValueError('n=%d' % {HUGE})\n", [f"n={{{HUGE}:d}}"]),
+    (f"def f(x):\n    raise ValueError('n=' + str({HUGE_HEX}))\n", [f"n={{{HUGE_HEX}}}"]),
+    (f"def f(x):\n    raise ValueError(str(({HUGE}, 1)))\n", [f"({{{HUGE}!r}}, 1)"]),
+    (f"def f(x):\n    raise ValueError('-' * {HUGE})\n", [f"{{'-' * {HUGE}}}"]),
+])
+def test_a_huge_integer_literal_is_an_unknown_value(code: str, expected: list[str]) -> None:
+    assert site_texts(code) == expected

@@ -383,3 +383,23 @@ def test_same_files(tmp_path, mutate, same):
 
 def test_same_files_missing_dir(tmp_path):
     assert same_files(tmp_path / "nope", {"a": "b"}) is False
+
+
+@pytest.mark.parametrize("limit, stored", [(1 << 30, True), (10, False)])
+def test_a_rendered_catalog_over_the_pack_limit_is_not_stored_whole(tmp_path, monkeypatch, limit, stored):
+    from errcat import pipeline
+    from extractor.source import open_directory
+
+    src = tmp_path / "src" / "pkg"
+    src.mkdir(parents=True)
+    (src / "a.py").write_text("def f(cfg):\n    if cfg.port < 0:\n        raise ValueError('port')\n")
+    (tmp_path / "p.yaml").write_text("name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n")
+    from extractor.profile import load_profile
+
+    profile = load_profile(str(tmp_path / "p.yaml"))
+    monkeypatch.setattr(pipeline, "PACK_LIMIT", limit)
+    snap = open_directory(tmp_path / "src")
+    files, _, _ = pipeline.catalog_files(snap, profile, cache_dir=tmp_path / "c")
+    again, _, cached = pipeline.catalog_files(snap, profile, cache_dir=tmp_path / "c")
+    as_bytes = {k: v.encode() if isinstance(v, str) else v for k, v in files.items()}
+    assert {k: v.encode() if isinstance(v, str) else v for k, v in again.items()} == as_bytes and cached is stored

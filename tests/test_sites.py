@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from extractor.records import GuardOrigin, RaiseSite
 from extractor.sites import extract_file
 
 PROFILE = load_profile("sglang")
+ROOT = Path(__file__).resolve().parents[1]
 RENDER = Renderer()
 
 
@@ -563,3 +565,147 @@ def test_tuple_assignment_to_config_fields_adjusts_each() -> None:
             cfg.c, cfg.d = 1, cfg.e
         """) == [("a", "`--choose()`[0]", "`--a` is not given"), ("b", "`--choose()`[1]", "`--a` is not given"),
                  ("c", "1", "always"), ("d", "`--e`", "always")]
+
+
+# ------------------------------------------------------------ deep and long input
+
+# Shapes nested `n` deep, each guarding a raise; CPython compiles all but the first
+# (it refuses more than 200 nested brackets). Every one must give its site or, when
+# too deep, a diagnostic for the file, and never crash the process.
+_COND = "def f(a, b):\n    if {}:\n        raise ValueError('v')\n"
+_DEEP = {
+    "5000-term and chain": _COND.format(" and ".join(f"a{i}" for i in range(5000))),
+    "5000-term or chain": _COND.format(" or ".join(f"a{i}" for i in range(5000))),
+    "30000-term and chain": _COND.format(" and ".join(f"a{i}" for i in range(30000))),
+    "5000 chained comparisons": _COND.format(" < ".join(["a"] * 5000)),
+    "1000 nots": _COND.format("not " * 1000 + "a"),
+    "2950 unary minus": _COND.format("-" * 2950 + "a"),
+    "1000-term sum": _COND.format(" + ".join(["a"] * 1000)),
+    "600-term power": _COND.format(" ** ".join(["a"] * 600)),
+    "1000 nested ternaries": _COND.format(" if b else ".join(["a"] * 1000)),
+    "1000 nested lambdas": _COND.format("(" + "lambda: " * 1000 + "a)()"),
+    "1000 attributes": _COND.format("a" + ".b" * 1000),
+    "1000 calls": _COND.format("a" + "()" * 1000),
+    "600 subscripts": _COND.format("a" + "[0]" * 600),
+    "1000 elifs": ("def f(a):\n    if a == 0:\n        pass\n"
+                   + "".join(f"    elif a == {i}:\n        pass\n" for i in range(1, 1000))
+                   + "    else:\n        raise ValueError('v')\n"),
+    "1000-part message": "def f(a):\n    if a:\n        raise ValueError(" + " + ".join(["'x'"] * 1000) + ")\n",
+    "a binding chain of 1000 names": ("def f(a):\n    x0 = a\n" + "".join(f"    x{i} = x{i - 1} + 1\n" for i in range(1, 1000))
+                                      + "    if x999:\n        raise ValueError('v')\n"),
+    "2000 nested parentheses": ("def f(y):\n    x = " + "(" * 2000 + "1" + ")" * 2000
+                                + "\n    if y:\n        raise ValueError('deep')\n"),
+}
+_DEEP_RUNNER = """
+import json, sys
+from extractor.profile import load_profile
+from extractor.sites import extract_file
+from extractor.records import FileSites
+cases = json.load(sys.stdin)
+for name, text in cases.items():
+    fs = extract_file("m.py", text, load_profile("sglang"))
+    back = FileSites.from_dict(json.loads(json.dumps(fs.as_dict())))  # what the parent process reads
+    print(json.dumps([name, len(back.sites), fs.parse_error, back.incomplete]), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def deep_results() -> dict[str, tuple[int, str | None, str | None]]:
+    """extract_file on every shape, in a child process: a segfault must not kill pytest."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _DEEP_RUNNER], input=json.dumps(_DEEP), capture_output=True,
+                          text=True, cwd=ROOT, check=False)
+    found = {name: (n, err, why) for name, n, err, why in map(json.loads, proc.stdout.splitlines())}
+    died = (-1, f"child died (exit {proc.returncode}): {proc.stderr[-300:]}", None)
+    return {name: found.get(name, died) for name in _DEEP}
+
+
+# (diagnostic, why the catalog is incomplete): a file Python refuses never runs, so
+# it is no loss; one errcat alone cannot analyse is.
+_TOO_DEEP = {
+    "2000 nested parentheses": ("m.py:2: too many nested parentheses", None),
+    "30000-term and chain": ("m.py: too deeply nested to analyse (depth 30005 > 20000)",
+                             "too deeply nested to analyse (depth 30005 > 20000)"),
+}
+
+
+@pytest.mark.parametrize("name", [n for n in _DEEP if n not in _TOO_DEEP])
+def test_deep_or_long_code_python_compiles_keeps_its_site(deep_results, name: str) -> None:
+    assert deep_results[name] == (1, None, None)
+
+
+@pytest.mark.parametrize("name", list(_TOO_DEEP))
+def test_nesting_past_the_limit_is_a_diagnostic_for_the_file(deep_results, name: str) -> None:
+    assert deep_results[name] == (0, *_TOO_DEEP[name])
+
+
+def test_a_long_and_chain_is_one_flat_conjunction() -> None:
+    (site,) = sites(_DEEP["5000-term and chain"])
+    (guard,) = site.guards
+    assert len(guard.expr.args) == 5000 and [r.name for r in refs(guard.expr)][:2] == ["a0", "a1"]
+
+
+def test_nesting_past_the_ir_limit_becomes_an_unknown_leaf() -> None:
+    from extractor.cst_ir import MAX_DEPTH
+    from extractor.ir import depth
+
+    (site,) = sites(_DEEP["1000-term sum"])
+    assert depth(site.guards[0].expr) <= MAX_DEPTH + 1 and unknowns(site.guards[0].expr)  # + the Truthy
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_too_deep_to_parse_leaves_the_rest_of_the_catalog(tmp_path, jobs: str) -> None:
+    import json
+    import subprocess
+    import sys
+
+    src = tmp_path / "src" / "pkg"
+    src.mkdir(parents=True)
+    (src / "good.py").write_text("def check(x):\n    if x < 0:\n        raise ValueError('negative')\n")
+    (src / "deep.py").write_text(_DEEP["2000 nested parentheses"])
+    (src / "chain.py").write_text(_DEEP["5000-term and chain"])
+    (tmp_path / "p.yaml").write_text("name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "errcat", "extract", "--path", str(tmp_path / "src"), "--profile",
+         str(tmp_path / "p.yaml"), "--out", str(tmp_path / "out"), "--jobs", jobs, "--no-cache"],
+        capture_output=True, text=True, cwd=ROOT, check=False)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, (proc.returncode, proc.stderr[-2000:])
+    catalog = json.loads((tmp_path / "out" / "catalog.json").read_text())
+    assert sorted(e["source"]["path"] for e in catalog["entries"]) == ["pkg/chain.py", "pkg/good.py"]
+    assert [d for d in catalog["diagnostics"] if "pkg/deep.py" in d and "nested" in d]
+
+
+def _dies_on_boom(path: str, text: str, profile) -> object:
+    """extract_file, except that analysing boom.py kills the process (as a segfault would)."""
+    import os
+    import signal
+
+    if path.endswith("boom.py"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _REAL_EXTRACT(path, text, profile)
+
+
+_REAL_EXTRACT = extract_file
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_a_worker_that_dies_loses_only_its_file(tmp_path, monkeypatch, jobs: int) -> None:
+    import multiprocessing
+
+    import extractor.sites
+    from extractor.incremental import extract_files
+    from extractor.source import open_directory
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the patched extractor reaches workers only when they are forked")
+    names = ["a.py", "boom.py", "b.py", "c.py", "d.py"]
+    for name in names:
+        (tmp_path / name).write_text(f"def f(x):\n    if x:\n        raise ValueError('{name}')\n")
+    monkeypatch.setattr(extractor.sites, "extract_file", _dies_on_boom)
+    found = extract_files(open_directory(tmp_path), PROFILE, names, jobs=jobs)
+    crashed = "analysis crashed its worker process; file skipped"
+    assert [(fs.path, len(fs.sites), fs.parse_error, fs.incomplete) for fs in found] == [
+        (name, 0, f"{name}: {crashed}", crashed) if name == "boom.py" else (name, 1, None, None) for name in names]

@@ -47,3 +47,42 @@ def test_trigger_lists_flags_env_and_other_references() -> None:
 def test_nested_tuples_render_as_tuples() -> None:
     pair = Ref(RefKind.FLAG, "tp_size", "tp")
     assert R.text(Not(In(pair, Const(((4, 4), (8, 8)))))) == "`--tp-size` is not one of (4, 4), (8, 8)"
+
+
+# ------------------------------------------------------------ long conditions: bounded text
+
+def _flags(n: int) -> tuple[Compare, ...]:
+    return tuple(Compare(">", Ref(RefKind.FLAG, f"opt_{i}", f"args.opt_{i}"), Const(i)) for i in range(n))
+
+
+@pytest.mark.parametrize("expr, tail", [
+    (And(_flags(5000)), "`--opt-39` > 39 … and 4,960 more conditions"),
+    (Or(_flags(5000)), "`--opt-39` > 39 … or 4,960 more conditions"),
+    (Not(And(_flags(5000))), "`--opt-39` <= 39 … or 4,960 more conditions"),  # De Morgan
+    (And(_flags(41)), "`--opt-39` > 39 … and 1 more condition"),
+    (And(_flags(40)), "`--opt-38` > 38 and `--opt-39` > 39"),  # up to the cap: all shown
+])
+def test_a_long_chain_renders_its_first_operands_and_counts_the_rest(expr, tail) -> None:
+    text = R.text(expr)
+    assert text.endswith(tail) and len(text) < 2000
+
+
+def test_a_long_chain_gives_bounded_entry_texts(tmp_path, capsys) -> None:
+    """Through the pipeline: trigger, meaning, solutions and the example fix stay small."""
+    import json
+
+    from errcat.cli import main
+
+    terms = " and ".join(f"args.opt_{i} > {i}" for i in range(600))
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "a.py").write_text(
+        f"def check(args):\n    if {terms}:\n        raise ValueError('too many')\n")
+    (tmp_path / "tiny.yaml").write_text("name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n")
+    argv = ["extract", "--path", str(tmp_path / "src"), "--profile", str(tmp_path / "tiny.yaml"),
+            "--no-cache", "--out", str(tmp_path / "out")]
+    assert main(argv) == 0
+    [entry] = json.loads((tmp_path / "out" / "catalog.json").read_text())["entries"]
+    sizes = {"trigger": len(entry["trigger"]["text"]), "meaning": len(entry["meaning"]),
+             "solutions": len(json.dumps(entry["solutions"])), "example_fix": len(json.dumps(entry["example_fix"]))}
+    assert all(size < 5000 for size in sizes.values()), sizes
+    assert entry["trigger"]["text"].endswith("… and 560 more conditions")
