@@ -69,5 +69,5 @@ class _Catalog:
     entries = ()
     renderer = flags = adjustments = None
 
-    def as_dict(self):
-        return {"entries": []}
+    def as_dict(self, entries=True):
+        return {"entries": []} if entries else {}
