@@ -392,6 +392,7 @@ def _cached_catalog(raw: bytes) -> tuple[dict[str, str | bytes], dict[str, Any]]
     return dict(packed), summary
 
 
+@fewer_collections()  # writing too: its first collections would walk the whole catalog
 def write_catalog(
     spec: SourceSpec,
     *,
