@@ -36,7 +36,7 @@ class Entry:
             "kind": str(site.kind),
             "exception": site.exception,
             "template": site.template.text,
-            "matcher": site.template.matcher.pattern,
+            "matcher": site.template.pattern,
             "source": {"path": site.path, "line": site.line, "function": site.function, "url": self.url},
             "excerpt": {"start_line": self.excerpt_start, "code": self.excerpt},
             "trigger": self.trigger,

@@ -10,10 +10,10 @@ Flag-to-flag edges carry the entry ids (or adjustment functions) as evidence.
 """
 from __future__ import annotations
 
-import io
 import itertools
 from collections.abc import Sequence
 from typing import Any
+from xml.etree.ElementTree import _escape_attrib, _escape_cdata  # type: ignore[attr-defined]
 
 import networkx as nx
 
@@ -154,15 +154,62 @@ def _has_edges_kw() -> bool:
 
 
 def graph_graphml(graph: nx.MultiDiGraph) -> str:
-    """GraphML text with nodes and edges in sorted order (deterministic bytes)."""
-    ordered = nx.MultiDiGraph()
+    """GraphML text with nodes and edges in sorted order (deterministic bytes).
+
+    The text `nx.write_graphml` (its ElementTree writer, pretty-printed) gives for the
+    graph rebuilt in that order, written directly: networkx builds an element per node,
+    edge and value first, seconds for a catalog of many thousand entries."""
+    keys: dict[tuple[str, str, str], str] = {}  # (name, type, for) -> id, first seen first
+    body: list[str] = []
+
+    def element(head: str, scope: str, attrs: dict[str, Any], indent: str) -> None:
+        if not attrs:
+            body.append(f"{indent}{head} />\n")
+            return
+        body.append(f"{indent}{head}>\n")
+        for name, raw in sorted(attrs.items()):
+            value = _scalar(raw)
+            xml_type = _XML_TYPES.get(type(value))
+            if xml_type is None:
+                raise TypeError(f"GraphML does not support {type(value)} as data values")
+            key = keys.setdefault((name, xml_type, scope), f"d{len(keys)}")
+            text = str(value)
+            body.append(f'{indent}  <data key="{key}">{_xml_text(text)}</data>\n' if text
+                        else f'{indent}  <data key="{key}" />\n')
+        body.append(f"{indent}{head[:head.index(' ')].replace('<', '</')}>\n")
+
     for node in sorted(graph.nodes):
-        ordered.add_node(node, **{k: _scalar(v) for k, v in sorted(graph.nodes[node].items())})
+        element(f'<node id="{_xml_attr(str(node))}"', "node", graph.nodes[node], "    ")
     for src, dst, key, attrs in sorted(graph.edges(keys=True, data=True), key=lambda e: (e[0], e[1], str(e[2]))):
-        ordered.add_edge(src, dst, key=key, **{k: _scalar(v) for k, v in sorted(attrs.items())})
-    buf = io.BytesIO()
-    nx.write_graphml(ordered, buf)
-    return buf.getvalue().decode("utf-8")
+        head = f'<edge source="{_xml_attr(str(src))}" target="{_xml_attr(str(dst))}" id="{_xml_attr(str(key))}"'
+        element(head, "edge", attrs, "    ")
+    out = [_GRAPHML_HEAD]
+    out += [f'  <key id="{key}" for="{scope}" attr.name="{_xml_attr(name)}" attr.type="{xml_type}" />\n'
+            for (name, xml_type, scope), key in reversed(keys.items())]  # networkx inserts each first
+    if body:
+        out += ['  <graph edgedefault="directed">\n', *body, "  </graph>\n"]
+    else:
+        out.append('  <graph edgedefault="directed" />\n')
+    out.append("</graphml>\n")
+    # written as UTF-8 by ElementTree: what UTF-8 cannot hold (lone surrogates) as references
+    return "".join(out).encode("utf-8", "xmlcharrefreplace").decode("utf-8")
+
+
+_GRAPHML_HEAD = (
+    "<?xml version='1.0' encoding='utf-8'?>\n"
+    '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    ' xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns'
+    ' http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n'
+)
+_XML_TYPES = {int: "long", str: "string", float: "double", bool: "boolean"}  # networkx's names
+
+
+def _xml_text(text: str) -> str:
+    return _escape_cdata(text)  # ElementTree's own escaping, as networkx writes with it
+
+
+def _xml_attr(text: str) -> str:
+    return _escape_attrib(text)
 
 
 def _scalar(value: Any) -> Any:

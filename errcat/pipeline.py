@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errcat import __version__
+from errcat.gcpolicy import fewer_collections
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
@@ -149,6 +150,7 @@ def extract_sites(
     return inline_helpers(with_caller_guards(files), extra)
 
 
+@fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
 def build_catalog(
     snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1,
     overlay: Mapping[str, Any] | None = None,
@@ -234,6 +236,7 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
                                                       load=FlagModel.from_dict)
 
 
+@fewer_collections()
 def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, Content]:
     """Every output file, keyed by path relative to the output directory; `formats`
     (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/."""
@@ -385,6 +388,7 @@ def _cached_catalog(raw: bytes) -> tuple[dict[str, str | bytes], dict[str, Any]]
     return dict(packed), summary
 
 
+@fewer_collections()  # writing too: its first collections would walk the whole catalog
 def write_catalog(
     spec: SourceSpec,
     *,

@@ -87,15 +87,19 @@ class Template:
         """Only the literal parts, concatenated (for similarity and search)."""
         return "".join(p for p in self.parts if isinstance(p, str))
 
-    @cached_property
-    def matcher(self) -> re.Pattern[str]:
-        """A regex accepting exactly the messages this template can render.
+    @property
+    def pattern(self) -> str:
+        """The source of `matcher` (what catalogs publish), without compiling it.
 
         A hole may render as any text (``__format__``/``__repr__`` are arbitrary), so
         each hole is ``(.*?)``; the literal parts must appear verbatim and in order.
         """
-        pattern = "".join(re.escape(p) if isinstance(p, str) else "(.*?)" for p in self.parts)
-        return re.compile(pattern + r"\Z", re.DOTALL)
+        return "".join(re.escape(p) if isinstance(p, str) else "(.*?)" for p in self.parts) + r"\Z"
+
+    @cached_property
+    def matcher(self) -> re.Pattern[str]:
+        """A regex accepting exactly the messages this template can render (`pattern`)."""
+        return re.compile(self.pattern, re.DOTALL)
 
     def match(self, message: str) -> dict[str, str] | None:
         """Hole values if `message` is a rendering of this template."""

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from extractor.errors import OutputError
+from output.jsontext import dumps_indented
 
 MANIFEST = ".errcat-manifest.json"
 _OWNER = ".errcat-owner"  # inside a staging dir while its creator holds the lock
@@ -74,7 +75,7 @@ Files = Mapping[str, Content]
 
 def dumps(data: Any) -> str:
     """Canonical JSON text: the same data always gives the same bytes."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(data) + "\n"  # json.dumps(data, indent=2, ensure_ascii=False), faster
 
 
 # ------------------------------------------------------------------ names

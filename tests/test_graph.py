@@ -86,6 +86,40 @@ def test_graph_files_load_back_with_networkx(graph, tmp_path) -> None:
     assert set(nx.read_graphml(tmp_path / "g.graphml").nodes) == set(graph.nodes)
 
 
+def _networkx_graphml(graph: nx.MultiDiGraph) -> str:
+    """What graph.graphml held before it was written directly: networkx on the sorted graph."""
+    import io
+
+    from analyzers.graph import _scalar
+
+    ordered = nx.MultiDiGraph()
+    for node in sorted(graph.nodes):
+        ordered.add_node(node, **{k: _scalar(v) for k, v in sorted(graph.nodes[node].items())})
+    for src, dst, key, attrs in sorted(graph.edges(keys=True, data=True), key=lambda e: (e[0], e[1], str(e[2]))):
+        ordered.add_edge(src, dst, key=key, **{k: _scalar(v) for k, v in sorted(attrs.items())})
+    buf = io.BytesIO()
+    nx.write_graphml(ordered, buf)
+    return buf.getvalue().decode("utf-8")
+
+
+def _tricky() -> nx.MultiDiGraph:
+    g = nx.MultiDiGraph()
+    g.add_node('b"<&>\n\t\r\ud800', kind="x&<>\"\n", n=3, f=1.5, t=True, e="", seq=[1, "2"], none=None)
+    g.add_node("a", kind="flag", default=0)
+    g.add_node("c", kind="flag", default="0")  # one name, another type: another key
+    g.add_node("lonely")
+    g.add_edge('b"<&>\n\t\r\ud800', "lonely", key="r&", role="r", evidence=[])
+    g.add_edge("a", "c", key="requires", role="requires", evidence=["2", "1"], when="x > 1")
+    g.add_edge("a", "c", key="conflicts", role="conflicts", evidence=["1"])
+    return g
+
+
+@pytest.mark.parametrize("make", [nx.MultiDiGraph, _tricky, "catalog"])
+def test_graphml_is_the_text_networkx_writes(make, graph) -> None:
+    built = graph if make == "catalog" else make()
+    assert graph_graphml(built) == _networkx_graphml(built)
+
+
 def test_neighbourhood_holds_related_flags_and_their_errors(graph) -> None:
     sub = flag_neighbourhood(graph, "--lora-paths")
     assert {"flag:--lora-paths", "flag:--enable-lora"} <= set(sub)
