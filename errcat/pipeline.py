@@ -194,10 +194,9 @@ def build_catalog(
         implied.setdefault(imp.target, []).append(imp.source)
     entries = build_entries(sites, lines_of, permalink, renderer, implied)
     from analyzers.advice import complete_entries
-    from analyzers.docstrings import first_lines
     from analyzers.overlay import apply_overlay
 
-    docstrings = {(p, q): line for p in sorted({s.path for s in sites}) for q, line in first_lines(snapshot.text(p)).items()}
+    docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
     entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
                                launch_prefix=profile.launch, docstrings=docstrings)
     entries, overlay_notes = apply_overlay(entries, overlay or {})

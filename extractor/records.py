@@ -276,6 +276,7 @@ class FileSites:
     # why the file could not be analysed although Python accepts it (memory, depth, a bug):
     # the catalog is incomplete. None: analysed, or rejected by Python itself (never runs).
     incomplete: str | None = None
+    docstrings: tuple[tuple[str, str], ...] = ()  # qualified name -> first docstring line
 
     def map_exprs(self, fn: ExprMap) -> "FileSites":
         """`fn` applied to every site's and adjustment's conditions (not to call sites)."""
@@ -299,6 +300,7 @@ class FileSites:
             "registered": list(self.registered),
             "priors": self.priors.as_dict(),
             "incomplete": self.incomplete,
+            "docstrings": [list(d) for d in self.docstrings],
         }
 
     @classmethod
@@ -319,4 +321,5 @@ class FileSites:
             registered=tuple(data.get("registered", [])),
             priors=priors,
             incomplete=data.get("incomplete"),
+            docstrings=tuple((q, line) for q, line in data.get("docstrings", [])),
         )

@@ -16,6 +16,7 @@ import libcst as cst
 from extractor import depth, pieces
 from extractor.cst_ir import row_parts, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
+from extractor.docstrings import first_lines
 from extractor.ir import TRUE, Compare, Const, Expr, In, Ref, RefKind, Unknown, conj, disj, negate, refs, unknowns
 from extractor.messages import Option, build
 from extractor.positions import metadata_lines, statement_lines
@@ -860,9 +861,10 @@ def extract_file(path: str, source: str, profile: Profile) -> FileSites:
     if too_deep is not None:
         where = path if too_deep.line is None else f"{path}:{too_deep.line}"
         return FileSites(path=path, parse_error=f"{where}: {too_deep.reason}")
-    lines, how = statement_lines(tree), pieces.cut(source, tree)
+    lines, how, docs = statement_lines(tree), pieces.cut(source, tree), first_lines(tree)
     del tree  # the `ast` of a large file is hundreds of MB: not kept while libcst parses
-    return depth.call_deep(_extract, path, source, profile, lines, how)
+    found = depth.call_deep(_extract, path, source, profile, lines, how)
+    return replace(found, docstrings=docs) if docs else found
 
 
 def _extract(path: str, source: str, profile: Profile, lines: list[int] | None, how: pieces.Cut | None) -> FileSites:

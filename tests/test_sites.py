@@ -709,3 +709,16 @@ def test_a_worker_that_dies_loses_only_its_file(tmp_path, monkeypatch, jobs: int
     crashed = "analysis crashed its worker process; file skipped"
     assert [(fs.path, len(fs.sites), fs.parse_error, fs.incomplete) for fs in found] == [
         (name, 0, f"{name}: {crashed}", crashed) if name == "boom.py" else (name, 1, None, None) for name in names]
+
+
+@pytest.mark.parametrize("code, expected", [
+    ('def f():\n    """Check it.\n\n    More."""\n    raise ValueError("x")\n', (("f", "Check it."),)),
+    ('class C:\n    """Not a function."""\n    def m(self):\n        """Method."""\n', (("C.m", "Method."),)),
+    ("def f():\n    pass\n", ()),
+    ("def f(:\n", ()),  # Python cannot parse it: no docstrings, no crash
+])
+def test_file_records_first_docstring_lines(code, expected):
+    from extractor.records import FileSites
+
+    found = extract_file("m.py", code, PROFILE)
+    assert found.docstrings == expected and FileSites.from_dict(found.as_dict()) == found

@@ -4,12 +4,11 @@ from __future__ import annotations
 import ast
 
 
-def first_lines(source: str) -> dict[str, str]:
-    """``{"ServerArgs.check": "Check the arguments."}`` for every documented function."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return {}
+def first_lines(tree: ast.Module | None) -> tuple[tuple[str, str], ...]:
+    """``(("ServerArgs.check", "Check the arguments."), ...)`` for every documented function
+    of a file's `ast` (none when Python could not parse it), sorted by name."""
+    if tree is None:
+        return ()
     out: dict[str, str] = {}
     stack: list[tuple[ast.AST, str]] = [(tree, "")]
     while stack:
@@ -22,4 +21,4 @@ def first_lines(source: str) -> dict[str, str]:
                 if line:
                     out[qual] = line
                 stack.append((child, qual + "."))
-    return out
+    return tuple(sorted(out.items()))
