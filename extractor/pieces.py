@@ -40,7 +40,7 @@ class Piece:
     hi: int
     head_end: int = 0
     first_end: int = 0  # end of the body's first statement: header + it parse as the statement
-    body: tuple["Piece", ...] = ()
+    body: tuple[Piece, ...] = ()
 
 
 # Statements whose body may be cut: their body is the last thing they hold.
