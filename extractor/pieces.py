@@ -39,7 +39,7 @@ class Piece:
     lo: int
     hi: int
     head_end: int = 0
-    first_end: int = 0  # end of the body's first statement: header + it parse as the statement
+    body_indent: str = ""  # the body's indentation: header + an indented `pass` parse as the statement
     body: tuple[Piece, ...] = ()
 
 
@@ -137,7 +137,8 @@ def _piece(group: list[ast.stmt], lo: int, hi: int, piece: int, lines: list[str]
         head_end = _start(first)
         while head_end > lo and (not lines[head_end - 1].strip() or lines[head_end - 1].lstrip().startswith("#")):
             head_end -= 1  # blank and comment lines lead the first statement, as in libcst
-        return Piece(lo, hi, head_end, _end(first), _cut(only.body, head_end, hi, piece, lines))
+        indent = lines[_start(first)][:_indent(lines[_start(first)])]
+        return Piece(lo, hi, head_end, indent, _cut(only.body, head_end, hi, piece, lines))
     return Piece(lo, hi)
 
 
@@ -185,7 +186,8 @@ def _parse_piece(lines: list[str], prefix: list[str], depth: int, p: Piece) -> _
         module = cst.parse_module("".join(prefix + lines[p.lo:p.hi]))
         return _Parsed(module, _inside(module, depth), module)
     head = lines[p.lo:p.head_end]
-    module = cst.parse_module("".join(prefix + head + lines[p.head_end:p.first_end]))
+    # The statement with a stand-in body: its first statement may itself be a long one.
+    module = cst.parse_module("".join([*prefix, *head, p.body_indent + "pass\n"]))
     (shell,) = _inside(module, depth)
     parts = [_parse_piece(lines, prefix + head, depth + 1, q) for q in p.body]
     inner = [stmt for part in parts for stmt in part.stmts]

@@ -24,6 +24,8 @@ SNIPPETS = {
         "        # handler footer\n    else:\n        v = 3\n        # else footer\n\n    # next\n    if c:\n"
         "        u = 1\n    elif d:\n        t = 2\n        # elif footer\n    s = 1\n"
     ),
+    "long method first in its class": "class C:\n    def m(self, cfg):\n" + "".join(
+        f"        if cfg.x{i}:\n            raise ValueError('{i}')\n" for i in range(8)) + "    x = 1\n",
     "body on the header line": "class D: x = [\n    1,\n    2,\n    3,\n]\ndef g(): return [\n    1,\n    2,\n]\n",
     "multi-line signature": "def f(\n    a,\n    # arg comment\n    b,\n):  # after colon\n    x = a\n    y = b\n    z = 1\n"
                             "    return x\n",
@@ -56,9 +58,14 @@ def test_only_files_over_the_whole_limit_are_cut(lines, whole, expected):
     assert (pieces.cut(source, ast.parse(source), piece=4, whole=whole) is not None) is expected
 
 
-def test_a_long_function_is_parsed_in_pieces_of_bounded_size(monkeypatch):
-    source = "def check(cfg):\n" + "".join(f"    if cfg.x{i} > {i}:\n        raise ValueError('{i}')\n"
-                                           for i in range(500))
+CHECKS = "".join(f"    if cfg.x{i} > {i}:\n        raise ValueError('{i}')\n" for i in range(500))
+
+
+@pytest.mark.parametrize("source", [
+    "def check(cfg):\n" + CHECKS,
+    "class C:\n    def check(self, cfg):\n" + CHECKS.replace("\n    ", "\n        ").replace("    if", "        if", 1),
+])
+def test_a_long_function_is_parsed_in_pieces_of_bounded_size(monkeypatch, source):
     sizes: list[int] = []
     real = cst.parse_module
 
@@ -70,7 +77,7 @@ def test_a_long_function_is_parsed_in_pieces_of_bounded_size(monkeypatch):
     how = pieces.cut(source, ast.parse(source), piece=40, whole=0)
     module = pieces.parse(source, how)
     assert module.deep_equals(real(source))
-    assert max(sizes) <= 40 + 1 and sum(sizes) <= 2 * source.count("\n")
+    assert max(sizes) <= 40 + 3 and sum(sizes) <= 2 * source.count("\n")  # a piece and its headers
 
 
 def test_a_cut_that_does_not_parse_falls_back_to_the_whole_file():
