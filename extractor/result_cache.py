@@ -19,18 +19,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TypeVar
 
 from extractor.atomic import write_bytes_atomically
 from extractor.cache import cache_root, results_dir, untrusted, warn_untrusted
 from extractor.profile import Profile
+from extractor.relpath import relative_name_problem
 from extractor.snapshot import Snapshot, SourceKind
 
 # Packages whose code decides a result: per-file sites come from the extractor alone,
@@ -296,15 +296,5 @@ def unpack(raw: bytes) -> tuple[dict[str, bytes], Any]:
 
 
 def is_plain_relative(name: object) -> bool:
-    """A normalised relative POSIX path: no absolute or drive prefix, no ``..``, ``.``
-    or empty parts, no backslash, no NUL."""
-    if not isinstance(name, str) or not name or "\\" in name or "\0" in name:
-        return False
-    return (
-        all(part not in ("", ".", "..") for part in name.split("/"))
-        and not _DRIVE.match(name)
-        and PurePosixPath(name).as_posix() == name
-    )
-
-
-_DRIVE = re.compile(r"^[A-Za-z]:")  # "C:evil" is a drive-relative path on Windows
+    """A normalised relative POSIX path (see `extractor.relpath`)."""
+    return relative_name_problem(name) is None

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from extractor.errors import OutputError
+from extractor.relpath import relative_name_problem
 from output.jsontext import dumps_indented
 
 MANIFEST = ".errcat-manifest.json"
@@ -81,24 +82,11 @@ def dumps(data: Any) -> str:
 # ------------------------------------------------------------------ names
 
 
-_BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]|^/|^[A-Za-z]:|(?:^|/)\.{0,2}(?:/|$)")
-
-
 def _name_problem(rel: object) -> str | None:
     """Why `rel` is not a plain relative path below the output directory (None: it is)."""
-    if not isinstance(rel, str) or not rel:
-        return "not a file name"
-    bad = _BAD_CHARS.search(rel)
-    if bad is not None:
-        text = bad.group()
-        if text == "\\" or (len(text) == 1 and text != "/" and text != "."):
-            return "backslash or control character in the name"
-        if bad.start() == 0 and (text.startswith("/") or text.endswith(":")):
-            return "absolute path"
-        return "empty, '.' or '..' part"
     if rel == _OWNER:
         return "reserved name"
-    return None
+    return relative_name_problem(rel)
 
 
 def check_names(files: Files) -> None:
