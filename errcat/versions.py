@@ -217,8 +217,8 @@ def history(
     use_cache: bool = True, progress: Progress | None = None,
 ) -> History:
     """Lineage over the revisions of `repo` (``A..B`` or a list) or over `releases`."""
-    from extractor.history_repo import version_key
     from extractor.incremental import default_jobs
+    from extractor.pep440 import version_key
 
     prof = load_profile(profile)
     if (repo is None) == (not releases):

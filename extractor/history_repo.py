@@ -7,7 +7,6 @@ repository layout. Author, committer, dates and messages derive only from the in
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -18,34 +17,12 @@ import git
 
 from extractor.errors import SourceError
 from extractor.globs import match_any
+from extractor.pep440 import version_key
 from extractor.profile import Profile
 from extractor.snapshot import Snapshot
 from extractor.source import PYPI, open_release
 
 _IDENT = b"errcat release-history <release-history@errcat.invalid>"
-_VERSION_RE = re.compile(r"^(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?$")
-_PRE = {"a": 0, "b": 1, "rc": 2}
-
-
-def version_key(version: str) -> tuple[object, ...]:
-    """Numeric order for plain PEP 440 versions (X.Y.Z[aN|bN|rcN][.postN][.devN])."""
-    m = _VERSION_RE.match(version)
-    if not m:
-        raise SourceError(f"cannot order version {version!r} (expected e.g. 0.5.23, 0.5.3rc0, 0.5.3.post1)")
-    nums = [int(x) for x in m.group(1).split(".")]
-    while len(nums) > 1 and nums[-1] == 0:  # 1.0 == 1.0.0
-        nums.pop()
-    if m.group(2):
-        pre = (_PRE[m.group(2)], int(m.group(3)))
-    elif m.group(5) is not None and m.group(4) is None:
-        pre = (-1, 0)  # X.devN precedes X's pre-releases
-    else:
-        pre = (3, 0)  # the final release follows its pre-releases
-    post = int(m.group(4)) if m.group(4) is not None else -1
-    dev = int(m.group(5)) if m.group(5) is not None else 1 << 62  # .devN before the release
-    return (tuple(nums), pre, post, dev)
-
-
 def default_paths(profile: Profile) -> list[str]:
     """Every .py file under the deepest directory shared by the profile's globs.
 

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from extractor.errors import ProfileError
+from extractor.real_profile import RealProfile, parse_real, real_problem
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster on every run
 
@@ -41,6 +42,7 @@ class Profile:
     platform_patterns: tuple[str, ...] = ()
     model_roots: frozenset[str] = frozenset()
     launch: str = ""
+    real: RealProfile | None = None  # how to run the target's own validation (`errcat confirm`)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def repo_path(self, dist_path: str) -> str | None:
@@ -170,6 +172,7 @@ _SCHEMA: dict[str, Any] = {
     "platform": {"predicates": _strings(), "patterns": _strings(item=_regex)},
     "model": {"roots": _strings()},
     "launch": _string,
+    "real": real_problem,
 }
 _REQUIRED = ("name", "repo", "targets")
 
@@ -237,6 +240,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         platform_patterns=_strs(data, "platform", "patterns"),
         model_roots=frozenset(_strs(data, "model", "roots")),
         launch=data.get("launch", ""),
+        real=parse_real(data.get("real")),
         raw=data,
     )
 

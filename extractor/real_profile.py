@@ -1,0 +1,199 @@
+"""The profile's `real:` section: how to install and run the target's own validation.
+
+Read by the real side (`errcat.real`: target virtualenvs, the driver, `errcat confirm`);
+the static side never looks at it. Per-release knowledge (what a CPU virtualenv needs,
+which functions the launcher calls) is a list of release ranges, first match wins.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from extractor.errors import ErrcatError
+from extractor.pep440 import in_range, version_key
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_MODULE = rf"{_IDENT}(?:\.{_IDENT})*"
+
+
+@dataclass(frozen=True, slots=True)
+class Install:
+    """pip argument lists run in order; ``{target}`` stands for the release itself."""
+
+    start: str | None
+    until: str | None
+    pip: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    kind: str  # "call": module function called with the argv; "method": on the previous result
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    start: str | None
+    until: str | None
+    module: str
+    steps: tuple[Step, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"module": self.module, "steps": [{s.kind: s.name} for s in self.steps]}
+
+
+@dataclass(frozen=True, slots=True)
+class RealProfile:
+    package: str
+    install: tuple[Install, ...] = ()
+    torch_ops: tuple[tuple[str, tuple[str, ...]], ...] = ()  # namespace -> op schemas
+    env: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()
+    validate: tuple[Validation, ...] = ()
+    model_flag: str = "model_path"
+    default_model: str = ""
+    # architecture -> config.json text (canonical JSON: frozen and hashable)
+    model_configs: tuple[tuple[str, str], ...] = ()
+
+    def install_for(self, version: str) -> Install | None:
+        return next((i for i in self.install if in_range(version, i.start, i.until)), None)
+
+    def validation_for(self, version: str) -> Validation | None:
+        return next((v for v in self.validate if in_range(version, v.start, v.until)), None)
+
+    def model_config(self, architecture: str) -> dict[str, Any] | None:
+        text = dict(self.model_configs).get(architecture)
+        return json.loads(text) if text is not None else None
+
+
+# ------------------------------------------------------------------ checking
+
+
+def _version(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return "expected a version string such as \"0.5.19\""
+    try:
+        version_key(value)
+    except ErrcatError as exc:
+        return str(exc)
+    return None
+
+
+def _strs(value: Any, pattern: str | None = None) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        return "expected a list of non-empty strings"
+    bad = next((v for v in value if pattern and not re.fullmatch(pattern, v)), None)
+    return None if bad is None else f"{bad!r} is not a valid name"
+
+
+def _unknown(data: Mapping[str, Any], *known: str) -> str | None:
+    bad = next((k for k in data if k not in known), None)
+    return None if bad is None else f"{bad}: unknown key (known: {', '.join(known)})"
+
+
+def _ranged(items: Any, item: Callable[[dict[str, Any]], str | None], where: str) -> str | None:
+    if not isinstance(items, list) or not items:
+        return f"{where}: expected a non-empty list of release ranges"
+    for i, data in enumerate(items):
+        at = f"{where}[{i}]"
+        if not isinstance(data, dict):
+            return f"{at}: expected a mapping"
+        for bound in ("from", "until"):
+            if bound in data and (p := _version(data[bound])):
+                return f"{at}.{bound}: {p}"
+        if (p := item(data)) is not None:
+            return f"{at}.{p}"
+    return None
+
+
+def _install_item(data: dict[str, Any]) -> str | None:
+    if (p := _unknown(data, "from", "until", "pip")) is not None:
+        return p
+    pip = data.get("pip")
+    if not isinstance(pip, list) or not pip:
+        return "pip: expected a non-empty list of pip argument lists"
+    return next((f"pip[{i}]: {p}" for i, args in enumerate(pip) if (p := _strs(args))), None)
+
+
+def _validate_item(data: dict[str, Any]) -> str | None:
+    if (p := _unknown(data, "from", "until", "module", "steps")) is not None:
+        return p
+    module = data.get("module")
+    if not isinstance(module, str) or not re.fullmatch(_MODULE, module):
+        return "module: expected a dotted module name"
+    steps = data.get("steps")
+    if not isinstance(steps, list) or not steps:
+        return "steps: expected a non-empty list"
+    for i, step in enumerate(steps):
+        ok = isinstance(step, dict) and len(step) == 1 and next(iter(step)) in ("call", "method")
+        if not ok or not isinstance(name := next(iter(step.values())), str) or not re.fullmatch(_IDENT, name):
+            return f"steps[{i}]: expected {{call: name}} or {{method: name}}"
+    if next(iter(steps[0])) != "call":
+        return "steps[0]: the first step must be a call (it receives the argv)"
+    return None
+
+
+def _models(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "expected a mapping"
+    if (p := _unknown(data, "flag", "default", "configs")) is not None:
+        return p
+    configs = data.get("configs") or {}
+    if not isinstance(configs, dict) or not all(isinstance(c, dict) for c in configs.values()):
+        return "configs: expected architecture -> config.json mapping"
+    if "default" in data and data["default"] not in configs:
+        return f"default: {data['default']!r} is not one of configs"
+    return None
+
+
+def real_problem(data: Any) -> str | None:
+    """The first problem of a `real:` section, as "key: what is wrong"; None when fine."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        return "expected a mapping"
+    if (p := _unknown(data, "package", "install", "torch_ops", "env", "args", "validate", "models")) is not None:
+        return p
+    if not isinstance(data.get("package"), str) or not re.fullmatch(_MODULE, data["package"]):
+        return "package: expected the target's import package name"
+    checks: list[tuple[str, Callable[[Any], str | None]]] = [
+        ("install", lambda v: _ranged(v, _install_item, "install")),
+        ("validate", lambda v: _ranged(v, _validate_item, "validate")),
+        ("torch_ops", lambda v: None if isinstance(v, dict) and all(
+            re.fullmatch(_IDENT, k) and _strs(s) is None for k, s in v.items()) else "torch_ops: expected namespace -> op schemas"),
+        ("env", lambda v: None if isinstance(v, dict) and all(
+            isinstance(k, str) and isinstance(s, str) for k, s in v.items()) else "env: expected NAME -> string value"),
+        ("args", lambda v: None if _strs(v) is None else "args: expected a list of strings"),
+        ("models", lambda v: None if (p := _models(v)) is None else f"models.{p}"),
+    ]
+    return next((p for key, check in checks if key in data and (p := check(data[key])) is not None), None)
+
+
+def _ranges(items: Sequence[Mapping[str, Any]]) -> list[tuple[str | None, str | None, Mapping[str, Any]]]:
+    return [(d.get("from"), d.get("until"), d) for d in items]
+
+
+def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
+    """A checked (`real_problem` is None) section as a `RealProfile`."""
+    if not data:
+        return None
+    models = data.get("models") or {}
+    return RealProfile(
+        package=data["package"],
+        install=tuple(Install(a, b, tuple(tuple(args) for args in d["pip"])) for a, b, d in _ranges(data.get("install") or [])),
+        torch_ops=tuple((ns, tuple(ops)) for ns, ops in (data.get("torch_ops") or {}).items()),
+        env=tuple((data.get("env") or {}).items()),
+        args=tuple(data.get("args") or ()),
+        validate=tuple(
+            Validation(a, b, d["module"], tuple(Step(*next(iter(s.items()))) for s in d["steps"]))
+            for a, b, d in _ranges(data.get("validate") or [])
+        ),
+        model_flag=models.get("flag", "model_path"),
+        default_model=models.get("default", ""),
+        model_configs=tuple(
+            (arch, json.dumps(config, sort_keys=True)) for arch, config in sorted((models.get("configs") or {}).items())
+        ),
+    )
