@@ -6,6 +6,7 @@ The evaluator reads it; `command` renders it as the shell line a user types, e.g
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -94,3 +95,29 @@ def command(launch: Launch, model: FlagModel | None, prefix: str) -> str:
     for dest, value in launch.flags.items():
         words += flag_words(dest, value, model.by_dest(dest) if model is not None else None)
     return " ".join(words)
+
+
+_ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@dataclass(frozen=True, slots=True)
+class CommandLine:
+    """A shell line as `command` writes it: leading ``NAME=value`` words, the program, its argv."""
+
+    env: tuple[tuple[str, str], ...]
+    program: tuple[str, ...]
+    argv: tuple[str, ...]
+
+
+def split_command(text: str, prefix: str) -> CommandLine:
+    """`text` split like a shell would; `prefix` (the profile's launch command) separates the
+    program from its arguments. ValueError when `text` is not a shell line or lacks `prefix`."""
+    words = shlex.split(text)
+    env: list[tuple[str, str]] = []
+    while words and _ENV_WORD.match(words[0]):
+        name, _, value = words.pop(0).partition("=")
+        env.append((name, value))
+    program = prefix.split()
+    if words[: len(program)] != program:
+        raise ValueError(f"not a launch of {prefix!r}: {text!r}")
+    return CommandLine(tuple(env), tuple(program), tuple(words[len(program):]))

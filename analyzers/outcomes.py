@@ -1,0 +1,176 @@
+"""Real outcomes of examples (`confirm.json`) and their merge into catalog entries.
+
+`errcat confirm` writes one `Outcome` per example it ran, keyed by entry id, the
+example's fingerprint (its `before` and `after` as the catalog showed them) and the
+target version that ran it. `extract` merges the outcomes of its own version into the
+entries it writes: `example_fix.verified` becomes "true"/"false" only from these, and
+an outcome is kept exactly while its example is unchanged (another example: another
+fingerprint, "not-run" again). A replacement the real program found and confirmed is
+shown in place of a refuted example, with the static one kept beside it under `static`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, Real
+from extractor import shape
+
+CONFIRM_FILE = "confirm.json"
+FORMAT = 1
+_VERIFIED = {CONFIRMED: "true", REFUTED: "false", NOT_RUN: "not-run"}
+
+
+def fingerprint(before: str | None, after: str | None) -> str:
+    return hashlib.sha256(json.dumps([before, after]).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """An example the real program found and confirmed, replacing a refuted one."""
+
+    before: str
+    after: str
+    real_before: Real
+    real_after: Real
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"before": self.before, "after": self.after, "real_before": self.real_before.as_dict(),
+                "real_after": self.real_after.as_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    entry: str
+    fingerprint: str
+    version: str  # of the target that ran it
+    before: str | None
+    after: str | None
+    status: str  # judge.CONFIRMED / REFUTED / NOT_RUN
+    why: str
+    real_before: Real | None = None
+    real_after: Real | None = None
+    found: Found | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.entry, self.fingerprint, self.version)
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"entry": self.entry, "fingerprint": self.fingerprint, "version": self.version,
+                                "before": self.before, "after": self.after, "status": self.status, "why": self.why}
+        if self.real_before is not None:
+            data["real_before"] = self.real_before.as_dict()
+        if self.real_after is not None:
+            data["real_after"] = self.real_after.as_dict()
+        if self.found is not None:
+            data["found"] = self.found.as_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Outcome:
+        if not isinstance(data, dict):
+            raise shape.ShapeError("an outcome is not a mapping")
+
+        def real(key: str) -> Real | None:
+            return Real.from_dict(data[key]) if isinstance(data.get(key), dict) else None
+
+        found = data.get("found")
+        status = shape.text(data["status"])
+        if status not in _VERIFIED:
+            raise shape.ShapeError(f"unknown status {status!r}")
+        return cls(
+            shape.text(data["entry"]), shape.text(data["fingerprint"]), shape.text(data["version"]),
+            shape.optional_text(data["before"]), shape.optional_text(data["after"]), status,
+            shape.text(data["why"]), real("real_before"), real("real_after"),
+            Found(shape.text(found["before"]), shape.text(found["after"]), Real.from_dict(found["real_before"]),
+                  Real.from_dict(found["real_after"])) if isinstance(found, dict) else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcomes:
+    """Every recorded outcome, by `Outcome.key`."""
+
+    by_key: Mapping[tuple[str, str, str], Outcome]
+
+    def get(self, entry: str, before: str | None, after: str | None, version: str) -> Outcome | None:
+        return self.by_key.get((entry, fingerprint(before, after), version))
+
+    def with_(self, new: Iterable[Outcome]) -> Outcomes:
+        return Outcomes({**self.by_key, **{o.key: o for o in new}})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"errcat_confirm": FORMAT, "outcomes": [self.by_key[k].as_dict() for k in sorted(self.by_key)]}
+
+    def digest(self, version: str) -> str:
+        """What the outcomes of `version` contribute to a catalog (a cache key part)."""
+        mine = [self.by_key[k].as_dict() for k in sorted(self.by_key) if k[2] == version]
+        return hashlib.sha256(json.dumps(mine, sort_keys=True).encode()).hexdigest()
+
+
+NO_OUTCOMES = Outcomes({})
+
+
+def parse_outcomes(data: Any) -> Outcomes:
+    """`confirm.json`'s data; ValueError (ShapeError) when it is not one."""
+    if not isinstance(data, dict) or data.get("errcat_confirm") != FORMAT:
+        raise shape.ShapeError(f"not an errcat {CONFIRM_FILE} (format {FORMAT})")
+    try:
+        found = [Outcome.from_dict(o) for o in shape.array(data["outcomes"])]
+    except (KeyError, TypeError) as exc:
+        raise shape.ShapeError(f"an outcome lacks {exc}") from None
+    return Outcomes({o.key: o for o in found})
+
+
+def read_outcomes(directory: str | Path) -> Outcomes:
+    """The outcomes beside a catalog (none when there is no `confirm.json`); ValueError
+    (with the file named) when it is not one errcat wrote."""
+    path = Path(directory) / CONFIRM_FILE
+    if not path.is_file():
+        return NO_OUTCOMES
+    try:
+        return parse_outcomes(json.loads(path.read_bytes()))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+# ------------------------------------------------------------------ merge
+
+
+def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str) -> dict[str, Any]:
+    """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome."""
+    out = dict(fix)
+    if fix.get("before") is None:
+        return out
+    found = outcomes.get(entry, fix.get("before"), fix.get("after"), version)
+    if found is None:
+        out["verified"] = _VERIFIED[NOT_RUN]
+        return out
+    if found.found is not None:
+        static = {k: fix[k] for k in ("before", "after", "predicted") if k in fix}
+        out = {"before": found.found.before, "after": found.found.after, "verified": "true",
+               "found_by": "real program", "real": f"{CONFIRMED} by {version}",
+               "static": {**static, "verified": "false", "real": found.why},
+               **{k: v for k, v in fix.items() if k not in ("before", "after", "verified", "predicted")}}
+        return out
+    out["verified"] = _VERIFIED[found.status]
+    out["real"] = f"{found.why} ({version})"
+    return out
+
+
+def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | None) -> list[Any]:
+    """`entries` (analyzers.entries.Entry) with every example's real outcome for `version` merged."""
+    if version is None:
+        return list(entries)
+    out = []
+    for entry in entries:
+        variants = tuple({**v, "example_fix": merged_fix(entry.id, v["example_fix"], outcomes, version)}
+                         if "example_fix" in v else v for v in entry.variants)
+        out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version),
+                           variants=variants))
+    return out
