@@ -1,0 +1,64 @@
+"""The Markdown report of an `errcat confirm` run: counts, then every refuted example."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED
+from analyzers.outcomes import Outcome
+from output.md_escape import code, prose, row, text
+
+
+def _cause(why: str) -> str:
+    """The kind of a refutation ("fires-first", "argparse" ...), without its details."""
+    return why.split(":", 1)[0]
+
+
+def confirm_report(version: str, rows: Iterable[tuple[str, str, str, Outcome | None]], *, seconds: float,
+                   launches: int) -> str:
+    """`rows`: (entry id, example label, static prediction, outcome or None when not recorded)."""
+    rows = list(rows)
+    status = Counter(o.status if o is not None else "missing" for *_, o in rows)
+    found = sum(1 for *_, o in rows if o is not None and o.found is not None)
+    runnable = len(rows) - status[NOT_RUN] - status["missing"]
+    lines = [
+        "# Real outcomes of the examples on " + text(version, inline=True),
+        "",
+        (f"{len(rows)} examples; {runnable} run here; {status[CONFIRMED]} confirmed by the real program"
+         f" ({_pct(status[CONFIRMED], runnable)} of those run), {status[REFUTED]} refuted "
+         f"({found} of them replaced by an example the real program found and confirmed), "
+         f"{status[NOT_RUN]} not run. {launches} launches in {seconds:.0f} s."),
+        "",
+        "| static prediction | confirmed | refuted | not run |",
+        "|---|---|---|---|",
+    ]
+    by_prediction: dict[str, Counter[str]] = {}
+    for _, _, predicted, outcome in rows:
+        by_prediction.setdefault(predicted, Counter())[outcome.status if outcome else "missing"] += 1
+    for predicted in sorted(by_prediction):
+        c = by_prediction[predicted]
+        lines.append(row([text(predicted, inline=True), str(c[CONFIRMED]), str(c[REFUTED]), str(c[NOT_RUN])]))
+    causes = Counter(_cause(o.why) for *_, o in rows if o is not None and o.status != CONFIRMED)
+    if causes:
+        lines += ["", "## Causes", "", "| cause | examples |", "|---|---|"]
+        lines += [row([text(c, inline=True), str(n)]) for c, n in sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))]
+    refuted = [(e, label, o) for e, label, _, o in rows if o is not None and o.status == REFUTED]
+    if refuted:
+        lines += ["", "## Refuted examples", ""]
+        for entry, label, o in refuted:
+            where = f"{entry}" + (f" ({label})" if label else "")
+            lines.append(f"- {code(where)}: {prose(o.why, inline=True)}")
+            lines.append(f"  - before: {code(o.before or '')}")
+            if o.after:
+                lines.append(f"  - after: {code(o.after)}")
+            if o.found is not None:
+                lines.append(f"  - found by the real program: {code(o.found.before)} → {code(o.found.after)}")
+    not_run = [(e, label, o) for e, label, _, o in rows if o is not None and o.status == NOT_RUN]
+    if not_run:
+        lines += ["", "## Not run here", ""]
+        lines += [f"- {code(e + (f' ({label})' if label else ''))}: {prose(o.why, inline=True)}" for e, label, o in not_run]
+    return "\n".join(lines) + "\n"
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "n/a"
