@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -140,6 +141,17 @@ def read_outcomes(directory: str | Path) -> Outcomes:
 
 
 # ------------------------------------------------------------------ merge
+
+
+def release_of(source: Mapping[str, Any], profile: Any) -> str | None:
+    """The target release a catalog's `source` (`Snapshot.provenance`) describes: its release,
+    or the release its ref names as a tag (`profile.release_tag`); None: neither."""
+    if source.get("release"):
+        return str(source["release"])
+    pattern = "^" + re.escape(profile.release_tag).replace(re.escape("{version}"), "(?P<v>.+)") + "$"
+    ref = source.get("ref")
+    m = re.match(pattern, ref) if isinstance(ref, str) else None
+    return m.group("v") if m else None
 
 
 def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str) -> dict[str, Any]:

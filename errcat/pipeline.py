@@ -21,6 +21,7 @@ from extractor.snapshot import Snapshot, SourceKind
 from extractor import source
 from output.schema import SCHEMA_VERSION
 from output.unchanged import same_files
+from analyzers.outcomes import NO_OUTCOMES, Outcomes, apply_outcomes, read_outcomes, release_of
 from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
@@ -153,10 +154,11 @@ def extract_sites(
 @fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
 def build_catalog(
     snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1,
-    overlay: Mapping[str, Any] | None = None,
+    overlay: Mapping[str, Any] | None = None, outcomes: Outcomes = NO_OUTCOMES,
 ) -> Catalog:
-    """Sites -> entries with advice (meaning, solutions, verified example fix, related);
-    `overlay` (`analyzers.overlay.load_overlay`) adds curated text, stale items flagged."""
+    """Sites -> entries with advice (meaning, solutions, example fix, related);
+    `overlay` (`analyzers.overlay.load_overlay`) adds curated text, stale items flagged;
+    `outcomes` (`errcat confirm`'s) say which examples the real program confirmed."""
     targets = snapshot.glob(profile.targets)
     if not targets:
         raise SourceError(
@@ -201,6 +203,7 @@ def build_catalog(
                                launch_prefix=profile.launch, docstrings=docstrings)
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
+    entries = apply_outcomes(entries, outcomes, release_of(snapshot.provenance(), profile))
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
                    incomplete)
@@ -291,9 +294,17 @@ def extract(
     with private_cache(cache_dir, use_cache) as (cache_at, use_results):
         snapshot = open_source(spec, prof, cache_dir=cache_at)
         cache = ResultCache.open(prof, cache_at) if use_results else None
-        catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items)
+        catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items, outcomes=_outcomes_in(out))
         write_atomically(Path(out), lambda: render_catalog(catalog, formats), marker=_marker(out, formats))
     return catalog
+
+
+def _outcomes_in(out: str | os.PathLike[str]) -> Outcomes:
+    """`errcat confirm`'s outcomes kept beside the catalog in `out` (merged into what is written)."""
+    try:
+        return read_outcomes(out)
+    except ValueError as exc:
+        raise ErrcatError(f"{exc}; move it away to extract without it") from None
 
 
 def _marker(out: str | os.PathLike[str], formats: Sequence[str]) -> str:
@@ -339,7 +350,7 @@ PACK_LIMIT = 256 << 20
 def catalog_files(
     snapshot: Snapshot, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = 1, use_cache: bool = True, formats: Sequence[str] = ("json",),
-    overlay: str | os.PathLike[str] | None = None,
+    overlay: str | os.PathLike[str] | None = None, outcomes: Outcomes = NO_OUTCOMES,
 ) -> tuple[dict[str, Content], dict[str, Any], bool]:
     """`render_catalog(build_catalog(...))` plus its summary; from the catalog cache when
     this errcat rendered the same sources before (key: `snapshot_key`, formats, overlay text)."""
@@ -351,11 +362,14 @@ def catalog_files(
     if tuple(formats) != ("json",) or overlay is not None:
         extra = Path(overlay).read_bytes() if overlay is not None else b""
         key = key_of("catalog", key, ",".join(formats), hashlib.sha256(extra).hexdigest())
+    version = release_of(snapshot.provenance(), profile)
+    if version is not None and any(k[2] == version for k in outcomes.by_key):
+        key = key_of("catalog", key, "outcomes", outcomes.digest(version))
     raw = whole.get_bytes("catalog", key) if whole is not None else None
     if raw is not None and (hit := _cached_catalog(raw)) is not None:
         return hit[0], hit[1], True
     sites = ResultCache.open(profile, cache_dir) if use_cache else None
-    catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items)
+    catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items, outcomes=outcomes)
     files = render_catalog(catalog, formats)
     summary = _summary(catalog)
     if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
@@ -405,7 +419,8 @@ def write_catalog(
     with private_cache(cache_dir, use_cache) as (cache_at, use_results):
         snapshot = open_source(spec, prof, cache_dir=cache_at)
         files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_at, jobs=jobs,
-                                               use_cache=use_results, formats=formats, overlay=overlay)
+                                               use_cache=use_results, formats=formats, overlay=overlay,
+                                               outcomes=_outcomes_in(out))
     written = not same_files(out, with_manifest(files))  # the manifest is part of what we write
     if written:
         write_atomically(Path(out), lambda: files, marker=_marker(out, formats))

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from output.writer import COMPANIONS
+
 if TYPE_CHECKING:
     from output.writer import Content
 
@@ -37,6 +39,8 @@ def same_files(out: str | os.PathLike[str], files: Mapping[str, Content]) -> boo
                 rel = name if rel_dir == "." else f"{rel_dir}/{name}"
                 content = files.get(rel)
                 full = Path(dirpath) / name
+                if content is None and rel in COMPANIONS and not full.is_symlink():
+                    continue  # another command's results beside the catalog: kept, not ours to compare
                 if content is None or full.is_symlink():
                     return False
                 if not _same_bytes(full, content):

@@ -36,6 +36,9 @@ from extractor.relpath import relative_name_problem
 from output.jsontext import dumps_indented
 
 MANIFEST = ".errcat-manifest.json"
+# Files other errcat commands keep beside a catalog (`errcat confirm`'s results): not
+# extract's to list or replace; a new catalog carries them over unchanged.
+COMPANIONS = frozenset({"confirm.json", "confirm.md"})
 _OWNER = ".errcat-owner"  # inside a staging dir while its creator holds the lock
 _OLD = ".errcat-old-"
 _NEW = ".errcat-new-"
@@ -225,13 +228,25 @@ def _first_foreign(root: Path, marker: str | None) -> str | None:
         return None
     wanted_dirs = {p for rel in manifest for p in _parents(rel)}
     for rel, path in _entries(root):
-        if path is None and rel[:-1] in wanted_dirs or rel == MANIFEST:
+        if path is None and rel[:-1] in wanted_dirs or rel == MANIFEST or _companion(rel, path):
             continue
         if path is None or rel not in manifest or path.is_symlink():
             return f"{rel} was not written by errcat (not in its {MANIFEST})"
         if _file_sha256(path) != manifest[rel]:
             return f"{rel} was changed since errcat wrote it"
     return None
+
+
+def _companion(rel: str, path: Path | None) -> bool:
+    return rel in COMPANIONS and path is not None and path.is_file() and not path.is_symlink()
+
+
+def _carry_companions(target: Path, staging: Path) -> None:
+    """Copy `target`'s companions the new output does not write itself into `staging`."""
+    for name in sorted(COMPANIONS):
+        old, new = target / name, staging / name
+        if _companion(name, old) and not os.path.lexists(new):
+            shutil.copy2(old, new, follow_symlinks=False)
 
 
 def _parents(rel: str) -> list[str]:
@@ -362,6 +377,8 @@ def atomic_dir(out: str | os.PathLike[str], *, marker: str | None = "catalog.jso
     try:
         yield staging
         (staging / _OWNER).unlink(missing_ok=True)  # not part of the output; the lock still marks it live
+        if target.is_dir():
+            _carry_companions(target, staging)
         if target.exists():
             parked, fd = _owned_dir(parent, target.name + _OLD)
             locks += [fd] if fd is not None else []

@@ -24,7 +24,7 @@ from typing import Any
 
 from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdict, judge
 from analyzers.launch import CommandLine, split_command
-from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, fingerprint, read_outcomes
+from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, fingerprint, read_outcomes, release_of
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
@@ -83,28 +83,11 @@ def load_catalog(directory: str | Path) -> dict[str, Any]:
 
 
 def catalog_version(data: Mapping[str, Any], profile: Profile) -> str:
-    """The target version a catalog describes: its release, or the release its commit is tagged as."""
-    source = data.get("source") or {}
-    if source.get("release"):
-        return str(source["release"])
-    pattern = "^" + re.escape(profile.release_tag).replace(re.escape("{version}"), "(?P<v>.+)") + "$"
-    for ref in (source.get("ref"), *_tags_at(source)):
-        if isinstance(ref, str) and (m := re.match(pattern, ref)):
-            return m.group("v")
-    raise ErrcatError("cannot tell which release this catalog describes (neither a release nor a commit "
-                      f"tagged like {profile.release_tag!r}); extract it with --release or at a release tag")
-
-
-def _tags_at(source: Mapping[str, Any]) -> list[str]:
-    repo, commit = source.get("repo"), source.get("commit")
-    if not isinstance(repo, str) or not isinstance(commit, str) or not Path(repo).is_dir():
-        return []
-    import git
-
-    try:
-        return sorted(t.name for t in git.Repo(repo).tags if t.commit.hexsha == commit)
-    except (git.GitError, ValueError, OSError):
-        return []
+    version = release_of(data.get("source") or {}, profile)
+    if version is None:
+        raise ErrcatError("cannot tell which release this catalog describes (neither a release nor a commit "
+                          f"tagged like {profile.release_tag!r}); extract it with --release or at a release tag")
+    return version
 
 
 def examples_of(data: Mapping[str, Any], only: Sequence[str] = ()) -> list[Example]:
