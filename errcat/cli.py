@@ -12,10 +12,11 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from errcat import __version__
 from errcat import pipeline
+from errcat.progress import progress_bar
 from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
 
@@ -104,21 +105,6 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_DIFF if result.kinds() & fail_on else EXIT_OK
 
 
-def _progress_bar(stream: TextIO) -> Callable[[int, int, str], None] | None:
-    if not stream.isatty():
-        return None
-
-    def show(done: int, total: int, label: str) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label[:40]:<40}")
-        if done == total:
-            stream.write("\n")
-        stream.flush()
-
-    return show
-
-
 def _cmd_history(args: argparse.Namespace) -> int:
     from output.diff_formats import render_history
 
@@ -126,7 +112,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
         raise ErrcatError("--revs needs --repo")
     result = pipeline.history(repo=args.repo, revs=args.revs, releases=args.releases, profile=args.profile,
                               cache_dir=args.cache_dir, jobs=args.jobs, use_cache=not args.no_cache,
-                              progress=_progress_bar(sys.stderr))
+                              progress=progress_bar(sys.stderr, quiet=args.quiet))
     _write_text(render_history(result, args.format), args.out)
     return EXIT_OK
 
@@ -149,7 +135,41 @@ def build_parser() -> argparse.ArgumentParser:
     _add_diff_parser(sub)
     _add_history_parser(sub)
     _add_graph_parser(sub)
+    _add_confirm_parser(sub)
     return parser
+
+
+def _cmd_confirm(args: argparse.Namespace) -> int:
+    from errcat.real.confirm import confirm, write_results
+
+    if args.jobs is not None and args.jobs < 1:
+        raise ErrcatError("--jobs must be at least 1")
+    if args.timeout <= 0:
+        raise ErrcatError("--timeout must be positive")
+    only = [i.strip() for part in args.only for i in part.split(",") if i.strip()]
+    run = confirm(args.catalog, args.python, jobs=args.jobs, only=only, timeout=args.timeout,
+                  repair=not args.no_repair, progress=progress_bar(sys.stderr, quiet=args.quiet), record=args.record)
+    summary = write_results(run)
+    print(summary)
+    return EXIT_OK
+
+
+def _add_confirm_parser(sub: Any) -> None:
+    confirm = sub.add_parser(
+        "confirm", help="run every example through the real program's own validation",
+        description="Runs each example's before/after command through the target's argument validation in "
+                    "--python (a virtualenv where the catalog's release is installed: scripts/target_env.py), "
+                    "writes confirm.json and confirm.md beside the catalog; extract merges them.")
+    confirm.add_argument("catalog", metavar="CATALOG_DIR", help="a catalog directory written by errcat extract")
+    confirm.add_argument("--python", required=True, metavar="PY", help="the target's interpreter")
+    confirm.add_argument("--jobs", type=int, default=None, metavar="N", help="worker interpreters (default: 2)")
+    confirm.add_argument("--only", action="append", default=[], metavar="ID,...", help="only these entries")
+    confirm.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per launch (default 60)")
+    confirm.add_argument("--no-repair", action="store_true",
+                         help="do not search for a working example where one is refuted")
+    confirm.add_argument("--record", metavar="FILE", help="also write every launch and its real outcome (JSON lines)")
+    confirm.add_argument("--quiet", action="store_true", help="no progress display")
+    confirm.set_defaults(func=_cmd_confirm)
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
@@ -195,6 +215,7 @@ def _add_history_parser(sub: Any) -> None:
     history.add_argument("--profile", default="sglang", help="target profile name or YAML file (default: sglang)")
     history.add_argument("--cache-dir", help="downloads, mirrors and results (default: $ERRCAT_CACHE_DIR or XDG cache)")
     _add_cache_args(history)
+    history.add_argument("--quiet", action="store_true", help="no progress display")
     history.set_defaults(func=_cmd_history)
 
 

@@ -454,4 +454,20 @@ def iter_outcomes(run: ConfirmRun) -> Iterator[tuple[Example, Outcome | None]]:
         yield example, run.outcome(example)
 
 
-__all__ = ["CONFIRM_FILE", "REPORT_FILE", "ConfirmRun", "Example", "catalog_version", "confirm", "examples_of"]
+
+
+def write_results(run: ConfirmRun) -> str:
+    """`confirm.json` (every outcome recorded so far) and `confirm.md` beside the catalog,
+    each replaced atomically; returns a one-line summary."""
+    from extractor.atomic import write_bytes_atomically
+    from output.confirm_report import confirm_report
+    from output.writer import dumps
+
+    rows = [(e.entry, e.label, e.predicted, run.outcome(e)) for e in run.examples]
+    write_bytes_atomically(run.out / CONFIRM_FILE, str(dumps(run.outcomes.as_dict())).encode())
+    write_bytes_atomically(run.out / REPORT_FILE, confirm_report(run.version, rows, seconds=run.seconds,
+                                                                 launches=run.launches).encode())
+    counts = {s: sum(1 for *_, o in rows if o is not None and o.status == s) for s in (CONFIRMED, REFUTED, NOT_RUN)}
+    return (f"{run.version}: {len(rows)} examples, {counts[CONFIRMED]} confirmed, {counts[REFUTED]} refuted, "
+            f"{counts[NOT_RUN]} not run ({run.ran} run now, {run.launches} launches, {run.seconds:.0f} s) "
+            f"-> {run.out / CONFIRM_FILE}")
