@@ -26,6 +26,7 @@ from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdi
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, fingerprint, read_outcomes, release_of
 from errcat.real.materials import Materials, NotRunnable, unrunnable
+from errcat.real.runner import Launch, Runner, driver_setup, target_version
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
 
@@ -209,20 +210,20 @@ class _Session:
     def run(self, lines: Sequence[CommandLine]) -> list[Real]:
         """The real outcome of each command line (the same line twice: run once)."""
         keys = [(line.env, line.argv) for line in lines]
-        todo: dict[Any, dict[str, Any]] = {}
+        todo: dict[Any, Launch] = {}
         for key, line in zip(keys, lines):
             if key in self.cache or key in todo:
                 continue
             try:
-                argv = [self.materials.word(w) for w in line.argv]
-                env = {k: self.materials.word(v) for k, v in line.env}
+                argv = tuple(self.materials.word(w) for w in line.argv)
+                env = tuple((k, self.materials.word(v)) for k, v in line.env)
             except NotRunnable as exc:
                 self.cache[key] = Real("not-run", message=str(exc))
                 continue
-            todo[key] = {"id": str(len(todo)), "argv": argv, "env": env}
-        by_id = {launch["id"]: key for key, launch in todo.items()}
-        for n, (launch, result) in enumerate(self.runner.run(list(todo.values())), 1):
-            self.cache[by_id[launch["id"]]] = _real(result, self.profile)
+            todo[key] = Launch(argv, env)
+        # results come in input order
+        for n, (key, (_, result)) in enumerate(zip(list(todo), self.runner.run(list(todo.values()))), 1):
+            self.cache[key] = _real(result, self.profile)
             self.launches += 1
             if self.progress is not None:
                 self.progress(n, len(todo), self.label)
@@ -230,17 +231,12 @@ class _Session:
 
 
 def _real(result: Any, profile: Profile) -> Real:
-    """The runner's answer in the judge's terms (frame paths in repository layout)."""
-    frame = getattr(result, "frame", None)
-    path = getattr(result, "path", "") or (getattr(frame, "path", "") if frame is not None else "")
-    line = getattr(result, "line", 0) or (getattr(frame, "line", 0) if frame is not None else 0)
-    if isinstance(frame, Mapping):
-        path, line = frame.get("path", ""), frame.get("line", 0)
-    repo_path = (profile.repo_path(path) or path) if path else ""
+    """The runner's `Result` in the judge's terms (frame paths in repository layout)."""
+    path = (profile.repo_path(result.path) or result.path) if result.path else ""
     message = result.message or ""
     if result.outcome in ("timeout", "crash"):
-        message = message or getattr(result, "detail", "") or ""
-    return Real(result.outcome, result.type or "", message, repo_path, int(line or 0))
+        message = message or result.detail.strip()[-300:]
+    return Real(result.outcome, result.type or "", message, path, int(result.line or 0))
 
 
 def _judged(pairs: Sequence[_Pair], session: _Session, index: EntryIndex) -> None:
@@ -341,7 +337,6 @@ def confirm(
     repair: bool = True,
     progress: Progress | None = None,
     record: str | Path | None = None,
-    runner_factory: Callable[..., Any] | None = None,
 ) -> ConfirmRun:
     """Run the examples of the catalog in `catalog_dir` through the target installed for `python`."""
     started = time.monotonic()
@@ -351,41 +346,28 @@ def confirm(
     if real is None:
         raise ErrcatError(f"profile {profile.name} has no real: section (how to run the target)")
     version = catalog_version(data, profile)
-    validation = real.validation_for(version)
-    if validation is None:
-        raise ErrcatError(f"profile {profile.name} does not say how {version} validates (real.validate)")
     try:
         recorded = read_outcomes(catalog_dir)
     except ValueError as exc:
         raise ErrcatError(str(exc)) from None
     examples = examples_of(data, only)
     todo = [e for e in examples if recorded.get(e.entry, e.before, e.after, version) is None]
-    setup = {"package": real.package, **validation.as_dict(), "torch_ops": {ns: list(ops) for ns, ops in real.torch_ops},
-             "env": dict(real.env), "args": list(real.args)}
-    if runner_factory is None:
-        from errcat.real.runner import Runner as runner_factory
+    installed = target_version(python, real.package)
+    if installed != version:
+        raise ErrcatError(f"{python} has {real.package} {installed or '(none)'} installed, the catalog describes "
+                          f"{version}; build a matching one with scripts/target_env.py --release {version}")
     new: list[Outcome] = []
     launches = 0
     if todo:
         index = EntryIndex(data["entries"])
         with tempfile.TemporaryDirectory(prefix="errcat-confirm-") as tmp, \
-                runner_factory(str(python), setup, jobs=jobs or 2, timeout=timeout) as runner:
-            installed = _installed_version(runner)
-            if installed != version:
-                raise ErrcatError(f"{python} has {real.package} {installed or '(none)'} installed, "
-                                  f"the catalog describes {version}; build a matching one with "
-                                  f"scripts/target_env.py --release {version}")
+                Runner(str(python), driver_setup(real, version), jobs=jobs or 2, timeout=timeout) as runner:
             session = _Session(runner, profile, Materials(real, Path(tmp)), progress)
             new = _run_examples(todo, data, profile, version, session, index, repair, record)
             launches = session.launches
     outcomes = recorded.with_(new)
     return ConfirmRun(version, tuple(examples), outcomes, len(todo), launches, time.monotonic() - started,
                       Path(catalog_dir))
-
-
-def _installed_version(runner: Any) -> str:
-    version = getattr(runner, "version", "")
-    return str(version() if callable(version) else version or "")
 
 
 def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Profile, version: str,
