@@ -1,0 +1,138 @@
+"""errcat.real.confirm: the parts that need no target (commands, repairs, examples, stand-ins)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analyzers.judge import EntryIndex, Real, Verdict
+from analyzers.launch import CommandLine, split_command
+from errcat.real.confirm import Change, Example, _Pair, _repairs, change_between, examples_of, shell_line
+from errcat.real.materials import Materials, NotRunnable, unrunnable
+from extractor.errors import ErrcatError
+from extractor.real_profile import parse_real
+
+P = "python -m srv"
+
+
+def _line(text):
+    return split_command(text, P)
+
+
+@pytest.mark.parametrize(("text", "env", "argv"), [
+    ("python -m srv --a 1", (), ("--a", "1")),
+    ("X=1 Y='a b' python -m srv --a --b c d", (("X", "1"), ("Y", "a b")), ("--a", "--b", "c", "d")),
+    ("python -m srv", (), ()),
+])
+def test_split_command(text, env, argv):
+    line = _line(text)
+    assert (line.env, line.argv) == (env, argv)
+
+
+@pytest.mark.parametrize("text", ["python -m other --a", "X=1", "python -m srv 'unclosed"])
+def test_split_command_refuses_other_lines(text):
+    with pytest.raises(ValueError):
+        _line(text)
+
+
+@pytest.mark.parametrize(("before", "after", "change"), [
+    ("python -m srv --a 1 --b", "python -m srv --a 1", Change(drop=frozenset({"--b"}))),
+    ("python -m srv --a 1", "python -m srv --a 2", Change(set=(("--a", ("2",)),))),
+    ("python -m srv --a=1", "python -m srv --a 1 --c x y", Change(set=(("--c", ("x", "y")),))),
+    ("X=1 python -m srv", "python -m srv", Change(env=(("X", None),))),
+    ("python -m srv", "X=2 python -m srv", Change(env=(("X", "2"),))),
+])
+def test_change_between(before, after, change):
+    assert change_between(_line(before), _line(after)) == change
+
+
+@pytest.mark.parametrize(("change", "text", "result"), [
+    (Change(drop=frozenset({"--b"})), "python -m srv --a 1 --b", "python -m srv --a 1"),
+    (Change(set=(("--a", ("2",)),)), "python -m srv --a 1 --b", "python -m srv --b --a 2"),
+    (Change(env=(("X", "1"),)), "python -m srv --b", "X=1 python -m srv --b"),
+    (Change(env=(("X", None),)), "X=1 python -m srv", "python -m srv"),
+])
+def test_change_apply(change, text, result):
+    assert shell_line(change.apply(_line(text))) == result
+
+
+def test_shell_line_keeps_placeholders_and_quotes_the_rest():
+    line = CommandLine((("X", "a b"),), ("python", "-m", "srv"), ("--model-path", "<model:Llama>", "--j", '{"a": 1}'))
+    assert shell_line(line) == "X='a b' python -m srv --model-path <model:Llama> --j '{\"a\": 1}'"
+    assert split_command(shell_line(line), P) == line
+
+
+def _entry(id_, line, message, before, after):
+    return {"id": id_, "source": {"path": "p.py", "line": line}, "excerpt": {"start_line": line, "code": "raise E()"},
+            "matcher": message + r"\Z", "example_fix": {"before": before, "after": after, "predicted": "true"}}
+
+
+E1 = _entry("e1", 1, "one", "python -m srv --x", "python -m srv")
+E2 = _entry("e2", 2, "two", "python -m srv --y", "python -m srv")
+INDEX = EntryIndex([E1, E2])
+
+
+def _pair(real_before, real_after, why):
+    ex = Example("e1", "", E1["example_fix"]["before"], E1["example_fix"]["after"], "true")
+    pair = _Pair(ex, _line(ex.before), _line(ex.after), (), real_before, real_after)
+    pair.verdict = Verdict("refuted", why)
+    return pair
+
+
+def test_a_repair_applies_the_fix_of_the_error_that_fired_first_to_both_commands():
+    pair = _pair(Real("error", "E", "two", "p.py", 2), None, "fires-first: e2")
+    (repair,) = _repairs(pair, INDEX, {"e2": [Change(drop=frozenset({"--y"})), Change(set=(("--z", ("1",)),))]})
+    assert repair.applied == ("e2",)
+    # dropping --y changes nothing here; setting --z is the repair
+    assert (shell_line(repair.before), shell_line(repair.after)) == ("python -m srv --x --z 1", "python -m srv --z 1")
+
+
+def test_a_repair_of_after_leaves_before_alone():
+    pair = _pair(Real("error", "E", "one", "p.py", 1), Real("error", "E", "two", "p.py", 2), "after-fires: e2")
+    (repair,) = _repairs(pair, INDEX, {"e2": [Change(set=(("--z", ("1",)),))]})
+    assert (shell_line(repair.before), shell_line(repair.after)) == ("python -m srv --x", "python -m srv --z 1")
+
+
+def test_a_repair_never_touches_what_the_example_itself_changes():
+    pair = _pair(Real("error", "E", "two", "p.py", 2), None, "fires-first: e2")
+    assert _repairs(pair, INDEX, {"e2": [Change(drop=frozenset({"--x"}))]}) == []
+
+
+def test_no_repair_for_an_error_outside_the_catalog():
+    pair = _pair(Real("error", "KeyError", "k", "q.py", 9), None, "fires-first: outside the catalog")
+    assert _repairs(pair, INDEX, {"e2": [Change(set=(("--z", ("1",)),))]}) == []
+
+
+def test_examples_of_lists_entries_and_variants_and_checks_only():
+    data = {"entries": [E1, {**E2, "variants": [{"example_fix": {"before": "python -m srv --v", "after": None}},
+                                                 {"example_fix": {"before": None, "after": None}}]}]}
+    assert [(e.entry, e.label, e.before) for e in examples_of(data)] == [
+        ("e1", "", "python -m srv --x"), ("e2", "", "python -m srv --y"), ("e2", "variant 1", "python -m srv --v")]
+    assert [e.entry for e in examples_of(data, ["e2"])] == ["e2", "e2"]
+    with pytest.raises(ErrcatError, match="no entry e9"):
+        examples_of(data, ["e9"])
+
+
+REAL = parse_real({"package": "t", "models": {"default": "A", "configs": {"A": {"architectures": ["A"]},
+                                                                             "B": {"architectures": ["B"], "x": 1}}}})
+
+
+@pytest.mark.parametrize(("text", "bad"), [
+    ("--m <model> --f <file> --d <dir> --n <model:B>", []),
+    ("--v <value> --m <model>", ["<value>"]),
+    ("--s <speculative-algorithm>", ["<speculative-algorithm>"]),
+])
+def test_unrunnable(text, bad):
+    assert unrunnable(text) == bad
+
+
+def test_materials_make_each_stand_in_once(tmp_path):
+    made = Materials(REAL, tmp_path)
+    model = made.word("<model>")
+    assert json.loads((tmp_path / "model-A" / "config.json").read_text()) == {"architectures": ["A"]}
+    assert made.word("<model>") == model
+    assert json.loads((tmp_path / "model-B" / "config.json").read_text())["x"] == 1
+    assert made.word("--x=<file>") == f"--x={tmp_path / 'file.txt'}"
+    assert (tmp_path / "dir").is_dir() and made.word("<dir>") == str(tmp_path / "dir")
+    with pytest.raises(NotRunnable, match="architecture C"):
+        made.word("<model:C>")

@@ -1,0 +1,79 @@
+"""analyzers.judge: which catalog entry a real error is, and the verdict on an example."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, judge, statement_end
+
+CODE = '''\
+    if a:
+        raise ValueError("one")
+    assert (
+        b
+    ), f"two {b}"
+    raise ValueError(
+        "three "
+        f"{c}"
+    )
+'''
+
+
+@pytest.mark.parametrize(("line", "end"), [
+    (2, 2),  # one line
+    (3, 5),  # an assert whose condition spans lines
+    (6, 9),  # a message over several lines
+    (1, 1),  # not a raise or assert: the line itself
+    (40, 40),  # outside the excerpt
+])
+def test_statement_end(line, end):
+    assert statement_end(CODE, 1, line) == end
+
+
+def _entry(id_, line, message):
+    return {"id": id_, "source": {"path": "p.py", "line": line}, "excerpt": {"start_line": 1, "code": CODE},
+            "matcher": re.escape(message).replace(r"\{b\}", "(.*?)").replace(r"\{c\}", "(.*?)") + r"\Z"}
+
+
+INDEX = EntryIndex([_entry("e1", 2, "one"), _entry("e2", 3, "two {b}"), _entry("e3", 6, "three {c}")])
+
+
+@pytest.mark.parametrize(("real", "which"), [
+    (Real("error", "ValueError", "one", "p.py", 2), "e1"),
+    (Real("error", "AssertionError", "two 5", "p.py", 4), "e2"),  # a line of the condition
+    (Real("error", "ValueError", "three x", "p.py", 7), "e3"),
+    (Real("error", "ValueError", "other", "p.py", 2), None),  # the matcher refuses the message
+    (Real("error", "ValueError", "one", "q.py", 2), None),  # another file
+    (Real("error", "ValueError", "one", "p.py", 3), None),  # another statement
+    (Real("ok"), None),
+])
+def test_which(real, which):
+    assert INDEX.which(real) == which
+
+
+OK, ONE = Real("ok"), Real("error", "ValueError", "one", "p.py", 2)
+TWO = Real("error", "AssertionError", "two 1", "p.py", 3)
+
+
+@pytest.mark.parametrize(("before", "after", "status", "why"), [
+    (ONE, OK, CONFIRMED, "confirmed"),
+    (ONE, ONE, REFUTED, "after-still-fires"),
+    (ONE, TWO, REFUTED, "after-fires: e2"),
+    (ONE, None, REFUTED, "no-after: the example has no fix to run"),
+    (TWO, OK, REFUTED, "fires-first: e2"),
+    (OK, OK, REFUTED, "no-error"),
+    (Real("argparse", "SystemExit", "argument --x: invalid choice: 'y'"), OK, REFUTED,
+     "argparse: argument --x: invalid choice: 'y'"),
+    (Real("error", "KeyError", "'k'", "r.py", 9), OK, REFUTED, "fires-first: outside the catalog (KeyError at r.py:9: 'k')"),
+    (Real("timeout", message="over 60 s"), OK, NOT_RUN, "not-run: before timeout (over 60 s)"),
+    (ONE, Real("crash", message="Segmentation fault"), NOT_RUN, "not-run: after crash (Segmentation fault)"),
+])
+def test_judge(before, after, status, why):
+    verdict = judge("e1", before, after, INDEX)
+    assert (verdict.status, verdict.why) == (status, why)
+
+
+def test_real_round_trips():
+    real = Real("error", "ValueError", "m", "p.py", 3)
+    assert Real.from_dict(real.as_dict()) == real

@@ -1,0 +1,107 @@
+"""analyzers.outcomes: confirm.json records and their merge into the entries extract writes."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, Real
+from analyzers.outcomes import (
+    NO_OUTCOMES, Found, Outcome, Outcomes, apply_outcomes, fingerprint, merged_fix, parse_outcomes, read_outcomes,
+    release_of,
+)
+
+B, A = "run --x 1", "run"
+FIX = {"before": B, "after": A, "verified": "not-run", "predicted": "true", "solution": "Unset `--x`."}
+
+
+def _outcome(status, why, found=None, version="1.0", before=B, after=A):
+    return Outcome("e1", fingerprint(before, after), version, before, after, status, why,
+                   Real("error", "ValueError", "m", "p.py", 1), Real("ok"), found)
+
+
+@pytest.mark.parametrize(("status", "why", "verified"), [
+    (CONFIRMED, "confirmed", "true"),
+    (REFUTED, "fires-first: e2", "false"),
+    (NOT_RUN, "not-run: needs platform: is_hip", "not-run"),
+])
+def test_a_recorded_outcome_sets_verified(status, why, verified):
+    outcomes = Outcomes({}).with_([_outcome(status, why)])
+    fix = merged_fix("e1", FIX, outcomes, "1.0")
+    assert (fix["verified"], fix["real"], fix["predicted"]) == (verified, f"{why} (1.0)", "true")
+
+
+@pytest.mark.parametrize(("entry", "before", "version"), [
+    ("e2", B, "1.0"),  # another entry
+    ("e1", "run --x 2", "1.0"),  # the example changed since it ran
+    ("e1", B, "2.0"),  # another version of the target ran it
+])
+def test_an_outcome_holds_only_for_its_entry_example_and_version(entry, before, version):
+    outcomes = Outcomes({}).with_([_outcome(CONFIRMED, "confirmed")])
+    fix = merged_fix(entry, {**FIX, "before": before}, outcomes, version)
+    assert fix["verified"] == "not-run" and "real" not in fix
+
+
+def test_a_found_example_replaces_a_refuted_one_and_keeps_the_static_one():
+    found = Found("run --x 1 --y 2", "run --y 2", Real("error", "ValueError", "m", "p.py", 1), Real("ok"))
+    fix = merged_fix("e1", FIX, Outcomes({}).with_([_outcome(REFUTED, "fires-first: e2", found)]), "1.0")
+    assert (fix["before"], fix["after"]) == ("run --x 1 --y 2", "run --y 2")
+    assert (fix["verified"], fix["found_by"]) == ("true", "real program")
+    assert fix["static"] == {"before": B, "after": A, "predicted": "true", "verified": "false",
+                             "real": "fires-first: e2"}
+    assert fix["solution"] == FIX["solution"]
+
+
+def test_no_example_is_left_alone():
+    assert merged_fix("e1", {"before": None, "after": None, "verified": "not-run"}, NO_OUTCOMES, "1.0") == {
+        "before": None, "after": None, "verified": "not-run"}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    id: str
+    example_fix: dict
+    variants: tuple
+
+
+def test_apply_outcomes_merges_variants_too():
+    entry = _Entry("e1", dict(FIX), ({"values": {}, "example_fix": dict(FIX)},))
+    merged = apply_outcomes([entry], Outcomes({}).with_([_outcome(CONFIRMED, "confirmed")]), "1.0")
+    assert merged[0].example_fix["verified"] == "true"
+    assert merged[0].variants[0]["example_fix"]["verified"] == "true"
+
+
+def test_confirm_json_round_trips(tmp_path):
+    found = Found("b", "a", Real("error", "E", "m", "p.py", 2), Real("ok"))
+    outcomes = Outcomes({}).with_([_outcome(CONFIRMED, "confirmed"), _outcome(REFUTED, "no-error", found, "2.0")])
+    (tmp_path / "confirm.json").write_text(json.dumps(outcomes.as_dict()))
+    assert read_outcomes(tmp_path) == outcomes
+    assert read_outcomes(tmp_path / "nowhere") == NO_OUTCOMES
+
+
+@pytest.mark.parametrize("data", [
+    [], {"errcat_confirm": 99, "outcomes": []}, {"errcat_confirm": 1, "outcomes": [{"entry": 1}]},
+    {"errcat_confirm": 1, "outcomes": [{**_outcome(CONFIRMED, "x").as_dict(), "status": "maybe"}]},
+    {"errcat_confirm": 1, "outcomes": {}},
+])
+def test_a_file_of_another_shape_is_refused(data):
+    with pytest.raises(ValueError):
+        parse_outcomes(data)
+
+
+def test_digest_depends_on_the_version_outcomes_only():
+    one = Outcomes({}).with_([_outcome(CONFIRMED, "confirmed")])
+    two = one.with_([_outcome(REFUTED, "no-error", version="2.0")])
+    assert one.digest("1.0") == two.digest("1.0") != two.digest("2.0")
+
+
+@pytest.mark.parametrize(("source", "release"), [
+    ({"kind": "release", "ref": "0.5.23", "release": "0.5.23"}, "0.5.23"),
+    ({"kind": "git", "ref": "v0.5.18", "release": None}, "0.5.18"),
+    ({"kind": "git", "ref": "abc123", "release": None}, None),
+    ({"kind": "directory", "ref": "/src", "release": None}, None),
+])
+def test_release_of(source, release):
+    assert release_of(source, SimpleNamespace(release_tag="v{version}")) == release
