@@ -131,8 +131,9 @@ def test_materials_make_each_stand_in_once(tmp_path):
     model = made.word("<model>")
     assert json.loads((tmp_path / "model-A" / "config.json").read_text()) == {"architectures": ["A"]}
     assert made.word("<model>") == model
+    assert made.word("<model:B>") == str(tmp_path / "model-B")
     assert json.loads((tmp_path / "model-B" / "config.json").read_text())["x"] == 1
     assert made.word("--x=<file>") == f"--x={tmp_path / 'file.txt'}"
-    assert (tmp_path / "dir").is_dir() and made.word("<dir>") == str(tmp_path / "dir")
+    assert made.word("<dir>") == str(tmp_path / "dir") and (tmp_path / "dir").is_dir()
     with pytest.raises(NotRunnable, match="architecture C"):
         made.word("<model:C>")
