@@ -24,10 +24,12 @@ def confirm_report(version: str, rows: Iterable[tuple[str, str, str, Outcome | N
     lines = [
         "# Real outcomes of the examples on " + text(version, inline=True),
         "",
-        (f"{len(rows)} examples; {runnable} run here; {status[CONFIRMED]} confirmed by the real program"
-         f" ({_pct(status[CONFIRMED], runnable)} of those run), {status[REFUTED]} refuted "
-         f"({found} of them replaced by an example the real program found and confirmed), "
-         f"{status[NOT_RUN]} not run. {launches} launches in {seconds:.0f} s."),
+        (f"{len(rows)} examples; {runnable} run here; {status[CONFIRMED] + found} confirmed by the real program"
+         f" ({_pct(status[CONFIRMED] + found, runnable)} of those run): {status[CONFIRMED]} as errcat wrote them, "
+         f"{found} replaced by an example the real program found and confirmed; "
+         f"{status[REFUTED] - found} refuted; {status[NOT_RUN]} not run. {launches} launches in {seconds:.0f} s."),
+        "",
+        "Static prediction (errcat's own evaluator) against the real outcome of the example as errcat wrote it:",
         "",
         "| static prediction | confirmed | refuted | not run |",
         "|---|---|---|---|",

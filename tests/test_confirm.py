@@ -135,5 +135,7 @@ def test_materials_make_each_stand_in_once(tmp_path):
     assert json.loads((tmp_path / "model-B" / "config.json").read_text())["x"] == 1
     assert made.word("--x=<file>") == f"--x={tmp_path / 'file.txt'}"
     assert made.word("<dir>") == str(tmp_path / "dir") and (tmp_path / "dir").is_dir()
-    with pytest.raises(NotRunnable, match="architecture C"):
-        made.word("<model:C>")
+    made.word("<model:C>")  # not in the profile: the default config under that name
+    assert json.loads((tmp_path / "model-C" / "config.json").read_text()) == {"architectures": ["C"]}
+    with pytest.raises(NotRunnable, match="no generated stand-in"):
+        made.word("<name>")

@@ -310,6 +310,30 @@ def _repairs(pair: _Pair, index: EntryIndex, changes: Mapping[str, list[Change]]
     return out
 
 
+def _overlay(base: CommandLine, line: CommandLine) -> CommandLine:
+    """`base` with every option and env var of `line` set as `line` has it."""
+    change = Change(set=tuple((o, v) for o, v in _groups(line.argv) if o), env=tuple(line.env))
+    return change.apply(base)
+
+
+def _reached(pair: _Pair, contexts: Sequence[CommandLine]) -> list[_Pair]:
+    """`pair` (which the real program accepted: its check was never reached) on top of
+    commands that reach the same function (fixes confirmed there), its own fix applied
+    to each: the first repair of a "no-error"."""
+    if pair.after is None:
+        return []
+    own = change_between(pair.before, pair.after)
+    out = []
+    for base in contexts:
+        before = _overlay(base, pair.before)
+        if before == pair.before:
+            continue
+        out.append(_Pair(pair.example, before, own.apply(before), pair.applied + ("context",)))
+        if len(out) == REPAIRS_PER_ROUND:
+            break
+    return out
+
+
 def _outcome(pair: _Pair, version: str, repaired: _Pair | None) -> Outcome:
     assert pair.verdict is not None
     found = None
@@ -391,8 +415,12 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     changes = _entry_changes(data, profile.launch) if repair else {}
     open_ = {i: [p] for i, p in pairs.items() if p.verdict is not None and p.verdict.status == REFUTED}
     repaired: dict[int, _Pair] = {}
+    contexts = _contexts(pairs.values(), data)
     for round_ in range(REPAIR_ROUNDS if repair else 0):
-        tries = {i: [r for p in ps for r in _repairs(p, index, changes)] for i, ps in open_.items()}
+        tries = {i: [r for p in ps for r in (_reached(p, contexts.get(_function_of(p, data), []))
+                                            if p.verdict is not None and p.verdict.why == "no-error"
+                                            else _repairs(p, index, changes))]
+                 for i, ps in open_.items()}
         tries = {i: rs for i, rs in tries.items() if rs}
         if not tries:
             break
@@ -411,6 +439,22 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     if record is not None:
         _record(record, session, version)
     return [outcomes[i] for i in sorted(outcomes)]
+
+
+def _function_of(pair: _Pair, data: Mapping[str, Any]) -> tuple[str, str]:
+    source = next(e["source"] for e in data["entries"] if e["id"] == pair.example.entry)
+    return (source["path"], source.get("function") or "")
+
+
+def _contexts(pairs: Iterable[_Pair], data: Mapping[str, Any]) -> dict[tuple[str, str], list[CommandLine]]:
+    """Per (file, function), the accepted fixes of examples confirmed there: commands that
+    reach that function and pass it (shortest first)."""
+    where = {e["id"]: (e["source"]["path"], e["source"].get("function") or "") for e in data["entries"]}
+    out: dict[tuple[str, str], list[CommandLine]] = {}
+    for pair in pairs:
+        if pair.verdict is not None and pair.verdict.status == CONFIRMED and pair.after is not None:
+            out.setdefault(where[pair.example.entry], []).append(pair.after)
+    return {k: sorted(dict.fromkeys(v), key=lambda c: (len(c.argv), c.argv)) for k, v in out.items()}
 
 
 def _unrunnable(example: Example) -> str | None:
@@ -450,6 +494,8 @@ def write_results(run: ConfirmRun) -> str:
     write_bytes_atomically(run.out / REPORT_FILE, confirm_report(run.version, rows, seconds=run.seconds,
                                                                  launches=run.launches).encode())
     counts = {s: sum(1 for *_, o in rows if o is not None and o.status == s) for s in (CONFIRMED, REFUTED, NOT_RUN)}
-    return (f"{run.version}: {len(rows)} examples, {counts[CONFIRMED]} confirmed, {counts[REFUTED]} refuted, "
+    found = sum(1 for *_, o in rows if o is not None and o.found is not None)
+    return (f"{run.version}: {len(rows)} examples, {counts[CONFIRMED]} confirmed as written, {found} replaced by "
+            f"examples the real program confirmed, {counts[REFUTED] - found} refuted, "
             f"{counts[NOT_RUN]} not run ({run.ran} run now, {run.launches} launches, {run.seconds:.0f} s) "
             f"-> {run.out / CONFIRM_FILE}")
