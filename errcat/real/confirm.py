@@ -387,7 +387,7 @@ def confirm(
         with tempfile.TemporaryDirectory(prefix="errcat-confirm-") as tmp, \
                 Runner(str(python), driver_setup(real, version), jobs=jobs or 2, timeout=timeout) as runner:
             session = _Session(runner, profile, Materials(real, Path(tmp)), progress)
-            new = _run_examples(todo, data, profile, version, session, index, repair, record)
+            new = _run_examples(todo, data, profile, version, session, index, repair, record, recorded)
             launches = session.launches
     outcomes = recorded.with_(new)
     return ConfirmRun(version, tuple(examples), outcomes, len(todo), launches, time.monotonic() - started,
@@ -395,7 +395,8 @@ def confirm(
 
 
 def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Profile, version: str,
-                  session: _Session, index: EntryIndex, repair: bool, record: str | Path | None) -> list[Outcome]:
+                  session: _Session, index: EntryIndex, repair: bool, record: str | Path | None,
+                  recorded: Outcomes) -> list[Outcome]:
     outcomes: dict[int, Outcome] = {}
     pairs: dict[int, _Pair] = {}
     for i, example in enumerate(todo):
@@ -415,7 +416,7 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     changes = _entry_changes(data, profile.launch) if repair else {}
     open_ = {i: [p] for i, p in pairs.items() if p.verdict is not None and p.verdict.status == REFUTED}
     repaired: dict[int, _Pair] = {}
-    contexts = _contexts(pairs.values(), data)
+    contexts = _contexts(pairs.values(), data, recorded, version, profile.launch)
     for round_ in range(REPAIR_ROUNDS if repair else 0):
         tries = {i: [r for p in ps for r in (_reached(p, contexts.get(_function_of(p, data), []))
                                             if p.verdict is not None and p.verdict.why == "no-error"
@@ -446,14 +447,24 @@ def _function_of(pair: _Pair, data: Mapping[str, Any]) -> tuple[str, str]:
     return (source["path"], source.get("function") or "")
 
 
-def _contexts(pairs: Iterable[_Pair], data: Mapping[str, Any]) -> dict[tuple[str, str], list[CommandLine]]:
-    """Per (file, function), the accepted fixes of examples confirmed there: commands that
-    reach that function and pass it (shortest first)."""
+def _contexts(pairs: Iterable[_Pair], data: Mapping[str, Any], recorded: Outcomes, version: str,
+              prefix: str) -> dict[tuple[str, str], list[CommandLine]]:
+    """Per (file, function), the accepted fixes of examples confirmed there (this run's and
+    recorded ones): commands that reach that function and pass it (shortest first)."""
     where = {e["id"]: (e["source"]["path"], e["source"].get("function") or "") for e in data["entries"]}
     out: dict[tuple[str, str], list[CommandLine]] = {}
     for pair in pairs:
         if pair.verdict is not None and pair.verdict.status == CONFIRMED and pair.after is not None:
             out.setdefault(where[pair.example.entry], []).append(pair.after)
+    for outcome in recorded.by_key.values():
+        after = outcome.found.after if outcome.found is not None else outcome.after
+        if outcome.version != version or outcome.entry not in where or not after or (
+                outcome.status != CONFIRMED and outcome.found is None):
+            continue
+        try:
+            out.setdefault(where[outcome.entry], []).append(split_command(after, prefix))
+        except ValueError:
+            continue
     return {k: sorted(dict.fromkeys(v), key=lambda c: (len(c.argv), c.argv)) for k, v in out.items()}
 
 
