@@ -292,8 +292,8 @@ def _repairs(pair: _Pair, index: EntryIndex, changes: Mapping[str, list[Change]]
     """`pair` with the fix of the error that stopped it applied (to both commands when it
     stopped `before`, else to `after`); never a change touching what the example's own fix changes."""
     found = _blocker(pair, index)
-    if found is None or pair.after is None:
-        return []
+    if found is None or pair.after is None or found[1] in pair.applied:
+        return []  # a blocker met again: its fix and a later one undo each other
     side, other = found
     own = change_between(pair.before, pair.after).options()
     out = []
@@ -438,7 +438,7 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     for i, pair in pairs.items():
         outcomes[i] = _outcome(pair, version, repaired.get(i))
     if record is not None:
-        _record(record, session, version)
+        _record(record, session, version, index)
     return [outcomes[i] for i in sorted(outcomes)]
 
 
@@ -475,14 +475,16 @@ def _unrunnable(example: Example) -> str | None:
     return f"placeholder {', '.join(dict.fromkeys(bad))} has no concrete value" if bad else None
 
 
-def _record(path: str | Path, session: _Session, version: str) -> None:
-    """Every launch this run made and what the real program did (test data for the static side)."""
+def _record(path: str | Path, session: _Session, version: str, index: EntryIndex) -> None:
+    """Every launch this run made (placeholders as written), what the real program did and
+    which catalog entry that was: test data for the static side."""
     lines = []
     for (env, argv), real in sorted(session.cache.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         if real.outcome == "not-run":
             continue
-        lines.append(json.dumps({"version": version, "env": dict(env), "argv": list(argv), **real.as_dict()},
-                                sort_keys=True))
+        entry = index.which(real)
+        lines.append(json.dumps({"version": version, "env": dict(env), "argv": list(argv), **real.as_dict(),
+                                 **({"entry": entry} if entry else {})}, sort_keys=True, ensure_ascii=False))
     Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
