@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -283,3 +284,32 @@ def test_workers_end_with_the_runner(fake: Path) -> None:
         assert [r.outcome for _, r in pool.run([launch("--action", "thread")] * 2)] == ["ok", "ok"]
         procs = [w.proc for w in pool._workers]  # the test looks at the processes themselves
     assert [p.returncode for p in procs] == [0, 0]  # exited, not killed after the grace period
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie is gone, only not reaped yet
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_die_with_errcat(fake: Path) -> None:
+    """errcat killed (-9) while its workers run and hang: they leave by themselves."""
+    script = textwrap.dedent(f"""
+        import sys
+        from errcat.real.runner import Launch, Runner
+        with Runner(sys.executable, {SETUP!r}, jobs=2, env={env_for(fake)!r}) as pool:
+            print(*[w.proc.pid for w in pool._workers], flush=True)
+            list(pool.run([Launch(("--action", "hang"))] * 2))
+    """)
+    errcat = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    pids = [int(p) for p in errcat.stdout.readline().split()]  # type: ignore[union-attr]
+    time.sleep(0.5)  # both launches are hanging now
+    errcat.kill()
+    errcat.wait()
+    deadline = time.monotonic() + 10
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(pids) == 2 and not any(map(_alive, pids))
