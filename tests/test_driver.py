@@ -148,8 +148,10 @@ CASES = [  # launch, expected fields of its Result
     (launch(), {"outcome": "ok", "type": None, "path": None}),
     (launch("--size", "7"), {"outcome": "error", "type": "ValueError", "message": "size 7 is over 4",
                              **hooks_frame("value")}),
+    # a multi-line assert: the line reported depends on the interpreter (3.11 and 3.13 the
+    # condition's, 3.8-3.10 and 3.12 the `assert`'s, 3.7 the message's): any of the statement
     (launch("--size", "3"), {"outcome": "error", "type": "AssertionError", "message": "size must not be 3",
-                             **hooks_frame("assert")}),
+                             **hooks_frame("assert"), "line": range(line_of("assert") - 1, line_of("assert") + 2)}),
     (launch("--mode", "c"), {"outcome": "argparse", "type": "SystemExit",
                              "message": "argument --mode: invalid choice: 'c' (choose from 'a', 'b')",
                              "path": "fakesrv/args.py", "function": "prepare"}),
@@ -182,7 +184,8 @@ def results(fake: Path) -> list[tuple[Launch, Result]]:
 def test_outcome(results: list[tuple[Launch, Result]], i: int, expected: dict[str, object]) -> None:
     launch_, result = results[i]
     assert launch_ == CASES[i][0]  # input order, with two workers
-    assert {k: getattr(result, k) for k in expected} == expected
+    got = {k: getattr(result, k) for k in expected}
+    assert got == {k: got[k] if isinstance(v, range) and got[k] in v else v for k, v in expected.items()}
     assert result.seconds < 5
 
 
