@@ -357,4 +357,9 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     faulthandler.enable()  # a crash leaves its Python stack in the stderr tail
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # no interpreter shutdown: threads the target started would hold it up (seconds on
+    # sglang), and nothing of a validation run needs cleaning up
+    os._exit(code)
