@@ -198,7 +198,8 @@ def build_catalog(
 
     docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
     entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
-                               launch_prefix=profile.launch, docstrings=docstrings)
+                               launch_prefix=profile.launch, docstrings=docstrings,
+                               examples=profile.examples)
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))

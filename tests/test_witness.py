@@ -10,10 +10,12 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.evaluate import Model, Truth, evaluate, undecided
+from analyzers.examples import Examples
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
 from analyzers.witness import base_launch, falsify
+from extractor.profile import ExampleRules
 from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Ref, RefKind, Truthy, Unknown
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
@@ -28,11 +30,12 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--mm-config", type=json.loads, default=None)
 ''')})
 PREFIX = "serve"
+EXAMPLES = Examples(ExampleRules(model="model_path", architecture=(r"hf_config\.architectures(\[0\])?",)))
 
 
 def context() -> Context:
     """A fresh model per test: the search memoises on it."""
-    return Context(Model(FLAGS, ()), Renderer.for_model(FLAGS), PREFIX)
+    return Context(Model(FLAGS, (), EXAMPLES), Renderer.for_model(FLAGS), PREFIX)
 
 
 def flag(name: str) -> Ref:
@@ -71,7 +74,7 @@ def fix_for(expr):
     return example_fix(expr, expr, solutions(expr, ctx), ctx)
 
 
-# ------------------------------------------------------------------ verified examples
+# ------------------------------------------------------------------ predicted examples
 
 
 @pytest.mark.parametrize(
@@ -82,9 +85,9 @@ def fix_for(expr):
         pytest.param(And((Truthy(LORA), Compare(">", TP, Const(4)))), id="switch-and-bound"),
     ],
 )
-def test_a_reachable_trigger_gets_a_verified_example(expr):
+def test_a_reachable_trigger_gets_an_example_predicted_to_work(expr):
     fix = fix_for(expr)
-    assert fix["verified"] == "true"
+    assert fix["predicted"] == "true"
     assert evaluate(expr, launch_of(fix["before"]), Model(FLAGS)) is Truth.TRUE
     assert evaluate(expr, launch_of(fix["after"]), Model(FLAGS)) is Truth.FALSE
     assert "note" not in fix and "undecided" not in fix
@@ -105,7 +108,7 @@ def test_a_list_flag_is_grown_by_one_item_so_contains_and_length_hold_together()
 )
 def test_an_unreachable_trigger_gets_a_note_instead_of_a_launch(expr, varied):
     fix = fix_for(expr)
-    assert (fix["before"], fix["after"], fix["verified"]) == (None, None, "false")
+    assert (fix["before"], fix["after"], fix["predicted"]) == (None, None, "false")
     assert fix["note"].startswith("No command line the search tried triggers this")
     assert (f"(it varied {varied})" in fix["note"]) if varied else ("it varied" not in fix["note"])
 
@@ -123,7 +126,7 @@ def test_an_unreachable_trigger_gets_a_note_instead_of_a_launch(expr, varied):
 )
 def test_an_unknown_verdict_lists_what_was_undecided_in_user_terms(expr, before, after, undecided_terms):
     fix = fix_for(expr)
-    assert (fix["before"], fix["after"], fix["verified"]) == (before, after, "unknown")
+    assert (fix["before"], fix["after"], fix["predicted"]) == (before, after, "unknown")
     assert fix["undecided"] == undecided_terms
 
 
@@ -177,29 +180,50 @@ def test_a_dict_flag_witness_uses_the_key_the_condition_names():
     expr = And((In(Const("image"), mm), Not(Truthy(Apply("isinstance", (Apply("item", (mm, Const("image")), "m[k]"),
                                                                          Const("dict")), "isinstance(m[k], dict)")))))
     fix = fix_for(expr)
-    assert fix["verified"] == "true" and "\"image\"" in fix["before"]
+    assert fix["predicted"] == "true" and "\"image\"" in fix["before"]
+
+
+CHUNK = Ref(RefKind.MODEL, "model_config.chunk", "model_config.chunk")  # a model property, not the architecture
+ARCH = Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]")
+ARCHS = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
 
 
 def test_an_undecided_fact_still_shows_the_users_part_in_before():
-    model_arch = Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]")
-    expr = And((Compare("==", model_arch, Const("ArchA")), Truthy(LORA)))
-    fix = fix_for(expr)
-    assert (fix["before"], fix["after"], fix["verified"]) == ("serve --model-path <model> --enable-lora",
-                                                             "serve --model-path <model>", "unknown")
+    fix = fix_for(And((Compare("==", CHUNK, Const(8)), Truthy(LORA))))
+    assert (fix["before"], fix["after"], fix["predicted"]) == ("serve --model-path <model> --enable-lora",
+                                                              "serve --model-path <model>", "unknown")
 
 
-@pytest.mark.parametrize("fact, value", [
-    (Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]"), "ArchA"),
-    (HIP, True),
+@pytest.mark.parametrize("condition, model, assuming, needs", [
+    # the architecture is stated by the command: predicted without assumptions
+    (Compare("==", ARCH, Const("ArchA")), "<model:ArchA>", None, None),
+    (In(Const("ArchA"), ARCHS), "<model:ArchA>", None, None),  # a list of architectures
+    (Compare("==", Apply("item", (ARCHS, Const(0)), "archs[0]"), Const("ArchA")), "<model:ArchA>", None, None),
+    (In(ARCH, Const(("ArchA", "ArchB"))), "<model:ArchA>", None, None),
+    # other facts are assumed; a platform fact is also what the example needs
+    (Truthy(HIP), "<model>", ["platform check `is_hip()` is true"], ["platform:is_hip=true"]),
+    (Not(Truthy(HIP)), "<model>", ["platform check `is_hip()` is false"], ["platform:is_hip=false"]),
+    (Compare("==", CHUNK, Const(8)), "<model>", ["model property `model_config.chunk` is 8"], None),
+    (And((Compare("==", ARCH, Const("ArchA")), Truthy(HIP))), "<model:ArchA>",
+     ["platform check `is_hip()` is true"], ["platform:is_hip=true"]),
+    # two architectures at once: no single model states them
+    (And((Compare("==", ARCH, Const("ArchA")), In(Const("ArchB"), ARCHS))), "<model>",
+     ["model property `hf_config.architectures[0]` is ArchA", "model property `hf_config.architectures` is ArchB"], None),
 ])
-def test_an_example_can_assume_the_machine_or_model(fact, value):
-    condition = Compare("==", fact, Const("ArchA")) if isinstance(value, str) else Truthy(fact)
+def test_an_example_states_the_architecture_and_assumes_other_facts(condition, model, assuming, needs):
     fix = fix_for(And((condition, Truthy(LORA))))
-    assert (fix["before"], fix["after"], fix["verified"]) == ("serve --model-path <model> --enable-lora",
-                                                             "serve --model-path <model>", "unknown")
-    assert fix["assuming"]["verified"] == "true" and len(fix["assuming"]["facts"]) == 1
-    launch = Launch(launch_of(fix["before"]).flags, facts={f"{fact.kind}:{fact.name}": value})
-    assert evaluate(And((condition, Truthy(LORA))), launch, context().model) is Truth.TRUE
+    assert (fix["before"], fix["after"]) == (f"serve --model-path {model} --enable-lora", f"serve --model-path {model}")
+    assert fix["predicted"] == ("unknown" if assuming else "true") and fix["verified"] == "not-run"
+    assert (fix.get("assuming") or {}).get("facts") == assuming
+    assert fix.get("needs") == needs
+    if assuming:
+        assert fix["assuming"]["predicted"] == "true"
+
+
+def test_an_assumed_example_fires_under_its_facts():
+    fix = fix_for(And((Truthy(HIP), Truthy(LORA))))
+    launch = Launch(launch_of(fix["before"]).flags, facts={"platform:is_hip": True})
+    assert evaluate(And((Truthy(HIP), Truthy(LORA))), launch, context().model) is Truth.TRUE
 
 
 def test_no_assumption_where_flags_decide_alone():
@@ -215,7 +239,7 @@ def test_a_type_name_is_no_candidate_value():
 def test_an_undecided_setting_the_code_adjusts_says_so():
     from analyzers.advice import _undecided_text
     from analyzers.evaluate import Rule
-    ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),)), Renderer.for_model(FLAGS), PREFIX)
+    ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),), EXAMPLES), Renderer.for_model(FLAGS), PREFIX)
     assert [_undecided_text(t, ctx) for t in (X, TP)] == ["`--x` (set automatically when not given)", "`--tp-size`"]
 
 
