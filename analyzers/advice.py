@@ -25,6 +25,7 @@ from analyzers.witness import (
 from extractor.ir import (
     TRUE, And, Compare, Const, Expr, Not, Ref, RefKind, Truthy, conj, disj, from_dict, refs, simplify, unknowns,
 )
+from extractor.profile import ExampleRules
 
 MAX_LISTED = 8  # values named in one solution
 MAX_SOLUTIONS = MAX_OPERANDS  # solutions (and undecided terms) listed; the rest are counted
@@ -476,7 +477,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
 def complete_entries(
     entries: Sequence[Entry], *, flags: Any, adjustments: Sequence[Any], renderer: Renderer,
     launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
-    examples: Examples | None = None,
+    examples: ExampleRules | None = None,
 ) -> list[Entry]:
     """Advice and related ids for every entry (the catalog step after `build_entries`).
 
@@ -486,7 +487,7 @@ def complete_entries(
     from analyzers.related import with_related
 
     conditions = (_expr(t) for e in entries for t in (e.trigger, *(v["trigger"] for v in e.variants)))
-    known = (examples or Examples()).with_known(conditions)
+    known = Examples(examples or ExampleRules()).with_known(conditions)
     ctx = Context(Model(flags, rules_from_adjustments(adjustments), known), renderer, launch_prefix, docstrings or {})
 
     def advised() -> Iterator[Entry]:

@@ -24,6 +24,8 @@ MODEL = "<model>"
 FILE = "<file>"
 DIR = "<dir>"
 WORD = "example"  # a free-form string nothing in the code names
+JSON_WORD = '{"key": "value"}'  # ... for a flag that takes JSON text
+JSON_LIST = '["value"]'  # JSON text that is no object
 MAX_KNOWN = 4  # values remembered per flag or env var (the most compared first)
 
 

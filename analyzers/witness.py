@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analyzers.evaluate import Model, Truth, UNKNOWN, _base_dest, can_hold, conjuncts, evaluate, expr_key, node
-from analyzers.examples import MODEL, WORD
+from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
 from analyzers.launch import Launch, is_placeholder
 from extractor.ir import (
     FALSE, TRUE, And, Apply, Const, Expr, Not, Or, Ref, RefKind, Truthy, children, is_member_text, negate, refs,
@@ -208,12 +208,18 @@ _SAMPLES = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 1.0, 0.0, 2.0, -1.0], "bo
 def _free(key: str, dest: str | None, consts: Sequence[Any], model: Model) -> list[Any]:
     """Strings to try beyond the condition's own: the stand-in of a model, file or
     directory flag, else what the code compares this setting against elsewhere, then a
-    word nothing names; an empty string last."""
+    word nothing names (a JSON object where the flag's help says it takes JSON); an
+    empty string last."""
     stand_in = model.examples.stand_in(dest) if dest is not None else None
     if stand_in is not None:
         return [stand_in, ""]
     known = [v for v in model.examples.known_values(key) if isinstance(v, str) and v not in consts]
-    return [*known, WORD, ""]
+    flag = model.flags.by_dest(dest) if dest is not None and model.flags is not None else None
+    word = JSON_WORD if flag is not None and _JSON.search(flag.help or "") else WORD
+    return [*known, word, ""]
+
+
+_JSON = re.compile(r"\bjson\b", re.IGNORECASE)
 
 
 def _scalars(dest: str, kind: str, consts: Sequence[Any], model: Model) -> list[Any]:
@@ -257,7 +263,8 @@ def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]
         first = items[0] if items else WORD
         out += [(c,) for c in consts if isinstance(c, str)] + [(first,), (), tuple(items[:2]), (first,) * 4]
     elif kind == "dict":  # keys the condition names first (`"image" in cfg.x`)
-        out += [{c: "value"} for c in consts if isinstance(c, str)] + [{"key": "value"}, {}]
+        # a JSON value that is no object last: the program's own type check (`not a dict`)
+        out += [{c: "value"} for c in consts if isinstance(c, str)] + [{"key": "value"}, {}, JSON_LIST]
     elif choices:
         out += [c for c in consts if c in choices] + choices
         if not declared:
