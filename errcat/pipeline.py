@@ -155,7 +155,7 @@ def build_catalog(
     snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1,
     overlay: Mapping[str, Any] | None = None,
 ) -> Catalog:
-    """Sites -> entries with advice (meaning, solutions, verified example fix, related);
+    """Sites -> entries with advice (meaning, solutions, example fix with its predicted outcome, related);
     `overlay` (`analyzers.overlay.load_overlay`) adds curated text, stale items flagged."""
     targets = snapshot.glob(profile.targets)
     if not targets:

@@ -10,11 +10,13 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.evaluate import Model, Truth, evaluate, undecided
-from analyzers.examples import Examples
+from analyzers.examples import JSON_LIST, JSON_WORD, WORD, Examples, known_values
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
-from analyzers.witness import base_launch, falsify
+from analyzers.witness import (
+    NOT_GIVEN, Leaf, base_launch, env_candidates, fact_candidates, falsify, flag_candidates,
+)
 from extractor.profile import ExampleRules
 from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Ref, RefKind, Truthy, Unknown
 
@@ -251,3 +253,86 @@ def test_a_required_flag_is_never_dropped():
     path = flag("model_path")
     fix = fix_for(And((Compare("!=", Apply("lower", (path,), "p.lower()"), Const("dummy")), Truthy(LORA))))
     assert fix["before"].startswith("serve --model-path ")
+
+
+# ------------------------------------------------------------------ pasteable values
+
+VALUE_FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
+    def add_cli_args(parser):
+        parser.add_argument("--model-path", type=str, required=True)
+        parser.add_argument("--draft-model-path", type=str)
+        parser.add_argument("--ssl-certfile", type=str)
+        parser.add_argument("--trace-dir", type=str)
+        parser.add_argument("--device", type=str)
+        parser.add_argument("--algo", type=str, choices=["A", "B"])
+        parser.add_argument("--mode", type=Literal["x", "y"])
+        parser.add_argument("--hooks", type=str, help="Hook settings as JSON.")
+        parser.add_argument("--extra", type=json.loads)
+        parser.add_argument("--size", type=int)
+        parser.add_argument("--paths", type=str, nargs="*")
+'''), "p/environ.py": "class Envs:\n    SGLANG_MODE = EnvStr('a')\n"})
+VALUE_RULES = ExampleRules(model="model_path", models=("draft_.*",), files=("ssl_.*",), dirs=(".*_dir",),
+                           architecture=(r"hf_config\.architectures(\[0\])?",))
+KNOWN = (("flag:device", ("cuda", "npu")), ("env:SGLANG_MODE", ("fast",)))
+
+
+def value_model() -> Model:
+    return Model(VALUE_FLAGS, (), Examples(VALUE_RULES, KNOWN))
+
+
+@pytest.mark.parametrize("dest, consts, expected", [
+    ("model_path", ["ConnectorType.INSTANCE", "hub/id"], ["<model>"]),  # the model: its stand-in only
+    ("draft_model_path", [], [NOT_GIVEN, "<model>", ""]),
+    ("ssl_certfile", [], [NOT_GIVEN, "<file>", ""]),
+    ("trace_dir", ["/tmp/x"], [NOT_GIVEN, "/tmp/x", "<dir>", ""]),  # the condition's own value first
+    ("device", ["cpu"], [NOT_GIVEN, "cpu", "cuda", "npu", WORD, ""]),  # then what the code compares elsewhere
+    ("device", ["Backend.FULL"], [NOT_GIVEN, "cuda", "npu", WORD, ""]),  # an enum member's source is no value
+    ("algo", ["B", "C"], [NOT_GIVEN, "B", "A"]),  # declared choices only: argparse rejects the rest
+    ("mode", ["y"], [NOT_GIVEN, "y", "x", WORD, ""]),  # a Literal type: other values last (the Python API)
+    ("hooks", [], [NOT_GIVEN, JSON_WORD, ""]),  # its help says JSON
+    ("extra", ["image"], [NOT_GIVEN, {"image": "value"}, {"key": "value"}, {}, JSON_LIST]),
+    ("size", [4], [NOT_GIVEN, 4, 5, 3, 8, 1, 2, 0, -1]),
+    ("paths", ["a"], [NOT_GIVEN, ("a",), (), ("a", WORD), ("a",) * 4]),
+])
+def test_flag_candidates_are_values_a_user_can_paste(dest, consts, expected):
+    assert flag_candidates(dest, consts, value_model()) == expected
+
+
+@pytest.mark.parametrize("name, consts, expected", [
+    ("SGLANG_MODE", [], [NOT_GIVEN, "fast", WORD]),  # a str env var: always a value
+    ("SGLANG_MODE", ["slow", "Mode.FAST"], [NOT_GIVEN, "slow", "fast", WORD]),
+    ("SGLANG_OTHER", [], [NOT_GIVEN, WORD]),
+])
+def test_env_candidates_are_concrete(name, consts, expected):
+    assert env_candidates(name, consts, value_model()) == expected
+
+
+@pytest.mark.parametrize("leaf, consts, expected", [
+    # an architecture: a name or a list of one name (`archs[0] == x`, `x in archs`)
+    (Leaf(RefKind.MODEL, "hf_config.architectures"), ["ArchA", 0], [NOT_GIVEN, "ArchA", ("ArchA",)]),
+    (Leaf(RefKind.MODEL, "model_config.chunk"), [8], [NOT_GIVEN, 8, True, False, 9, 7, 16]),
+])
+def test_fact_candidates(leaf, consts, expected):
+    assert fact_candidates(leaf, consts, value_model()) == expected
+
+
+def test_every_candidate_of_every_flag_is_pasteable():
+    import re
+    model = value_model()
+    allowed = re.compile(r"<(model|model:\w+|file|dir)>")
+    for flag_ in VALUE_FLAGS.flags:
+        for value in flag_candidates(flag_.dest, ["Enum.MEMBER", "k"], model):
+            words = value if isinstance(value, tuple) else (value,)
+            for word in words:
+                assert not (isinstance(word, str) and "<" in word and not allowed.fullmatch(word)), (flag_.dest, word)
+                assert word != "Enum.MEMBER", flag_.dest
+
+
+@pytest.mark.parametrize("exprs, expected", [
+    ([Compare("==", flag("device"), Const("cuda")), In(flag("device"), Const(("npu", "cuda")))],
+     (("flag:device", ("cuda", "npu")),)),  # most compared first
+    ([Compare("!=", Ref(RefKind.ENV, "M", "M"), Const("Mode.FAST")), Compare("is", flag("x"), Const(None))], ()),
+    ([Compare("==", Const(3), flag("tp")), Compare(">", flag("pp"), Const(1))], (("flag:tp", (3,)),)),
+])
+def test_known_values_are_what_the_code_compares_against(exprs, expected):
+    assert known_values(exprs) == expected
