@@ -271,3 +271,24 @@ def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, a
     ctx = Context(Model(FLAGS, (*RULES, default_page), EXAMPLES), CTX.renderer, "serve")
     entry = advise(_site_entry(Compare("is", flag("page_size"), Const(None)), function, adjusted_before), ctx)
     assert entry.example_fix["predicted"] == verified
+
+
+@pytest.mark.parametrize("expr, keys", [
+    (And((Truthy(flag("enable_lora")), Compare("==", SPEC, Const("EAGLE")))),
+     ["before", "after", "verified", "predicted", "solution"]),
+    (And((Truthy(HIP), Truthy(flag("enable_lora")))),
+     ["before", "after", "verified", "predicted", "solution", "undecided", "assuming", "needs"]),
+    (Truthy(HIP), ["before", "after", "verified", "predicted", "undecided"]),
+    (And((Truthy(flag("enable_lora")), Not(Truthy(flag("enable_lora"))))), ["before", "after", "verified", "predicted", "note"]),
+])
+def test_example_fix_keys_come_in_a_fixed_order(expr, keys):
+    fix = example_fix(expr, expr, solutions(expr, CTX), CTX)
+    assert list(fix) == keys and fix["verified"] == "not-run"
+
+
+def test_advise_picks_a_variant_predicted_to_work_first():
+    never = And((Truthy(PLAN), Not(Truthy(PLAN))))
+    entry = _entry(Truthy(flag("enable_lora")), [("a", never), ("b", Compare(">", flag("tp_size"), Const(1)))])
+    done = advise(entry, CTX)
+    assert [v["example_fix"]["predicted"] for v in done.variants] == ["false", "true"]
+    assert done.example_fix == done.variants[1]["example_fix"]
