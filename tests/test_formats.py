@@ -162,8 +162,8 @@ NOT_RUN = {"verified": "not-run"}
       "assuming": {"facts": ["platform check `is_hip()` is true"], "predicted": "true"}},
      "Predicted assuming platform check `is_hip()` is true: **before fires, after does not**"),
     ({"before": "serve --x", "after": "serve", **NOT_RUN, "predicted": "true"},
-     "Predicted by errcat's static evaluator: **before fires, after does not** · "
-     "confirmed by the real program: **not run**"),
+     ("Predicted by errcat's static evaluator: **before fires, after does not** · "
+      "confirmed by the real program: **not run**")),
     ({"before": "serve --x", "after": "serve", "verified": "false", "predicted": "true"},
      "confirmed by the real program: **refuted**"),
     ({"before": "serve --x", "after": "serve", "verified": "true", "predicted": "unknown"},
@@ -172,8 +172,8 @@ NOT_RUN = {"verified": "not-run"}
      "Needs a machine where `platform:is_hip=true`."),
     # schema 1: `verified` was the prediction, and nothing was run
     ({"before": "serve --x", "after": "serve", "verified": "true"},
-     "Predicted by errcat's static evaluator: **before fires, after does not** · "
-     "confirmed by the real program: **not run**"),
+     ("Predicted by errcat's static evaluator: **before fires, after does not** · "
+      "confirmed by the real program: **not run**")),
 ])
 def test_markdown_says_what_was_predicted_and_what_was_run(fix, shown):
     entry = {"id": "0" * 16, "kind": "raise", "exception": "ValueError", "template": "x",
