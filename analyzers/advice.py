@@ -3,27 +3,29 @@
 Everything is derived from the code: the meaning from the exception, the enclosing
 function (and its docstring's first line), the trigger and the template; solutions
 from the trigger's conjuncts, one per user-controllable part, innermost first (the
-condition the message is about); the example fix from `analyzers.witness`, verified
-by `analyzers.evaluate`.
+condition the message is about); the example fix from `analyzers.witness`, its
+outcome predicted by `analyzers.evaluate` (`predicted`); `verified` belongs to the
+real program (`errcat confirm`) and is "not-run" here.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analyzers.entries import Entry
-from analyzers.evaluate import Model, Truth
+from analyzers.evaluate import Model, Truth, evaluate, undecided
+from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
-    NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, fact_leaves, falsify, satisfy, settable,
-    settable_leaves,
+    NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, fact_leaves, falsify, satisfy, settable_leaves,
 )
-from analyzers.evaluate import evaluate, undecided
 from extractor.ir import (
-    TRUE, And, Compare, Const, Expr, In, Not, Ref, RefKind, Truthy, conj, disj, from_dict, refs, simplify, unknowns,
+    TRUE, And, Compare, Const, Expr, Not, Ref, RefKind, Truthy, conj, disj, from_dict, refs, simplify, unknowns,
 )
+from extractor.profile import ExampleRules
 
 MAX_LISTED = 8  # values named in one solution
 MAX_SOLUTIONS = MAX_OPERANDS  # solutions (and undecided terms) listed; the rest are counted
@@ -225,6 +227,9 @@ def _is_const_in(value: Any, part: Expr, consts: Sequence[Any] | None = None) ->
 # ------------------------------------------------------------------ example fix
 
 
+NOT_RUN = "not-run"  # `verified` until the real program has run the example (`errcat confirm`)
+
+
 def _verdict(before: Truth, after: Truth) -> str:
     if before is Truth.TRUE and after is Truth.FALSE:
         return "true"
@@ -233,18 +238,25 @@ def _verdict(before: Truth, after: Truth) -> str:
     return "false"
 
 
+def _example(before: str | None, after: str | None, predicted: str, **more: Any) -> dict[str, Any]:
+    """An example fix with its keys in their fixed order: `verified` is the real program's
+    word (not run yet), `predicted` the evaluator's."""
+    return {"before": before, "after": after, "verified": NOT_RUN, "predicted": predicted, **more}
+
+
 def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any]:
     """`before` fires `fire`; `after` applies the first solution that stops `full`.
 
-    `verified` is "true" only when the evaluator says `before` fires and `after` does not;
-    an "unknown" verdict lists what could not be decided (`undecided`), and a trigger no
+    `predicted` is "true" only when the evaluator says `before` fires and `after` does not;
+    an "unknown" prediction lists what could not be decided (`undecided`), and a trigger no
     searched launch fires says so (`note`) instead of showing a launch that does not.
     Where platform checks or model properties leave it unknown, an example that holds
-    for a stated machine and model is shown instead, its verdict under those facts in
-    `assuming` (`verified` stays the verdict without them).
+    for a stated machine and model is shown instead: the model's architecture is stated
+    by the command (``<model:Arch>``), other facts are listed in `assuming` with the
+    prediction under them, and the platform facts among them in `needs`.
     """
     fix = _plain_fix(fire, full, sols, ctx)
-    if fix["verified"] == "unknown" and fact_leaves(fire):
+    if fix["predicted"] == "unknown" and fact_leaves(fire):
         return _assumed_fix(fire, full, sols, ctx) or fix
     return fix
 
@@ -261,13 +273,40 @@ def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context)
         after, still = falsify(full, sol.part, ctx.model, before)  # the facts stay as assumed
         if _same_command(before, after, ctx) or _verdict(fired, still) != "true":
             continue
-        plain_before, plain_after = Launch(before.flags, before.env), Launch(after.flags, after.env)
-        fix = _fix(plain_before, evaluate(fire, plain_before, ctx.model), plain_after,
-                   evaluate(full, plain_after, ctx.model), sol, fire, full, ctx)
-        fix["assuming"] = {"facts": [_fact_text(key, value, ctx) for key, value in before.facts.items()],
-                           "verified": "true"}
+        shown_before, shown_after = _stated(before, ctx), _stated(after, ctx)
+        fix = _fix(shown_before, evaluate(fire, shown_before, ctx.model), shown_after,
+                   evaluate(full, shown_after, ctx.model), sol, fire, full, ctx)
+        assumed = {key: value for key, value in before.facts.items() if key not in shown_before.facts}
+        if assumed:
+            fix["assuming"] = {"facts": [_fact_text(key, value, ctx) for key, value in assumed.items()],
+                               "predicted": "true"}
+        needs = sorted(f"{key}={json.dumps(value)}" for key, value in assumed.items()
+                       if key.startswith(f"{RefKind.PLATFORM}:"))
+        if needs:
+            fix["needs"] = needs
         return fix
     return None
+
+
+def _architecture(value: Any) -> str | None:
+    """The architecture a model fact's value names (a name, or a list of one)."""
+    if isinstance(value, tuple) and len(value) == 1:
+        value = value[0]
+    return value if isinstance(value, str) and value else None
+
+
+def _stated(launch: Launch, ctx: Context) -> Launch:
+    """`launch` as its command states it: the flags and env vars, and the architecture
+    facts when the model flag can name them (``--model-path <model:Arch>``); other facts
+    are assumptions, not part of the command."""
+    examples = ctx.model.examples
+    arch = {key: _architecture(value) for key, value in launch.facts.items()
+            if key.startswith(f"{RefKind.MODEL}:") and examples.is_architecture(key.partition(":")[2])}
+    names = set(arch.values())
+    if not examples.model or len(names) != 1 or None in names:
+        return Launch(launch.flags, launch.env)
+    flags = {**launch.flags, examples.model: model_of(names.pop())}
+    return Launch(flags, launch.env, {key: launch.facts[key] for key in arch})
 
 
 def _fact_text(key: str, value: Any, ctx: Context) -> str:
@@ -294,11 +333,11 @@ def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -
         return _fix(*best, fire, full, ctx)
     if fired is Truth.FALSE:
         searched = ", ".join(dict.fromkeys(_option(leaf, ctx) for leaf in settable_leaves(fire, ctx.model)))
-        return {"before": None, "after": None, "verified": "false",
-                "note": "No command line the search tried triggers this" + (f" (it varied {searched})" if searched else "")
-                + ": it may be reachable only through the Python API, or not at all."}
+        return _example(None, None, "false",
+                        note="No command line the search tried triggers this" + (f" (it varied {searched})" if searched else "")
+                        + ": it may be reachable only through the Python API, or not at all.")
     shown = command(before, ctx.model.flags, ctx.launch_prefix) if settable_leaves(fire, ctx.model) else None
-    return _with_undecided({"before": shown, "after": None, "verified": "unknown"}, [(fire, before)], ctx)
+    return _with_undecided(_example(shown, None, "unknown"), [(fire, before)], ctx)
 
 
 def _same_command(a: Launch, b: Launch, ctx: Context) -> bool:
@@ -309,8 +348,8 @@ def _same_command(a: Launch, b: Launch, ctx: Context) -> bool:
 def _fix(before: Launch, fired: Truth, after: Launch, still: Truth, sol: Solution, fire: Expr, full: Expr,
          ctx: Context) -> dict[str, Any]:
     flags = ctx.model.flags
-    fix = {"before": command(before, flags, ctx.launch_prefix), "after": command(after, flags, ctx.launch_prefix),
-           "verified": _verdict(fired, still), "solution": sol.text}
+    fix = _example(command(before, flags, ctx.launch_prefix), command(after, flags, ctx.launch_prefix),
+                   _verdict(fired, still), solution=sol.text)
     return _with_undecided(fix, [(fire, before), (full, after)], ctx)
 
 
@@ -322,8 +361,8 @@ def _undecided_text(term: Expr, ctx: Context) -> str:
 
 
 def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]], ctx: Context) -> dict[str, Any]:
-    """An "unknown" verdict names the terms that decided nothing, in user terms."""
-    if fix["verified"] != "unknown":
+    """An "unknown" prediction names the terms that decided nothing, in user terms."""
+    if fix["predicted"] != "unknown":
         return fix
     found = [_undecided_text(t, ctx) for expr, launch in checked for t in undecided(expr, launch, ctx.model)]
     if found:
@@ -401,7 +440,8 @@ def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
     key = frozenset(i for i, r in enumerate(ctx.model.rules) if id(r) in later)
     model = ctx.models.get(key)
     if model is None:
-        model = ctx.models[key] = Model(ctx.model.flags, tuple(r for i, r in enumerate(ctx.model.rules) if i not in key))
+        model = ctx.models[key] = Model(ctx.model.flags, tuple(r for i, r in enumerate(ctx.model.rules) if i not in key),
+                                        ctx.model.examples)
     return replace(ctx, model=model)
 
 
@@ -419,10 +459,10 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         fix = example_fix(conj([trigger, row]), full, row_sols, ctx)
         fixes.append(fix)
         variants.append({**data, "solutions": [s.text for s in row_sols], "example_fix": fix})
-    fix = next((f for f in fixes if f["verified"] == "true"), None)
+    fix = next((f for f in fixes if f["predicted"] == "true"), None)
     if fix is None:
         own = example_fix(full, full, sols, ctx)
-        fix = own if own["verified"] == "true" or not fixes else next(
+        fix = own if own["predicted"] == "true" or not fixes else next(
             (f for f in fixes if f.get("after")), own)
     extra = dict(entry.extra)
     found = situations(conj([trigger, *rows]), ctx)
@@ -437,12 +477,18 @@ def advise(entry: Entry, ctx: Context) -> Entry:
 def complete_entries(
     entries: Sequence[Entry], *, flags: Any, adjustments: Sequence[Any], renderer: Renderer,
     launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
+    examples: ExampleRules | None = None,
 ) -> list[Entry]:
-    """Advice and related ids for every entry (the catalog step after `build_entries`)."""
+    """Advice and related ids for every entry (the catalog step after `build_entries`).
+
+    `examples`: how example commands write values (the profile's `examples:`); the values
+    every entry's conditions compare flags and env vars against are added to it."""
     from analyzers.evaluate import rules_from_adjustments
     from analyzers.related import with_related
 
-    ctx = Context(Model(flags, rules_from_adjustments(adjustments)), renderer, launch_prefix, docstrings or {})
+    conditions = (_expr(t) for e in entries for t in (e.trigger, *(v["trigger"] for v in e.variants)))
+    known = Examples(examples or ExampleRules()).with_known(conditions)
+    ctx = Context(Model(flags, rules_from_adjustments(adjustments), known), renderer, launch_prefix, docstrings or {})
 
     def advised() -> Iterator[Entry]:
         for entry in entries:

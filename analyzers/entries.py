@@ -25,7 +25,8 @@ class Entry:
     variants: tuple[dict[str, Any], ...]
     meaning: str = ""
     solutions: tuple[str, ...] = ()
-    example_fix: dict[str, Any] = field(default_factory=lambda: {"before": None, "after": None, "verified": "unknown"})
+    example_fix: dict[str, Any] = field(
+        default_factory=lambda: {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"})
     related: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzers.examples import Examples
 from analyzers.launch import Launch
 from extractor.compat import StrEnum
 from extractor.ir import (
@@ -126,6 +127,7 @@ class Model:
 
     flags: Any = None
     rules: tuple[Rule, ...] = ()
+    examples: Examples = field(default_factory=Examples)  # how examples write values (the witness search reads it)
     # memos (the witness search asks the same questions many times); ids are safe as keys
     # because each memo holds the object whose id it uses
     _writers: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)  # dest -> rule indices

@@ -769,7 +769,35 @@ def _attribute_value(node: cst.Attribute, scope: Scope) -> object:
     body = scope.symbols.bindings(path).classes.get(cls)
     if body is None or node.attr.value not in body:
         return UNKNOWN
-    return evaluate(body[node.attr.value], scope.at(path))
+    inner = scope.at(path)
+    # the class body's own names are in scope there (``ALL = (FULL, BREAKABLE)``)
+    return evaluate(body[node.attr.value], Scope(inner.path, inner.symbols, _ClassNames(body, inner), inner.depth))
+
+
+class _ClassNames(Mapping):
+    """A class body's attributes as a scope's bound names, each evaluated when first read."""
+
+    __slots__ = ("_body", "_scope", "_values")
+
+    def __init__(self, body: Mapping[str, cst.BaseExpression], scope: Scope) -> None:
+        self._body, self._scope, self._values = body, scope, {}
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._body
+
+    def __getitem__(self, name: str) -> object:
+        if name not in self._values:
+            if name not in self._body:
+                raise KeyError(name)
+            self._values[name] = UNKNOWN  # while it is evaluated: a name defined by itself stays unknown
+            self._values[name] = evaluate(self._body[name], self._scope)
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._body)
+
+    def __len__(self) -> int:
+        return len(self._body)
 
 
 def _unary_value(node: cst.UnaryOperation, scope: Scope) -> object:

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analyzers.evaluate import Model, Truth, UNKNOWN, _base_dest, can_hold, conjuncts, evaluate, expr_key, node
-from analyzers.launch import Launch, placeholder
+from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
+from analyzers.launch import Launch, is_placeholder
 from extractor.ir import (
-    FALSE, TRUE, And, Apply, Const, Expr, Not, Or, Ref, RefKind, Truthy, children, negate, refs, simplify,
+    FALSE, TRUE, And, Apply, Const, Expr, Not, Or, Ref, RefKind, Truthy, children, is_member_text, negate, refs,
+    simplify,
 )
 
 MAX_DISJUNCTS = 16
@@ -203,47 +205,78 @@ def _numbers_near(consts: Iterable[Any], kind: str) -> list[Any]:
 _SAMPLES = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 1.0, 0.0, 2.0, -1.0], "bool": [True, False]}
 
 
-def _scalars(dest: str, kind: str, consts: Sequence[Any]) -> list[Any]:
+def _free(key: str, dest: str | None, consts: Sequence[Any], model: Model) -> list[Any]:
+    """Strings to try beyond the condition's own: the stand-in of a model, file or
+    directory flag, else what the code compares this setting against elsewhere, then a
+    word nothing names (a JSON object where the flag's help says it takes JSON); an
+    empty string last."""
+    stand_in = model.examples.stand_in(dest) if dest is not None else None
+    if stand_in is not None:
+        return [stand_in, ""]
+    known = [v for v in model.examples.known_values(key) if isinstance(v, str) and v not in consts]
+    flag = model.flags.by_dest(dest) if dest is not None and model.flags is not None else None
+    word = JSON_WORD if flag is not None and _JSON.search(flag.help or "") else WORD
+    return [*known, word, ""]
+
+
+_JSON = re.compile(r"\bjson\b", re.IGNORECASE)
+
+
+def _scalars(dest: str, kind: str, consts: Sequence[Any], model: Model) -> list[Any]:
     """Values of one kind to try: the condition's own constants first."""
     if kind in ("int", "float"):
         out = _numbers_near(consts, kind) + _SAMPLES[kind]
     elif kind == "bool":
         out = [True, False]
     else:
-        out = [c for c in consts if isinstance(c, str)] + [placeholder(dest), ""]
+        own = [c for c in consts if isinstance(c, str)]
+        out = own + _free(f"{RefKind.FLAG}:{dest}", dest, own, model)
     return [v for v in out if _fits(v, kind)]
+
+
+def _writable(consts: Sequence[Any]) -> list[Any]:
+    """The constants a command line can carry: not an enum member's source text."""
+    return [c for c in consts if not is_member_text(c)]
 
 
 def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]:
     """NOT_GIVEN, then values that fit the flag: declared choices (the condition's
-    constants among them first), else values from its type; values outside the
-    choices come last (argparse rejects them, the Python API does not)."""
+    constants among them first), else values from its type. Every value can be pasted:
+    the model flag is only its stand-in, and argparse's declared choices are the only
+    values of a choice flag (values outside a ``Literal`` type come last: the Python API
+    takes them)."""
     flag = model.flags.by_dest(dest) if model.flags is not None else None
     type_text, action = (flag.type, flag.action) if flag is not None else (None, None)
     kind = _kind_of(type_text, action)
     if flag is not None and (flag.nargs in ("*", "+") or isinstance(flag.nargs, int)) and kind != "bool":
         kind = "list"
-    choices = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
-    choices = choices or _type_choices(type_text)
+    declared = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
+    choices = declared or _type_choices(type_text)
+    consts = _writable(consts)
     out: list[Any] = [] if flag is not None and flag.required else [NOT_GIVEN]  # a required flag stays given
-    if kind == "bool":
+    if dest == model.examples.model:
+        out += [MODEL]  # facts about the model are stated by its stand-in (`<model:Arch>`), not by a value
+    elif kind == "bool":
         out += [True, False]
     elif kind == "list":
-        items = _scalars(dest, _item_kind(type_text), consts)[:2] or [placeholder(dest)]
-        first = items[0]
+        items = _scalars(dest, _item_kind(type_text), consts, model)[:2]
+        first = items[0] if items else WORD
         out += [(c,) for c in consts if isinstance(c, str)] + [(first,), (), tuple(items[:2]), (first,) * 4]
     elif kind == "dict":  # keys the condition names first (`"image" in cfg.x`)
-        out += [{c: "<value>"} for c in consts if isinstance(c, str)] + [{"<key>": "<value>"}, placeholder(dest)]
+        # a JSON value that is no object last: the program's own type check (`not a dict`)
+        out += [{c: "value"} for c in consts if isinstance(c, str)] + [{"key": "value"}, {}, JSON_LIST]
     elif choices:
         out += [c for c in consts if c in choices] + choices
-        out += [v for v in _scalars(dest, kind, consts) if v not in choices]
+        if not declared:
+            out += [v for v in _scalars(dest, kind, consts, model) if v not in choices]
     else:
-        out += _scalars(dest, kind, consts)
+        out += _scalars(dest, kind, consts, model)
     return list(_unique(out))
 
 
 def env_candidates(name: str, consts: Sequence[Any], model: Model) -> list[Any]:
     kind = model.env_type(name) or "str"
+    consts = _writable(consts)
     out: list[Any] = [NOT_GIVEN]
     if kind == "bool":
         out += ["1", "0"]
@@ -255,7 +288,7 @@ def env_candidates(name: str, consts: Sequence[Any], model: Model) -> list[Any]:
     if kind in ("int", "float"):
         out += [str(v) for v in _numbers_near(consts, kind)] + ["1", "0", "2"]
     if kind == "str":
-        out.append("<value>")
+        out += [v for v in _free(f"{RefKind.ENV}:{name}", None, out, model) if v]
     return list(_unique(out))
 
 
@@ -282,8 +315,13 @@ def _unique(values: Iterable[Any]) -> Iterable[Any]:
         yield v
 
 
-def fact_candidates(consts: Sequence[Any]) -> list[Any]:
-    """NOT_GIVEN (unknown), then the condition's constants, true and false, numbers near."""
+def fact_candidates(leaf: Leaf, consts: Sequence[Any], model: Model) -> list[Any]:
+    """NOT_GIVEN (unknown), then the condition's constants, true and false, numbers near;
+    an architecture is a name or a list of names (``architectures[0] == "A"`` or
+    ``"A" in architectures``): both are tried."""
+    if leaf.kind is RefKind.MODEL and model.examples.is_architecture(leaf.name):
+        names = [c for c in consts if isinstance(c, str) and not is_member_text(c)]
+        return [NOT_GIVEN, *(v for c in dict.fromkeys(names) for v in (c, (c,)))]
     out: list[Any] = [NOT_GIVEN, *(c for c in consts if c is not None), True, False]
     out += _numbers_near(consts, "int")
     return list(_unique(out))
@@ -300,7 +338,7 @@ def candidates(leaf: Leaf, near: Expr, model: Model) -> list[Any]:
         if found is None:
             found = model.memo[by_consts] = tuple(
                 env_candidates(leaf.name, consts, model) if leaf.kind is RefKind.ENV
-                else fact_candidates(consts) if _fact(leaf)
+                else fact_candidates(leaf, consts, model) if _fact(leaf)
                 else flag_candidates(leaf.name, consts, model))
         model.memo[key] = found
     return list(found)
@@ -395,8 +433,8 @@ def _grown(leaf: Leaf, launch: Launch) -> list[Any]:
     current = launch.flags.get(leaf.name) if leaf.kind is RefKind.FLAG else None
     if not isinstance(current, tuple) or not current:
         return []
-    extra = placeholder(leaf.name)
-    return [current + (extra if extra not in current else f"{extra}-2",)]
+    extra = current[-1] if is_placeholder(current[-1]) else WORD  # a stand-in may repeat: each is its own
+    return [current + (extra if is_placeholder(extra) or extra not in current else f"{extra}-2",)]
 
 
 def _all(parts: Sequence[Any], launch: Launch, undecided: bool) -> bool | None:
@@ -503,11 +541,11 @@ def _given(launch: Launch, leaf: Leaf) -> bool:
 
 
 def base_launch(model: Model) -> Launch:
-    """The smallest valid command line: required flags with placeholder values (one
-    object per model: launches are never changed in place)."""
+    """The smallest valid command line: required flags with their first candidate value
+    (the model flag: its stand-in); one object per model: launches are never changed in place."""
     found = model.memo.get("base_launch")
     if found is None:
         flags = model.flags.flags if model.flags is not None else ()
         required = sorted({f.dest for f in flags if f.required and f.option}, key=lambda d: d)
-        found = model.memo["base_launch"] = Launch({dest: placeholder(dest) for dest in required})
+        found = model.memo["base_launch"] = Launch({dest: flag_candidates(dest, (), model)[0] for dest in required})
     return found

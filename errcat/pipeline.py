@@ -156,7 +156,7 @@ def build_catalog(
     snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1,
     overlay: Mapping[str, Any] | None = None, outcomes: Outcomes = NO_OUTCOMES,
 ) -> Catalog:
-    """Sites -> entries with advice (meaning, solutions, example fix, related);
+    """Sites -> entries with advice (meaning, solutions, example fix with its predicted outcome, related);
     `overlay` (`analyzers.overlay.load_overlay`) adds curated text, stale items flagged;
     `outcomes` (`errcat confirm`'s) say which examples the real program confirmed."""
     targets = snapshot.glob(profile.targets)
@@ -200,7 +200,8 @@ def build_catalog(
 
     docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
     entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
-                               launch_prefix=profile.launch, docstrings=docstrings)
+                               launch_prefix=profile.launch, docstrings=docstrings,
+                               examples=profile.examples)
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
     entries = apply_outcomes(entries, outcomes, release_of(snapshot.provenance(), profile))

@@ -15,7 +15,7 @@ from extractor.cstutil import dotted, last_name, literal_value, norm_code, strin
 from extractor.ir import (
     IF,
     And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
-    conj, disj, negate,
+    conj, disj, is_member_text, negate,
 )
 from extractor.scope import Opaque, Row, Scope, Table
 
@@ -255,7 +255,7 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
             return Ref(RefKind.MODEL, path, text)
         return Ref(RefKind.FLAG, path, text)
     base = node.value
-    if isinstance(base, cst.Name) and base.value[:1].isupper() and node.attr.value.isupper():
+    if isinstance(base, cst.Name) and is_member_text(text):
         return Const(text)  # an enum member such as ConnectorType.INSTANCE
     if isinstance(base, cst.Call) and _platform_call(base, scope):
         return Ref(RefKind.PLATFORM, f"{last_name(base.func)}().{node.attr.value}", text)

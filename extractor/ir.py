@@ -35,7 +35,7 @@ class Ref:
 
 @dataclass(frozen=True, slots=True)
 class Const:
-    value: Any  # None, bool, int, float, str, or a tuple of those
+    value: Any  # None, bool, int, float, str, or a tuple of those; see `is_member_text`
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "const", "value": _lists(self.value)}
@@ -281,6 +281,24 @@ def _fold_compare(op: str, left: Any, right: Any) -> bool | None:
         return bool(fn(left, right))
     except TypeError:
         return None
+
+
+def is_member_text(value: Any) -> bool:
+    """A string constant that is the source of an enum member (``ConnectorType.INSTANCE``):
+    what the IR keeps for a class attribute it does not resolve; not a value anyone writes."""
+    if not isinstance(value, str) or value.count(".") != 1:
+        return False
+    owner, attr = value.split(".")
+    return owner.isidentifier() and attr.isidentifier() and owner[:1].isupper() and attr.isupper()
+
+
+def walk(expr: Expr) -> Iterator[Expr]:
+    """`expr` and every sub-expression, depth first."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
 
 
 def children(node: Expr) -> tuple[Expr, ...]:

@@ -18,6 +18,18 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster 
 
 
 @dataclass(frozen=True, slots=True)
+class ExampleRules:
+    """The `examples:` section: how example commands write the values a user picks
+    (`analyzers.examples`). Patterns are regular expressions matching a whole name."""
+
+    model: str = ""  # dest of the flag naming the model: `<model>`, or `<model:Arch>`
+    models: tuple[str, ...] = ()  # dests of other flags whose value is a model: `<model>`
+    files: tuple[str, ...] = ()  # dests whose value is a file: `<file>`
+    dirs: tuple[str, ...] = ()  # dests whose value is a directory: `<dir>`
+    architecture: tuple[str, ...] = ()  # model properties holding the architecture (a list or its item)
+
+
+@dataclass(frozen=True, slots=True)
 class Profile:
     name: str
     repo: str
@@ -42,6 +54,7 @@ class Profile:
     platform_patterns: tuple[str, ...] = ()
     model_roots: frozenset[str] = frozenset()
     launch: str = ""
+    examples: ExampleRules = ExampleRules()
     real: RealProfile | None = None  # how to run the target's own validation (`errcat confirm`)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -172,6 +185,8 @@ _SCHEMA: dict[str, Any] = {
     "platform": {"predicates": _strings(), "patterns": _strings(item=_regex)},
     "model": {"roots": _strings()},
     "launch": _string,
+    "examples": {"model": _optional(_pattern(r"[A-Za-z_][A-Za-z0-9_]*", "a flag dest")),
+                 **{key: _strings(item=_regex) for key in ("models", "files", "dirs", "architecture")}},
     "real": real_problem,
 }
 _REQUIRED = ("name", "repo", "targets")
@@ -240,6 +255,10 @@ def parse_profile(data: Any, origin: str) -> Profile:
         platform_patterns=_strs(data, "platform", "patterns"),
         model_roots=frozenset(_strs(data, "model", "roots")),
         launch=data.get("launch", ""),
+        examples=ExampleRules(
+            (data.get("examples") or {}).get("model") or "", _strs(data, "examples", "models"),
+            _strs(data, "examples", "files"), _strs(data, "examples", "dirs"), _strs(data, "examples", "architecture"),
+        ),
         real=parse_real(data.get("real")),
         raw=data,
     )

@@ -31,6 +31,18 @@ def _where(src: Mapping[str, Any]) -> str:
     return md.link(md.text(f"{src['path']}:{src['line']}", inline=True), src.get("url"))
 
 
+_PREDICTED = {"true": "before fires, after does not", "false": "after still fires", "unknown": "undecided"}
+_VERIFIED = {"true": "confirmed", "false": "refuted", "not-run": "not run"}
+
+
+def _prediction(fix: Mapping[str, Any]) -> tuple[str, str]:
+    """(what errcat's static evaluator predicts, what real runs said); schema 1 catalogs
+    kept the prediction in `verified` and had no real runs."""
+    if "predicted" in fix:
+        return str(fix["predicted"]), str(fix.get("verified", "not-run"))
+    return str(fix.get("verified", "unknown")), "not-run"
+
+
 def _fix(fix: Mapping[str, Any]) -> list[str]:
     if fix and fix.get("note") and not fix.get("before"):
         return [md.prose(fix["note"])]
@@ -42,11 +54,16 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     out = [md.fence("\n".join(lines), "sh")]
     if fix.get("solution"):
         out.append(f"Change: {md.prose(fix['solution'], inline=True)}")
-    out.append(f"Verified by evaluating the trigger: **{md.text(fix.get('verified', 'unknown'), inline=True)}**")
+    predicted, verified = _prediction(fix)
+    out.append(f"Predicted by errcat's static evaluator: **{md.text(_PREDICTED.get(predicted, predicted), inline=True)}**"
+               f" · confirmed by the real program: **{md.text(_VERIFIED.get(verified, verified), inline=True)}**")
     assuming = fix.get("assuming")
     if assuming:
         facts = " and ".join(md.prose(f, inline=True) for f in assuming["facts"])
-        out.append(f"Assuming {facts}: **{md.text(assuming['verified'], inline=True)}**")
+        under = str(assuming.get("predicted", assuming.get("verified", "unknown")))
+        out.append(f"Predicted assuming {facts}: **{md.text(_PREDICTED.get(under, under), inline=True)}**")
+    if fix.get("needs"):
+        out.append("Needs a machine where " + ", ".join(md.code(n) for n in fix["needs"]) + ".")
     if fix.get("undecided"):
         out.append("Could not be decided: " + ", ".join(md.prose(u, inline=True) for u in fix["undecided"]) + ".")
     return out
@@ -116,12 +133,12 @@ def index_by_file(data: Mapping[str, Any]) -> str:
         by_path[e["source"]["path"]].append(e)
     out = _header(data, "Error catalog") + ["By file below; [by flag](flags.md).", ""]
     for path in sorted(by_path):
-        out += [f"## {md.text(path, inline=True)}", "", "| line | exception | message | verified fix |",
-                "|---|---|---|---|"]
+        out += [f"## {md.text(path, inline=True)}", "", "| line | exception | message | fix predicted | fix confirmed |",
+                "|---|---|---|---|---|"]
         for e in sorted(by_path[path], key=lambda x: (x["source"]["line"], x["id"])):
-            verified = (e.get("example_fix") or {}).get("verified", "unknown")
+            predicted, verified = _prediction(e.get("example_fix") or {})
             out.append(md.row([md.text(e["source"]["line"], inline=True), md.text(e["exception"], inline=True),
-                               _link(e, "entries/"), md.text(verified, inline=True)]))
+                               _link(e, "entries/"), md.text(predicted, inline=True), md.text(verified, inline=True)]))
         out.append("")
     return "\n".join(out)
 

@@ -34,7 +34,7 @@ def entry_schema() -> dict[str, Any]:
 # the keywords the schema uses; tests check it agrees with jsonschema, and an unknown
 # keyword is an error, so a schema edit cannot be silently half-checked.
 
-SCHEMA_VERSION = 1  # what `errcat extract` writes; readers take any version up to it
+SCHEMA_VERSION = 2  # what `errcat extract` writes; readers take any version up to it
 
 _ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description", "default", "examples"})
 _TYPES: dict[str, Any] = {

@@ -5,7 +5,7 @@
 Builds each release's catalog (no result cache, one process) `--repeat` times and
 prints the best time of the site extraction step (`errcat.pipeline.extract_sites`), the
 best time of the advice step (`analyzers.advice.complete_entries`: meaning, solutions,
-verified example fixes, related ids) and advice / extraction. Ratios, not seconds, are
+example fixes and their predictions, related ids) and advice / extraction. Ratios, not seconds, are
 what to compare across machines and runs (the download is cached; nothing else is).
 Times are CPU time of this process (`time.process_time`), so other load on the machine
 disturbs them less than wall-clock time would.

@@ -1,14 +1,16 @@
-"""Solutions per condition shape, verified example fixes, meaning text."""
+"""Solutions per condition shape, example fixes and their predicted outcome, meaning text."""
 from __future__ import annotations
 
 import pytest
 
 from analyzers.advice import Context, advise, example_fix, solutions
 from analyzers.evaluate import Model, Rule
+from analyzers.examples import Examples
 from analyzers.flags import build_flag_model
 from analyzers.trigger import Renderer, trigger_dict
 from analyzers.entries import Entry
 from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
+from extractor.profile import ExampleRules
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
 
@@ -28,7 +30,8 @@ class Envs:
 '''
 FLAGS = build_flag_model({"p/args.py": ARGS, "p/environ.py": ENV})
 RULES = (Rule("enable_lora", TRUE, Truthy(Ref(RefKind.FLAG, "lora_paths", "cfg.lora_paths"))),)
-CTX = Context(Model(FLAGS, RULES), Renderer.for_model(FLAGS), "serve")
+EXAMPLES = Examples(ExampleRules(model="model_path"))
+CTX = Context(Model(FLAGS, RULES, EXAMPLES), Renderer.for_model(FLAGS), "serve")
 
 
 def flag(name: str) -> Ref:
@@ -70,7 +73,7 @@ def test_solutions(expr, expected):
 
 
 @pytest.mark.parametrize(
-    ("expr", "before", "after", "verified"),
+    ("expr", "before", "after", "predicted"),
     [
         (And((Truthy(flag("enable_lora")), Compare("==", SPEC, Const("EAGLE")))),
          "serve --model-path <model> --enable-lora --speculative-algorithm EAGLE",
@@ -82,21 +85,22 @@ def test_solutions(expr, expected):
          "serve --model-path <model> --enable-lora", "serve --model-path <model>", "unknown"),
     ],
 )
-def test_example_fix(expr, before, after, verified):
+def test_example_fix(expr, before, after, predicted):
     fix = example_fix(expr, expr, solutions(expr, CTX), CTX)
-    assert (fix["before"], fix["after"], fix["verified"]) == (before, after, verified)
+    assert (fix["before"], fix["after"], fix["verified"], fix["predicted"]) == (before, after, "not-run", predicted)
 
 
 def test_example_fix_uses_the_implying_flag_when_only_that_fires():
     # the error reads enable_lora; --lora-paths turns it on, so removing --enable-lora alone is not a fix
     expr = Truthy(flag("enable_lora"))
     fix = example_fix(expr, expr, solutions(expr, CTX), CTX)
-    assert fix["verified"] == "true"
+    assert fix["predicted"] == "true"
 
 
 def test_example_fix_without_controllable_part():
     fix = example_fix(Truthy(HIP), Truthy(HIP), solutions(Truthy(HIP), CTX), CTX)
-    assert fix == {"before": None, "after": None, "verified": "unknown", "undecided": ["platform check `is_hip()`"]}
+    assert fix == {"before": None, "after": None, "verified": "not-run", "predicted": "unknown",
+                   "undecided": ["platform check `is_hip()`"]}
 
 
 def _entry(expr, variants=()):
@@ -115,7 +119,7 @@ def test_advise_fills_variants_and_meaning():
     )
     assert [v["solutions"] for v in done.variants] == [
         ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."], ["Set `--tp-size` to at most 1."]]
-    assert [v["example_fix"]["verified"] for v in done.variants] == ["true", "true"]
+    assert [v["example_fix"]["predicted"] for v in done.variants] == ["true", "true"]
     assert done.example_fix == done.variants[0]["example_fix"]
 
 
@@ -198,15 +202,15 @@ SEARCHED = [
 @pytest.mark.parametrize("expr", SEARCHED)
 def test_satisfy_finds_what_the_plain_search_finds(expr):
     base = base_launch(CTX.model)
-    model = Model(FLAGS, RULES)
-    assert shown(satisfy(expr, model, base)) == shown(reference_satisfy(expr, Model(FLAGS, RULES), base))
+    model = Model(FLAGS, RULES, EXAMPLES)
+    assert shown(satisfy(expr, model, base)) == shown(reference_satisfy(expr, Model(FLAGS, RULES, EXAMPLES), base))
     for part in (LORA, TP, EAGLE, Truthy(PLAN)):  # as `falsify` asks: only the part's leaves change
         allowed = settable_leaves(part, model)
         held, _ = satisfy(expr, model, base)
         assert shown(satisfy(negate(part), model, held, allowed)) == shown(
-            reference_satisfy(negate(part), Model(FLAGS, RULES), held, allowed))
+            reference_satisfy(negate(part), Model(FLAGS, RULES, EXAMPLES), held, allowed))
         after, still = falsify(expr, part, model, held)
-        assert still is evaluate(expr, after, Model(FLAGS, RULES))
+        assert still is evaluate(expr, after, Model(FLAGS, RULES, EXAMPLES))
 
 
 def test_unique_keeps_first_of_same_typed_equals():
@@ -239,16 +243,16 @@ def test_satisfy_matches_the_plain_search_on_random_conditions():
     import random
 
     rng = random.Random(5)
-    model = Model(FLAGS, RULES)  # shared: the memos must not change any answer
+    model = Model(FLAGS, RULES, EXAMPLES)  # shared: the memos must not change any answer
     base = base_launch(model)
     for _ in range(150):
         expr = random_condition(rng)
         found = satisfy(expr, model, base)
-        assert shown(found) == shown(reference_satisfy(expr, Model(FLAGS, RULES), base)), expr
+        assert shown(found) == shown(reference_satisfy(expr, Model(FLAGS, RULES, EXAMPLES), base)), expr
         part = random_condition(rng, 2)
         allowed = settable_leaves(part, model)
         assert shown(satisfy(negate(part), model, found[0], allowed)) == shown(
-            reference_satisfy(negate(part), Model(FLAGS, RULES), found[0], allowed)), (expr, part)
+            reference_satisfy(negate(part), Model(FLAGS, RULES, EXAMPLES), found[0], allowed)), (expr, part)
 
 
 def _site_entry(expr, function: str, adjusted_before: int) -> Entry:
@@ -264,6 +268,27 @@ def _site_entry(expr, function: str, adjusted_before: int) -> Entry:
 ])
 def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, adjusted_before, verified):
     default_page = Rule("page_size", Const(64), Compare("is", flag("page_size"), Const(None)), ("p/check.py", "check", 0))
-    ctx = Context(Model(FLAGS, (*RULES, default_page)), CTX.renderer, "serve")
+    ctx = Context(Model(FLAGS, (*RULES, default_page), EXAMPLES), CTX.renderer, "serve")
     entry = advise(_site_entry(Compare("is", flag("page_size"), Const(None)), function, adjusted_before), ctx)
-    assert entry.example_fix["verified"] == verified
+    assert entry.example_fix["predicted"] == verified
+
+
+@pytest.mark.parametrize("expr, keys", [
+    (And((Truthy(flag("enable_lora")), Compare("==", SPEC, Const("EAGLE")))),
+     ["before", "after", "verified", "predicted", "solution"]),
+    (And((Truthy(HIP), Truthy(flag("enable_lora")))),
+     ["before", "after", "verified", "predicted", "solution", "undecided", "assuming", "needs"]),
+    (Truthy(HIP), ["before", "after", "verified", "predicted", "undecided"]),
+    (And((Truthy(flag("enable_lora")), Not(Truthy(flag("enable_lora"))))), ["before", "after", "verified", "predicted", "note"]),
+])
+def test_example_fix_keys_come_in_a_fixed_order(expr, keys):
+    fix = example_fix(expr, expr, solutions(expr, CTX), CTX)
+    assert list(fix) == keys and fix["verified"] == "not-run"
+
+
+def test_advise_picks_a_variant_predicted_to_work_first():
+    never = And((Truthy(PLAN), Not(Truthy(PLAN))))
+    entry = _entry(Truthy(flag("enable_lora")), [("a", never), ("b", Compare(">", flag("tp_size"), Const(1)))])
+    done = advise(entry, CTX)
+    assert [v["example_fix"]["predicted"] for v in done.variants] == ["false", "true"]
+    assert done.example_fix == done.variants[1]["example_fix"]

@@ -29,6 +29,7 @@ from analyzers.matching import (
 )
 from errcat.cli import main
 from output.diff_formats import render_diff
+from output.schema import SCHEMA_VERSION
 from tests.gitrepo import commit as git_commit
 
 K = ChangeKind
@@ -308,9 +309,9 @@ def published(cat: dict[str, Any]) -> dict[str, Any]:
         return {**e, "id": e["id"] * 16, "source": {**e["source"], "url": "https://x.invalid/" + e["source"]["path"]},
                 "trigger": {"expr": {"op": "unknown", "text": e["trigger"]["text"]}, **e["trigger"]},
                 "excerpt": {"start_line": 1, "code": ""}, "meaning": "", "solutions": [], "related": [],
-                "example_fix": {"before": None, "after": None, "verified": "unknown"}}
+                "example_fix": {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"}}
     source = {"kind": "directory", "ref": "src", "commit": None, "commit_date": None, "release": None}
-    return {**cat, "schema_version": 1, "tool": {"name": "errcat", "version": "0"}, "commit_date": None,
+    return {**cat, "schema_version": SCHEMA_VERSION, "tool": {"name": "errcat", "version": "0"}, "commit_date": None,
             "source": source, "targets": [], "entries": [full(e) for e in cat["entries"]]}
 
 

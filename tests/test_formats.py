@@ -40,6 +40,7 @@ declarations:
 config:
   params: [cfg]
 launch: serve
+examples: {model: model_path}
 """
 
 
@@ -140,23 +141,41 @@ def test_markdown_is_a_pure_function_of_the_data():
     entry = {"id": "0" * 16, "kind": "assert", "exception": "AssertionError", "template": "x `y` | z",
              "source": {"path": "a.py", "line": 2, "function": "f", "url": "u"}, "excerpt": {"code": "```\n"},
              "trigger": {"text": "always", "flags": [], "env": []}, "variants": [], "meaning": "",
-             "solutions": [], "example_fix": {"before": None, "after": None, "verified": "unknown"}, "related": []}
+             "solutions": [], "example_fix": {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"},
+             "related": []}
     data = {"repo": "o/r", "commit": "c", "entries": [entry]}
     files = render_markdown(data)
     assert files == render_markdown(json.loads(json.dumps(data)))
     assert "````python\n```\n````" in files["md/entries/0000000000000000.md"]
 
 
+NOT_RUN = {"verified": "not-run"}
+
+
 @pytest.mark.parametrize("fix, shown", [
-    ({"before": None, "after": None, "verified": "false", "note": "No command line triggers this."},
+    ({"before": None, "after": None, **NOT_RUN, "predicted": "false", "note": "No command line triggers this."},
      "No command line triggers this."),
-    ({"before": "serve --x", "after": None, "verified": "unknown", "undecided": ["`--y`", "platform check `is_hip()`"]},
+    ({"before": "serve --x", "after": None, **NOT_RUN, "predicted": "unknown",
+      "undecided": ["`--y`", "platform check `is_hip()`"]},
      "Could not be decided: `--y`, platform check `is_hip()`."),
-    ({"before": "serve --x", "after": "serve", "verified": "unknown",
-      "assuming": {"facts": ["platform check `is_hip()` is true"], "verified": "true"}},
-     "Assuming platform check `is_hip()` is true: **true**"),
+    ({"before": "serve --x", "after": "serve", **NOT_RUN, "predicted": "unknown",
+      "assuming": {"facts": ["platform check `is_hip()` is true"], "predicted": "true"}},
+     "Predicted assuming platform check `is_hip()` is true: **before fires, after does not**"),
+    ({"before": "serve --x", "after": "serve", **NOT_RUN, "predicted": "true"},
+     ("Predicted by errcat's static evaluator: **before fires, after does not** · "
+      "confirmed by the real program: **not run**")),
+    ({"before": "serve --x", "after": "serve", "verified": "false", "predicted": "true"},
+     "confirmed by the real program: **refuted**"),
+    ({"before": "serve --x", "after": "serve", "verified": "true", "predicted": "unknown"},
+     "Predicted by errcat's static evaluator: **undecided** · confirmed by the real program: **confirmed**"),
+    ({"before": "serve --x", "after": "serve", **NOT_RUN, "predicted": "unknown", "needs": ["platform:is_hip=true"]},
+     "Needs a machine where `platform:is_hip=true`."),
+    # schema 1: `verified` was the prediction, and nothing was run
+    ({"before": "serve --x", "after": "serve", "verified": "true"},
+     ("Predicted by errcat's static evaluator: **before fires, after does not** · "
+      "confirmed by the real program: **not run**")),
 ])
-def test_markdown_says_why_an_example_is_missing_or_unverified(fix, shown):
+def test_markdown_says_what_was_predicted_and_what_was_run(fix, shown):
     entry = {"id": "0" * 16, "kind": "raise", "exception": "ValueError", "template": "x",
              "source": {"path": "a.py", "line": 2, "function": "f", "url": "u"}, "excerpt": {"code": "raise X\n"},
              "trigger": {"text": "`--x` is set", "flags": ["--x"], "env": []}, "variants": [], "meaning": "",

@@ -66,3 +66,18 @@ def test_membership_constraints_on_one_term_merge(parts, expected) -> None:
 def test_nested_tuples_survive_the_json_round_trip() -> None:
     expr = Not(In(Seq((X, X)), Const(((4, 4), (8, 8)))))
     assert from_dict(json.loads(json.dumps(expr.as_dict()))) == expr
+
+
+@pytest.mark.parametrize("value, member", [
+    ("ConnectorType.INSTANCE", True),
+    ("Backend.FULL_2", True),
+    ("Backend.full", False),  # a method or attribute, not a member by the IR's rule
+    ("backend.FULL", False),
+    ("EAGLE", False),
+    ("a.b.C", False),
+    ("1.5", False),
+    (3, False),
+])
+def test_is_member_text(value, member):
+    from extractor.ir import is_member_text
+    assert is_member_text(value) is member

@@ -127,8 +127,8 @@ def catalog(s: str) -> dict[str, Any]:
         return {**data, **extra}
 
     first = entry("0" * 16, f"https://example.com/{s}", related=["1" * 16], example_fix={
-        "before": f"serve {s}", "after": f"serve\n{s}", "solution": s, "verified": s,
-        "assuming": {"facts": [s, f"`{s}`"], "verified": s}, "undecided": [s, f"`{s}`"]},
+        "before": f"serve {s}", "after": f"serve\n{s}", "solution": s, "verified": s, "predicted": s,
+        "assuming": {"facts": [s, f"`{s}`"], "predicted": s}, "needs": [s], "undecided": [s, f"`{s}`"]},
         overlay={"status": "applied", "notes": [s, f"`{s}`"]})
     second = entry("1" * 16, f"javascript:{s}", example_fix={"note": s},
                    overlay={"status": "stale", "written_for": s})

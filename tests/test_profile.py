@@ -6,7 +6,7 @@ import yaml
 
 from errcat.cli import main
 from extractor.errors import ProfileError
-from extractor.profile import load_profile, parse_profile
+from extractor.profile import ExampleRules, load_profile, parse_profile
 
 BASE = {"name": "tiny", "repo": "example/tiny", "targets": ["pkg/**/*.py"]}
 
@@ -42,6 +42,11 @@ BASE = {"name": "tiny", "repo": "example/tiny", "targets": ["pkg/**/*.py"]}
         ({"env": {"readers": [None]}}, "env.readers: item 1: expected a string, got nothing"),
         ({"model": {"roots": [""]}}, "model.roots: item 1: must not be empty"),
         ({"tagets": ["x"]}, "tagets: unknown key (known: name, repo,"),
+        ({"examples": {"model": "--model-path"}}, "examples.model: '--model-path' is not a flag dest"),
+        ({"examples": {"files": ".*_file"}}, "examples.files: expected a list of strings"),
+        ({"examples": {"dirs": ["(x"]}}, "examples.dirs: item 1: '(x' is not a regular expression"),
+        ({"examples": {"architecture": [3]}}, "examples.architecture: item 1: expected a string, got a number"),
+        ({"examples": {"paths": ["x"]}}, "examples.paths: unknown key (known in examples: model, models, files"),
     ],
 )
 def test_bad_profile_names_the_key(tmp_path, capsys, extra, message):
@@ -66,10 +71,22 @@ def test_bad_profile_names_the_key(tmp_path, capsys, extra, message):
         {"url_template": "https://git.example/{repo}/src/{pin}/{path}?line={line:d}", "release_tag": "release-{version}"},
         {"release_paths": {"pkg/": "src/pkg/"}, "launch": "python -m tiny"},
         {"platform": {"patterns": [r"is_sm\d+_supported"]}},
+        {"examples": None},
+        {"examples": {"model": "model_path", "files": [".*_file"], "dirs": [], "architecture": [r"archs(\[0\])?"]}},
     ],
 )
 def test_good_profiles_load(extra):
     parse_profile({**BASE, **extra}, "t")
+
+
+@pytest.mark.parametrize(("examples", "expected"), [
+    (None, ExampleRules()),
+    ({"model": "model_path", "models": ["draft_path"], "files": [".*_file"], "dirs": [".*_dir"],
+      "architecture": ["archs"]},
+     ExampleRules("model_path", ("draft_path",), (".*_file",), (".*_dir",), ("archs",))),
+])
+def test_examples_section_is_parsed(examples, expected):
+    assert parse_profile({**BASE, "examples": examples}, "t").examples == expected
 
 
 def test_shipped_profile_is_valid():

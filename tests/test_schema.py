@@ -10,7 +10,7 @@ import pytest
 
 from errcat.cli import main
 from output import schema as schema_module
-from output.schema import catalog_problem, entry_schema, load_schema, schema_problem
+from output.schema import SCHEMA_VERSION, catalog_problem, entry_schema, load_schema, schema_problem
 
 ENTRY = {
     "id": "0123456789abcdef",
@@ -27,11 +27,11 @@ ENTRY = {
     "variants": [{"values": {"x": "1"}, "trigger": {"text": "t", "flags": [], "env": [], "other": []}}],
     "meaning": "",
     "solutions": [],
-    "example_fix": {"before": None, "after": None, "verified": "unknown"},
+    "example_fix": {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"},
     "related": ["fedcba9876543210"],
 }
 CATALOG = {
-    "schema_version": 1,
+    "schema_version": 2,
     "tool": {"name": "errcat", "version": "0.1.0"},
     "repo": "o/r",
     "commit": "a" * 40,
@@ -86,7 +86,14 @@ def test_load_schema_returns_a_fresh_copy():
         ("extra_top_level", {"anything": 1}),                   # extended, never renamed
         ("entries.0.extra", [1, 2]),
         ("entries.0.solutions", ["set --port 8000", {"text": "structured"}]),
-        ("entries.0.example_fix.verified", "true"),
+        ("entries.0.example_fix.verified", "true"),             # confirmed by the real program
+        ("entries.0.example_fix.verified", "false"),
+        ("entries.0.example_fix.needs", ["platform:get_platform().is_hip=true"]),
+        ("entries.0.example_fix.assuming", {"facts": ["f"], "predicted": "true"}),
+        # schema 1, still read: `verified` was the prediction
+        ("entries.0.example_fix", {"before": None, "after": None, "verified": "unknown"}),
+        ("entries.0.example_fix", {"before": "s", "after": "s", "verified": "true",
+                                   "assuming": {"facts": ["f"], "verified": "true"}}),
         ("entries", []),
         ("commit_date", None),
         ("source", {"kind": "release", "ref": "0.5.23", "commit": None, "commit_date": None, "release": "0.5.23"}),
@@ -111,7 +118,12 @@ def test_accepts(path, value):
         ("entries.0.trigger.flags", "--port"),
         ("entries.0.variants.0.trigger", DELETE),
         ("entries.0.example_fix.after", 3),
-        ("entries.0.example_fix.verified", True),               # a string: "true" / "false" / "unknown"
+        ("entries.0.example_fix.verified", True),               # a string: "true" / "false" / "not-run"
+        ("entries.0.example_fix.verified", "unknown"),          # with `predicted`: only the real program verifies
+        ("entries.0.example_fix.predicted", "maybe"),
+        ("entries.0.example_fix.needs", ["is_hip"]),            # "platform:NAME=VALUE"
+        ("entries.0.example_fix.assuming", {"facts": ["f"]}),   # its prediction
+        ("entries.0.example_fix", {"before": None, "after": None, "verified": "not-run"}),  # schema 1 had no not-run
         ("entries.0.related.0", "not-an-id"),
         ("entries.0.solutions", "one"),
         ("entries.0.trigger.expr", {"op": "and", "args": [{"no": "op"}]}),
@@ -147,7 +159,7 @@ def test_entry_schema_for_entry_files(doc, ok):
         (_set(CATALOG, "schema_version", True), "schema_version: expected integer, got boolean"),
         (_set(CATALOG, "stats", {"a\nb": -1}), 'stats["a\\nb"]: -1 is less than 0'),
         ([1, 2], "document: expected object, got array"),
-        (_set(CATALOG, "schema_version", 99), "schema_version 99 is newer than this errcat reads (up to 1)"),
+        (_set(CATALOG, "schema_version", 99), f"schema_version 99 is newer than this errcat reads (up to {SCHEMA_VERSION})"),
     ],
 )
 def test_catalog_problem_names_the_place(doc, problem):

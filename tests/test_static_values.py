@@ -434,3 +434,18 @@ def test_release_statement_lines_agree_with_position_provider(version):
         statements = [n for n, _ in walker.pairs if isinstance(n, (cst.BaseStatement, cst.BaseSmallStatement))]
         assert mod.lines.from_ast, path
         assert [mod.line(n) for n in statements] == [truth[n] for n in statements], path
+
+
+@pytest.mark.parametrize("body, expr, expected", [
+    ('    A = "a"\n    B = "b"\n    ALL = (A, B)\n', "C.ALL", ("a", "b")),  # the class body's names
+    ('    A = "a"\n    ALL = [A, X]\n', "C.ALL", ("a", "x")),  # and the module's
+    ('    SELF = SELF\n', "C.SELF", "UNKNOWN"),  # defined by itself: unknown, no loop
+    ('    A = B\n    B = A\n', "C.A", "UNKNOWN"),
+    ('    A = "a"\n', "C.MISSING", "UNKNOWN"),
+])
+def test_class_attributes_see_the_class_body(body, expr, expected):
+    from analyzers.static_values import UNKNOWN, Scope, SourceSet, Symbols, evaluate
+    import libcst as cst
+    sources = SourceSet({"m.py": f'X = "x"\nclass C:\n{body}'})
+    value = evaluate(cst.parse_expression(expr), Scope("m.py", Symbols(sources)))
+    assert (value is UNKNOWN) if expected == "UNKNOWN" else value == expected

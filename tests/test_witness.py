@@ -10,10 +10,14 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.evaluate import Model, Truth, evaluate, undecided
+from analyzers.examples import JSON_LIST, JSON_WORD, WORD, Examples, known_values
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
-from analyzers.witness import base_launch, falsify
+from analyzers.witness import (
+    NOT_GIVEN, Leaf, base_launch, env_candidates, fact_candidates, falsify, flag_candidates,
+)
+from extractor.profile import ExampleRules
 from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Ref, RefKind, Truthy, Unknown
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
@@ -28,11 +32,12 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--mm-config", type=json.loads, default=None)
 ''')})
 PREFIX = "serve"
+EXAMPLES = Examples(ExampleRules(model="model_path", architecture=(r"hf_config\.architectures(\[0\])?",)))
 
 
 def context() -> Context:
     """A fresh model per test: the search memoises on it."""
-    return Context(Model(FLAGS, ()), Renderer.for_model(FLAGS), PREFIX)
+    return Context(Model(FLAGS, (), EXAMPLES), Renderer.for_model(FLAGS), PREFIX)
 
 
 def flag(name: str) -> Ref:
@@ -71,7 +76,7 @@ def fix_for(expr):
     return example_fix(expr, expr, solutions(expr, ctx), ctx)
 
 
-# ------------------------------------------------------------------ verified examples
+# ------------------------------------------------------------------ predicted examples
 
 
 @pytest.mark.parametrize(
@@ -82,9 +87,9 @@ def fix_for(expr):
         pytest.param(And((Truthy(LORA), Compare(">", TP, Const(4)))), id="switch-and-bound"),
     ],
 )
-def test_a_reachable_trigger_gets_a_verified_example(expr):
+def test_a_reachable_trigger_gets_an_example_predicted_to_work(expr):
     fix = fix_for(expr)
-    assert fix["verified"] == "true"
+    assert fix["predicted"] == "true"
     assert evaluate(expr, launch_of(fix["before"]), Model(FLAGS)) is Truth.TRUE
     assert evaluate(expr, launch_of(fix["after"]), Model(FLAGS)) is Truth.FALSE
     assert "note" not in fix and "undecided" not in fix
@@ -105,7 +110,7 @@ def test_a_list_flag_is_grown_by_one_item_so_contains_and_length_hold_together()
 )
 def test_an_unreachable_trigger_gets_a_note_instead_of_a_launch(expr, varied):
     fix = fix_for(expr)
-    assert (fix["before"], fix["after"], fix["verified"]) == (None, None, "false")
+    assert (fix["before"], fix["after"], fix["predicted"]) == (None, None, "false")
     assert fix["note"].startswith("No command line the search tried triggers this")
     assert (f"(it varied {varied})" in fix["note"]) if varied else ("it varied" not in fix["note"])
 
@@ -123,7 +128,7 @@ def test_an_unreachable_trigger_gets_a_note_instead_of_a_launch(expr, varied):
 )
 def test_an_unknown_verdict_lists_what_was_undecided_in_user_terms(expr, before, after, undecided_terms):
     fix = fix_for(expr)
-    assert (fix["before"], fix["after"], fix["verified"]) == (before, after, "unknown")
+    assert (fix["before"], fix["after"], fix["predicted"]) == (before, after, "unknown")
     assert fix["undecided"] == undecided_terms
 
 
@@ -177,29 +182,50 @@ def test_a_dict_flag_witness_uses_the_key_the_condition_names():
     expr = And((In(Const("image"), mm), Not(Truthy(Apply("isinstance", (Apply("item", (mm, Const("image")), "m[k]"),
                                                                          Const("dict")), "isinstance(m[k], dict)")))))
     fix = fix_for(expr)
-    assert fix["verified"] == "true" and "\"image\"" in fix["before"]
+    assert fix["predicted"] == "true" and "\"image\"" in fix["before"]
+
+
+CHUNK = Ref(RefKind.MODEL, "model_config.chunk", "model_config.chunk")  # a model property, not the architecture
+ARCH = Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]")
+ARCHS = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
 
 
 def test_an_undecided_fact_still_shows_the_users_part_in_before():
-    model_arch = Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]")
-    expr = And((Compare("==", model_arch, Const("ArchA")), Truthy(LORA)))
-    fix = fix_for(expr)
-    assert (fix["before"], fix["after"], fix["verified"]) == ("serve --model-path <model> --enable-lora",
-                                                             "serve --model-path <model>", "unknown")
+    fix = fix_for(And((Compare("==", CHUNK, Const(8)), Truthy(LORA))))
+    assert (fix["before"], fix["after"], fix["predicted"]) == ("serve --model-path <model> --enable-lora",
+                                                              "serve --model-path <model>", "unknown")
 
 
-@pytest.mark.parametrize("fact, value", [
-    (Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]"), "ArchA"),
-    (HIP, True),
+@pytest.mark.parametrize("condition, model, assuming, needs", [
+    # the architecture is stated by the command: predicted without assumptions
+    (Compare("==", ARCH, Const("ArchA")), "<model:ArchA>", None, None),
+    (In(Const("ArchA"), ARCHS), "<model:ArchA>", None, None),  # a list of architectures
+    (Compare("==", Apply("item", (ARCHS, Const(0)), "archs[0]"), Const("ArchA")), "<model:ArchA>", None, None),
+    (In(ARCH, Const(("ArchA", "ArchB"))), "<model:ArchA>", None, None),
+    # other facts are assumed; a platform fact is also what the example needs
+    (Truthy(HIP), "<model>", ["platform check `is_hip()` is true"], ["platform:is_hip=true"]),
+    (Not(Truthy(HIP)), "<model>", ["platform check `is_hip()` is false"], ["platform:is_hip=false"]),
+    (Compare("==", CHUNK, Const(8)), "<model>", ["model property `model_config.chunk` is 8"], None),
+    (And((Compare("==", ARCH, Const("ArchA")), Truthy(HIP))), "<model:ArchA>",
+     ["platform check `is_hip()` is true"], ["platform:is_hip=true"]),
+    # two architectures at once: no single model states them
+    (And((Compare("==", ARCH, Const("ArchA")), In(Const("ArchB"), ARCHS))), "<model>",
+     ["model property `hf_config.architectures[0]` is ArchA", "model property `hf_config.architectures` is ArchB"], None),
 ])
-def test_an_example_can_assume_the_machine_or_model(fact, value):
-    condition = Compare("==", fact, Const("ArchA")) if isinstance(value, str) else Truthy(fact)
+def test_an_example_states_the_architecture_and_assumes_other_facts(condition, model, assuming, needs):
     fix = fix_for(And((condition, Truthy(LORA))))
-    assert (fix["before"], fix["after"], fix["verified"]) == ("serve --model-path <model> --enable-lora",
-                                                             "serve --model-path <model>", "unknown")
-    assert fix["assuming"]["verified"] == "true" and len(fix["assuming"]["facts"]) == 1
-    launch = Launch(launch_of(fix["before"]).flags, facts={f"{fact.kind}:{fact.name}": value})
-    assert evaluate(And((condition, Truthy(LORA))), launch, context().model) is Truth.TRUE
+    assert (fix["before"], fix["after"]) == (f"serve --model-path {model} --enable-lora", f"serve --model-path {model}")
+    assert fix["predicted"] == ("unknown" if assuming else "true") and fix["verified"] == "not-run"
+    assert (fix.get("assuming") or {}).get("facts") == assuming
+    assert fix.get("needs") == needs
+    if assuming:
+        assert fix["assuming"]["predicted"] == "true"
+
+
+def test_an_assumed_example_fires_under_its_facts():
+    fix = fix_for(And((Truthy(HIP), Truthy(LORA))))
+    launch = Launch(launch_of(fix["before"]).flags, facts={"platform:is_hip": True})
+    assert evaluate(And((Truthy(HIP), Truthy(LORA))), launch, context().model) is Truth.TRUE
 
 
 def test_no_assumption_where_flags_decide_alone():
@@ -215,7 +241,7 @@ def test_a_type_name_is_no_candidate_value():
 def test_an_undecided_setting_the_code_adjusts_says_so():
     from analyzers.advice import _undecided_text
     from analyzers.evaluate import Rule
-    ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),)), Renderer.for_model(FLAGS), PREFIX)
+    ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),), EXAMPLES), Renderer.for_model(FLAGS), PREFIX)
     assert [_undecided_text(t, ctx) for t in (X, TP)] == ["`--x` (set automatically when not given)", "`--tp-size`"]
 
 
@@ -227,3 +253,86 @@ def test_a_required_flag_is_never_dropped():
     path = flag("model_path")
     fix = fix_for(And((Compare("!=", Apply("lower", (path,), "p.lower()"), Const("dummy")), Truthy(LORA))))
     assert fix["before"].startswith("serve --model-path ")
+
+
+# ------------------------------------------------------------------ pasteable values
+
+VALUE_FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
+    def add_cli_args(parser):
+        parser.add_argument("--model-path", type=str, required=True)
+        parser.add_argument("--draft-model-path", type=str)
+        parser.add_argument("--ssl-certfile", type=str)
+        parser.add_argument("--trace-dir", type=str)
+        parser.add_argument("--device", type=str)
+        parser.add_argument("--algo", type=str, choices=["A", "B"])
+        parser.add_argument("--mode", type=Literal["x", "y"])
+        parser.add_argument("--hooks", type=str, help="Hook settings as JSON.")
+        parser.add_argument("--extra", type=json.loads)
+        parser.add_argument("--size", type=int)
+        parser.add_argument("--paths", type=str, nargs="*")
+'''), "p/environ.py": "class Envs:\n    SGLANG_MODE = EnvStr('a')\n"})
+VALUE_RULES = ExampleRules(model="model_path", models=("draft_.*",), files=("ssl_.*",), dirs=(".*_dir",),
+                           architecture=(r"hf_config\.architectures(\[0\])?",))
+KNOWN = (("flag:device", ("cuda", "npu")), ("env:SGLANG_MODE", ("fast",)))
+
+
+def value_model() -> Model:
+    return Model(VALUE_FLAGS, (), Examples(VALUE_RULES, KNOWN))
+
+
+@pytest.mark.parametrize("dest, consts, expected", [
+    ("model_path", ["ConnectorType.INSTANCE", "hub/id"], ["<model>"]),  # the model: its stand-in only
+    ("draft_model_path", [], [NOT_GIVEN, "<model>", ""]),
+    ("ssl_certfile", [], [NOT_GIVEN, "<file>", ""]),
+    ("trace_dir", ["/tmp/x"], [NOT_GIVEN, "/tmp/x", "<dir>", ""]),  # the condition's own value first
+    ("device", ["cpu"], [NOT_GIVEN, "cpu", "cuda", "npu", WORD, ""]),  # then what the code compares elsewhere
+    ("device", ["Backend.FULL"], [NOT_GIVEN, "cuda", "npu", WORD, ""]),  # an enum member's source is no value
+    ("algo", ["B", "C"], [NOT_GIVEN, "B", "A"]),  # declared choices only: argparse rejects the rest
+    ("mode", ["y"], [NOT_GIVEN, "y", "x", WORD, ""]),  # a Literal type: other values last (the Python API)
+    ("hooks", [], [NOT_GIVEN, JSON_WORD, ""]),  # its help says JSON
+    ("extra", ["image"], [NOT_GIVEN, {"image": "value"}, {"key": "value"}, {}, JSON_LIST]),
+    ("size", [4], [NOT_GIVEN, 4, 5, 3, 8, 1, 2, 0, -1]),
+    ("paths", ["a"], [NOT_GIVEN, ("a",), (), ("a", WORD), ("a",) * 4]),
+])
+def test_flag_candidates_are_values_a_user_can_paste(dest, consts, expected):
+    assert flag_candidates(dest, consts, value_model()) == expected
+
+
+@pytest.mark.parametrize("name, consts, expected", [
+    ("SGLANG_MODE", [], [NOT_GIVEN, "fast", WORD]),  # a str env var: always a value
+    ("SGLANG_MODE", ["slow", "Mode.FAST"], [NOT_GIVEN, "slow", "fast", WORD]),
+    ("SGLANG_OTHER", [], [NOT_GIVEN, WORD]),
+])
+def test_env_candidates_are_concrete(name, consts, expected):
+    assert env_candidates(name, consts, value_model()) == expected
+
+
+@pytest.mark.parametrize("leaf, consts, expected", [
+    # an architecture: a name or a list of one name (`archs[0] == x`, `x in archs`)
+    (Leaf(RefKind.MODEL, "hf_config.architectures"), ["ArchA", 0], [NOT_GIVEN, "ArchA", ("ArchA",)]),
+    (Leaf(RefKind.MODEL, "model_config.chunk"), [8], [NOT_GIVEN, 8, True, False, 9, 7, 16]),
+])
+def test_fact_candidates(leaf, consts, expected):
+    assert fact_candidates(leaf, consts, value_model()) == expected
+
+
+def test_every_candidate_of_every_flag_is_pasteable():
+    import re
+    model = value_model()
+    allowed = re.compile(r"<(model|model:\w+|file|dir)>")
+    for flag_ in VALUE_FLAGS.flags:
+        for value in flag_candidates(flag_.dest, ["Enum.MEMBER", "k"], model):
+            words = value if isinstance(value, tuple) else (value,)
+            for word in words:
+                assert not (isinstance(word, str) and "<" in word and not allowed.fullmatch(word)), (flag_.dest, word)
+                assert word != "Enum.MEMBER", flag_.dest
+
+
+@pytest.mark.parametrize("exprs, expected", [
+    ([Compare("==", flag("device"), Const("cuda")), In(flag("device"), Const(("npu", "cuda")))],
+     (("flag:device", ("cuda", "npu")),)),  # most compared first
+    ([Compare("!=", Ref(RefKind.ENV, "M", "M"), Const("Mode.FAST")), Compare("is", flag("x"), Const(None))], ()),
+    ([Compare("==", Const(3), flag("tp")), Compare(">", flag("pp"), Const(1))], (("flag:tp", (3,)),)),
+])
+def test_known_values_are_what_the_code_compares_against(exprs, expected):
+    assert known_values(exprs) == expected
