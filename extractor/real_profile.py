@@ -53,7 +53,6 @@ class RealProfile:
     env: tuple[tuple[str, str], ...] = ()
     args: tuple[str, ...] = ()
     validate: tuple[Validation, ...] = ()
-    model_flag: str = "model_path"
     default_model: str = ""
     # architecture -> config.json text (canonical JSON: frozen and hashable)
     model_configs: tuple[tuple[str, str], ...] = ()
@@ -139,7 +138,7 @@ def _validate_item(data: dict[str, Any]) -> str | None:
 def _models(data: Any) -> str | None:
     if not isinstance(data, dict):
         return "expected a mapping"
-    if (p := _unknown(data, "flag", "default", "configs")) is not None:
+    if (p := _unknown(data, "default", "configs")) is not None:
         return p
     configs = data.get("configs") or {}
     if not isinstance(configs, dict) or not all(isinstance(c, dict) for c in configs.values()):
@@ -191,7 +190,6 @@ def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
             Validation(a, b, d["module"], tuple(Step(*next(iter(s.items()))) for s in d["steps"]))
             for a, b, d in _ranges(data.get("validate") or [])
         ),
-        model_flag=models.get("flag", "model_path"),
         default_model=models.get("default", ""),
         model_configs=tuple(
             (arch, json.dumps(config, sort_keys=True)) for arch, config in sorted((models.get("configs") or {}).items())

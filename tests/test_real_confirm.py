@@ -1,0 +1,67 @@
+"""Real sglang as the judge, end to end: the 0.5.23 target interpreter is built (cached per
+machine), and a fixed sample of entries is confirmed by sglang's own argument validation.
+
+Also the recorded corpus: every launch a full `errcat confirm --record` made on 0.5.23 and
+what real sglang did. Without the target, the static side is checked against it: each real
+error is the catalog entry it was when recorded (same file and statement, the template's
+matcher accepts the real message).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from analyzers.judge import CONFIRMED, EntryIndex, Real
+from errcat.pipeline import SourceSpec, extract
+from errcat.real.confirm import confirm, write_results
+from tests.conftest import test_cache_dir
+
+pytestmark = pytest.mark.network
+
+DATA = Path(__file__).parent / "data" / "real"
+VERSION = "0.5.23"
+
+
+def _sample() -> list[str]:
+    lines = (DATA / f"confirm-sample-{VERSION}.txt").read_text().splitlines()
+    return [line.split()[0] for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _corpus() -> list[dict]:
+    return [json.loads(line) for line in (DATA / f"sglang-{VERSION}.jsonl").read_text().splitlines() if line]
+
+
+@pytest.fixture(scope="module")
+def catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("catalog") / VERSION
+    extract(SourceSpec(release=VERSION), out=out, cache_dir=test_cache_dir())
+    return out
+
+
+def test_the_corpus_errors_are_the_entries_they_were(catalog_dir: Path) -> None:
+    index = EntryIndex(json.loads((catalog_dir / "catalog.json").read_text())["entries"])
+    records = [r for r in _corpus() if r["outcome"] == "error"]
+    assert len(records) >= 200 and sum("entry" in r for r in records) >= 150
+    wrong = [(r["argv"], r.get("entry"), index.which(Real.from_dict(r))) for r in records
+             if index.which(Real.from_dict(r)) != r.get("entry")]
+    assert wrong == []
+
+
+def test_a_fixed_sample_is_confirmed_by_real_sglang(catalog_dir: Path, sglang_profile) -> None:
+    from errcat.real.targetenv import ensure_target_env
+
+    started = time.monotonic()
+    target = ensure_target_env(sglang_profile, VERSION, cache_dir=test_cache_dir())
+    built = time.monotonic() - started
+    sample = _sample()
+    assert len(sample) >= 40
+    run = confirm(catalog_dir, target.python, jobs=2, only=sample)
+    summary = write_results(run)
+    print(f"target env ready in {built:.0f} s; {summary}")
+    outcomes = {e.entry: run.outcome(e) for e in run.examples if not e.label}
+    missed = {i: outcomes[i].why if outcomes.get(i) else "no example" for i in sample
+              if outcomes.get(i) is None or (outcomes[i].status != CONFIRMED and outcomes[i].found is None)}
+    assert missed == {}
