@@ -316,7 +316,7 @@ def _overlay(base: CommandLine, line: CommandLine) -> CommandLine:
     return change.apply(base)
 
 
-def _reached(pair: _Pair, contexts: Sequence[CommandLine]) -> list[_Pair]:
+def _reached(pair: _Pair, contexts: Sequence[CommandLine], why: str = "context") -> list[_Pair]:
     """`pair` (which the real program accepted: its check was never reached) on top of
     commands that reach the same function (fixes confirmed there), its own fix applied
     to each: the first repair of a "no-error"."""
@@ -328,10 +328,25 @@ def _reached(pair: _Pair, contexts: Sequence[CommandLine]) -> list[_Pair]:
         before = _overlay(base, pair.before)
         if before == pair.before:
             continue
-        out.append(_Pair(pair.example, before, own.apply(before), pair.applied + ("context",)))
+        out.append(_Pair(pair.example, before, own.apply(before), pair.applied + (why,)))
         if len(out) == REPAIRS_PER_ROUND:
             break
     return out
+
+
+def _candidates(pair: _Pair, index: EntryIndex, changes: Mapping[str, list[Change]],
+                passing: Mapping[str, list[CommandLine]], reaching: Mapping[str, list[CommandLine]]) -> list[_Pair]:
+    """The repairs to try next for a refuted `pair`: a check never reached, on commands that
+    reach its function; another error first, its fix applied, or the example on commands
+    known to pass that error."""
+    if pair.verdict is None:
+        return []
+    if pair.verdict.why == "no-error":
+        return _reached(pair, reaching.get(pair.example.entry, []))
+    found = _blocker(pair, index)
+    if found is None or found[1] in pair.applied:
+        return []
+    return _repairs(pair, index, changes) + _reached(pair, passing.get(found[1], []), found[1])
 
 
 def _outcome(pair: _Pair, version: str, repaired: _Pair | None) -> Outcome:
@@ -416,12 +431,10 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     changes = _entry_changes(data, profile.launch) if repair else {}
     open_ = {i: [p] for i, p in pairs.items() if p.verdict is not None and p.verdict.status == REFUTED}
     repaired: dict[int, _Pair] = {}
-    contexts = _contexts(pairs.values(), data, recorded, version, profile.launch)
+    passing = _passing(pairs.values(), {e["id"] for e in data["entries"]}, recorded, version, profile.launch)
+    reaching = _by_function(passing, data)
     for round_ in range(REPAIR_ROUNDS if repair else 0):
-        tries = {i: [r for p in ps for r in (_reached(p, contexts.get(_function_of(p, data), []))
-                                            if p.verdict is not None and p.verdict.why == "no-error"
-                                            else _repairs(p, index, changes))]
-                 for i, ps in open_.items()}
+        tries = {i: [r for p in ps for r in _candidates(p, index, changes, passing, reaching)] for i, ps in open_.items()}
         tries = {i: rs for i, rs in tries.items() if rs}
         if not tries:
             break
@@ -442,30 +455,33 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     return [outcomes[i] for i in sorted(outcomes)]
 
 
-def _function_of(pair: _Pair, data: Mapping[str, Any]) -> tuple[str, str]:
-    source = next(e["source"] for e in data["entries"] if e["id"] == pair.example.entry)
-    return (source["path"], source.get("function") or "")
-
-
-def _contexts(pairs: Iterable[_Pair], data: Mapping[str, Any], recorded: Outcomes, version: str,
-              prefix: str) -> dict[tuple[str, str], list[CommandLine]]:
-    """Per (file, function), the accepted fixes of examples confirmed there (this run's and
-    recorded ones): commands that reach that function and pass it (shortest first)."""
-    where = {e["id"]: (e["source"]["path"], e["source"].get("function") or "") for e in data["entries"]}
-    out: dict[tuple[str, str], list[CommandLine]] = {}
+def _passing(pairs: Iterable[_Pair], known: set[str], recorded: Outcomes, version: str,
+             prefix: str) -> dict[str, list[CommandLine]]:
+    """Per entry, the accepted fixes of its examples the real program confirmed (this run's
+    and recorded ones): commands that reach its check and pass it (shortest first)."""
+    out: dict[str, list[CommandLine]] = {}
     for pair in pairs:
         if pair.verdict is not None and pair.verdict.status == CONFIRMED and pair.after is not None:
-            out.setdefault(where[pair.example.entry], []).append(pair.after)
+            out.setdefault(pair.example.entry, []).append(pair.after)
     for outcome in recorded.by_key.values():
         after = outcome.found.after if outcome.found is not None else outcome.after
-        if outcome.version != version or outcome.entry not in where or not after or (
+        if outcome.version != version or outcome.entry not in known or not after or (
                 outcome.status != CONFIRMED and outcome.found is None):
             continue
         try:
-            out.setdefault(where[outcome.entry], []).append(split_command(after, prefix))
+            out.setdefault(outcome.entry, []).append(split_command(after, prefix))
         except ValueError:
             continue
     return {k: sorted(dict.fromkeys(v), key=lambda c: (len(c.argv), c.argv)) for k, v in out.items()}
+
+
+def _by_function(passing: Mapping[str, list[CommandLine]], data: Mapping[str, Any]) -> dict[str, list[CommandLine]]:
+    """Per entry, the passing commands of every entry in its function (they reach it)."""
+    where = {e["id"]: (e["source"]["path"], e["source"].get("function") or "") for e in data["entries"]}
+    grouped: dict[tuple[str, str], list[CommandLine]] = {}
+    for entry, lines in sorted(passing.items()):
+        grouped.setdefault(where[entry], []).extend(lines)
+    return {e: sorted(dict.fromkeys(grouped.get(w, [])), key=lambda c: (len(c.argv), c.argv)) for e, w in where.items()}
 
 
 def _unrunnable(example: Example) -> str | None:
