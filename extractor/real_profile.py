@@ -56,6 +56,8 @@ class RealProfile:
     default_model: str = ""
     # architecture -> config.json text (canonical JSON: frozen and hashable)
     model_configs: tuple[tuple[str, str], ...] = ()
+    # what every platform predicate reads on the machine confirm runs on (None: unknown)
+    platform_default: bool | None = None
 
     def install_for(self, version: str) -> Install | None:
         return next((i for i in self.install if in_range(version, i.start, i.until)), None)
@@ -154,7 +156,8 @@ def real_problem(data: Any) -> str | None:
         return None
     if not isinstance(data, dict):
         return "expected a mapping"
-    if (p := _unknown(data, "package", "install", "torch_ops", "env", "args", "validate", "models")) is not None:
+    if (p := _unknown(data, "package", "install", "torch_ops", "env", "args", "validate", "models",
+                      "platform_default")) is not None:
         return p
     if not isinstance(data.get("package"), str) or not re.fullmatch(_MODULE, data["package"]):
         return "package: expected the target's import package name"
@@ -167,6 +170,7 @@ def real_problem(data: Any) -> str | None:
             isinstance(k, str) and isinstance(s, str) for k, s in v.items()) else "env: expected NAME -> string value"),
         ("args", lambda v: None if _strs(v) is None else "args: expected a list of strings"),
         ("models", lambda v: None if (p := _models(v)) is None else f"models.{p}"),
+        ("platform_default", lambda v: None if isinstance(v, bool) else "platform_default: expected true or false"),
     ]
     return next((p for key, check in checks if key in data and (p := check(data[key])) is not None), None)
 
@@ -191,6 +195,7 @@ def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
             for a, b, d in _ranges(data.get("validate") or [])
         ),
         default_model=models.get("default", ""),
+        platform_default=data.get("platform_default"),
         model_configs=tuple(
             (arch, json.dumps(config, sort_keys=True)) for arch, config in sorted((models.get("configs") or {}).items())
         ),

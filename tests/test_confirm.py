@@ -7,7 +7,9 @@ import pytest
 
 from analyzers.judge import EntryIndex, Real, Verdict
 from analyzers.launch import CommandLine, split_command
-from errcat.real.confirm import Change, Example, _Pair, _repairs, change_between, examples_of, shell_line
+from errcat.real.confirm import (
+    Change, Example, _Pair, _repairs, _unrunnable, change_between, examples_of, shell_line,
+)
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from extractor.errors import ErrcatError
 from extractor.real_profile import parse_real
@@ -103,12 +105,26 @@ def test_no_repair_for_an_error_outside_the_catalog():
     assert _repairs(pair, INDEX, {"e2": [Change(set=(("--z", ("1",)),))]}) == []
 
 
+@pytest.mark.parametrize(("example", "why"), [
+    (Example("e", "", "python -m srv --x", "python -m srv", "true"), None),
+    (Example("e", "", None, None, "false", note="No command line triggers this"),
+     "no example (No command line triggers this)"),
+    (Example("e", "", "python -m srv --x <value>", None, "true"), "placeholder <value> has no concrete value"),
+    (Example("e", "", "python -m srv", None, "true", needs=("platform:is_cuda=false",)), None),
+    (Example("e", "", "python -m srv", None, "true", needs=("platform:is_cuda=false", "platform:is_hip=true")),
+     "needs a machine where platform:is_hip=true"),
+])
+def test_unrunnable_examples_say_why(example, why):
+    assert _unrunnable(example, parse_real({"package": "t", "platform_default": False})) == why
+
+
 def test_examples_of_lists_entries_and_variants_and_checks_only():
     data = {"entries": [E1, {**E2, "variants": [{"example_fix": {"before": "python -m srv --v", "after": None}},
                                                  {"example_fix": {"before": None, "after": None}}]}]}
     assert [(e.entry, e.label, e.before) for e in examples_of(data)] == [
-        ("e1", "", "python -m srv --x"), ("e2", "", "python -m srv --y"), ("e2", "variant 1", "python -m srv --v")]
-    assert [e.entry for e in examples_of(data, ["e2"])] == ["e2", "e2"]
+        ("e1", "", "python -m srv --x"), ("e2", "", "python -m srv --y"), ("e2", "variant 1", "python -m srv --v"),
+        ("e2", "variant 2", None)]  # no example: counted, never run
+    assert [e.entry for e in examples_of(data, ["e2"])] == ["e2", "e2", "e2"]
     with pytest.raises(ErrcatError, match="no entry e9"):
         examples_of(data, ["e9"])
 

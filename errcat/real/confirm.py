@@ -29,6 +29,7 @@ from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
+from extractor.real_profile import RealProfile
 
 REPORT_FILE = "confirm.md"
 REPAIR_ROUNDS = 4  # blockers removed one after another (each round: one more run per example)
@@ -45,6 +46,7 @@ class Example:
     after: str | None
     predicted: str
     needs: tuple[str, ...] = ()
+    note: str = ""  # why there is no example (before None)
 
     @property
     def fingerprint(self) -> str:
@@ -105,10 +107,9 @@ def examples_of(data: Mapping[str, Any], only: Sequence[str] = ()) -> list[Examp
         fixes += [(f"variant {i + 1}", v.get("example_fix") or {}) for i, v in enumerate(entry.get("variants") or [])]
         for label, fix in fixes:
             static = fix.get("static") or fix  # a found example replaced the static one: judge the static one
-            if static.get("before") is None:
-                continue
             out.append(Example(entry["id"], label, static.get("before"), static.get("after"),
-                               str(static.get("predicted", "unknown")), tuple(fix.get("needs") or ())))
+                               str(static.get("predicted", "unknown")), tuple(fix.get("needs") or ()),
+                               str(fix.get("note") or "")))
     return out
 
 
@@ -412,10 +413,12 @@ def confirm(
 def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Profile, version: str,
                   session: _Session, index: EntryIndex, repair: bool, record: str | Path | None,
                   recorded: Outcomes) -> list[Outcome]:
+    real = profile.real
+    assert real is not None  # `confirm` refuses a profile without one
     outcomes: dict[int, Outcome] = {}
     pairs: dict[int, _Pair] = {}
     for i, example in enumerate(todo):
-        why = _unrunnable(example)
+        why = _unrunnable(example, real)
         if why is not None:
             outcomes[i] = _not_run(example, version, why)
             continue
@@ -484,11 +487,21 @@ def _by_function(passing: Mapping[str, list[CommandLine]], data: Mapping[str, An
     return {e: sorted(dict.fromkeys(grouped.get(w, [])), key=lambda c: (len(c.argv), c.argv)) for e, w in where.items()}
 
 
-def _unrunnable(example: Example) -> str | None:
-    if example.needs:
-        return "needs " + ", ".join(example.needs)
+def _unrunnable(example: Example, real: RealProfile) -> str | None:
+    if example.before is None:
+        return f"no example ({example.note})" if example.note else "no example"
+    unmet = [n for n in example.needs if not _met(n, real)]
+    if unmet:
+        return "needs a machine where " + ", ".join(unmet)
     bad = unrunnable(f"{example.before} {example.after or ''}")
     return f"placeholder {', '.join(dict.fromkeys(bad))} has no concrete value" if bad else None
+
+
+def _met(need: str, real: RealProfile) -> bool:
+    """Does this machine meet ``platform:NAME=JSON value`` (every predicate reads `platform_default`)?"""
+    kind, _, fact = need.partition(":")
+    value = fact.rpartition("=")[2]
+    return kind == "platform" and real.platform_default is not None and value == json.dumps(real.platform_default)
 
 
 def _record(path: str | Path, session: _Session, version: str, index: EntryIndex) -> None:
