@@ -30,7 +30,7 @@ class Install:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    kind: str  # "call": module function called with the argv; "method": on the previous result
+    kind: str  # "call": module function called with the argv; "method": called on what the call returned
     name: str
 
 

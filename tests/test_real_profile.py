@@ -55,8 +55,8 @@ def test_good_section_has_no_problem():
     (with_("install", {"from": "1"}), "install: expected a non-empty list of release ranges"),
     (with_("install.0", "pip"), "install[0]: expected a mapping"),
     (with_("install.1.from", 1.5), 'install[1].from: expected a version string such as "0.5.19"'),
-    (with_("install.1.until", "two"), "install[1].until: cannot order version 'two' "
-                                      "(expected e.g. 0.5.23, 0.5.3rc0, 0.5.3.post1)"),
+    (with_("install.1.until", "two"), ("install[1].until: cannot order version 'two' "
+                                       "(expected e.g. 0.5.23, 0.5.3rc0, 0.5.3.post1)")),
     (with_("install.0.pipe", []), "install[0].pipe: unknown key (known: from, until, pip)"),
     (with_("install.0.pip", ...), "install[0].pip: expected a non-empty list of pip argument lists"),
     (with_("install.0.pip", []), "install[0].pip: expected a non-empty list of pip argument lists"),
