@@ -264,12 +264,15 @@ def test_missing_wheel_is_refused(tmp_path):
         ensure_target_env(profile(), "1.0", root=tmp_path / "env", wheel=tmp_path / "nope.whl")
 
 
-def test_untrusted_cache_is_refused(tmp_path):
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    os.chmod(cache, 0o777)
-    with pytest.raises(ErrcatError, match=r"^not building in the cache at .*cache: .* writable by group or others"):
-        ensure_target_env(profile(), "1.0", cache_dir=cache, runner=Counting(allow=False))
+def test_untrusted_cache_is_refused_even_when_the_env_is_there(built):
+    env, _, cache = built
+    os.chmod(env.dir.parent, 0o777)
+    try:
+        with pytest.raises(ErrcatError, match=r"^not using the cache at .* for target envs: .*targets is writable by "
+                                              r"group or others \(chmod go-w "):
+            ensure_target_env(profile(), "1.0", cache_dir=cache, runner=Counting(allow=False))
+    finally:
+        os.chmod(env.dir.parent, 0o700)
 
 
 def test_a_held_lock_is_waited_for(tmp_path):

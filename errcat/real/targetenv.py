@@ -292,16 +292,18 @@ def _build(plan: Plan, env_dir: Path, target: str, runner: Runner, log: Log) -> 
     log(f"built {plan.dist} {plan.version} in {seconds:.0f} s")
 
 
-def _private_targets_dir(cache_dir: str | os.PathLike[str] | None) -> Path:
+def _refuse_untrusted(cache_dir: str | os.PathLike[str] | None) -> None:
     # Code installed here is run later: a cache others can write is refused, not warned about.
     root = cache_root(cache_dir)
     if (problem := untrusted(root, ("targets",))) is not None:
-        raise ErrcatError(f"not building in the cache at {root}: {problem}")
-    folder = targets_dir(cache_dir)
+        raise ErrcatError(f"not using the cache at {root} for target envs: {problem}")
+
+
+def _make_private(cache_dir: str | os.PathLike[str] | None) -> None:
+    root = cache_root(cache_dir)
     root.parent.mkdir(parents=True, exist_ok=True)
-    for path in (root, folder):
+    for path in (root, targets_dir(cache_dir)):
         path.mkdir(mode=0o700, exist_ok=True)
-    return folder
 
 
 def ensure_target_env(
@@ -324,12 +326,14 @@ def ensure_target_env(
     explicit = root is not None and os.fspath(root) != ""
     env_dir = Path(root).expanduser().absolute() if explicit else default_env_dir(plan, cache_dir)  # type: ignore[arg-type]
     env = TargetEnv(python=env_python(env_dir), version=version, dir=env_dir)
+    if not explicit:
+        _refuse_untrusted(cache_dir)  # also before a cache hit: its python is what runs next
     if is_ready(env_dir, plan):
         return env
     if wheel is not None and not Path(wheel).is_file():
         raise ErrcatError(f"no such wheel: {wheel}")
     if not explicit:
-        _private_targets_dir(cache_dir)
+        _make_private(cache_dir)
     env_dir.parent.mkdir(parents=True, exist_ok=True)
     with _locked(env_dir, log):
         if is_ready(env_dir, plan):  # built by another process while this one waited
