@@ -238,14 +238,17 @@ def _sweep(env_dir: Path) -> None:
 
 
 def _relocate(built: Path, final: Path) -> None:
-    """Point the scripts venv and pip wrote (shebangs, activate) at the final directory."""
-    old, new = str(built).encode(), str(final).encode()
+    """Point the scripts venv and pip wrote (shebangs, activate) at the final directory.
+
+    The temporary name is random, so its plain occurrences (the prompt) are replaced too.
+    """
     for path in [*(built / "bin").iterdir(), built / "pyvenv.cfg"]:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > 1 << 20:
             continue
         data = path.read_bytes()
-        if old in data:
-            path.write_bytes(data.replace(old, new))
+        fixed = data.replace(str(built).encode(), str(final).encode()).replace(built.name.encode(), final.name.encode())
+        if fixed != data:
+            path.write_bytes(fixed)
 
 
 def _move_into_place(built: Path, env_dir: Path) -> None:
