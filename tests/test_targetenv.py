@@ -1,7 +1,7 @@
 """Target virtualenvs: the install plan, the cache, atomic builds, the lock.
 
 Builds here install a tiny wheel written by the test (`pip --no-index`): no network. The
-one test marked `network` builds the real sglang 0.5.23 env into the default cache root.
+one test marked `network` builds the real sglang 0.5.23 env into the test cache's default root.
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from errcat.real.targetenv import (
 )
 from extractor.errors import ErrcatError
 from extractor.profile import load_profile, parse_profile
+from tests import conftest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -335,8 +336,9 @@ def test_script_prints_the_python(tmp_path):
 
 @pytest.mark.network
 def test_real_sglang_0_5_23_env():
-    """Builds (or reuses) the env `errcat confirm` uses, in the default cache root."""
-    env = ensure_target_env(load_profile("sglang"), "0.5.23")
+    """Builds (or reuses) the env the confirm sample test uses: the test cache's default root."""
+    env = ensure_target_env(load_profile("sglang"), "0.5.23", cache_dir=conftest.test_cache_dir())
+    assert env.dir.parent == conftest.test_cache_dir() / "targets"
     code = "import sglang, importlib.metadata as m; print(m.version('sglang'), sglang.__file__)"
     done = run(env.python, "-c", code, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
