@@ -1,7 +1,8 @@
 """One cache directory for everything errcat keeps between runs.
 
 Layout: ``downloads/`` (release archives + their index metadata), ``mirrors/`` (bare
-git mirrors of remote repositories), ``results/`` (per-blob analysis results).
+git mirrors of remote repositories), ``results/`` (per-blob analysis results), and
+``targets/`` (virtualenvs of the target program, built only by `errcat.real.targetenv`).
 
 The cache holds data only, but data decides what errcat reads and writes: a cache
 directory another user owns, or that group or others can write, is not used
@@ -58,7 +59,11 @@ def results_dir(root: str | os.PathLike[str] | None = None) -> Path:
     return cache_root(root) / "results"
 
 
-def untrusted(root: Path) -> str | None:
+def targets_dir(root: str | os.PathLike[str] | None = None) -> Path:
+    return cache_root(root) / "targets"
+
+
+def untrusted(root: Path, subdirs: tuple[str, ...] = SUBDIRS) -> str | None:
     """Why the cache at `root` must not be used, or None.
 
     The root and the subdirectories errcat uses must belong to the effective user
@@ -67,7 +72,7 @@ def untrusted(root: Path) -> str | None:
     creates them private, see `private_cache`); so is a path that cannot be a
     directory (writing there fails with its own error).
     """
-    for path in (root, *(root / sub for sub in SUBDIRS)):
+    for path in (root, *(root / sub for sub in subdirs)):
         try:
             st = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):

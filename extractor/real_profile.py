@@ -30,7 +30,7 @@ class Install:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    kind: str  # "call": module function called with the argv; "method": on the previous result
+    kind: str  # "call": module function called with the argv; "method": called on what the call returned
     name: str
 
 
@@ -139,14 +139,14 @@ def _validate_item(data: dict[str, Any]) -> str | None:
 
 def _models(data: Any) -> str | None:
     if not isinstance(data, dict):
-        return "expected a mapping"
+        return "models: expected a mapping"
     if (p := _unknown(data, "default", "configs")) is not None:
-        return p
+        return f"models.{p}"
     configs = data.get("configs") or {}
     if not isinstance(configs, dict) or not all(isinstance(c, dict) for c in configs.values()):
-        return "configs: expected architecture -> config.json mapping"
-    if "default" in data and data["default"] not in configs:
-        return f"default: {data['default']!r} is not one of configs"
+        return "models.configs: expected architecture -> config.json mapping"
+    if "default" in data and (not isinstance(data["default"], str) or data["default"] not in configs):
+        return f"models.default: {data['default']!r} is not one of configs"
     return None
 
 
@@ -165,11 +165,11 @@ def real_problem(data: Any) -> str | None:
         ("install", lambda v: _ranged(v, _install_item, "install")),
         ("validate", lambda v: _ranged(v, _validate_item, "validate")),
         ("torch_ops", lambda v: None if isinstance(v, dict) and all(
-            re.fullmatch(_IDENT, k) and _strs(s) is None for k, s in v.items()) else "torch_ops: expected namespace -> op schemas"),
+            isinstance(k, str) and re.fullmatch(_IDENT, k) and _strs(s) is None for k, s in v.items()) else "torch_ops: expected namespace -> op schemas"),
         ("env", lambda v: None if isinstance(v, dict) and all(
             isinstance(k, str) and isinstance(s, str) for k, s in v.items()) else "env: expected NAME -> string value"),
         ("args", lambda v: None if _strs(v) is None else "args: expected a list of strings"),
-        ("models", lambda v: None if (p := _models(v)) is None else f"models.{p}"),
+        ("models", _models),
         ("platform_default", lambda v: None if isinstance(v, bool) else "platform_default: expected true or false"),
     ]
     return next((p for key, check in checks if key in data and (p := check(data[key])) is not None), None)
