@@ -29,6 +29,7 @@ from pathlib import Path
 
 from extractor.atomic import write_bytes_atomically
 from extractor.cache import cache_root, downloads_dir, targets_dir, untrusted
+from errcat.real.runner import target_version
 from extractor.errors import ErrcatError
 from extractor.pep440 import version_key
 from extractor.profile import Profile
@@ -36,7 +37,6 @@ from extractor.real_profile import Install
 
 MARKER = ".errcat-target.json"  # written last: its presence means the env is complete
 TARGET = "{target}"
-_PROBE_TIMEOUT = 120  # seconds for the installed-version probe (a cold disk can be slow)
 
 Runner = Callable[[Sequence[str], Path], int]  # runs a command, output appended to the log -> exit code
 Log = Callable[[str], None]
@@ -130,12 +130,6 @@ def cached_wheel(dist: str, version: str, cache_dir: str | os.PathLike[str] | No
 # ------------------------------------------------------------------ probing an env
 
 
-_VERSION_PROBE = (
-    "import importlib.metadata as m, sys\n"
-    "try:\n    print(m.version(sys.argv[1]))\nexcept m.PackageNotFoundError:\n    pass\n"
-)
-
-
 def env_python(env_dir: Path) -> Path:
     return env_dir / "bin" / "python"
 
@@ -143,11 +137,9 @@ def env_python(env_dir: Path) -> Path:
 def installed_version(python: Path, dist: str) -> str | None:
     """The version of `dist` that `python` has installed, or None (also when it does not run)."""
     try:
-        done = subprocess.run([str(python), "-I", "-c", _VERSION_PROBE, dist], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=_PROBE_TIMEOUT, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        return target_version(python, dist)  # the driver's probe: reads metadata, imports nothing
+    except ErrcatError:
         return None
-    return (done.stdout.strip() or None) if done.returncode == 0 else None
 
 
 def _same_version(a: str, b: str) -> bool:
