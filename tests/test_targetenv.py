@@ -337,10 +337,19 @@ def test_script_prints_the_python(tmp_path):
 @pytest.mark.network
 def test_real_sglang_0_5_23_env():
     """Builds (or reuses) the env the confirm sample test uses: the test cache's default root."""
-    env = ensure_target_env(load_profile("sglang"), "0.5.23", cache_dir=conftest.test_cache_dir())
+    profile = load_profile("sglang")
+    env = ensure_target_env(profile, "0.5.23", cache_dir=conftest.test_cache_dir())
     assert env.dir.parent == conftest.test_cache_dir() / "targets"
-    code = "import sglang, importlib.metadata as m; print(m.version('sglang'), sglang.__file__)"
-    done = run(env.python, "-c", code, timeout=600)
+    # Importing sglang imports torchvision, which needs the profile's op schemas on CPU torch.
+    code = ("import importlib.metadata as m, json, sys, torch\n"
+            "libs = [torch.library.Library(ns, 'DEF') for ns in json.loads(sys.argv[1])]\n"
+            "for lib, schemas in zip(libs, json.loads(sys.argv[1]).values()):\n"
+            "    for schema in schemas:\n"
+            "        lib.define(schema)\n"
+            "import sglang\n"
+            "print(m.version('sglang'), sglang.__file__)")
+    ops = json.dumps({ns: list(schemas) for ns, schemas in profile.real.torch_ops})
+    done = run(env.python, "-c", code, ops, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    version, where = done.stdout.split()
+    version, where = done.stdout.split()[-2:]
     assert version == "0.5.23" and where.startswith(str(env.dir))
