@@ -23,7 +23,8 @@ GOOD: dict[str, Any] = {
         {"from": "2.0", "module": "tgt.args", "steps": [{"call": "prepare"}, {"method": "resolve"}, {"method": "check"}]},
         {"until": "2.0", "module": "tgt.old_args", "steps": [{"call": "prepare"}, {"method": "check"}]},
     ],
-    "models": {"flag": "model_path", "default": "Tiny", "configs": {"Tiny": {"architectures": ["Tiny"]}}},
+    "models": {"default": "Tiny", "configs": {"Tiny": {"architectures": ["Tiny"]}}},
+    "platform_default": False,
 }
 
 
@@ -48,7 +49,8 @@ def test_good_section_has_no_problem():
 
 @pytest.mark.parametrize("data, problem", [
     (["package"], "expected a mapping"),
-    ({**GOOD, "extra": 1}, "extra: unknown key (known: package, install, torch_ops, env, args, validate, models)"),
+    ({**GOOD, "extra": 1},
+     "extra: unknown key (known: package, install, torch_ops, env, args, validate, models, platform_default)"),
     (with_("package", ...), "package: expected the target's import package name"),
     (with_("package", "a-b"), "package: expected the target's import package name"),
     (with_("install", []), "install: expected a non-empty list of release ranges"),
@@ -80,11 +82,11 @@ def test_good_section_has_no_problem():
     (with_("env", ["A=1"]), "env: expected NAME -> string value"),
     (with_("args", "--device cuda"), "args: expected a list of strings"),
     (with_("models", ["Tiny"]), "models: expected a mapping"),
-    (with_("models.size", 1), "models.size: unknown key (known: flag, default, configs)"),
-    (with_("models.flag", "model-path"), "models.flag: expected the configuration field of the model path"),
+    (with_("models.flag", "model_path"), "models.flag: unknown key (known: default, configs)"),
     (with_("models.configs", {"Tiny": "config.json"}), "models.configs: expected architecture -> config.json mapping"),
     (with_("models.default", "Huge"), "models.default: 'Huge' is not one of configs"),
     (with_("models.default", ["Tiny"]), "models.default: ['Tiny'] is not one of configs"),
+    (with_("platform_default", "no"), "platform_default: expected true or false"),
 ])
 def test_each_problem_is_named(data, problem):
     assert real_problem(data) == problem
@@ -129,7 +131,7 @@ def test_parsed_fields():
     assert REAL.validate[0].as_dict() == {"module": "tgt.args", "steps": [{"call": "prepare"}, {"method": "resolve"},
                                                                         {"method": "check"}]}
     assert REAL.validate[1].steps[0] == Step("call", "prepare")
-    assert (REAL.model_flag, REAL.default_model) == ("model_path", "Tiny")
+    assert REAL.default_model == "Tiny" and REAL.platform_default is False
     assert REAL.model_config("Tiny") == {"architectures": ["Tiny"]} and REAL.model_config("Huge") is None
     assert parse_real(None) is None
 

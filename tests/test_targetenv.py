@@ -337,12 +337,13 @@ def test_script_prints_the_python(tmp_path):
 @pytest.mark.network
 def test_real_sglang_0_5_23_env():
     """Builds (or reuses) the env the confirm sample test uses: the test cache's default root."""
-    env = ensure_target_env(load_profile("sglang"), "0.5.23", cache_dir=conftest.test_cache_dir())
+    profile = load_profile("sglang")
+    env = ensure_target_env(profile, "0.5.23", cache_dir=conftest.test_cache_dir())
     assert env.dir.parent == conftest.test_cache_dir() / "targets"
     # sglang itself imports only with the profile's torch op shim: the driver's business
     # (tests/test_real_confirm.py runs it); here, what is installed where
     code = "import importlib.util as u, importlib.metadata as m; print(m.version('sglang'), u.find_spec('sglang').origin)"
     done = run(env.python, "-c", code, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    version, where = done.stdout.split()
+    version, where = done.stdout.split()[-2:]
     assert version == "0.5.23" and where.startswith(str(env.dir))
