@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,20 +31,32 @@ def _sample() -> list[str]:
     return [line.split()[0] for line in lines if line.strip() and not line.startswith("#")]
 
 
-def _corpus() -> list[dict]:
-    return [json.loads(line) for line in (DATA / f"sglang-{VERSION}.jsonl").read_text().splitlines() if line]
+def _corpus(version: str) -> list[dict]:
+    return [json.loads(line) for line in (DATA / f"sglang-{version}.jsonl").read_text().splitlines() if line]
 
 
 @pytest.fixture(scope="module")
-def catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("catalog") / VERSION
-    extract(SourceSpec(release=VERSION), out=out, cache_dir=test_cache_dir())
-    return out
+def catalogs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    made: dict[str, Path] = {}
+
+    def get(version: str) -> Path:
+        if version not in made:
+            made[version] = tmp_path_factory.mktemp("catalog") / version
+            extract(SourceSpec(release=version), out=made[version], cache_dir=test_cache_dir())
+        return made[version]
+
+    return get
 
 
-def test_the_corpus_errors_are_the_entries_they_were(catalog_dir: Path) -> None:
-    index = EntryIndex(json.loads((catalog_dir / "catalog.json").read_text())["entries"])
-    records = [r for r in _corpus() if r["outcome"] == "error"]
+@pytest.fixture(scope="module")
+def catalog_dir(catalogs: Callable[[str], Path]) -> Path:
+    return catalogs(VERSION)
+
+
+@pytest.mark.parametrize("version", ["0.5.23", "0.5.18"])
+def test_the_corpus_errors_are_the_entries_they_were(catalogs: Callable[[str], Path], version: str) -> None:
+    index = EntryIndex(json.loads((catalogs(version) / "catalog.json").read_text())["entries"])
+    records = [r for r in _corpus(version) if r["outcome"] == "error"]
     assert len(records) >= 200 and sum("entry" in r for r in records) >= 150
     wrong = [(r["argv"], r.get("entry"), index.which(Real.from_dict(r))) for r in records
              if index.which(Real.from_dict(r)) != r.get("entry")]
