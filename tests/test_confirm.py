@@ -7,9 +7,8 @@ import pytest
 
 from analyzers.judge import EntryIndex, Real, Verdict
 from analyzers.launch import CommandLine, split_command
-from errcat.real.confirm import (
-    Change, Example, _Pair, _repairs, _unrunnable, change_between, examples_of, shell_line,
-)
+from errcat.real.confirm import Example, _unrunnable, examples_of
+from errcat.real.repair import Change, Pair, _repairs, change_between, shell_line
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from extractor.errors import ErrcatError
 from extractor.real_profile import parse_real
@@ -76,7 +75,7 @@ INDEX = EntryIndex([E1, E2])
 
 def _pair(real_before, real_after, why):
     ex = Example("e1", "", E1["example_fix"]["before"], E1["example_fix"]["after"], "true")
-    pair = _Pair(ex, _line(ex.before), _line(ex.after), (), real_before, real_after)
+    pair = Pair(ex, _line(ex.before), _line(ex.after), (), real_before, real_after)
     pair.verdict = Verdict("refuted", why)
     return pair
 

@@ -13,11 +13,9 @@ never touched here.
 from __future__ import annotations
 
 import json
-import re
-import shlex
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdi
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, fingerprint, read_outcomes, release_of
 from errcat.real.materials import Materials, NotRunnable, unrunnable
+from errcat.real.repair import Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
@@ -33,7 +32,6 @@ from extractor.real_profile import RealProfile
 
 REPORT_FILE = "confirm.md"
 REPAIR_ROUNDS = 4  # blockers removed one after another (each round: one more run per example)
-REPAIRS_PER_ROUND = 3  # candidate repairs tried per refuted example and round
 
 Progress = Callable[[int, int, str], None]
 
@@ -116,84 +114,7 @@ def examples_of(data: Mapping[str, Any], only: Sequence[str] = ()) -> list[Examp
 # ------------------------------------------------------------------ commands
 
 
-def _groups(argv: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """argv as (option, values) in order (``--x=v`` is ``--x v``)."""
-    out: list[tuple[str, list[str]]] = []
-    for word in argv:
-        if word.startswith("--"):
-            option, eq, value = word.partition("=")
-            out.append((option, [value] if eq else []))
-        elif out:
-            out[-1][1].append(word)
-        else:
-            out.append(("", [word]))
-    return [(o, tuple(v)) for o, v in out]
-
-
-def _words(groups: Iterable[tuple[str, tuple[str, ...]]]) -> list[str]:
-    return [w for option, values in groups for w in ((option,) if option else ()) + values]
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """What one example's fix changes: options dropped or set, env vars unset or set."""
-
-    drop: frozenset[str] = frozenset()
-    set: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    env: tuple[tuple[str, str | None], ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.drop or self.set or self.env)
-
-    def options(self) -> set[str]:
-        return set(self.drop) | {o for o, _ in self.set}
-
-    def apply(self, line: CommandLine) -> CommandLine:
-        groups = [(o, v) for o, v in _groups(line.argv) if o not in self.drop]
-        for option, values in self.set:
-            groups = [(o, v) for o, v in groups if o != option] + [(option, values)]
-        env = dict(line.env)
-        for name, value in self.env:
-            if value is None:
-                env.pop(name, None)
-            else:
-                env[name] = value
-        return CommandLine(tuple(sorted(env.items())), line.program, tuple(_words(groups)))
-
-
-def change_between(before: CommandLine, after: CommandLine) -> Change:
-    old, new = dict(_groups(before.argv)), dict(_groups(after.argv))
-    old_env, new_env = dict(before.env), dict(after.env)
-    return Change(
-        frozenset(o for o in old if o not in new and o),
-        tuple((o, v) for o, v in new.items() if o and old.get(o) != v),
-        tuple((k, new_env.get(k)) for k in sorted(set(old_env) | set(new_env)) if old_env.get(k) != new_env.get(k)),
-    )
-
-
-def shell_line(line: CommandLine) -> str:
-    """The shell line a user pastes (placeholders stay as they are)."""
-    return " ".join([f"{k}={_quote(v)}" for k, v in line.env] + [_quote(w) for w in (*line.program, *line.argv)])
-
-
-def _quote(word: str) -> str:
-    return word if re.fullmatch(r"<[^<>\s]*>", word) else shlex.quote(word)
-
-
 # ------------------------------------------------------------------ running
-
-
-@dataclass(slots=True)
-class _Pair:
-    """One example (or a repair of it) on its way through the real program."""
-
-    example: Example
-    before: CommandLine
-    after: CommandLine | None
-    applied: tuple[str, ...] = ()  # entries whose fixes were applied (repairs)
-    real_before: Real | None = None
-    real_after: Real | None = None
-    verdict: Verdict | None = None
 
 
 @dataclass(slots=True)
@@ -240,7 +161,7 @@ def _real(result: Any, profile: Profile) -> Real:
     return Real(result.outcome, result.type or "", message, path, int(result.line or 0))
 
 
-def _judged(pairs: Sequence[_Pair], session: _Session, index: EntryIndex) -> None:
+def _judged(pairs: Sequence[Pair], session: _Session, index: EntryIndex) -> None:
     lines: list[CommandLine] = []
     for pair in pairs:
         lines.append(pair.before)
@@ -258,99 +179,7 @@ def _judged(pairs: Sequence[_Pair], session: _Session, index: EntryIndex) -> Non
             pair.verdict = judge(pair.example.entry, pair.real_before, pair.real_after, index)
 
 
-def _entry_changes(data: Mapping[str, Any], prefix: str) -> dict[str, list[Change]]:
-    """Per entry, the changes its examples' fixes make (how to get past that error)."""
-    out: dict[str, list[Change]] = {}
-    for entry in data["entries"]:
-        fixes = [entry.get("example_fix") or {}] + [v.get("example_fix") or {} for v in entry.get("variants") or []]
-        for fix in fixes:
-            for pair in (fix, fix.get("static") or {}):
-                if pair.get("before") and pair.get("after"):
-                    try:
-                        change = change_between(split_command(pair["before"], prefix),
-                                                split_command(pair["after"], prefix))
-                    except ValueError:
-                        continue
-                    if change and change not in out.get(entry["id"], []):
-                        out.setdefault(entry["id"], []).append(change)
-    return out
-
-
-def _blocker(pair: _Pair, index: EntryIndex) -> tuple[str, str] | None:
-    """(which side, entry id) of the other catalog error that stopped `pair`."""
-    if pair.real_before is not None and pair.real_before.outcome == "error":
-        other = index.which(pair.real_before)
-        if other is not None and other != pair.example.entry:
-            return ("both", other)
-    if pair.verdict is not None and pair.verdict.why.startswith("after-fires") and pair.real_after is not None:
-        other = index.which(pair.real_after)
-        if other is not None and other != pair.example.entry:
-            return ("after", other)
-    return None
-
-
-def _repairs(pair: _Pair, index: EntryIndex, changes: Mapping[str, list[Change]]) -> list[_Pair]:
-    """`pair` with the fix of the error that stopped it applied (to both commands when it
-    stopped `before`, else to `after`); never a change touching what the example's own fix changes."""
-    found = _blocker(pair, index)
-    if found is None or pair.after is None or found[1] in pair.applied:
-        return []  # a blocker met again: its fix and a later one undo each other
-    side, other = found
-    own = change_between(pair.before, pair.after).options()
-    out = []
-    for change in changes.get(other, []):
-        if change.options() & own:
-            continue
-        before = change.apply(pair.before) if side == "both" else pair.before
-        after = change.apply(pair.after)
-        if (before, after) == (pair.before, pair.after):
-            continue
-        out.append(_Pair(pair.example, before, after, pair.applied + (other,)))
-        if len(out) == REPAIRS_PER_ROUND:
-            break
-    return out
-
-
-def _overlay(base: CommandLine, line: CommandLine) -> CommandLine:
-    """`base` with every option and env var of `line` set as `line` has it."""
-    change = Change(set=tuple((o, v) for o, v in _groups(line.argv) if o), env=tuple(line.env))
-    return change.apply(base)
-
-
-def _reached(pair: _Pair, contexts: Sequence[CommandLine], why: str = "context") -> list[_Pair]:
-    """`pair` (which the real program accepted: its check was never reached) on top of
-    commands that reach the same function (fixes confirmed there), its own fix applied
-    to each: the first repair of a "no-error"."""
-    if pair.after is None:
-        return []
-    own = change_between(pair.before, pair.after)
-    out = []
-    for base in contexts:
-        before = _overlay(base, pair.before)
-        if before == pair.before:
-            continue
-        out.append(_Pair(pair.example, before, own.apply(before), pair.applied + (why,)))
-        if len(out) == REPAIRS_PER_ROUND:
-            break
-    return out
-
-
-def _candidates(pair: _Pair, index: EntryIndex, changes: Mapping[str, list[Change]],
-                passing: Mapping[str, list[CommandLine]], reaching: Mapping[str, list[CommandLine]]) -> list[_Pair]:
-    """The repairs to try next for a refuted `pair`: a check never reached, on commands that
-    reach its function; another error first, its fix applied, or the example on commands
-    known to pass that error."""
-    if pair.verdict is None:
-        return []
-    if pair.verdict.why == "no-error":
-        return _reached(pair, reaching.get(pair.example.entry, []))
-    found = _blocker(pair, index)
-    if found is None or found[1] in pair.applied:
-        return []
-    return _repairs(pair, index, changes) + _reached(pair, passing.get(found[1], []), found[1])
-
-
-def _outcome(pair: _Pair, version: str, repaired: _Pair | None) -> Outcome:
+def _outcome(pair: Pair, version: str, repaired: Pair | None) -> Outcome:
     assert pair.verdict is not None
     found = None
     if repaired is not None and repaired.real_before is not None and repaired.real_after is not None \
@@ -416,7 +245,7 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     real = profile.real
     assert real is not None  # `confirm` refuses a profile without one
     outcomes: dict[int, Outcome] = {}
-    pairs: dict[int, _Pair] = {}
+    pairs: dict[int, Pair] = {}
     for i, example in enumerate(todo):
         why = _unrunnable(example, real)
         if why is not None:
@@ -428,16 +257,15 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
         except ValueError as exc:
             outcomes[i] = _not_run(example, version, f"not a command line ({exc})")
             continue
-        pairs[i] = _Pair(example, before, after)
+        pairs[i] = Pair(example, before, after)
     session.label = "examples"
     _judged(list(pairs.values()), session, index)
-    changes = _entry_changes(data, profile.launch) if repair else {}
+
     open_ = {i: [p] for i, p in pairs.items() if p.verdict is not None and p.verdict.status == REFUTED}
-    repaired: dict[int, _Pair] = {}
-    passing = _passing(pairs.values(), {e["id"] for e in data["entries"]}, recorded, version, profile.launch)
-    reaching = _by_function(passing, data)
+    repaired: dict[int, Pair] = {}
+    search = Search.of(data, pairs.values(), recorded, version, profile.launch)
     for round_ in range(REPAIR_ROUNDS if repair else 0):
-        tries = {i: [r for p in ps for r in _candidates(p, index, changes, passing, reaching)] for i, ps in open_.items()}
+        tries = {i: [r for p in ps for r in search.candidates(p)] for i, ps in open_.items()}
         tries = {i: rs for i, rs in tries.items() if rs}
         if not tries:
             break
@@ -456,35 +284,6 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
     if record is not None:
         _record(record, session, version, index)
     return [outcomes[i] for i in sorted(outcomes)]
-
-
-def _passing(pairs: Iterable[_Pair], known: set[str], recorded: Outcomes, version: str,
-             prefix: str) -> dict[str, list[CommandLine]]:
-    """Per entry, the accepted fixes of its examples the real program confirmed (this run's
-    and recorded ones): commands that reach its check and pass it (shortest first)."""
-    out: dict[str, list[CommandLine]] = {}
-    for pair in pairs:
-        if pair.verdict is not None and pair.verdict.status == CONFIRMED and pair.after is not None:
-            out.setdefault(pair.example.entry, []).append(pair.after)
-    for outcome in recorded.by_key.values():
-        after = outcome.found.after if outcome.found is not None else outcome.after
-        if outcome.version != version or outcome.entry not in known or not after or (
-                outcome.status != CONFIRMED and outcome.found is None):
-            continue
-        try:
-            out.setdefault(outcome.entry, []).append(split_command(after, prefix))
-        except ValueError:
-            continue
-    return {k: sorted(dict.fromkeys(v), key=lambda c: (len(c.argv), c.argv)) for k, v in out.items()}
-
-
-def _by_function(passing: Mapping[str, list[CommandLine]], data: Mapping[str, Any]) -> dict[str, list[CommandLine]]:
-    """Per entry, the passing commands of every entry in its function (they reach it)."""
-    where = {e["id"]: (e["source"]["path"], e["source"].get("function") or "") for e in data["entries"]}
-    grouped: dict[tuple[str, str], list[CommandLine]] = {}
-    for entry, lines in sorted(passing.items()):
-        grouped.setdefault(where[entry], []).extend(lines)
-    return {e: sorted(dict.fromkeys(grouped.get(w, [])), key=lambda c: (len(c.argv), c.argv)) for e, w in where.items()}
 
 
 def _unrunnable(example: Example, real: RealProfile) -> str | None:
