@@ -1,6 +1,6 @@
 """Three-valued evaluation of the condition IR on a launch (true / false / unknown).
 
-Shared by example-fix verification and the preflight command. A leaf is known when
+Shared by example-fix prediction and the preflight command. A leaf is known when
 the launch gives it, or when the flag/env model declares a literal default; automatic
 adjustments (``if self.lora_paths: self.enable_lora = True``) are applied to a fixed
 point first. Platform, model and runtime leaves are unknown unless the launch states

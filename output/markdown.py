@@ -54,9 +54,20 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     out = [md.fence("\n".join(lines), "sh")]
     if fix.get("solution"):
         out.append(f"Change: {md.prose(fix['solution'], inline=True)}")
-    predicted, verified = _prediction(fix)
+    static = fix.get("static")
+    if fix.get("found_by") and isinstance(static, Mapping):
+        # the real program found this pair; the static example and its prediction stay visible
+        out.append(f"Found and confirmed by the real program ({md.text(fix.get('real', ''), inline=True)}).")
+        lines = ["# before", str(static.get("before") or "")] + (["# after", str(static["after"])] if static.get("after") else [])
+        out.append("errcat's own example, refuted by the real program "
+                   f"({md.text(static.get('real', ''), inline=True)}):")
+        out.append(md.fence("\n".join(lines), "sh"))
+        predicted, verified = str(static.get("predicted", "unknown")), "false"
+    else:
+        predicted, verified = _prediction(fix)
+    real = f" ({md.text(fix['real'], inline=True)})" if fix.get("real") and not fix.get("found_by") else ""
     out.append(f"Predicted by errcat's static evaluator: **{md.text(_PREDICTED.get(predicted, predicted), inline=True)}**"
-               f" · confirmed by the real program: **{md.text(_VERIFIED.get(verified, verified), inline=True)}**")
+               f" · confirmed by the real program: **{md.text(_VERIFIED.get(verified, verified), inline=True)}**{real}")
     assuming = fix.get("assuming")
     if assuming:
         facts = " and ".join(md.prose(f, inline=True) for f in assuming["facts"])

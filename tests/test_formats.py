@@ -170,6 +170,18 @@ NOT_RUN = {"verified": "not-run"}
      "Predicted by errcat's static evaluator: **undecided** · confirmed by the real program: **confirmed**"),
     ({"before": "serve --x", "after": "serve", **NOT_RUN, "predicted": "unknown", "needs": ["platform:is_hip=true"]},
      "Needs a machine where `platform:is_hip=true`."),
+    ({"before": "serve --x", "after": "serve", "verified": "false", "predicted": "true", "real": "no-error (1.0)"},
+     "confirmed by the real program: **refuted** (no-error (1.0))"),
+    # a pair the real program found replaces a refuted one; errcat's own stays visible
+    ({"before": "serve --x --y", "after": "serve --y", "verified": "true", "found_by": "real program",
+      "real": "confirmed by 1.0", "static": {"before": "serve --x", "after": "serve", "predicted": "true",
+                                             "verified": "false", "real": "fires-first: 0123456789abcdef"}},
+     "Found and confirmed by the real program (confirmed by 1.0)."),
+    ({"before": "serve --x --y", "after": "serve --y", "verified": "true", "found_by": "real program",
+      "real": "confirmed by 1.0", "static": {"before": "serve --x", "after": "serve", "predicted": "true",
+                                             "verified": "false", "real": "fires-first: 0123456789abcdef"}},
+     ("errcat's own example, refuted by the real program (fires-first: 0123456789abcdef):\n\n```sh\n"
+      "# before\nserve --x\n# after\nserve\n```")),
     # schema 1: `verified` was the prediction, and nothing was run
     ({"before": "serve --x", "after": "serve", "verified": "true"},
      ("Predicted by errcat's static evaluator: **before fires, after does not** · "

@@ -250,3 +250,81 @@ def test_syntax_error_python_rejects_is_not_incomplete(history, tmp_path):
     assert done.incomplete == ()
     assert [d for d in done.diagnostics if "pkg/bad.py" in d]
     assert "incomplete" not in json.loads((tmp_path / "out" / "catalog.json").read_text())
+
+
+# ------------------------------------------------------------------ real outcomes beside the catalog
+
+
+def _confirmed(cat: dict[str, Any], tmp_out: Path, found_for: str | None = None) -> None:
+    """A confirm.json in `tmp_out` confirming every example of `cat` (release "1": tag v1),
+    except `found_for`'s, refuted and replaced by a found pair."""
+    from analyzers.judge import Real
+    from analyzers.outcomes import Found, Outcome, Outcomes, fingerprint
+
+    outcomes = []
+    for e in cat["entries"]:
+        fix = e["example_fix"]
+        if fix["before"] is None:
+            continue
+        found = Found("run --found", "run", Real("error", "ValueError", "m", "pkg/a.py", 3), Real("ok")) \
+            if e["id"] == found_for else None
+        outcomes.append(Outcome(e["id"], fingerprint(fix["before"], fix["after"]), "1", fix["before"], fix["after"],
+                                "refuted" if found else "confirmed", "no-error" if found else "confirmed",
+                                found=found))
+    (tmp_out / "confirm.json").write_text(json.dumps(Outcomes({}).with_(outcomes).as_dict()))
+
+
+ARGS_PY = """\
+import argparse
+
+def parser():
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--host", default="localhost")
+    return p
+"""
+WITH_FLAGS = PROFILE + "declarations:\n  flags: [pkg/args.py]\nconfig:\n  params: [args]\nlaunch: run\n"
+
+
+@pytest.fixture(scope="module")
+def flagged(tmp_path_factory) -> dict[str, str]:
+    """A repo tagged v1 whose errors read declared flags (so they have examples)."""
+    root = tmp_path_factory.mktemp("flagged")
+    repo = git.Repo.init(root / "repo", initial_branch="main")
+    commit(repo, {"pkg/a.py": A_PY, "pkg/args.py": ARGS_PY}, "c1", 1)
+    repo.create_tag("v1")
+    (root / "tiny.yaml").write_text(WITH_FLAGS)
+    return {"repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "cache": str(root / "cache")}
+
+
+def test_extract_merges_real_outcomes_and_keeps_them(flagged, tmp_path):
+    history = flagged
+    out = tmp_path / "catalog"
+    spec = SourceSpec(repo=history["repo"], commit="v1")
+    extract(spec, profile=history["profile"], out=out, cache_dir=history["cache"])
+    first = json.loads((out / "catalog.json").read_text())
+    with_example = [e for e in first["entries"] if e["example_fix"]["before"]]
+    assert with_example and all(e["example_fix"]["verified"] == "not-run" for e in with_example)
+    _confirmed(first, out, found_for=with_example[0]["id"])
+    (out / "confirm.md").write_text("# report\n")
+    extract(spec, profile=history["profile"], out=out, cache_dir=history["cache"])
+    merged = {e["id"]: e["example_fix"] for e in json.loads((out / "catalog.json").read_text())["entries"]}
+    found = merged[with_example[0]["id"]]
+    assert (found["before"], found["verified"], found["found_by"]) == ("run --found", "true", "real program")
+    assert found["static"]["before"] == with_example[0]["example_fix"]["before"]
+    assert all(merged[e["id"]]["verified"] == "true" and merged[e["id"]]["real"] == "confirmed (1)"
+               for e in with_example[1:])
+    assert (out / "confirm.md").read_text() == "# report\n"  # companions are kept, never rewritten
+    jsonschema.Draft202012Validator(load_schema()).validate(json.loads((out / "catalog.json").read_text()))
+
+
+def test_a_bad_confirm_json_is_one_error_and_nothing_is_written(flagged, tmp_path):
+    history = flagged
+    out = tmp_path / "catalog"
+    spec = SourceSpec(repo=history["repo"], commit="v1")
+    extract(spec, profile=history["profile"], out=out, cache_dir=history["cache"])
+    before = _tree(out)
+    (out / "confirm.json").write_text('{"errcat_confirm": 1, "outcomes": [{"entry": 3}]}')
+    with pytest.raises(ErrcatError, match="confirm.json.*move it away"):
+        extract(spec, profile=history["profile"], out=out, cache_dir=history["cache"])
+    assert {k: v for k, v in _tree(out).items() if k != "confirm.json"} == before
