@@ -145,13 +145,13 @@ def read_outcomes(directory: str | Path) -> Outcomes:
 
 def release_of(source: Mapping[str, Any], profile: Any) -> str | None:
     """The target release a catalog's `source` (`Snapshot.provenance`) describes: its release,
-    or the release its ref names as a tag (`profile.release_tag`); None: neither."""
+    or the release a tag of its commit names (`profile.release_tag`); None: neither."""
     if source.get("release"):
         return str(source["release"])
     pattern = "^" + re.escape(profile.release_tag).replace(re.escape("{version}"), "(?P<v>.+)") + "$"
-    ref = source.get("ref")
-    m = re.match(pattern, ref) if isinstance(ref, str) else None
-    return m.group("v") if m else None
+    tags = source.get("tags") if isinstance(source.get("tags"), list) else []
+    found = {m.group("v") for ref in (source.get("ref"), *tags) if isinstance(ref, str) and (m := re.match(pattern, ref))}
+    return found.pop() if len(found) == 1 else None  # two releases at one commit: ambiguous
 
 
 def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str) -> dict[str, Any]:

@@ -39,6 +39,7 @@ class Snapshot:
     blobs: Mapping[str, str]
     reader: Callable[[str], bytes] = field(repr=False, compare=False)
     diagnostics: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # a git commit's tags (sorted): which release it is
 
     def read(self, path: str) -> bytes:
         return self.reader(path)
@@ -74,4 +75,5 @@ class Snapshot:
             "commit": self.commit,
             "commit_date": self.commit_date,
             "release": self.release,
+            **({"tags": list(self.tags)} if self.kind == SourceKind.GIT else {}),
         }

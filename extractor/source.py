@@ -224,6 +224,7 @@ def open_git(repo: str, rev: str, *, cache_dir: str | os.PathLike[str] | None = 
         commit = handle.commit(sha)
         blobs, notes = _tree_blobs(handle, sha)
         date = _iso_utc(commit.committed_date)
+        tags = tuple(sorted(handle.git.tag("--points-at", sha).split()))
     except git.GitError as exc:
         raise SourceError(f"git failed on {repo}: {_git_reason(exc)}") from None
     except ValueError as exc:  # gitdb's BadName/BadObject and friends
@@ -233,6 +234,7 @@ def open_git(repo: str, rev: str, *, cache_dir: str | os.PathLike[str] | None = 
     return Snapshot(
         kind=SourceKind.GIT, repo=repo, ref=rev, commit=sha, commit_date=date,
         release=None, blobs=blobs, reader=_GitReader(handle, blobs, f"{repo}@{sha[:12]}"), diagnostics=notes,
+        tags=tags,
     )
 
 

@@ -101,6 +101,8 @@ def test_digest_depends_on_the_version_outcomes_only():
     ({"kind": "release", "ref": "0.5.23", "release": "0.5.23"}, "0.5.23"),
     ({"kind": "git", "ref": "v0.5.18", "release": None}, "0.5.18"),
     ({"kind": "git", "ref": "abc123", "release": None}, None),
+    ({"kind": "git", "ref": "abc123", "release": None, "tags": ["nightly", "v0.5.18"]}, "0.5.18"),
+    ({"kind": "git", "ref": "abc123", "release": None, "tags": ["v0.5.18", "v0.5.19"]}, None),  # ambiguous
     ({"kind": "directory", "ref": "/src", "release": None}, None),
 ])
 def test_release_of(source, release):

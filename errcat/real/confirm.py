@@ -86,7 +86,7 @@ def load_catalog(directory: str | Path) -> dict[str, Any]:
 def catalog_version(data: Mapping[str, Any], profile: Profile) -> str:
     version = release_of(data.get("source") or {}, profile)
     if version is None:
-        raise ErrcatError("cannot tell which release this catalog describes (neither a release nor a commit "
+        raise ErrcatError("cannot tell which release this catalog describes (neither a release nor a commit with one "
                           f"tagged like {profile.release_tag!r}); extract it with --release or at a release tag")
     return version
 
