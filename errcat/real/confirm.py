@@ -22,9 +22,9 @@ from typing import Any
 
 from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdict, judge
 from analyzers.launch import CommandLine, split_command
-from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, fingerprint, read_outcomes, release_of
+from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, read_outcomes, release_of
 from errcat.real.materials import Materials, NotRunnable, unrunnable
-from errcat.real.repair import Pair, Search, shell_line
+from errcat.real.repair import Example, Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
@@ -34,21 +34,6 @@ REPORT_FILE = "confirm.md"
 REPAIR_ROUNDS = 4  # blockers removed one after another (each round: one more run per example)
 
 Progress = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Example:
-    entry: str
-    label: str  # "" for the entry's own example, "variant N" for a table row's
-    before: str | None
-    after: str | None
-    predicted: str
-    needs: tuple[str, ...] = ()
-    note: str = ""  # why there is no example (before None)
-
-    @property
-    def fingerprint(self) -> str:
-        return fingerprint(self.before, self.after)
 
 
 @dataclass(frozen=True, slots=True)

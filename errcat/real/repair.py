@@ -16,14 +16,11 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from analyzers.judge import CONFIRMED, EntryIndex, Real, Verdict
 from analyzers.launch import CommandLine, split_command
-from analyzers.outcomes import Outcomes
-
-if TYPE_CHECKING:
-    from errcat.real.confirm import Example
+from analyzers.outcomes import Outcomes, fingerprint
 
 PER_ROUND = 3  # repairs of one kind tried per refuted example and round
 
@@ -102,6 +99,21 @@ def overlay(base: CommandLine, line: CommandLine) -> CommandLine:
 
 
 # ------------------------------------------------------------------ candidates
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    entry: str
+    label: str  # "" for the entry's own example, "variant N" for a table row's
+    before: str | None
+    after: str | None
+    predicted: str
+    needs: tuple[str, ...] = ()
+    note: str = ""  # why there is no example (before None)
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.before, self.after)
 
 
 @dataclass(slots=True)
