@@ -286,8 +286,47 @@ def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, 
     plain, fired = _before(fire, ctx, own)
     fix = _plain_fix(fire, full, sols, ctx, plain, fired)
     if fix["predicted"] == "unknown" and fact_leaves(fire):
-        return _assumed_fix(fire, full, sols, ctx, plain) or fix
+        fix = _assumed_fix(fire, full, sols, ctx, plain) or _architecture_fix(fire, full, sols, ctx, plain) or fix
+    if fix.get("before") and "needs" not in fix and (needs := platform_needs(fire, ctx)):
+        fix["needs"] = needs
     return fix
+
+
+def _only(part: Expr, kinds: Sequence[RefKind], ctx: Context, architecture: bool = False) -> bool:
+    """Does `part` read facts of `kinds` only (some; of model facts, the architecture only)?"""
+    found = refs(part)
+    return bool(found) and all(r.kind in kinds and (not architecture or ctx.model.examples.is_architecture(r.name))
+                               for r in found)
+
+
+def _facts_for(parts: Sequence[Expr], ctx: Context) -> Launch | None:
+    """The facts that make `parts` (reading facts only) all hold, or None."""
+    if not parts:
+        return None
+    target = conj(list(parts))
+    found, holds = satisfy(target, ctx.model, Launch(), fact_leaves(target))
+    return found if holds is Truth.TRUE and found.facts else None
+
+
+def platform_needs(fire: Expr, ctx: Context) -> list[str]:
+    """``platform:NAME=value`` for the platform facts `fire` holds only under: the operands
+    of it (an ``and``) that read platform checks alone, made to hold."""
+    found = _facts_for([p for p in parts_of(fire) if _only(p, (RefKind.PLATFORM,), ctx)], ctx)
+    return sorted(f"{key}={json.dumps(value)}" for key, value in found.facts.items()) if found else []
+
+
+def _architecture_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context,
+                      plain: Launch) -> dict[str, Any] | None:
+    """The plain example on a model of the architecture `fire` names, where the rest of it
+    stays undecided: the operands reading the architecture alone, made to hold."""
+    if not ctx.model.examples.model:
+        return None
+    found = _facts_for([p for p in parts_of(fire) if _only(p, (RefKind.MODEL,), ctx, architecture=True)], ctx)
+    stated = _stated(Launch(plain.flags, plain.env, found.facts), ctx) if found else None
+    if stated is None or not stated.facts:
+        return None
+    fired = evaluate(fire, stated, ctx.model)
+    return _plain_fix(fire, full, sols, ctx, stated, fired) if fired is not Truth.FALSE else None
 
 
 def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, plain: Launch) -> dict[str, Any] | None:
@@ -364,8 +403,9 @@ def _after(full: Expr, part: Expr, after: Launch, ctx: Context) -> Launch:
 def _clear(target: Expr, launch: Launch, wanted: Truth, own: str, ctx: Context, change: Expr | None = None) -> Launch:
     """`launch` moved off the other entries' conditions that hold on it, one at a time
     (one that cannot be avoided is left: the same condition as this one's, or implied
-    by it; the launch where the fewest hold is kept), while `target` stays `wanted` (true, or unknown); `change` (default
-    `target`) is what the search makes hold besides: a narrower condition implying it."""
+    by it; the launch where the fewest hold is kept), while `target` stays `wanted`
+    (true, or unknown); `change` (default `target`) is what the search makes hold
+    besides: a narrower condition implying it."""
     if wanted is Truth.FALSE or not ctx.rivals.rivals:
         return launch
     found = ctx.rivals.holding(launch, own)
