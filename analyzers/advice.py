@@ -18,12 +18,37 @@ from analyzers.entries import Entry
 from analyzers.evaluate import Model, Truth, evaluate, undecided
 from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
+from analyzers.rivals import Rivals
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
-    NOT_GIVEN, Leaf, _consts, assign, base_launch, candidates, fact_leaves, falsify, satisfy, settable_leaves,
+    NOT_GIVEN,
+    Leaf,
+    _consts,
+    assign,
+    base_launch,
+    candidates,
+    fact_leaves,
+    falsify,
+    satisfy,
+    settable_leaves,
 )
 from extractor.ir import (
-    TRUE, And, Compare, Const, Expr, Not, Ref, RefKind, Truthy, conj, disj, from_dict, refs, simplify, unknowns,
+    TRUE,
+    And,
+    Compare,
+    Const,
+    Expr,
+    Not,
+    Ref,
+    RefKind,
+    Truthy,
+    conj,
+    disj,
+    from_dict,
+    negate,
+    refs,
+    simplify,
+    unknowns,
 )
 from extractor.profile import ExampleRules
 
@@ -41,6 +66,7 @@ class Context:
     docstrings: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (path, qualname) -> first line
     # models without some adjustments, by the indices left out (see `_at_site`)
     models: dict[frozenset[int], Model] = field(default_factory=dict, compare=False)
+    rivals: Rivals = field(default_factory=Rivals)  # every entry's condition: what examples must not raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +270,7 @@ def _example(before: str | None, after: str | None, predicted: str, **more: Any)
     return {"before": before, "after": after, "verified": NOT_RUN, "predicted": predicted, **more}
 
 
-def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any]:
+def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, own: str = "") -> dict[str, Any]:
     """`before` fires `fire`; `after` applies the first solution that stops `full`.
 
     `predicted` is "true" only when the evaluator says `before` fires and `after` does not;
@@ -254,16 +280,57 @@ def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) 
     for a stated machine and model is shown instead: the model's architecture is stated
     by the command (``<model:Arch>``), other facts are listed in `assuming` with the
     prediction under them, and the platform facts among them in `needs`.
+    Both commands avoid raising any other entry of the catalog (`own`: this entry's id)
+    where the search can.
     """
-    fix = _plain_fix(fire, full, sols, ctx)
+    plain, fired = _before(fire, ctx, own)
+    fix = _plain_fix(fire, full, sols, ctx, plain, fired)
     if fix["predicted"] == "unknown" and fact_leaves(fire):
-        return _assumed_fix(fire, full, sols, ctx) or fix
+        fix = _assumed_fix(fire, full, sols, ctx, plain) or _architecture_fix(fire, full, sols, ctx, plain) or fix
+    if fix.get("before") and "needs" not in fix and (needs := platform_needs(fire, ctx)):
+        fix["needs"] = needs
     return fix
 
 
-def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any] | None:
+def _only(part: Expr, kinds: Sequence[RefKind], ctx: Context, architecture: bool = False) -> bool:
+    """Does `part` read facts of `kinds` only (some; of model facts, the architecture only)?"""
+    found = refs(part)
+    return bool(found) and all(r.kind in kinds and (not architecture or ctx.model.examples.is_architecture(r.name))
+                               for r in found)
+
+
+def _facts_for(parts: Sequence[Expr], ctx: Context) -> Launch | None:
+    """The facts that make `parts` (reading facts only) all hold, or None."""
+    if not parts:
+        return None
+    target = conj(list(parts))
+    found, holds = satisfy(target, ctx.model, Launch(), fact_leaves(target))
+    return found if holds is Truth.TRUE and found.facts else None
+
+
+def platform_needs(fire: Expr, ctx: Context) -> list[str]:
+    """``platform:NAME=value`` for the platform facts `fire` holds only under: the operands
+    of it (an ``and``) that read platform checks alone, made to hold."""
+    found = _facts_for([p for p in parts_of(fire) if _only(p, (RefKind.PLATFORM,), ctx)], ctx)
+    return sorted(f"{key}={json.dumps(value)}" for key, value in found.facts.items()) if found else []
+
+
+def _architecture_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context,
+                      plain: Launch) -> dict[str, Any] | None:
+    """The plain example on a model of the architecture `fire` names, where the rest of it
+    stays undecided: the operands reading the architecture alone, made to hold."""
+    if not ctx.model.examples.model:
+        return None
+    found = _facts_for([p for p in parts_of(fire) if _only(p, (RefKind.MODEL,), ctx, architecture=True)], ctx)
+    stated = _stated(Launch(plain.flags, plain.env, found.facts), ctx) if found else None
+    if stated is None or not stated.facts:
+        return None
+    fired = evaluate(fire, stated, ctx.model)
+    return _plain_fix(fire, full, sols, ctx, stated, fired) if fired is not Truth.FALSE else None
+
+
+def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, plain: Launch) -> dict[str, Any] | None:
     # the facts only, on the launch the plain search found (the flags it set stay)
-    plain, _ = satisfy(fire, ctx.model, base_launch(ctx.model))
     before, fired = satisfy(fire, ctx.model, plain, fact_leaves(fire))
     if fired is not Truth.TRUE or not before.facts:
         return None
@@ -273,6 +340,7 @@ def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context)
         after, still = falsify(full, sol.part, ctx.model, before)  # the facts stay as assumed
         if _same_command(before, after, ctx) or _verdict(fired, still) != "true":
             continue
+        after = _after(full, sol.part, after, ctx)
         shown_before, shown_after = _stated(before, ctx), _stated(after, ctx)
         fix = _fix(shown_before, evaluate(fire, shown_before, ctx.model), shown_after,
                    evaluate(full, shown_after, ctx.model), sol, fire, full, ctx)
@@ -317,8 +385,55 @@ def _fact_text(key: str, value: Any, ctx: Context) -> str:
     return ctx.renderer.text(Compare("==", ref, Const(value)))
 
 
-def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -> dict[str, Any]:
+MAX_RIVALS = 4  # other entries' conditions a launch is moved off, tried one by one
+
+
+def _before(fire: Expr, ctx: Context, own: str) -> tuple[Launch, Truth]:
+    """A launch where `fire` holds, and no other entry's condition where the search finds one."""
     before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
+    return _clear(fire, before, fired, own, ctx), fired
+
+
+def _after(full: Expr, part: Expr, after: Launch, ctx: Context) -> Launch:
+    """`after` (where `full` is false) moved off every entry's condition where it can,
+    `part` staying false (the solution it shows)."""
+    return _clear(Not(full), after, Truth.TRUE, "", ctx, negate(part))
+
+
+def _clear(target: Expr, launch: Launch, wanted: Truth, own: str, ctx: Context, change: Expr | None = None) -> Launch:
+    """`launch` moved off the other entries' conditions that hold on it, one at a time
+    (one that cannot be avoided is left: the same condition as this one's, or implied
+    by it; the launch where the fewest hold is kept), while `target` stays `wanted`
+    (true, or unknown); `change` (default `target`) is what the search makes hold
+    besides: a narrower condition implying it."""
+    if wanted is Truth.FALSE or not ctx.rivals.rivals:
+        return launch
+    found = ctx.rivals.holding(launch, own)
+    best = (len(found), launch)
+    kept: list[Expr] = [target if change is None else change]
+    tried: set[str] = set()
+    while found and len(tried) < MAX_RIVALS:
+        rival = next((r for r in found if r.id not in tried), None)
+        if rival is None:
+            break
+        tried.add(rival.id)
+        avoid = negate(rival.expr)
+        moved, _ = satisfy(conj([*kept, avoid]), ctx.model, launch)
+        if moved is launch or evaluate(target, moved, ctx.model) is not wanted:
+            continue
+        left = ctx.rivals.holding(moved, own)
+        if rival in left:
+            continue
+        # moving off one may land on others: go on from there, keep the launch with fewest
+        launch, found = moved, left
+        kept.append(avoid)
+        if len(found) < best[0]:
+            best = (len(found), launch)
+    return best[1]
+
+
+def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, before: Launch,
+               fired: Truth) -> dict[str, Any]:
     best: tuple[Launch, Truth, Launch, Truth, Solution] | None = None
     for sol in sols:
         if sol.part is None:
@@ -327,7 +442,7 @@ def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context) -
         if _same_command(before, after, ctx):
             continue
         if _verdict(fired, still) == "true":
-            return _fix(before, fired, after, still, sol, fire, full, ctx)
+            return _fix(before, fired, _after(full, sol.part, after, ctx), still, sol, fire, full, ctx)
         best = best or (before, fired, after, still, sol)
     if best is not None and fired is not Truth.FALSE:
         return _fix(*best, fire, full, ctx)
@@ -445,23 +560,30 @@ def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
     return replace(ctx, model=model)
 
 
+def _full(entry: Entry) -> Expr:
+    """When `entry` is raised: its trigger, and one of its rows when it has a table."""
+    trigger = _expr(entry.trigger)
+    rows = [_expr(v["trigger"]) for v in entry.variants]
+    return conj([trigger, disj(rows)]) if rows else trigger
+
+
 def advise(entry: Entry, ctx: Context) -> Entry:
     """`entry` with meaning, solutions, example fix (and per-variant ones) filled in."""
     trigger = _expr(entry.trigger)
     rows = [_expr(v["trigger"]) for v in entry.variants]
-    full = conj([trigger, disj(rows)]) if rows else trigger
+    full = _full(entry)
     ctx = _at_site(entry, full, ctx)
     sols = solutions(trigger, ctx)
     variants = []
     fixes = []
     for row, data in zip(rows, entry.variants):
         row_sols = solutions(row, ctx)
-        fix = example_fix(conj([trigger, row]), full, row_sols, ctx)
+        fix = example_fix(conj([trigger, row]), full, row_sols, ctx, entry.id)
         fixes.append(fix)
         variants.append({**data, "solutions": [s.text for s in row_sols], "example_fix": fix})
     fix = next((f for f in fixes if f["predicted"] == "true"), None)
     if fix is None:
-        own = example_fix(full, full, sols, ctx)
+        own = example_fix(full, full, sols, ctx, entry.id)
         fix = own if own["predicted"] == "true" or not fixes else next(
             (f for f in fixes if f.get("after")), own)
     extra = dict(entry.extra)
@@ -488,7 +610,9 @@ def complete_entries(
 
     conditions = (_expr(t) for e in entries for t in (e.trigger, *(v["trigger"] for v in e.variants)))
     known = Examples(examples or ExampleRules()).with_known(conditions)
-    ctx = Context(Model(flags, rules_from_adjustments(adjustments), known), renderer, launch_prefix, docstrings or {})
+    model = Model(flags, rules_from_adjustments(adjustments), known)
+    full = ((e.id, _full(e)) for e in entries)
+    ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model))
 
     def advised() -> Iterator[Entry]:
         for entry in entries:

@@ -292,3 +292,53 @@ def test_advise_picks_a_variant_predicted_to_work_first():
     done = advise(entry, CTX)
     assert [v["example_fix"]["predicted"] for v in done.variants] == ["false", "true"]
     assert done.example_fix == done.variants[1]["example_fix"]
+
+
+# ------------------------------------------------------------------ other entries an example must not raise
+
+
+def _entries(*conditions):
+    """Entries (ids "0...0", "0...1", ...) raised under `conditions`."""
+    out = []
+    for i, expr in enumerate(conditions):
+        site = RaiseSite("p/check.py", 10 + i, f"check_{i}", SiteKind.RAISE, "ValueError", parse_template(f"E{i}."), ())
+        out.append(Entry(f"{i:016x}", site, "u", 1, "", trigger_dict(expr, CTX.renderer), ()))
+    return out
+
+
+TP_ABOVE_1 = Compare(">", flag("tp_size"), Const(1))
+PAGE_UNSET = Compare("is", flag("page_size"), Const(None))
+
+
+@pytest.mark.parametrize("others, before", [
+    ([], "serve --model-path <model> --tp-size 2"),
+    # another entry raised by the same launch unless --page-size is given: it is given
+    ([And((TP_ABOVE_1, PAGE_UNSET))], "serve --model-path <model> --tp-size 2 --page-size 1"),
+    # one that reads nothing the launch gives stays as it is on the smallest launch
+    ([Truthy(flag("enable_lora"))], "serve --model-path <model> --tp-size 2"),
+    # the same condition cannot be avoided: the example stays
+    ([TP_ABOVE_1], "serve --model-path <model> --tp-size 2"),
+])
+def test_an_example_avoids_raising_other_entries(others, before):
+    from analyzers.advice import complete_entries
+
+    done = complete_entries(_entries(TP_ABOVE_1, *others), flags=FLAGS, adjustments=(), renderer=CTX.renderer,
+                            launch_prefix="serve", examples=ExampleRules(model="model_path"))
+    assert (done[0].example_fix["before"], done[0].example_fix["predicted"]) == (before, "true")
+
+
+def test_rivals_hold_only_where_their_condition_does():
+    from analyzers.launch import Launch
+    from analyzers.rivals import Rivals
+
+    model = Model(FLAGS, RULES, EXAMPLES)
+    rivals = Rivals.of([("a", And((TP_ABOVE_1, PAGE_UNSET))), ("b", Truthy(flag("enable_lora"))),
+                        ("c", Truthy(Ref(RefKind.UNKNOWN, "x", "x")))], model)
+
+    def holding(**flags):
+        return [r.id for r in rivals.holding(Launch({"model_path": "<model>", **flags}), "")]
+
+    assert holding(tp_size=2) == ["a"]
+    assert holding(tp_size=2, page_size=4) == []
+    assert holding(lora_paths=("p",)) == ["b"]  # --lora-paths turns --enable-lora on (RULES)
+    assert [r.id for r in rivals.holding(Launch({"model_path": "<model>", "tp_size": 2}), "a")] == []  # its own

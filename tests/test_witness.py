@@ -18,7 +18,7 @@ from analyzers.witness import (
     NOT_GIVEN, Leaf, base_launch, env_candidates, fact_candidates, falsify, flag_candidates,
 )
 from extractor.profile import ExampleRules
-from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Ref, RefKind, Truthy, Unknown
+from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):
@@ -220,6 +220,27 @@ def test_an_example_states_the_architecture_and_assumes_other_facts(condition, m
     assert fix.get("needs") == needs
     if assuming:
         assert fix["assuming"]["predicted"] == "true"
+
+
+UNDECIDED = Truthy(Unknown("frob()"))  # something no fact or flag decides
+
+
+@pytest.mark.parametrize("condition, model, needs", [
+    # the rest stays undecided: the architecture is still stated, the platform still needed
+    (Compare("==", ARCH, Const("ArchA")), "<model:ArchA>", None),
+    (In(ARCH, Const(("ArchA", "ArchB"))), "<model:ArchA>", None),
+    (Truthy(HIP), "<model>", ["platform:is_hip=true"]),
+    (Not(Truthy(HIP)), "<model>", ["platform:is_hip=false"]),
+    (And((Compare("==", ARCH, Const("ArchA")), Truthy(HIP))), "<model:ArchA>", ["platform:is_hip=true"]),
+    # a platform check beside a flag in one operand: not needed on every machine
+    (Or((Truthy(HIP), Compare(">", TP, Const(1)))), "<model>", None),
+    (Compare("==", CHUNK, Const(8)), "<model>", None),  # other model facts are not stated
+])
+def test_facts_are_stated_where_the_rest_stays_undecided(condition, model, needs):
+    fix = fix_for(And((condition, UNDECIDED, Truthy(LORA))))
+    assert fix["predicted"] == "unknown" and "assuming" not in fix
+    assert fix["before"].startswith(f"serve --model-path {model} ") and "--enable-lora" in fix["before"]
+    assert fix.get("needs") == needs
 
 
 def test_an_assumed_example_fires_under_its_facts():
