@@ -18,7 +18,7 @@ import pytest
 from analyzers.judge import CONFIRMED, EntryIndex, Real
 from errcat.pipeline import SourceSpec, extract
 from errcat.real.confirm import confirm, write_results
-from tests.conftest import test_cache_dir
+from tests import conftest
 
 pytestmark = pytest.mark.network
 
@@ -42,7 +42,7 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     def get(version: str) -> Path:
         if version not in made:
             made[version] = tmp_path_factory.mktemp("catalog") / version
-            extract(SourceSpec(release=version), out=made[version], cache_dir=test_cache_dir())
+            extract(SourceSpec(release=version), out=made[version], cache_dir=conftest.test_cache_dir())
         return made[version]
 
     return get
@@ -67,7 +67,7 @@ def test_a_fixed_sample_is_confirmed_by_real_sglang(catalog_dir: Path, sglang_pr
     from errcat.real.targetenv import ensure_target_env
 
     started = time.monotonic()
-    target = ensure_target_env(sglang_profile, VERSION, cache_dir=test_cache_dir())
+    target = ensure_target_env(sglang_profile, VERSION, cache_dir=conftest.test_cache_dir())
     built = time.monotonic() - started
     sample = _sample()
     assert len(sample) >= 40
