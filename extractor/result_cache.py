@@ -32,6 +32,7 @@ from extractor.cache import cache_root, results_dir, untrusted, warn_untrusted
 from extractor.profile import Profile
 from extractor.relpath import relative_name_problem
 from extractor.snapshot import Snapshot, SourceKind
+from extractor.tool import VERSION
 
 # Packages whose code decides a result: per-file sites come from the extractor alone,
 # a rendered catalog from every stage.
@@ -67,9 +68,7 @@ def profile_digest(profile: Profile) -> str:
 
 def fingerprint(profile: Profile, packages: tuple[str, ...] = SITES_PACKAGES) -> str:
     """The analysis a result comes from: errcat version + code of `packages` + profile."""
-    from errcat import __version__
-
-    parts = ["errcat", __version__, ",".join(packages), code_digest(packages), profile_digest(profile)]
+    parts = ["errcat", VERSION, ",".join(packages), code_digest(packages), profile_digest(profile)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:_FP_LEN]
 
 
