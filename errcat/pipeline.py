@@ -10,38 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from analyzers.outcomes import (
-    NO_OUTCOMES,
-    Outcomes,
-    apply_outcomes,
-    read_outcomes,
-    release_of,
-)
+from analyzers.outcomes import NO_OUTCOMES, Outcomes, apply_outcomes, read_outcomes, release_of
 from errcat.gcpolicy import fewer_collections
 from errcat.model import Catalog, SourceSpec
 from extractor import source
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
-from extractor.result_cache import (
-    CATALOG_PACKAGES,
-    FLAG_PACKAGES,
-    ResultCache,
-    catalog_key,
-    flags_key,
-    pack,
-    unpack,
-)
+from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, catalog_key, flags_key, pack, unpack
 from extractor.snapshot import Snapshot, SourceKind
 from output.unchanged import same_files
-from output.writer import (
-    Content,
-    Spliced,
-    as_bytes,
-    dumps,
-    with_manifest,
-    write_atomically,
-)
+from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.flags import FlagModel
@@ -174,11 +153,7 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
 def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, Content]:
     """Every output file, keyed by path relative to the output directory; `formats`
     (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/."""
-    from analyzers.graph import (  # networkx: only when rendering
-        build_graph,
-        graph_graphml,
-        graph_json,
-    )
+    from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
     from output.formats import render_extra
 
     files: dict[str, Content] = {}

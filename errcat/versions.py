@@ -23,12 +23,7 @@ from extractor.cache import private_cache
 from extractor.errors import ErrcatError
 from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, load_profile, parse_profile
-from extractor.result_cache import (
-    CATALOG_PACKAGES,
-    CacheStats,
-    ResultCache,
-    snapshot_key,
-)
+from extractor.result_cache import CATALOG_PACKAGES, CacheStats, ResultCache, snapshot_key
 from output.schema import catalog_problem, subset_problem
 
 # Keys of an entry that diffs and histories read; the rest (excerpts, guards) stays out
@@ -216,9 +211,7 @@ def _run_steps(
         for i, task in enumerate(tasks):
             done(i, _step(task))
     else:
-        from extractor.orphans import (
-            exit_with_parent,  # a killed run must not leave its workers behind
-        )
+        from extractor.orphans import exit_with_parent  # a killed run must not leave its workers behind
 
         def outcome(i: int, result: Any) -> None:
             if isinstance(result, WorkerDied):  # died again when run alone: this revision kills it

@@ -71,9 +71,7 @@ def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None,
     `keep` (no cache to store into) a file extracted here skips the round-trip check."""
     jobs = default_jobs() if jobs is None else max(1, jobs)
     if jobs == 1 or len(texts) < 2:
-        from extractor.sites import (
-            extract_file,  # libcst: imported only when something is parsed
-        )
+        from extractor.sites import extract_file  # libcst: imported only when something is parsed
 
         out = []
         for path, text in texts:

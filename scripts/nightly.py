@@ -187,7 +187,7 @@ class Head:
     spec: SourceSpec
 
 
-def resolve_head(target: Target, cache_dir: str | None) -> Head:
+def resolve_head(target: Target, cache_dir: str | os.PathLike[str] | None) -> Head:
     """Fetch and resolve the target's head (network for URLs and 'latest' releases)."""
     from extractor import source
 

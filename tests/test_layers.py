@@ -72,11 +72,10 @@ def imports_in(source: str, module: str, *, is_package: bool = False,
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             found.extend(Import(module, t, node.lineno, typing_only) for t in _targets(node, package, known))
         if isinstance(node, ast.If) and _is_type_checking(node.test):
-            visit(node.test, typing_only)
-            for child in node.body:
-                visit(child, True)
-            for child in node.orelse:
-                visit(child, typing_only)
+            for stmt in node.body:
+                visit(stmt, True)
+            for stmt in node.orelse:
+                visit(stmt, typing_only)
             return
         for child in ast.iter_child_nodes(node):
             visit(child, typing_only)

@@ -15,7 +15,6 @@ from pathlib import Path
 import git
 import pytest
 
-from tests.gitrepo import commit
 from extractor.cache import cache_root
 from extractor.errors import SourceError
 from extractor.profile import load_profile
@@ -30,6 +29,7 @@ from extractor.source import (
     open_git,
     open_release,
 )
+from tests.gitrepo import commit
 
 PROFILE = load_profile()
 ME = git.Actor("Test", "test@example.invalid")

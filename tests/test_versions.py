@@ -12,15 +12,7 @@ import pytest
 from analyzers.diff import ChangeKind
 from errcat.model import CatalogDir, SourceSpec
 from errcat.pipeline import extract
-from errcat.versions import (
-    catalog_of_source,
-    compact,
-    diff,
-    history,
-    parse_side,
-    read_catalog_dir,
-    side_label,
-)
+from errcat.versions import catalog_of_source, compact, diff, history, parse_side, read_catalog_dir, side_label
 from extractor.errors import ErrcatError
 from extractor.profile import load_profile
 from output.schema import SCHEMA_VERSION
