@@ -1,2 +1,4 @@
 """errcat: turn a project's validation code into an error catalog."""
-__version__ = "0.1.0"
+from extractor.tool import VERSION as __version__
+
+__all__ = ["__version__"]

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from errcat import __version__
-from errcat import pipeline
+from errcat import __version__, pipeline
+from errcat.model import SourceSpec
 from errcat.progress import progress_bar
 from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
@@ -44,8 +44,8 @@ def _add_source_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="downloads, mirrors and results (default: $ERRCAT_CACHE_DIR or XDG cache)")
 
 
-def _spec(args: argparse.Namespace) -> pipeline.SourceSpec:
-    return pipeline.SourceSpec(repo=args.repo, commit=args.commit, release=args.release, path=args.path)
+def _spec(args: argparse.Namespace) -> SourceSpec:
+    return SourceSpec(repo=args.repo, commit=args.commit, release=args.release, path=args.path)
 
 
 def _add_cache_args(parser: argparse.ArgumentParser) -> None:
@@ -85,7 +85,7 @@ def _write_text(text: str, out: str | None) -> None:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from analyzers.diff import parse_kinds
-    from errcat.versions import parse_side
+    from errcat.versions import diff, parse_side
     from output.diff_formats import render_diff
 
     try:
@@ -95,24 +95,25 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     if args.commit and not args.repo:
         raise ErrcatError("--commit needs --repo")
     sides = [parse_side(s, repo=args.repo) for s in args.sides]
-    sides += [pipeline.SourceSpec(release=v) for v in args.release]
-    sides += [pipeline.SourceSpec(repo=args.repo, commit=c) for c in args.commit]
+    sides += [SourceSpec(release=v) for v in args.release]
+    sides += [SourceSpec(repo=args.repo, commit=c) for c in args.commit]
     if len(sides) != 2:
         raise ErrcatError(f"diff needs two sides (OLD NEW), got {len(sides)}")
-    result = pipeline.diff(sides[0], sides[1], profile=args.profile, cache_dir=args.cache_dir, jobs=args.jobs,
-                           use_cache=not args.no_cache)
+    result = diff(sides[0], sides[1], profile=args.profile, cache_dir=args.cache_dir, jobs=args.jobs,
+                  use_cache=not args.no_cache)
     _write_text(render_diff(result, args.format), args.out)
     return EXIT_DIFF if result.kinds() & fail_on else EXIT_OK
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
+    from errcat.versions import history
     from output.diff_formats import render_history
 
     if args.revs and not args.repo:
         raise ErrcatError("--revs needs --repo")
-    result = pipeline.history(repo=args.repo, revs=args.revs, releases=args.releases, profile=args.profile,
-                              cache_dir=args.cache_dir, jobs=args.jobs, use_cache=not args.no_cache,
-                              progress=progress_bar(sys.stderr, quiet=args.quiet))
+    result = history(repo=args.repo, revs=args.revs, releases=args.releases, profile=args.profile,
+                     cache_dir=args.cache_dir, jobs=args.jobs, use_cache=not args.no_cache,
+                     progress=progress_bar(sys.stderr, quiet=args.quiet))
     _write_text(render_history(result, args.format), args.out)
     return EXIT_OK
 

@@ -4,117 +4,28 @@ Functions here raise `ErrcatError` subclasses for bad input and never print or e
 """
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from errcat import __version__
+from analyzers.outcomes import NO_OUTCOMES, Outcomes, apply_outcomes, read_outcomes, release_of
 from errcat.gcpolicy import fewer_collections
+from errcat.model import Catalog, SourceSpec
+from extractor import source
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile, load_profile
-from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, key_of, pack, snapshot_key, unpack
+from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, catalog_key, flags_key, pack, unpack
 from extractor.snapshot import Snapshot, SourceKind
-from extractor import source
-from output.schema import SCHEMA_VERSION
 from output.unchanged import same_files
-from analyzers.outcomes import NO_OUTCOMES, Outcomes, apply_outcomes, read_outcomes, release_of
 from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
-    from analyzers.diff import Diff
-    from analyzers.entries import Entry
     from analyzers.flags import FlagModel
-    from analyzers.lineage import History
-    from analyzers.trigger import Renderer
-    from extractor.records import Adjustment
     from extractor.records import FileSites
 
-
-
-@dataclass(frozen=True, slots=True)
-class SourceSpec:
-    """Exactly one of repo+commit, release or path; none means the profile's default."""
-
-    repo: str | None = None
-    commit: str | None = None
-    release: str | None = None
-    path: str | None = None
-
-    def validate(self) -> None:
-        options = (("--repo", self.repo), ("--commit", self.commit), ("--release", self.release), ("--path", self.path))
-        for option, value in options:
-            if value is not None and not value.strip():  # "" must not mean "default" or "cwd"
-                raise ErrcatError(f"{option} is empty")
-        given = [x for x in (self.repo, self.release, self.path) if x is not None]
-        if len(given) > 1:
-            raise ErrcatError("give only one source: --repo/--commit, --release or --path")
-        if self.commit is not None and self.repo is None:
-            raise ErrcatError("--commit needs --repo")
-
-
-@dataclass(frozen=True, slots=True)
-class Catalog:
-    snapshot: Snapshot
-    profile: Profile
-    targets: tuple[str, ...]
-    entries: tuple[Entry, ...]
-    diagnostics: tuple[str, ...]
-    flags: FlagModel | None = None
-    adjustments: tuple[Adjustment, ...] = ()
-    # (path, reason) of each target Python accepts but errcat could not analyse, sorted
-    incomplete: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def renderer(self) -> Renderer:
-        from analyzers.trigger import Renderer
-
-        return Renderer.for_model(self.flags)
-
-    def as_dict(self, *, entries: bool = True) -> dict[str, Any]:
-        """The catalog.json data; `entries=False` leaves the list empty (`render_catalog`
-        encodes them one at a time)."""
-        from analyzers.adjustments import adjustments_as_dicts
-
-        snap = self.snapshot
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "errcat", "version": __version__},
-            "repo": self.profile.repo,
-            "commit": snap.pin,
-            "commit_date": snap.commit_date,
-            "source": snap.provenance(),
-            "profile": self.profile.name,
-            "targets": list(self.targets),
-            "stats": self.stats(),
-            "diagnostics": list(self.diagnostics),
-            # absent when complete (catalogs of earlier versions read alike)
-            **({"incomplete": [{"path": p, "reason": r} for p, r in self.incomplete]} if self.incomplete else {}),
-            "entries": [e.as_dict() for e in self.entries] if entries else [],
-            "flags": self.flags.as_dict() if self.flags is not None else None,
-            "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer)),
-        }
-
-    def stats(self) -> dict[str, int]:
-        return {
-            "entries": len(self.entries),
-            "raise": sum(1 for e in self.entries if str(e.site.kind) == "raise"),
-            "assert": sum(1 for e in self.entries if str(e.site.kind) == "assert"),
-            "variants": sum(len(e.variants) for e in self.entries),
-            "files": len(self.targets),
-            # What could not be known statically, counted rather than guessed:
-            "unknown_trigger": sum(1 for e in self.entries if _has_unknown(e)),
-            "runtime_message_parts": sum(1 for e in self.entries if e.site.template.holes),
-            "notes": sum(len(e.site.notes) for e in self.entries),
-        }
-
-
-def _has_unknown(entry: Entry) -> bool:
-    triggers = (entry.trigger, *(v["trigger"] for v in entry.variants))
-    return any(o.startswith("unknown:") for t in triggers for o in t["other"])
 
 
 def open_source(spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None) -> Snapshot:
@@ -234,9 +145,8 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
         return build()
     from analyzers.flags import FlagModel
 
-    key = key_of("flags", *(f"{p}\t{snapshot.blobs[p]}" for p in paths))
-    return cache.sibling(profile, FLAG_PACKAGES).memo("flags", key, build, dump=FlagModel.as_dict,
-                                                      load=FlagModel.from_dict)
+    return cache.sibling(profile, FLAG_PACKAGES).memo("flags", flags_key(snapshot, paths), build,
+                                                      dump=FlagModel.as_dict, load=FlagModel.from_dict)
 
 
 @fewer_collections()
@@ -244,7 +154,6 @@ def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict
     """Every output file, keyed by path relative to the output directory; `formats`
     (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/."""
     from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
-
     from output.formats import render_extra
 
     files: dict[str, Content] = {}
@@ -354,18 +263,14 @@ def catalog_files(
     overlay: str | os.PathLike[str] | None = None, outcomes: Outcomes = NO_OUTCOMES,
 ) -> tuple[dict[str, Content], dict[str, Any], bool]:
     """`render_catalog(build_catalog(...))` plus its summary; from the catalog cache when
-    this errcat rendered the same sources before (key: `snapshot_key`, formats, overlay text)."""
+    this errcat rendered the same sources before (key: `result_cache.catalog_key`)."""
     from analyzers.overlay import load_overlay
 
     items = load_overlay(overlay) if overlay is not None else None
     whole = ResultCache.open(profile, cache_dir, CATALOG_PACKAGES) if use_cache else None
-    key = snapshot_key(snapshot, profile)
-    if tuple(formats) != ("json",) or overlay is not None:
-        extra = Path(overlay).read_bytes() if overlay is not None else b""
-        key = key_of("catalog", key, ",".join(formats), hashlib.sha256(extra).hexdigest())
-    version = release_of(snapshot.provenance(), profile)
-    if version is not None and any(k[2] == version for k in outcomes.by_key):
-        key = key_of("catalog", key, "outcomes", outcomes.digest(version))
+    key = catalog_key(snapshot, profile, formats=formats,
+                      overlay=None if overlay is None else Path(overlay).read_bytes(),
+                      outcomes=_outcomes_digest(outcomes, snapshot, profile))
     raw = whole.get_bytes("catalog", key) if whole is not None else None
     if raw is not None and (hit := _cached_catalog(raw)) is not None:
         return hit[0], hit[1], True
@@ -380,6 +285,14 @@ def catalog_files(
         else:
             whole.stats.uncacheable += 1
     return files, summary, False
+
+
+def _outcomes_digest(outcomes: Outcomes, snapshot: Snapshot, profile: Profile) -> str | None:
+    """The digest of the confirmed outcomes that apply to `snapshot`'s release (None: none do)."""
+    version = release_of(snapshot.provenance(), profile)
+    if version is None or not any(k[2] == version for k in outcomes.by_key):
+        return None
+    return outcomes.digest(version)
 
 
 def _cached_catalog(raw: bytes) -> tuple[dict[str, str | bytes], dict[str, Any]] | None:
@@ -427,48 +340,6 @@ def write_catalog(
         write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
     return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
                      Path(out), cached, written, tuple((p, r) for p, r in summary.get("incomplete", ())))
-
-
-# ------------------------------------------------------------------ versions
-
-
-def diff(
-    old: Any,
-    new: Any,
-    *,
-    profile: str = "sglang",
-    cache_dir: str | os.PathLike[str] | None = None,
-    jobs: int | None = 1,
-    use_cache: bool = True,
-) -> "Diff":
-    """`errcat diff`: what changed between two sides, each a catalog directory
-    (`errcat.versions.CatalogDir`) or a `SourceSpec` (extracted, cached)."""
-    from errcat.versions import CatalogDir, diff_sides
-
-    if isinstance(old, CatalogDir) and isinstance(new, CatalogDir):  # no source: no cache
-        return diff_sides(old, new, profile=profile)
-    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
-        return diff_sides(old, new, profile=profile, cache_dir=cache_at, jobs=jobs, use_cache=use_results)
-
-
-def history(
-    *,
-    repo: str | None = None,
-    revs: Sequence[str] = (),
-    releases: Sequence[str] = (),
-    profile: str = "sglang",
-    cache_dir: str | os.PathLike[str] | None = None,
-    jobs: int | None = 1,
-    use_cache: bool = True,
-    progress: Callable[[int, int, str], None] | None = None,
-) -> "History":
-    """`errcat history`: entry lineage over `repo`'s revisions (``A..B`` or a list) or
-    over `releases`; `progress(done, total, label)` is called after each revision."""
-    from errcat.versions import history as run
-
-    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
-        return run(repo=repo, revs=revs, releases=releases, profile=profile, cache_dir=cache_at, jobs=jobs,
-                   use_cache=use_results, progress=progress)
 
 
 # ------------------------------------------------------------------ graph

@@ -1,6 +1,6 @@
 """Catalogs of several versions: the sides of a diff and the revisions of a history.
 
-Library code behind `errcat diff` and `errcat history` (via `errcat.pipeline`):
+Library code behind `errcat diff` and `errcat history`, on top of `errcat.pipeline`:
 turns side texts and revision ranges into catalogs, extracting what is not a
 published catalog already, with the result cache and a process pool.
 """
@@ -9,15 +9,18 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from analyzers.diff import Diff, diff_catalogs
 from analyzers.lineage import History, Rev, build_history
-from extractor.errors import ErrcatError, SourceError
+from errcat.model import CatalogDir, SourceSpec
+from errcat.pipeline import build_catalog, open_source
+from extractor import source
+from extractor.cache import private_cache
+from extractor.errors import ErrcatError
 from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, load_profile, parse_profile
 from extractor.result_cache import CATALOG_PACKAGES, CacheStats, ResultCache, snapshot_key
@@ -31,20 +34,7 @@ _VERSION = re.compile(r"^\d+(\.\d+)+([a-z]+\d*)?(\.post\d+)?(\.dev\d+)?$")
 Progress = Callable[[int, int, str], None]
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogDir:
-    """A published catalog: a directory with catalog.json."""
-
-    path: str
-
-
-def _spec_type() -> Any:
-    from errcat.pipeline import SourceSpec
-
-    return SourceSpec
-
-
-Side = Union[CatalogDir, Any]  # CatalogDir or errcat.pipeline.SourceSpec
+Side = CatalogDir | SourceSpec
 
 
 def parse_side(text: str, *, repo: str | None = None) -> Side:
@@ -53,7 +43,6 @@ def parse_side(text: str, *, repo: str | None = None) -> Side:
     A directory with catalog.json; ``release:V`` or a bare version ``X.Y[.Z]``;
     ``path:DIR`` for a checkout; otherwise, with `repo`, a revision in it.
     """
-    SourceSpec = _spec_type()
     if not text:
         raise ErrcatError("empty catalog or source")
     path = Path(text).expanduser()
@@ -114,11 +103,9 @@ def _checked_compact(data: Any) -> dict[str, Any]:
 
 
 def catalog_of_source(
-    spec: Any, profile: Profile, *, cache_dir: str | os.PathLike[str] | None, jobs: int | None, use_cache: bool
+    spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathLike[str] | None, jobs: int | None, use_cache: bool
 ) -> tuple[dict[str, Any], dict[str, int]]:
     """The compact catalog of a source (cached per snapshot and analysis) and cache counts."""
-    from errcat.pipeline import build_catalog, open_source
-
     snapshot = open_source(spec, profile, cache_dir=cache_dir)
     sites = ResultCache.open(profile, cache_dir) if use_cache else None
     whole = ResultCache.open(profile, cache_dir, CATALOG_PACKAGES) if use_cache else None
@@ -141,72 +128,33 @@ def load_side(
     return catalog_of_source(side, profile, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)[0]
 
 
-def diff_sides(
+def diff(
     old: Side, new: Side, *, profile: str = "sglang", cache_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = 1, use_cache: bool = True,
 ) -> Diff:
+    """`errcat diff`: what changed between two sides, each a catalog directory or a
+    `SourceSpec` (extracted, cached)."""
     prof = load_profile(profile)
-    a = load_side(old, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
-    b = load_side(new, prof, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    if isinstance(old, CatalogDir) and isinstance(new, CatalogDir):  # no source: no cache
+        return _diff(old, new, prof)
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        return _diff(old, new, prof, cache_dir=cache_at, jobs=jobs, use_cache=use_results)
+
+
+def _diff(
+    old: Side, new: Side, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = 1, use_cache: bool = True,
+) -> Diff:
+    a = load_side(old, profile, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
+    b = load_side(new, profile, cache_dir=cache_dir, jobs=jobs, use_cache=use_cache)
     return diff_catalogs(a, b, old_label=side_label(old), new_label=side_label(new))
 
 
 # ------------------------------------------------------------------ history
 
 
-def _git_handle(repo: str, cache_dir: str | os.PathLike[str] | None) -> Any:
-    """A GitPython repo for listing commits: the local repo, or the URL's mirror."""
-    import git
-
-    from extractor import source
-
-    source.open_git(repo, "HEAD", cache_dir=cache_dir)  # validates; creates the mirror of a URL
-    local = Path(repo).expanduser()
-    return git.Repo(local if local.exists() else source.mirror_path(repo, cache_dir))
-
-
-def list_revs(repo: str, revs: Sequence[str], *, cache_dir: str | os.PathLike[str] | None = None) -> list[Rev]:
-    """``A..B`` -> A and every first-parent commit up to B, oldest first; else each revision."""
-    import git
-
-    handle = _git_handle(repo, cache_dir)
-
-    def resolve(rev: str) -> str:
-        if rev.startswith("-"):
-            raise SourceError(f"refusing revision that starts with '-': {rev!r}")
-        try:
-            return handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
-        except git.GitCommandError:
-            raise SourceError(f"unknown revision {rev!r} in {repo}") from None
-
-    tags: dict[str, str] = {}
-    for line in handle.git.for_each_ref("--format=%(objectname) %(*objectname) %(refname:short)", "refs/tags").splitlines():
-        obj, peeled, name = (line.split(" ") + ["", ""])[:3]
-        tags.setdefault(peeled or obj, name)
-
-    def rev(label: str, sha: str) -> Rev:
-        return Rev(label if label else tags.get(sha, sha[:12]), sha)
-
-    out: list[Rev] = []
-    for item in revs:
-        if ".." in item:
-            start, _, end = item.partition("..")
-            base, head = resolve(start or "HEAD"), resolve(end or "HEAD")
-            listed = handle.git.rev_list("--reverse", "--first-parent", f"{base}..{head}").split()
-            out.append(rev(start, base))
-            out += [rev("", sha) for sha in listed]
-            if out[-1].commit == head and end:
-                out[-1] = rev(end, head)
-        else:
-            out.append(rev(item, resolve(item)))
-    if not out:
-        raise ErrcatError("no revisions given")
-    return out
-
-
 def _step(args: tuple[dict[str, Any], str, dict[str, Any], str | None, bool]) -> tuple[dict[str, Any], dict[str, int]]:
     spec_fields, origin, raw, cache_dir, use_cache = args
-    SourceSpec = _spec_type()
     profile = parse_profile(raw, origin)
     return catalog_of_source(SourceSpec(**spec_fields), profile, cache_dir=cache_dir, jobs=1, use_cache=use_cache)
 
@@ -216,22 +164,39 @@ def history(
     profile: str = "sglang", cache_dir: str | os.PathLike[str] | None = None, jobs: int | None = 1,
     use_cache: bool = True, progress: Progress | None = None,
 ) -> History:
-    """Lineage over the revisions of `repo` (``A..B`` or a list) or over `releases`."""
-    from extractor.incremental import default_jobs
+    """`errcat history`: entry lineage over the revisions of `repo` (``A..B`` or a list)
+    or over `releases`; `progress(done, total, label)` is called after each revision."""
     from extractor.pep440 import version_key
 
     prof = load_profile(profile)
     if (repo is None) == (not releases):
         raise ErrcatError("give --repo with --revs, or --releases")
-    if repo is not None:
-        points = list_revs(repo, revs or ["HEAD"], cache_dir=cache_dir)
-        specs = [{"repo": repo, "commit": r.commit} for r in points]
-    else:
-        ordered = sorted(dict.fromkeys(releases), key=version_key)
-        points = [Rev(v) for v in ordered]
-        specs = [{"release": v} for v in ordered]
-    cache = None if cache_dir is None else os.fspath(cache_dir)
-    tasks = [(s, prof.name, prof.raw, cache, use_cache) for s in specs]
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        if repo is not None:
+            listed = source.list_revisions(repo, revs or ["HEAD"], cache_dir=cache_at)
+            points = [Rev(r.label, r.commit) for r in listed]
+            specs = [{"repo": repo, "commit": r.commit} for r in listed]
+        else:
+            ordered = sorted(dict.fromkeys(releases), key=version_key)
+            points = [Rev(v) for v in ordered]
+            specs = [{"release": v} for v in ordered]
+        cache = None if cache_at is None else os.fspath(cache_at)
+        tasks = [(s, prof.name, prof.raw, cache, use_results) for s in specs]
+        results, total = _run_steps(tasks, [p.label for p in points], jobs, progress)
+    steps = [
+        (Rev(p.label, p.commit or r.get("commit"), r.get("commit_date")), r) for p, r in zip(points, results)
+    ]
+    return build_history(steps, total)
+
+
+def _run_steps(
+    tasks: list[tuple[dict[str, Any], str, dict[str, Any], str | None, bool]], labels: Sequence[str],
+    jobs: int | None, progress: Progress | None,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """`_step` of each task (over `jobs` processes, None = CPU count): the compact
+    catalogs in order, and the cache counts summed."""
+    from extractor.incremental import default_jobs
+
     jobs = default_jobs() if jobs is None else max(1, jobs)
     results: list[Any] = [None] * len(tasks)
     total: Counter[str] = Counter({"files_cached": 0, "files_extracted": 0, "catalogs_cached": 0, "uncacheable": 0})
@@ -240,7 +205,7 @@ def history(
         results[i] = result[0]
         total.update(result[1])
         if progress is not None:
-            progress(sum(r is not None for r in results), len(tasks), points[i].label)
+            progress(sum(r is not None for r in results), len(tasks), labels[i])
 
     if jobs == 1 or len(tasks) < 2:
         for i, task in enumerate(tasks):
@@ -250,7 +215,7 @@ def history(
 
         def outcome(i: int, result: Any) -> None:
             if isinstance(result, WorkerDied):  # died again when run alone: this revision kills it
-                raise ErrcatError(f"revision {points[i].label}: extracting it crashed its worker process "
+                raise ErrcatError(f"revision {labels[i]}: extracting it crashed its worker process "
                                   "(killed by a signal or out of memory)")
             if isinstance(result, BaseException):
                 raise result
@@ -258,7 +223,4 @@ def history(
 
         run_tasks(_step, [(task,) for task in tasks], workers=min(jobs, len(tasks)), initializer=exit_with_parent,
                   initargs=(os.getpid(),), done=outcome)
-    steps = [
-        (Rev(p.label, p.commit or r.get("commit"), r.get("commit_date")), r) for p, r in zip(points, results)
-    ]
-    return build_history(steps, dict(total))
+    return results, dict(total)

@@ -14,7 +14,7 @@ from typing import Any
 from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, parse_profile
 from extractor.records import FileSites
-from extractor.result_cache import ResultCache, key_of
+from extractor.result_cache import ResultCache, sites_key
 from extractor.snapshot import Snapshot
 
 KIND = "sites"
@@ -22,10 +22,6 @@ KIND = "sites"
 
 def default_jobs() -> int:
     return os.cpu_count() or 1
-
-
-def file_key(blob: str, path: str) -> str:
-    return key_of(KIND, blob, path)
 
 
 def extract_files(
@@ -40,7 +36,7 @@ def extract_files(
     found: dict[str, FileSites] = {}
     todo: list[tuple[str, str]] = []
     for path in paths:
-        key = file_key(snapshot.blobs[path], path)
+        key = sites_key(snapshot.blobs[path], path)
         cached = cache.read(KIND, key, FileSites.from_dict) if cache is not None else None
         if cached is not None and cached.path == path:
             found[path] = cached

@@ -21,9 +21,9 @@ import json
 import os
 import shutil
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ from extractor.cache import cache_root, results_dir, untrusted, warn_untrusted
 from extractor.profile import Profile
 from extractor.relpath import relative_name_problem
 from extractor.snapshot import Snapshot, SourceKind
+from extractor.tool import VERSION
 
 # Packages whose code decides a result: per-file sites come from the extractor alone,
 # a rendered catalog from every stage.
@@ -44,7 +45,7 @@ T = TypeVar("T")
 _FP_LEN = 16
 
 
-@lru_cache(maxsize=None)
+@cache
 def code_digest(packages: tuple[str, ...]) -> str:
     """sha256 over the relative paths and bytes of every .py/.yaml/.json file in `packages`."""
     root = Path(__file__).resolve().parents[1]
@@ -67,15 +68,8 @@ def profile_digest(profile: Profile) -> str:
 
 def fingerprint(profile: Profile, packages: tuple[str, ...] = SITES_PACKAGES) -> str:
     """The analysis a result comes from: errcat version + code of `packages` + profile."""
-    from errcat import __version__
-
-    parts = ["errcat", __version__, ",".join(packages), code_digest(packages), profile_digest(profile)]
+    parts = ["errcat", VERSION, ",".join(packages), code_digest(packages), profile_digest(profile)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:_FP_LEN]
-
-
-def key_of(*parts: str) -> str:
-    """A cache key from strings (e.g. a blob id and the path it sits at)."""
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
 def encode(data: Any) -> bytes:
@@ -94,7 +88,7 @@ class CacheStats:
     write_errors: int = 0
     uncacheable: int = 0  # results whose stored form would not give them back exactly
 
-    def add(self, other: "CacheStats") -> None:
+    def add(self, other: CacheStats) -> None:
         self.hits += other.hits
         self.misses += other.misses
         self.write_errors += other.write_errors
@@ -241,8 +235,28 @@ def prune(cache_dir: str | os.PathLike[str] | None, keep: Iterable[str]) -> list
     return gone
 
 
+# ------------------------------------------------------------------ keys
+# Every cache key is built here, from the parts its caller names: one owner, so two
+# kinds of result never share a key and a key's parts are visible in one place.
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def sites_key(blob: str, path: str) -> str:
+    """A file's sites (`extractor.incremental`): its bytes (blob id) and the path it sits at."""
+    return _key("sites", blob, path)
+
+
+def flags_key(snapshot: Snapshot, paths: Sequence[str]) -> str:
+    """The flag model (`errcat.pipeline.build_flags`): its declaration files and their bytes."""
+    return _key("flags", *(f"{p}\t{snapshot.blobs[p]}" for p in paths))
+
+
 def snapshot_key(snapshot: Snapshot, profile: Profile) -> str:
-    """A key for everything a catalog of `snapshot` is built from, cheap to compute.
+    """A key for everything a catalog of `snapshot` is built from, cheap to compute
+    (the compact catalogs of `errcat.versions` are stored under it as it is).
 
     A git commit pins its whole tree, and a release on the package index is
     immutable (files cannot be replaced), so for both the provenance is enough and
@@ -255,7 +269,23 @@ def snapshot_key(snapshot: Snapshot, profile: Profile) -> str:
         content = f"release {snapshot.repo}=={snapshot.release}"
     else:
         content = "\n".join(f"{p}\t{snapshot.blobs[p]}" for p in sorted(snapshot.blobs))
-    return key_of("snapshot", snapshot.repo, prov, content, *snapshot.diagnostics)  # e.g. a link now skipped
+    return _key("snapshot", snapshot.repo, prov, content, *snapshot.diagnostics)  # e.g. a link now skipped
+
+
+def catalog_key(
+    snapshot: Snapshot, profile: Profile, *, formats: Sequence[str] = ("json",), overlay: bytes | None = None,
+    outcomes: str | None = None,
+) -> str:
+    """A rendered catalog (`errcat.pipeline.catalog_files`): `snapshot_key`, plus the
+    `formats` and `overlay` text when not the defaults, plus the digest of the
+    confirmed `outcomes` that apply to it, if any (the defaults add nothing, so a
+    plain catalog's key is its snapshot's)."""
+    key = snapshot_key(snapshot, profile)
+    if tuple(formats) != ("json",) or overlay is not None:
+        key = _key("catalog", key, ",".join(formats), hashlib.sha256(overlay or b"").hexdigest())
+    if outcomes is not None:
+        key = _key("catalog", key, "outcomes", outcomes)
+    return key
 
 
 # ------------------------------------------------------------------ file packs

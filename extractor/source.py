@@ -20,7 +20,7 @@ import urllib.error
 import urllib.parse
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,7 +28,7 @@ from typing import Any
 
 from extractor.atomic import write_bytes_atomically
 from extractor.cache import downloads_dir, mirrors_dir
-from extractor.errors import SourceError
+from extractor.errors import ErrcatError, SourceError
 from extractor.profile import Profile
 from extractor.snapshot import Snapshot, SourceKind, blob_id
 
@@ -201,6 +201,69 @@ def _tree_blobs(repo: git.Repo, sha: str) -> tuple[dict[str, str], tuple[str, ..
 
 def _iso_utc(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    label: str  # as the caller wrote it, else the commit's tag, else its short SHA
+    commit: str
+
+
+def list_revisions(
+    repo: str, revs: Sequence[str], *, cache_dir: str | os.PathLike[str] | None = None,
+) -> list[Revision]:
+    """``A..B`` -> A and every first-parent commit up to B, oldest first; else each revision."""
+    handle = _git_handle(repo, cache_dir)
+
+    def resolve(rev: str) -> str:
+        if rev.startswith("-"):
+            raise SourceError(f"refusing revision that starts with '-': {rev!r}")
+        sha = _resolve(handle, rev)
+        if sha is None:
+            raise SourceError(f"unknown revision {rev!r} in {repo}")
+        return sha
+
+    tags: dict[str, str] = {}
+    for line in handle.git.for_each_ref("--format=%(objectname) %(*objectname) %(refname:short)", "refs/tags").splitlines():
+        obj, peeled, name = (line.split(" ") + ["", ""])[:3]
+        tags.setdefault(peeled or obj, name)
+
+    def rev(label: str, sha: str) -> Revision:
+        return Revision(label if label else tags.get(sha, sha[:12]), sha)
+
+    out: list[Revision] = []
+    for item in revs:
+        if ".." in item:
+            start, _, end = item.partition("..")
+            base, head = resolve(start or "HEAD"), resolve(end or "HEAD")
+            listed = handle.git.rev_list("--reverse", "--first-parent", f"{base}..{head}").split()
+            out.append(rev(start, base))
+            out += [rev("", sha) for sha in listed]
+            if out[-1].commit == head and end:
+                out[-1] = rev(end, head)
+        else:
+            out.append(rev(item, resolve(item)))
+    if not out:
+        raise ErrcatError("no revisions given")
+    return out
+
+
+def branch_head(repo: str, branch: str, *, cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """The commit at the tip of `branch` in `repo`; a URL's mirror is fetched first (network)."""
+    handle = _git_handle(repo, cache_dir)
+    if not Path(repo).expanduser().exists():
+        _fetch(handle, repo)
+    sha = _resolve(handle, f"refs/heads/{branch}")
+    if sha is None:
+        raise SourceError(f"no branch {branch!r} in {repo}")
+    return sha
+
+
+def _git_handle(repo: str, cache_dir: str | os.PathLike[str] | None) -> git.Repo:
+    """A GitPython repo for listing commits: the local repo, or the URL's mirror."""
+    open_git(repo, "HEAD", cache_dir=cache_dir)  # validates; creates the mirror of a URL
+    local = Path(repo).expanduser()
+    return git.Repo(local if local.exists() else mirror_path(repo, cache_dir))
 
 
 def open_git(repo: str, rev: str, *, cache_dir: str | os.PathLike[str] | None = None) -> Snapshot:

@@ -254,8 +254,9 @@ def _subset_check(top_keys: tuple[str, ...], entry_keys: tuple[str, ...]) -> Che
     entry["additionalProperties"] = False
     keys = (*top_keys, "entries")
     schema["required"] = [k for k in keys if k in schema["properties"]]
-    # Keys the schema does not describe (the flag model) must at least be objects.
-    schema["properties"] = {k: schema["properties"].get(k, {"type": "object"}) for k in keys}
+    # Keys the schema does not describe (the flag model: null when the profile declares none)
+    # must at least be objects.
+    schema["properties"] = {k: schema["properties"].get(k, {"type": ["object", "null"]}) for k in keys}
     schema["additionalProperties"] = False
     return _Compiler(schema).compile(schema)
 

@@ -42,6 +42,7 @@ import yaml
 
 from errcat import pipeline
 from errcat.cli import warnings_as_lines
+from errcat.model import SourceSpec
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError
 from extractor.profile import load_profile
@@ -183,45 +184,22 @@ def run_lock(path: Path) -> Iterator[None]:
 class Head:
     pin: str  # commit SHA or release version: the published directory name
     label: str
-    spec: pipeline.SourceSpec
+    spec: SourceSpec
 
 
-def _git_line(exc: Exception) -> str:
-    lines = [ln.strip(" '") for ln in str(getattr(exc, "stderr", "") or exc).splitlines() if ln.strip(" '")]
-    fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
-    return re.sub(r"^(stderr: )?(fatal|error):\s*", "", (fatal or lines or [type(exc).__name__])[-1])
-
-
-def resolve_head(target: Target, cache_dir: str | None) -> Head:
+def resolve_head(target: Target, cache_dir: str | os.PathLike[str] | None) -> Head:
     """Fetch and resolve the target's head (network for URLs and 'latest' releases)."""
-    if not target.is_git:
-        if target.release == "latest":
-            from extractor.source import latest_release
-
-            version = latest_release(load_profile(target.profile))
-        else:
-            version = str(target.release)
-        return Head(version, version, pipeline.SourceSpec(release=version))
-    import git
-
     from extractor import source
 
+    if not target.is_git:
+        if target.release == "latest":
+            version = source.latest_release(load_profile(target.profile))
+        else:
+            version = str(target.release)
+        return Head(version, version, SourceSpec(release=version))
     repo = str(target.repo)
-    source.open_git(repo, "HEAD", cache_dir=cache_dir)  # validates the spec; mirrors a URL once
-    local = Path(repo).expanduser()
-    handle = git.Repo(local) if local.exists() else git.Repo(source.mirror_path(repo, cache_dir))
-    if not local.exists():
-        try:
-            with handle.git.custom_environment(GIT_TERMINAL_PROMPT="0"):
-                handle.git.fetch("--prune", "--quiet", "origin")
-        except git.GitCommandError as exc:
-            raise ErrcatError(f"cannot fetch {repo}: {_git_line(exc)}") from None
-    ref = f"refs/heads/{target.branch}"
-    try:
-        sha = handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
-    except git.GitCommandError:
-        raise ErrcatError(f"no branch {target.branch!r} in {repo}") from None
-    return Head(sha, f"{target.branch}@{sha[:12]}", pipeline.SourceSpec(repo=repo, commit=sha))
+    sha = source.branch_head(repo, target.branch, cache_dir=cache_dir)
+    return Head(sha, f"{target.branch}@{sha[:12]}", SourceSpec(repo=repo, commit=sha))
 
 
 # ------------------------------------------------------------------ publishing

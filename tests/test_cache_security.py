@@ -146,11 +146,12 @@ def test_a_flag_cache_entry_of_another_shape_is_a_miss(site, name, plant):
 
 
 def _diff_json(site: dict[str, Path]) -> str:
-    from errcat import pipeline
+    from errcat.model import SourceSpec
+    from errcat.versions import diff
     from output.diff_formats import render_json
 
-    spec = pipeline.SourceSpec(path=str(site["src"]))
-    return render_json(pipeline.diff(spec, spec, profile=str(site["profile"]), cache_dir=site["cache"]))
+    spec = SourceSpec(path=str(site["src"]))
+    return render_json(diff(spec, spec, profile=str(site["profile"]), cache_dir=site["cache"]))
 
 
 @pytest.mark.parametrize("plant", [

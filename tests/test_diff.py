@@ -419,8 +419,8 @@ def test_cli_diff_as_subprocess(dirs):
 @pytest.mark.network
 def test_release_split_into_arg_groups_is_moves_not_removals(tmp_path):
     """0.5.18 -> 0.5.19 moved server_args.py methods into arg_groups/*_hook.py functions."""
-    from errcat.pipeline import SourceSpec, diff
-    from errcat.versions import catalog_of_source
+    from errcat.model import SourceSpec
+    from errcat.versions import catalog_of_source, diff
     from extractor.profile import load_profile
     from tests.conftest import test_cache_dir
 

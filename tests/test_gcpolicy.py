@@ -6,6 +6,7 @@ import gc
 import pytest
 
 from errcat import pipeline
+from errcat.model import SourceSpec
 from errcat.gcpolicy import THRESHOLDS, fewer_collections
 
 
@@ -36,7 +37,7 @@ class _Seen(Exception):
 @pytest.mark.parametrize("stage, call", [
     ("extract_sites", lambda: pipeline.build_catalog(_Snapshot(), _Profile())),
     ("build_graph", lambda: pipeline.render_catalog(_Catalog())),
-    ("load_profile", lambda: pipeline.write_catalog(pipeline.SourceSpec())),
+    ("load_profile", lambda: pipeline.write_catalog(SourceSpec())),
 ])
 def test_pipeline_stages_run_with_fewer_collections(thresholds, monkeypatch, stage, call):
     gc.set_threshold(700, 10, 10)

@@ -13,7 +13,6 @@ import pytest
 
 from analyzers.lineage import Rev, build_history
 from errcat.cli import main
-from errcat.versions import list_revs
 from output.diff_formats import render_history
 
 
@@ -105,19 +104,6 @@ def repo(tmp_path_factory) -> dict[str, str]:
     return {"repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "shas": shas, "root": str(root)}
 
 
-def test_list_revs_range_includes_start_and_labels_tags(repo):
-    revs = list_revs(repo["repo"], ["v1..v3"])
-    assert [r.commit for r in revs] == repo["shas"]
-    assert [r.label for r in revs] == ["v1", repo["shas"][1][:12], "v3"]
-
-
-def test_list_revs_unknown_revision(repo):
-    from extractor.errors import SourceError
-
-    with pytest.raises(SourceError, match="unknown revision 'nope'"):
-        list_revs(repo["repo"], ["nope"])
-
-
 def test_cli_history_over_a_range(repo, tmp_path, capsys):
     cache = str(tmp_path / "cache")
     argv = ["history", "--repo", repo["repo"], "--revs", "v1..v3", "--profile", repo["profile"],
@@ -161,7 +147,7 @@ def test_cli_history_bad_input(repo, capsys, argv, message):
 
 @pytest.mark.network
 def test_history_over_the_arg_groups_split():
-    from errcat.pipeline import history
+    from errcat.versions import history
     from tests.conftest import test_cache_dir
 
     result = history(releases=["0.5.19", "0.5.18"], cache_dir=test_cache_dir(), jobs=2)

@@ -11,7 +11,8 @@ import jsonschema
 import pytest
 
 from tests.gitrepo import commit as git_commit
-from errcat.pipeline import SourceSpec, extract
+from errcat.model import SourceSpec
+from errcat.pipeline import extract
 from extractor.errors import ErrcatError, SourceError
 from output.schema import entry_schema, load_schema
 

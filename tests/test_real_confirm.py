@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from analyzers.judge import CONFIRMED, EntryIndex, Real
-from errcat.pipeline import SourceSpec, extract
+from errcat.model import SourceSpec
+from errcat.pipeline import extract
 from errcat.real.confirm import confirm, write_results
 from tests import conftest
 

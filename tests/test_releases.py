@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 
 from tests.conftest import test_cache_dir as _cache_dir
-from errcat.pipeline import SourceSpec, extract
+from errcat.model import SourceSpec
+from errcat.pipeline import extract
 from extractor.history_repo import build_release_history
 from extractor.profile import load_profile
 from output.schema import load_schema

@@ -12,7 +12,8 @@ import git
 import pytest
 
 from errcat.cli import main
-from errcat.pipeline import SourceSpec, write_catalog
+from errcat.model import SourceSpec
+from errcat.pipeline import write_catalog
 from extractor.incremental import extract_files
 from extractor.profile import parse_profile
 from extractor.result_cache import (
@@ -237,12 +238,12 @@ def test_second_extraction_is_served_from_the_cache(tmp_path):
     lambda d: {**d, "params": 5},
 ])
 def test_sites_of_another_shape_are_a_miss(tmp_path, spoil):
-    from extractor.incremental import KIND, file_key
-    from extractor.result_cache import decode, encode
+    from extractor.incremental import KIND
+    from extractor.result_cache import decode, encode, sites_key
 
     snap = open_directory(checkout(tmp_path, {"pkg/a.py": A_PY}))
     first = extract_files(snap, PROFILE, ["pkg/a.py"], cache=ResultCache.open(PROFILE, tmp_path / "c"), jobs=1)
-    stored = ResultCache.open(PROFILE, tmp_path / "c").path(KIND, file_key(snap.blobs["pkg/a.py"], "pkg/a.py"))
+    stored = ResultCache.open(PROFILE, tmp_path / "c").path(KIND, sites_key(snap.blobs["pkg/a.py"], "pkg/a.py"))
     stored.write_bytes(encode(spoil(decode(stored.read_bytes()))))
     warm = ResultCache.open(PROFILE, tmp_path / "c")
     assert extract_files(snap, PROFILE, ["pkg/a.py"], cache=warm, jobs=1) == first and warm.stats.misses == 1

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from errcat.pipeline import SourceSpec, write_catalog
+from errcat.model import SourceSpec
+from errcat.pipeline import write_catalog
 from extractor.profile import load_profile
 from extractor.sites import extract_file
 

@@ -15,12 +15,21 @@ from pathlib import Path
 import git
 import pytest
 
-from tests.gitrepo import commit
 from extractor.cache import cache_root
 from extractor.errors import SourceError
 from extractor.profile import load_profile
 from extractor.snapshot import SourceKind, blob_id
-from extractor.source import choose_file, latest_release, open_directory, open_git, open_release
+from extractor.source import (
+    Revision,
+    branch_head,
+    choose_file,
+    latest_release,
+    list_revisions,
+    open_directory,
+    open_git,
+    open_release,
+)
+from tests.gitrepo import commit
 
 PROFILE = load_profile()
 ME = git.Actor("Test", "test@example.invalid")
@@ -165,6 +174,66 @@ def test_git_symlink_blobs_are_not_files(tmp_path):
 def test_git_read_unknown_path(history):
     with pytest.raises(SourceError, match="not in"):
         open_git(history["path"], "main").read("nope.py")
+
+
+# ------------------------------------------------------------------- revisions
+
+
+@pytest.mark.parametrize(
+    ("revs", "tag_c2", "expected"),
+    [
+        (["v1"], False, [("v1", "c1")]),
+        (["main", "v1"], False, [("main", "c2"), ("v1", "c1")]),
+        (["v1..main"], False, [("v1", "c1"), ("main", "c2")]),
+        (["v1.."], False, [("v1", "c1"), ("c2:short", "c2")]),  # B defaults to HEAD, unnamed
+        (["v1..feature"], False, [("v1", "c1"), ("c2:short", "c2"), ("feature", "c3")]),
+        (["v1..feature"], True, [("v1", "c1"), ("v2", "c2"), ("feature", "c3")]),  # a tag names a commit
+        (["main..feature"], False, [("main", "c2"), ("feature", "c3")]),
+    ],
+)
+def test_list_revisions(history, revs, tag_c2, expected):
+    if tag_c2:
+        git.Repo(history["path"]).create_tag("v2", ref=history["c2"])
+    label = {"c2:short": history["c2"][:12]}
+    assert list_revisions(history["path"], revs) == [Revision(label.get(n, n), history[c]) for n, c in expected]
+
+
+def test_list_revisions_of_a_url_reads_its_mirror(history, tmp_path):
+    url = Path(history["path"]).as_uri()
+    assert list_revisions(url, ["main"], cache_dir=tmp_path / "cache") == [Revision("main", history["c2"])]
+    assert [p.name.startswith("src-") for p in (tmp_path / "cache" / "mirrors").iterdir()] == [True]
+
+
+@pytest.mark.parametrize(
+    ("repo", "revs", "message"),
+    [
+        ("{path}", ["nope"], "unknown revision 'nope'"),
+        ("{path}", ["v1..nope"], "unknown revision 'nope'"),
+        ("{path}", ["-x"], "refusing revision that starts with '-'"),
+        ("{path}", ["v1..-x"], "refusing revision that starts with '-'"),
+        ("{tmp}", ["main"], "not a git repository"),
+    ],
+)
+def test_list_revisions_errors(history, tmp_path, repo, revs, message):
+    with pytest.raises(SourceError, match=message):
+        list_revisions(repo.format(path=history["path"], tmp=tmp_path), revs)
+
+
+@pytest.mark.parametrize(("branch", "commit"), [("main", "c2"), ("feature", "c3")])
+def test_branch_head(history, branch, commit):
+    assert branch_head(history["path"], branch) == history[commit]
+
+
+def test_branch_head_unknown_branch(history):
+    with pytest.raises(SourceError, match="no branch 'nope' in "):
+        branch_head(history["path"], "nope")
+
+
+def test_branch_head_of_a_url_fetches_its_mirror(history, tmp_path):
+    url, cache = Path(history["path"]).as_uri(), tmp_path / "cache"
+    assert branch_head(url, "main", cache_dir=cache) == history["c2"]
+    new = commit(git.Repo(history["path"]), {"new.py": "n\n"}, "c4", "2025-04-05T06:07:08+00:00")
+    assert branch_head(url, "main", cache_dir=cache) == new
 
 
 # ------------------------------------------------------------------- directory
