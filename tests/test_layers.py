@@ -149,12 +149,7 @@ def test_package_graph_has_no_cycle():
     assert list(nx.simple_cycles(graph)) == []
 
 
-@pytest.mark.parametrize("with_typing", [
-    False,
-    pytest.param(True, marks=pytest.mark.xfail(
-        strict=True, reason="errcat.real.repair imports errcat.real.confirm.Example under TYPE_CHECKING "
-                            "(confirm imports repair): errcat/real is another change's")),
-])
+@pytest.mark.parametrize("with_typing", [False, True])
 def test_module_graph_has_no_cycle(with_typing):
     graph = nx.DiGraph()
     graph.add_nodes_from(project_modules())
