@@ -14,10 +14,26 @@ import libcst as cst
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
     IF,
-    And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
-    conj, disj, is_member_text, negate,
+    And,
+    Apply,
+    Compare,
+    Const,
+    Expr,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
+    conj,
+    disj,
+    is_member_text,
+    negate,
 )
-from extractor.scope import Opaque, Row, Scope, Table
+from extractor.scope import Opaque, Scope
+from extractor.tables import Table
 
 _CMP = {
     cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
@@ -208,10 +224,7 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
 
 
 def _table_term(table: Table, scope: Scope) -> Expr:
-    if table.is_dict:
-        items = [term(row.node[0], scope) for row in table.rows if isinstance(row.node, tuple)]
-    else:
-        items = [term(row.node, scope) for row in table.rows if not isinstance(row.node, tuple)]
+    items = [term(item, scope) for item in table.items()]
     if all(isinstance(i, Const) for i in items):
         return Const(tuple(i.value for i in items))  # type: ignore[union-attr]
     return Seq(tuple(items))
@@ -230,9 +243,9 @@ def _config_path(node: cst.BaseExpression, scope: Scope) -> str | None:
 
 def _env_registry_name(node: cst.BaseExpression, scope: Scope) -> str | None:
     """``X`` for ``envs.X`` when ``envs`` is a declared env registry."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        if node.value.value in scope.profile.env_registries:
-            return node.attr.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and node.value.value in scope.profile.env_registries:
+        return node.attr.value
     return None
 
 
@@ -354,13 +367,4 @@ def _subscript_term(node: cst.Subscript, scope: Scope) -> Expr:
     return Unknown(text)
 
 
-def row_parts(row: Row) -> tuple[cst.BaseExpression, ...]:
-    """The elements of a table row: (key, value) for dicts, tuple items, or the node."""
-    if isinstance(row.node, tuple):
-        return row.node
-    if isinstance(row.node, (cst.Tuple, cst.List)):
-        return tuple(el.value for el in row.node.elements)
-    return (row.node,)
-
-
-__all__ = ["to_ir", "term", "row_parts", "Or", "And"]
+__all__ = ["And", "Or", "term", "to_ir"]
