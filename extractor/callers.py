@@ -7,7 +7,17 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from extractor.ir import Expr, Ref, RefKind, Unknown, conj, disj, simplify, substitute, unknowns
+from extractor.ir import (
+    Expr,
+    Ref,
+    RefKind,
+    Unknown,
+    conj,
+    disj,
+    simplify,
+    substitute,
+    unknowns,
+)
 from extractor.records import CallSite, FileSites, Guard, GuardOrigin, map_guards
 from extractor.sites import PARAMETER
 

@@ -8,16 +8,33 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import libcst as cst
 
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
     IF,
-    And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
-    conj, disj, is_member_text, negate,
+    And,
+    Apply,
+    Compare,
+    Const,
+    Expr,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
+    conj,
+    disj,
+    is_member_text,
+    negate,
 )
-from extractor.scope import Opaque, Row, Scope, Table
+from extractor.scope import Opaque, Scope
+from extractor.tables import Table
 
 _CMP = {
     cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
@@ -208,10 +225,7 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
 
 
 def _table_term(table: Table, scope: Scope) -> Expr:
-    if table.is_dict:
-        items = [term(row.node[0], scope) for row in table.rows if isinstance(row.node, tuple)]
-    else:
-        items = [term(row.node, scope) for row in table.rows if not isinstance(row.node, tuple)]
+    items = [term(item, scope) for item in table.items()]
     if all(isinstance(i, Const) for i in items):
         return Const(tuple(i.value for i in items))  # type: ignore[union-attr]
     return Seq(tuple(items))
@@ -230,9 +244,9 @@ def _config_path(node: cst.BaseExpression, scope: Scope) -> str | None:
 
 def _env_registry_name(node: cst.BaseExpression, scope: Scope) -> str | None:
     """``X`` for ``envs.X`` when ``envs`` is a declared env registry."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        if node.value.value in scope.profile.env_registries:
-            return node.attr.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and node.value.value in scope.profile.env_registries:
+        return node.attr.value
     return None
 
 
@@ -284,60 +298,110 @@ def _called_lambda(node: cst.Call, scope: Scope) -> cst.Lambda | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A call being read as a term, with the names every reader looks at."""
+
+    node: cst.Call
+    scope: Scope
+    name: str  # dotted callee, "" when it is not a dotted name
+    short: str  # its last part
+    text: str
+
+
 def _call_term(node: cst.Call, scope: Scope) -> Expr:
-    text = norm_code(node)
-    func = node.func
-    name = dotted(func) or ""
-    short = last_name(func) or ""
-    lam = _called_lambda(node, scope)
-    if lam is not None:
-        return to_ir(lam.body, scope)
-    # envs.X.get() / os.environ.get("X") / getenv("X") / get_bool_env_var("X")
+    """A call as a term: the first reader (in `_CALL_READERS` order) that knows its shape."""
+    call = _Call(node, scope, dotted(node.func) or "", last_name(node.func) or "", norm_code(node))
+    for read in _CALL_READERS:
+        found = read(call)
+        if found is not None:
+            return found
+    return Unknown(call.text)
+
+
+def _lambda_call(call: _Call) -> Expr | None:
+    lam = _called_lambda(call.node, call.scope)
+    return to_ir(lam.body, call.scope) if lam is not None else None
+
+
+def _env_call(call: _Call) -> Expr | None:
+    """envs.X.get() / os.environ.get("X") / getenv("X") / get_bool_env_var("X")."""
+    func = call.node.func
+    env = None
     if isinstance(func, cst.Attribute) and func.attr.value in ("get", "value", "is_set"):
-        env = _env_registry_name(func.value, scope)
-        if env is not None:
-            return Ref(RefKind.ENV, env, text)
-    if name in _ENV_GETTERS or short in scope.profile.env_readers:
-        env = _first_string_arg(node)
-        if env is not None:
-            return Ref(RefKind.ENV, env, text)
-    if name == "getattr" and len(node.args) >= 2:
-        key = term(node.args[1].value, scope)  # a literal, or a loop variable bound to one
-        attr = key.value if isinstance(key, Const) and isinstance(key.value, str) else None
-        if attr is not None and scope.is_config(node.args[0].value):
-            return Ref(RefKind.FLAG, attr, text)
-        owner = term(node.args[0].value, scope)
-        if attr is not None and isinstance(owner, Ref) and owner.kind is RefKind.MODEL:
-            return Ref(RefKind.MODEL, f"{owner.name}.{attr}", text)
-    if _platform_call(node, scope):
+        env = _env_registry_name(func.value, call.scope)
+    if env is None and (call.name in _ENV_GETTERS or call.short in call.scope.profile.env_readers):
+        env = _first_string_arg(call.node)
+    return Ref(RefKind.ENV, env, call.text) if env is not None else None
+
+
+def _getattr_call(call: _Call) -> Expr | None:
+    """getattr(cfg, "x") reads a flag, getattr(<model fact>, "x") a model fact."""
+    args, scope = call.node.args, call.scope
+    if call.name != "getattr" or len(args) < 2:
+        return None
+    key = term(args[1].value, scope)  # a literal, or a loop variable bound to one
+    attr = key.value if isinstance(key, Const) and isinstance(key.value, str) else None
+    if attr is None:
+        return None
+    if scope.is_config(args[0].value):
+        return Ref(RefKind.FLAG, attr, call.text)
+    owner = term(args[0].value, scope)
+    if isinstance(owner, Ref) and owner.kind is RefKind.MODEL:
+        return Ref(RefKind.MODEL, f"{owner.name}.{attr}", call.text)
+    return None
+
+
+def _fact_call(call: _Call) -> Expr | None:
+    """A platform check, or a fact of the running machine (files, installed packages)."""
+    node = call.node
+    if _platform_call(node, call.scope):
         suffix = "(" + ", ".join(norm_code(a.value) for a in node.args) + ")" if node.args else ""
-        return Ref(RefKind.PLATFORM, short + suffix, text)
-    if name.startswith(_RUNTIME_PREFIXES) or any(h in short for h in _RUNTIME_HINTS):
-        return Ref(RefKind.RUNTIME, text, text)
-    if isinstance(func, cst.Attribute):
-        path = _config_path(func, scope)
-        if path is not None and "." in path and not _is_model(path, scope):
-            # cfg.model_path.lower(): a method of a flag's value, not of the config
-            receiver = term(func.value, scope)
-            return Apply(short, (receiver, *(term(a.value, scope) for a in node.args if a.keyword is None)), text)
-        if path is not None:  # a method of the config object: a derived setting, or model data
-            if _is_model(path, scope) or "hf_config" in path or "model_config" in path:
-                return Ref(RefKind.MODEL, text, text)
-            return Ref(RefKind.FLAG, f"{path}()", text)
-        if short in _STR_METHODS:
-            receiver = term(func.value, scope)
-            if not isinstance(receiver, Unknown):
-                args = tuple(term(a.value, scope) for a in node.args)
-                return Apply(short, (receiver, *args), text)
-    if isinstance(func, cst.Name) and any(scope.is_config(a.value) for a in node.args):
-        return Ref(RefKind.FLAG, f"{short}()", text)  # computed from the whole config: derived
-    if name in _BUILTINS or (isinstance(func, cst.Name) and node.args and all(a.keyword is None for a in node.args)):
-        # A known builtin, or a plain function of values we can name (e.g.
-        # parse_connector_type(cfg.model_path)): evaluable only as far as its name is known.
+        return Ref(RefKind.PLATFORM, call.short + suffix, call.text)
+    if call.name.startswith(_RUNTIME_PREFIXES) or any(h in call.short for h in _RUNTIME_HINTS):
+        return Ref(RefKind.RUNTIME, call.text, call.text)
+    return None
+
+
+def _method_call(call: _Call) -> Expr | None:
+    """``receiver.method(...)``: of a flag's value, of the config itself, or a string method."""
+    func, scope, short, text = call.node.func, call.scope, call.short, call.text
+    if not isinstance(func, cst.Attribute):
+        return None
+    path = _config_path(func, scope)
+    if path is not None and "." in path and not _is_model(path, scope):
+        # cfg.model_path.lower(): a method of a flag's value, not of the config
+        receiver = term(func.value, scope)
+        return Apply(short, (receiver, *(term(a.value, scope) for a in call.node.args if a.keyword is None)), text)
+    if path is not None:  # a method of the config object: a derived setting, or model data
+        if _is_model(path, scope) or "hf_config" in path or "model_config" in path:
+            return Ref(RefKind.MODEL, text, text)
+        return Ref(RefKind.FLAG, f"{path}()", text)
+    if short in _STR_METHODS:
+        receiver = term(func.value, scope)
+        if not isinstance(receiver, Unknown):
+            return Apply(short, (receiver, *(term(a.value, scope) for a in call.node.args)), text)
+    return None
+
+
+def _function_call(call: _Call) -> Expr | None:
+    """``f(cfg)``: a setting derived from the whole config; a builtin or a plain function
+    of values we can name (``parse_connector_type(cfg.model_path)``): evaluable only as
+    far as its name is known."""
+    node, scope, name = call.node, call.scope, call.name
+    is_plain = isinstance(node.func, cst.Name)
+    if is_plain and any(scope.is_config(a.value) for a in node.args):
+        return Ref(RefKind.FLAG, f"{call.short}()", call.text)
+    if name in _BUILTINS or (is_plain and node.args and all(a.keyword is None for a in node.args)):
         args = tuple(term(a.value, scope) for a in node.args if a.keyword is None)
         if name in _BUILTINS or not any(isinstance(a, Unknown) for a in args):
-            return Apply(name, args, text)
-    return Unknown(text)
+            return Apply(name, args, call.text)
+    return None
+
+
+_CALL_READERS: tuple[Callable[[_Call], Expr | None], ...] = (
+    _lambda_call, _env_call, _getattr_call, _fact_call, _method_call, _function_call,
+)
 
 
 def _subscript_term(node: cst.Subscript, scope: Scope) -> Expr:
@@ -354,13 +418,4 @@ def _subscript_term(node: cst.Subscript, scope: Scope) -> Expr:
     return Unknown(text)
 
 
-def row_parts(row: Row) -> tuple[cst.BaseExpression, ...]:
-    """The elements of a table row: (key, value) for dicts, tuple items, or the node."""
-    if isinstance(row.node, tuple):
-        return row.node
-    if isinstance(row.node, (cst.Tuple, cst.List)):
-        return tuple(el.value for el in row.node.elements)
-    return (row.node,)
-
-
-__all__ = ["to_ir", "term", "row_parts", "Or", "And"]
+__all__ = ["And", "Or", "term", "to_ir"]

@@ -29,7 +29,8 @@ from extractor.cstutil import (
     string_value,
 )
 from extractor.ir import TRUE, Expr, conj, negate
-from extractor.scope import Conditional, Opaque, Scope, Table
+from extractor.scope import Conditional, Opaque, Scope
+from extractor.tables import Table
 from extractor.templates import Hole, Part, Template
 
 MAX_OPTIONS = 16  # renderings per message; beyond that the message is one hole

@@ -1,4 +1,5 @@
-"""What names mean at a point in a function: config aliases, local bindings, tables.
+"""What names mean at a point in a function: config aliases, local bindings, tables
+(`extractor.tables`).
 
 A `Scope` belongs to one function walk (state lives on the walker, not in globals).
 Bindings hold CST nodes so every consumer (conditions, templates) interprets the
@@ -12,7 +13,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from extractor.cstutil import last_name
+from extractor.ir import Expr
 from extractor.profile import Profile
+from extractor.tables import Table, table_of
 
 # General shape of a "view" of the config object when the profile does not list it.
 _VIEW_NAME = re.compile(r"view|resolv", re.IGNORECASE)
@@ -26,28 +29,12 @@ class Opaque:
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
-    """One element of a condition table and the guards under which it was added."""
-
-    node: cst.BaseExpression | tuple[cst.BaseExpression, cst.BaseExpression]
-    guards: tuple[object, ...] = ()  # tuple[Guard, ...]; typed loosely to avoid a cycle
-
-
-@dataclass(slots=True)
-class Table:
-    """A list/tuple/dict literal bound to a name, grown by ``|=``/``+=``/update/append."""
-
-    rows: list[Row]
-    is_dict: bool
-
-
-@dataclass(frozen=True, slots=True)
 class Conditional:
     """A name reassigned under a condition: `value` when `cond` holds, else `previous`."""
 
-    cond: object  # extractor.ir.Expr (typed loosely to avoid an import cycle)
+    cond: Expr
     value: cst.BaseExpression
-    previous: "Binding"
+    previous: Binding
 
 
 Binding = cst.BaseExpression | Opaque | Table | Conditional
@@ -113,25 +100,6 @@ class Scope:
             table = table_of(value)
             if table is not None:
                 self.bindings[name] = table
-
-
-def table_of(node: cst.BaseExpression, guards: tuple[object, ...] = ()) -> Table | None:
-    """Rows of a list/tuple/set/dict literal (None for other shapes)."""
-    if isinstance(node, cst.Dict):
-        rows = []
-        for el in node.elements:
-            if not isinstance(el, cst.DictElement):
-                return None
-            rows.append(Row((el.key, el.value), guards))
-        return Table(rows, is_dict=True)
-    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        rows = []
-        for el in node.elements:
-            if isinstance(el, cst.StarredElement):
-                return None
-            rows.append(Row(el.value, guards))
-        return Table(rows, is_dict=False)
-    return None
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:

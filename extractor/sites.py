@@ -1,54 +1,74 @@
 """Raise/assert sites of one file, with message templates, guard paths and table variants.
 
 `SiteWalker` walks statements only (expressions are interpreted on demand by
-`cst_ir` and `messages`), in document order, carrying the guard stack and the
-function's `Scope`. Blocks are processed in sequence so early exits
-(``if c: return``) constrain what follows them.
+`cst_ir` and `messages`), in document order, with one handler per statement kind
+(`visit_<Kind>`). Blocks are processed in sequence so early exits (``if c: return``)
+constrain what follows them. What a function walk carries (guard stack, `Scope`,
+table row, ...) is one `Frame`, swapped as a unit on entering and leaving a ``def``;
+guard scopes are context managers, so what a branch pushes is gone when it is left.
 """
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import libcst as cst
 
 from extractor import depth, pieces
-from extractor.cst_ir import row_parts, term, to_ir
+from extractor.cst_ir import term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.docstrings import first_lines
-from extractor.ir import TRUE, Compare, Const, Expr, In, Ref, RefKind, Unknown, conj, disj, negate, refs, unknowns
+from extractor.ir import (
+    TRUE,
+    Compare,
+    Const,
+    Expr,
+    In,
+    Ref,
+    RefKind,
+    Unknown,
+    conj,
+    disj,
+    negate,
+    refs,
+    unknowns,
+)
 from extractor.messages import Option, build
 from extractor.positions import metadata_lines, statement_lines
 from extractor.profile import Profile
 from extractor.records import (
-    Adjustment, CallSite, FileSites, Guard, GuardOrigin, PriorTable, RaiseSite, Run, SiteKind, Variant,
+    Adjustment,
+    CallSite,
+    FileSites,
+    Guard,
+    GuardOrigin,
+    PriorTable,
+    RaiseSite,
+    Run,
+    SiteKind,
+    Variant,
 )
-from extractor.scope import Conditional, Opaque, Row, Scope, Table, table_of
+from extractor.scope import Conditional, Opaque, Scope
+from extractor.tables import (
+    Pending,
+    Row,
+    RowContext,
+    Table,
+    grown,
+    iterated,
+    merge_rows,
+    row_bindings,
+    target_names,
+)
 from extractor.templates import Template
 
 MODULE = "<module>"
 # Guards that choose a branch (as opposed to early exits, which only decide reachability).
 _BRANCH_ORIGINS = frozenset({GuardOrigin.IF, GuardOrigin.ELSE, GuardOrigin.WHILE, GuardOrigin.CASE, GuardOrigin.EXCEPT})
 PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
-
-
-@dataclass(slots=True)
-class _RowCtx:
-    loop: int  # id() of the For node
-    index: int
-    depth: int  # guard-stack depth at the loop: deeper guards belong to the row
-    targets: tuple[str, ...]
-    blocks: int = 0  # prior-table blocks at the loop: later ones (the body's) belong to the row
-
-
-@dataclass(slots=True)
-class _Pending:
-    """A site being collected; table rows of the same raise are merged into variants."""
-
-    node: int  # id() of the raise/assert node
-    site: RaiseSite
-    rows: list[tuple[_RowCtx, RaiseSite]] = field(default_factory=list)
 
 
 def _exit_kind(suite: cst.BaseSuite) -> GuardOrigin | None:
@@ -105,8 +125,62 @@ def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
     return last
 
 
+_T = TypeVar("_T")
+
+
+@contextmanager
+def _pushed(stack: list[_T], item: _T) -> Iterator[_T]:
+    """`item` on top of `stack` for the duration of the block."""
+    stack.append(item)
+    try:
+        yield item
+    finally:
+        stack.pop()
+
+
+@dataclass(slots=True)
+class Frame:
+    """What the walk of one function carries; a ``def`` swaps in a fresh one and the
+    enclosing function's is back, untouched, when the ``def`` is left (`SiteWalker.entered`)."""
+
+    scope: Scope
+    # The guards on the path except earlier raises: those go once into the walker's
+    # `prior_blocks` (one list per block that has any) and `runs` says which are in force,
+    # so a site records O(depth) items however many checks precede it.
+    guards: list[Guard] = field(default_factory=list)
+    runs: list[list[int]] = field(default_factory=list)  # [at, block, start, end], see `RaiseSite.prior_runs`
+    blocks: list[int | None] = field(default_factory=list)  # per open block: its index in prior_blocks, once it has one
+    except_types: list[str] = field(default_factory=list)  # exceptions being handled, innermost last
+    rows: list[RowContext] = field(default_factory=list)  # table rows being expanded, innermost last
+    loop_notes: list[str] = field(default_factory=list)  # loops over statically unknown items
+    bound_under: dict[str, tuple[Guard, ...]] = field(default_factory=dict)  # guards in force at a name's binding
+    helper_return: cst.Return | None = None  # of the function being walked, if a config helper
+    declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
+
+
+@dataclass(slots=True)
+class Found:
+    """What one file yields besides its sites, in document order."""
+
+    pending: list[Pending] = field(default_factory=list)
+    prior_blocks: list[tuple[str, list[Guard]]] = field(default_factory=list)  # (function, earlier raises)
+    calls: list[CallSite] = field(default_factory=list)
+    functions: list[str] = field(default_factory=list)
+    params: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    imports: dict[str, str] = field(default_factory=dict)
+    adjustments: list[Adjustment] = field(default_factory=list)
+    diagnostics: list[str] = field(default_factory=list)
+    helpers: list[tuple[str, Expr]] = field(default_factory=list)
+    registered: list[str] = field(default_factory=list)  # providers the profile's decorators register
+
+
+Handler = Callable[[Any, Any], None]
+
+
 class SiteWalker:
     """Collects the sites, call sites and config adjustments of one module."""
+
+    HANDLERS: dict[type, Handler]  # statement kind -> its `visit_<Kind>`, filled below the class
 
     def __init__(self, path: str, module: cst.Module, profile: Profile, lines: list[int] | None) -> None:
         self.path = path
@@ -114,69 +188,52 @@ class SiteWalker:
         self.profile = profile
         self.ast_lines = lines
         self.node_lines: dict[int, int] = {}
-        # The guards on the path except earlier raises: those go once into `prior_blocks`
-        # (one list per block that has any) and `runs` says which are in force, so a site
-        # records O(depth) items however many checks precede it.
-        self.guards: list[Guard] = []
-        self.prior_blocks: list[tuple[str, list[Guard]]] = []
-        self.block_ids: list[int | None] = []  # per open block: its index in prior_blocks, once it has one
-        self.runs: list[list[int]] = []  # [at, block, start, end] in force, see `RaiseSite.prior_runs`
         self.qualname: list[str] = []
         self.classes: list[str] = []
-        self.except_types: list[str] = []
-        self.rows: list[_RowCtx] = []
-        self.loop_notes: list[str] = []
-        self.pending: list[_Pending] = []
-        self.calls: list[CallSite] = []
-        self.functions: list[str] = []
-        self.params: list[tuple[str, tuple[str, ...]]] = []
-        self.bound_under: dict[str, tuple[Guard, ...]] = {}  # guards in force at a name's binding
-        self.imports: dict[str, str] = {}
-        self.adjustments: list[Adjustment] = []
-        self.diagnostics: list[str] = []
-        self.helpers: list[tuple[str, Expr]] = []
-        self.helper_return: cst.Return | None = None  # of the function being walked, if a config helper
-        self.declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
-        self.registered: list[str] = []  # providers the profile's decorators register
-        consts = _module_constants(module)
-        self.scope = Scope(profile, consts)
+        self.found = Found()
+        self.frame = Frame(Scope(profile, _module_constants(module)))
 
     # ------------------------------------------------------------------ driver
 
     def run(self) -> FileSites:
+        found = self.found
         self.walk_block(self.module.body)
         if self.ast_lines is None or len(self.node_lines) != len(self.ast_lines):
             # Counts disagree (or ast could not parse): take exact positions the slow way.
             exact = metadata_lines(self.module)
-            self.pending = [
+            found.pending = [
                 replace(p, site=replace(p.site, line=exact.get(p.node, p.site.line)),
                         rows=[(ctx, replace(s, line=exact.get(p.node, s.line))) for ctx, s in p.rows])
-                for p in self.pending
+                for p in found.pending
             ]
-            self.diagnostics.append(f"{self.path}: positions taken from PositionProvider")
-        priors = PriorTable(tuple((function, tuple(guards)) for function, guards in self.prior_blocks))
-        sites = tuple(sorted((replace(p.site, priors=priors) for p in self.pending), key=lambda s: (s.line, s.function)))
+            found.diagnostics.append(f"{self.path}: positions taken from PositionProvider")
+        priors = PriorTable(tuple((function, tuple(guards)) for function, guards in found.prior_blocks))
+        sites = tuple(sorted((replace(p.site, priors=priors) for p in found.pending), key=lambda s: (s.line, s.function)))
         return FileSites(
             path=self.path,
             sites=sites,
-            calls=tuple(self.calls),
-            functions=tuple(self.functions),
-            params=tuple(self.params),
+            calls=tuple(found.calls),
+            functions=tuple(found.functions),
+            params=tuple(found.params),
             constants=tuple(
-                (name, Const(value)) for name, node in sorted(self.scope.module_consts.items())
+                (name, Const(value)) for name, node in sorted(self.frame.scope.module_consts.items())
                 for ok, value in [literal_value(node)] if ok
             ),
-            imports=tuple(sorted(self.imports.items())),
-            adjustments=tuple(self.adjustments),
-            diagnostics=tuple(self.diagnostics),
-            helpers=tuple(self.helpers),
-            registered=tuple(self.registered),
+            imports=tuple(sorted(found.imports.items())),
+            adjustments=tuple(found.adjustments),
+            diagnostics=tuple(found.diagnostics),
+            helpers=tuple(found.helpers),
+            registered=tuple(found.registered),
             priors=priors,
         )
 
     @property
     def function(self) -> str:
         return ".".join(self.qualname) or MODULE
+
+    @property
+    def scope(self) -> Scope:
+        return self.frame.scope
 
     def line_of(self, node: cst.CSTNode) -> int:
         key = id(node)
@@ -186,111 +243,138 @@ class SiteWalker:
             self.node_lines[key] = lines[n] if n < len(lines) else 0
         return self.node_lines[key]
 
+    # ------------------------------------------------------------ guard stack
+
     def push(self, expr: Expr, text: str, origin: GuardOrigin) -> None:
-        guard = Guard(expr, text, origin)
+        """A guard in force until the enclosing guard scope (or block) is left."""
+        frame, guard = self.frame, Guard(expr, text, origin)
         if origin is not GuardOrigin.PRIOR_RAISE:
-            self.guards.append(guard)
+            frame.guards.append(guard)
             return
-        block = self.block_ids[-1]
+        block = frame.blocks[-1]
         if block is None:
-            block = self.block_ids[-1] = len(self.prior_blocks)
-            self.prior_blocks.append((self.function, []))
-        listed = self.prior_blocks[block][1]
-        at = len(self.guards)
-        last = self.runs[-1] if self.runs else None
+            block = frame.blocks[-1] = len(self.found.prior_blocks)
+            self.found.prior_blocks.append((self.function, []))
+        listed = self.found.prior_blocks[block][1]
+        at = len(frame.guards)
+        last = frame.runs[-1] if frame.runs else None
         if last is not None and last[0] == at and last[1] == block and last[3] == len(listed):
             last[3] += 1  # the same run of consecutive checks grows
         else:
-            self.runs.append([at, block, len(listed), len(listed) + 1])
+            frame.runs.append([at, block, len(listed), len(listed) + 1])
         listed.append(guard)
 
+    def push_else(self, prior: Sequence[tuple[Expr, str]]) -> None:
+        """The earlier branches of a chain were not taken."""
+        for expr, text in prior:
+            self.push(negate(expr), f"not ({text})", GuardOrigin.ELSE)
+
+    @contextmanager
+    def guarded(self) -> Iterator[None]:
+        """A guard scope: the guards pushed inside it are dropped on leaving it."""
+        guards = self.frame.guards
+        depth = len(guards)
+        try:
+            yield
+        finally:
+            del guards[depth:]
+
+    @contextmanager
+    def block(self) -> Iterator[None]:
+        """A block: a guard scope whose earlier raises stop being in force when it ends."""
+        frame = self.frame
+        frame.blocks.append(None)
+        with self.guarded():
+            yield
+        block = frame.blocks.pop()
+        while block is not None and frame.runs and frame.runs[-1][1] == block:
+            frame.runs.pop()
+
+    @contextmanager
+    def entered(self, frame: Frame) -> Iterator[Frame]:
+        """Walk a function body in `frame`; the enclosing function's frame is back after."""
+        outer, self.frame = self.frame, frame
+        try:
+            yield frame
+        finally:
+            self.frame = outer
+
     def prior_runs(self) -> tuple[Run, ...]:
-        return tuple((at, b, start, end) for at, b, start, end in self.runs)
+        return tuple((at, b, start, end) for at, b, start, end in self.frame.runs)
 
     def path_guards(self, depth: int = 0, blocks: int = 0) -> tuple[Guard, ...]:
         """The guards on the path in order, earlier raises included, from stack depth
         `depth` and prior block `blocks` on (O(path): for rare uses only)."""
+        guards = self.frame.guards
         out: list[Guard] = []
         done = depth
-        for at, block, start, end in self.runs:
+        for at, block, start, end in self.frame.runs:
             if block >= blocks:
-                out.extend(self.guards[done:at])
+                out.extend(guards[done:at])
                 done = max(done, at)
-                out.extend(self.prior_blocks[block][1][start:end])
-        out.extend(self.guards[done:])
+                out.extend(self.found.prior_blocks[block][1][start:end])
+        out.extend(guards[done:])
         return tuple(out)
 
     # ------------------------------------------------------------------ blocks
 
     def walk_block(self, stmts: Sequence[cst.CSTNode]) -> None:
-        depth = len(self.guards)
-        self.block_ids.append(None)
-        for stmt in stmts:
-            self.walk_stmt(stmt)
-        del self.guards[depth:]
-        block = self.block_ids.pop()
-        while block is not None and self.runs and self.runs[-1][1] == block:
-            self.runs.pop()
+        with self.block():
+            for stmt in stmts:
+                self.walk_stmt(stmt)
 
     def walk_suite(self, suite: cst.BaseSuite) -> None:
         self.walk_block(_statements(suite))
 
     def walk_stmt(self, stmt: cst.CSTNode) -> None:
-        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for small in stmt.body:
-                self.small(small)
-        elif isinstance(stmt, cst.If):
-            self.if_chain(stmt)
-        elif isinstance(stmt, cst.For):
-            self.for_loop(stmt)
-        elif isinstance(stmt, cst.While):
-            depth = len(self.guards)
-            self.push(to_ir(stmt.test, self.scope), norm_code(stmt.test), GuardOrigin.WHILE)
-            self.walk_suite(stmt.body)
-            del self.guards[depth:]
-            if stmt.orelse is not None:
-                self.walk_suite(stmt.orelse.body)
-        elif isinstance(stmt, (cst.Try, cst.TryStar)):
-            self.try_stmt(stmt)
-        elif isinstance(stmt, cst.With):
-            self.walk_suite(stmt.body)
-        elif isinstance(stmt, cst.FunctionDef):
-            self.function_def(stmt)
-        elif isinstance(stmt, cst.ClassDef):
-            self.qualname.append(stmt.name.value)
-            self.classes.append(stmt.name.value)
-            self.walk_suite(stmt.body)
-            self.classes.pop()
-            self.qualname.pop()
-        elif isinstance(stmt, cst.Match):
-            self.match_stmt(stmt)
+        handler = self.HANDLERS.get(type(stmt))
+        if handler is not None:
+            handler(self, stmt)
 
-    def if_chain(self, node: cst.If) -> None:
-        depth = len(self.guards)
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> None:
+        for small in node.body:
+            self.walk_stmt(small)
+
+    visit_SimpleStatementSuite = visit_SimpleStatementLine
+
+    def visit_While(self, node: cst.While) -> None:
+        with self.guarded():
+            self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.WHILE)
+            self.walk_suite(node.body)
+        if node.orelse is not None:
+            self.walk_suite(node.orelse.body)
+
+    def visit_With(self, node: cst.With) -> None:
+        self.walk_suite(node.body)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        with _pushed(self.qualname, node.name.value), _pushed(self.classes, node.name.value):
+            self.walk_suite(node.body)
+
+    def visit_If(self, node: cst.If) -> None:
+        """An if/elif/else chain: each branch under its test and the earlier tests'
+        negations; branches that always leave constrain what follows the chain."""
         prior: list[tuple[Expr, str]] = []
         exits: list[tuple[Expr, str, GuardOrigin]] = []
         current: cst.If | None = node
         while current is not None:
             test, text = to_ir(current.test, self.scope), self._cond_text(current.test)
-            for p_expr, p_text in prior:
-                self.push(negate(p_expr), f"not ({p_text})", GuardOrigin.ELSE)
-            self.push(test, text, GuardOrigin.IF)
-            self.walk_suite(current.body)
-            del self.guards[depth:]
+            with self.guarded():
+                self.push_else(prior)
+                self.push(test, text, GuardOrigin.IF)
+                self.walk_suite(current.body)
             kind = _exit_kind(current.body)
             if kind is not None:
                 cond = conj([negate(p) for p, _ in prior] + [test])
                 exits.append((cond, " and ".join([f"not ({t})" for _, t in prior] + [text]), kind))
             prior.append((test, text))
-            orelse = current.orelse
-            current = None
+            orelse, current = current.orelse, None
             if isinstance(orelse, cst.If):
                 current = orelse
             elif isinstance(orelse, cst.Else):
-                for p_expr, p_text in prior:
-                    self.push(negate(p_expr), f"not ({p_text})", GuardOrigin.ELSE)
-                self.walk_suite(orelse.body)
-                del self.guards[depth:]
+                with self.guarded():
+                    self.push_else(prior)
+                    self.walk_suite(orelse.body)
                 kind = _exit_kind(orelse.body)
                 if kind is not None:
                     cond = conj([negate(p) for p, _ in prior])
@@ -300,42 +384,40 @@ class SiteWalker:
 
     def _cond_text(self, node: cst.BaseExpression) -> str:
         """Source text of a test; a table row's variable shows the row's expression."""
-        if isinstance(node, cst.Name) and self.rows and node.value in self.rows[-1].targets:
+        rows = self.frame.rows
+        if isinstance(node, cst.Name) and rows and node.value in rows[-1].targets:
             bound = self.scope.lookup(node.value)
             if isinstance(bound, cst.BaseExpression):
                 return norm_code(bound)
         return norm_code(node)
 
-    def try_stmt(self, node: cst.Try | cst.TryStar) -> None:
+    def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
         self.walk_suite(node.body)
         for handler in node.handlers:
             caught = norm_code(handler.type) if handler.type is not None else "Exception"
-            depth = len(self.guards)
-            self.push(Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}"),
-                      f"except {caught}", GuardOrigin.EXCEPT)
-            self.except_types.append(caught)
-            self.walk_suite(handler.body)
-            self.except_types.pop()
-            del self.guards[depth:]
+            with self.guarded(), _pushed(self.frame.except_types, caught):
+                self.push(Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}"),
+                          f"except {caught}", GuardOrigin.EXCEPT)
+                self.walk_suite(handler.body)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
         if node.finalbody is not None:
             self.walk_suite(node.finalbody.body)
 
-    def match_stmt(self, node: cst.Match) -> None:
+    visit_TryStar = visit_Try
+
+    def visit_Match(self, node: cst.Match) -> None:
         subject = term(node.subject, self.scope)
         prior: list[tuple[Expr, str]] = []
         for case in node.cases:
-            depth = len(self.guards)
             cond, text = self._pattern(subject, case.pattern), f"case {norm_code(case.pattern)}"
             if case.guard is not None:
                 cond = conj([cond, to_ir(case.guard, self.scope)])
                 text += f" if {norm_code(case.guard)}"
-            for p_expr, p_text in prior:
-                self.push(negate(p_expr), f"not ({p_text})", GuardOrigin.ELSE)
-            self.push(cond, text, GuardOrigin.CASE)
-            self.walk_suite(case.body)
-            del self.guards[depth:]
+            with self.guarded():
+                self.push_else(prior)
+                self.push(cond, text, GuardOrigin.CASE)
+                self.walk_suite(case.body)
             prior.append((cond, text))
 
     def _pattern(self, subject: Expr, pattern: cst.MatchPattern) -> Expr:
@@ -349,37 +431,35 @@ class SiteWalker:
 
     # --------------------------------------------------------------- functions
 
-    def function_def(self, node: cst.FunctionDef) -> None:
-        saved = (self.guards, self.runs, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
-                 self.helper_return, self.declared)
-        self.qualname.append(node.name.value)
-        qual = self.function
-        self.functions.append(qual)
-        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)]
-        self.params.append((qual, tuple(params)))
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        with _pushed(self.qualname, node.name.value):
+            qual = self.function
+            params = [p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)]
+            self.found.functions.append(qual)
+            self.found.params.append((qual, tuple(params)))
+            with self.entered(self._frame_of(node, params)) as frame:
+                frame.declared = self.provider(node, qual)
+                self.walk_suite(node.body)
+
+    def _frame_of(self, node: cst.FunctionDef, params: list[str]) -> Frame:
+        """A fresh frame for `node`: the enclosing scope minus what its parameters shadow."""
         aliases = {p for p in params if p in self.profile.config_params}
         in_config_class = bool(self.classes) and self.classes[-1] in self.profile.config_classes
         if in_config_class and params and params[0] == "self":
             aliases.add("self")
         outer = self.scope
-        self.scope = Scope(
+        scope = Scope(
             self.profile, outer.module_consts,
             aliases=(outer.aliases - set(params)) | aliases,
             bindings={k: v for k, v in outer.bindings.items() if k not in params},
         )
         for p in params:
             if p not in aliases and p not in self.profile.model_roots:
-                self.scope.bindings[p] = Opaque(f"{PARAMETER}{p}")
-        self.guards, self.runs, self.except_types, self.rows, self.loop_notes, self.bound_under = [], [], [], [], [], {}
+                scope.bindings[p] = Opaque(f"{PARAMETER}{p}")
         # a function of the config alone (`f(cfg)`, or a config method taking only self):
         # its value can stand in for calls of it (`extractor.inline`)
         is_helper = len(params) == 1 and params[0] in aliases and node.name.value not in self.profile.views
-        self.helper_return = _helper_return(node) if is_helper else None
-        self.declared = self.provider(node, qual)
-        self.walk_suite(node.body)
-        (self.guards, self.runs, self.scope, self.except_types, self.rows, self.loop_notes, self.bound_under,
-         self.helper_return, self.declared) = saved
-        self.qualname.pop()
+        return Frame(scope, helper_return=_helper_return(node) if is_helper else None)
 
     def provider(self, node: cst.FunctionDef, qual: str) -> set[str] | None:
         """For a function a profile decorator registers as returning {field: value}
@@ -389,7 +469,7 @@ class SiteWalker:
             call = dec.decorator if isinstance(dec.decorator, cst.Call) else None
             name = last_name(call.func if call is not None else dec.decorator)
             if name in self.profile.passes or name in self.profile.model_overrides:
-                self.registered.append(qual)
+                self.found.registered.append(qual)
                 if name in self.profile.model_overrides:
                     models = tuple(v for a in (call.args if call is not None else ()) if (v := string_value(a.value)))
                     text = f"the model is registered for {name}({', '.join(models)})"
@@ -408,30 +488,53 @@ class SiteWalker:
 
     # -------------------------------------------------------------- statements
 
-    def small(self, node: cst.BaseSmallStatement) -> None:
-        if isinstance(node, cst.Raise):
-            self.raise_site(node)
-        elif isinstance(node, cst.Assert):
-            self.assert_site(node)
-            self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.PRIOR_RAISE)
-        elif isinstance(node, cst.Assign):
-            self.assign(node)
-        elif isinstance(node, cst.AnnAssign):
-            if node.value is not None and isinstance(node.target, cst.Name):
-                self.scope.bind(node.target.value, node.value)
-                self._declaration_dict(node.target.value, node.value, node)
-        elif isinstance(node, cst.AugAssign):
-            self.aug_assign(node)
-        elif isinstance(node, cst.Expr):
-            if isinstance(node.value, cst.Call):
-                self.call(node.value)
-        elif isinstance(node, cst.ImportFrom):
-            self.import_from(node)
-        elif isinstance(node, cst.Return) and self.declared is not None and isinstance(node.value, cst.Dict):
+    def visit_Raise(self, node: cst.Raise) -> None:
+        line = self.line_of(node)
+        notes: list[str] = []
+        exc = node.exc
+        if isinstance(exc, cst.Name):
+            bound = self.scope.lookup(exc.value)
+            if isinstance(bound, cst.Call):
+                exc = bound
+        except_types = self.frame.except_types
+        if exc is None and not except_types:
+            # A bare raise with no exception being handled: Python raises RuntimeError.
+            exception, options = "RuntimeError", [Option(Template.literal("No active exception to reraise"))]
+        elif exc is None:
+            exception = except_types[-1]
+            options = [Option(Template.hole("<caught exception>"))]
+            notes.append("re-raises the caught exception; its message is not known statically")
+        elif isinstance(exc, cst.Call):
+            exception = norm_code(exc.func)
+            options = self._message(exc, notes)
+        else:
+            exception = norm_code(exc)
+            options = [Option(Template.literal(""))]
+        self.add_site(node, line, SiteKind.RAISE, exception, options, (), notes)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        line = self.line_of(node)
+        guard = Guard(negate(to_ir(node.test, self.scope)), f"not ({norm_code(node.test)})", GuardOrigin.ASSERT)
+        options = build(node.msg, self.scope) if node.msg is not None else [Option(Template.literal(""))]
+        self.add_site(node, line, SiteKind.ASSERT, "AssertionError", options, (guard,), [])
+        self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.PRIOR_RAISE)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and isinstance(node.target, cst.Name):
+            self.scope.bind(node.target.value, node.value)
+            self._declaration_dict(node.target.value, node.value, node)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, cst.Call):
+            self.call(node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        frame = self.frame
+        if frame.declared is not None and isinstance(node.value, cst.Dict):
             self.declare(node.value, node)
-        elif isinstance(node, cst.Return) and node is self.helper_return and node.value is not None:
+        elif node is frame.helper_return and node.value is not None:
             self.helper(node.value)
-        elif isinstance(node, cst.Return) and isinstance(node.value, cst.Call):
+        elif isinstance(node.value, cst.Call):
             self.call(node.value)
 
     def helper(self, value: cst.BaseExpression) -> None:
@@ -440,9 +543,9 @@ class SiteWalker:
             self.call(value)
         found = term(value, self.scope)
         if not unknowns(found) and all(r.name != "*" for r in refs(found)):  # not the config itself
-            self.helpers.append((self.function, found))
+            self.found.helpers.append((self.function, found))
 
-    def import_from(self, node: cst.ImportFrom) -> None:
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar) or (node.module is None and not node.relative):
             return
         module = norm_code(node.module) if node.module is not None else ""
@@ -451,73 +554,88 @@ class SiteWalker:
             module = f"{package}.{module}" if module else package
         for alias in node.names:
             local = alias.asname.name.value if alias.asname else norm_code(alias.name)  # type: ignore[union-attr]
-            self.imports[local] = f"{module}.{norm_code(alias.name)}"
+            self.found.imports[local] = f"{module}.{norm_code(alias.name)}"
 
     def rebind(self, name: str, value: cst.BaseExpression) -> None:
         """Bind `name`; a reassignment under a condition the first binding was not under
         keeps both values (`Conditional`), so messages built from it get one rendering each."""
-        previous = self.scope.bindings.get(name)
-        self.scope.bind(name, value)
-        extra = self._branch_guards_since(self.bound_under.get(name, ()))
-        if previous is not None and extra and name not in self.scope.aliases:
-            bound = self.scope.bindings[name]
+        scope, bound_under = self.scope, self.frame.bound_under
+        previous = scope.bindings.get(name)
+        scope.bind(name, value)
+        extra = self._branch_guards_since(bound_under.get(name, ()))
+        if previous is not None and extra and name not in scope.aliases:
+            bound = scope.bindings[name]
             if isinstance(bound, cst.BaseExpression):
-                self.scope.bindings[name] = Conditional(conj([g.expr for g in extra]), bound, previous)
-        self.bound_under[name] = tuple(self.guards)
+                scope.bindings[name] = Conditional(conj([g.expr for g in extra]), bound, previous)
+        bound_under[name] = tuple(self.frame.guards)
 
     def _branch_guards_since(self, before: tuple[Guard, ...]) -> list[Guard]:
         """Branch conditions in force now that were not when `before` was recorded."""
+        guards = self.frame.guards
         common = 0
-        for a, b in zip(before, self.guards):
+        for a, b in zip(before, guards):
             if a is not b:
                 break
             common += 1
-        return [g for g in self.guards[common:] if g.origin in _BRANCH_ORIGINS]
+        return [g for g in guards[common:] if g.origin in _BRANCH_ORIGINS]
 
-    def assign(self, node: cst.Assign) -> None:
-        value = node.value
+    def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            tgt = target.target
-            if isinstance(tgt, cst.Name):
-                self.rebind(tgt.value, value)
-            elif isinstance(tgt, (cst.Tuple, cst.List)):
-                names = [el.value for el in tgt.elements]
-                values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
-                for i, n in enumerate(names):
-                    if values is not None and i < len(values):
-                        item: cst.BaseExpression = values[i].value
-                    else:  # a, b = f(): the i-th item of the value
-                        item = cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
-                    if isinstance(n, cst.Name):
-                        self.scope.bind(n.value, item)
-                    elif isinstance(n, cst.Attribute) and self.scope.is_config(n.value):
-                        self.adjust(n.attr.value, item, node)  # (cfg.a, cfg.b) = f(cfg)
-            elif isinstance(tgt, cst.Attribute) and self.scope.is_config(tgt.value):
-                self.adjust(tgt.attr.value, value, node)
-            elif isinstance(tgt, cst.Subscript) and self.declared and isinstance(tgt.value, cst.Name) \
-                    and tgt.value.value in self.declared and len(tgt.slice) == 1 \
-                    and isinstance(tgt.slice[0].slice, cst.Index):
-                key = string_value(tgt.slice[0].slice.value)  # declared["field"] = value
-                if key is not None:
-                    self.adjust(key, value, node)
-            if isinstance(tgt, cst.Name):
-                self._declaration_dict(tgt.value, value, node)
-        if isinstance(value, cst.Call):
-            self.call(value)
+            self._assign_to(target.target, node.value, node)
+        if isinstance(node.value, cst.Call):
+            self.call(node.value)
+
+    def _assign_to(self, tgt: cst.BaseAssignTargetExpression, value: cst.BaseExpression, node: cst.Assign) -> None:
+        if isinstance(tgt, cst.Name):
+            self.rebind(tgt.value, value)
+            self._declaration_dict(tgt.value, value, node)
+        elif isinstance(tgt, (cst.Tuple, cst.List)):
+            self._unpack(tgt, value, node)
+        elif isinstance(tgt, cst.Attribute) and self.scope.is_config(tgt.value):
+            self.adjust(tgt.attr.value, value, node)
+        elif isinstance(tgt, cst.Subscript):
+            key = self._declared_key(tgt)  # declared["field"] = value
+            if key is not None:
+                self.adjust(key, value, node)
+
+    def _unpack(self, tgt: cst.Tuple | cst.List, value: cst.BaseExpression, node: cst.Assign) -> None:
+        """``a, b = value``: each name bound to its item; ``cfg.a, cfg.b = f(cfg)`` adjusts."""
+        values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+        for i, el in enumerate(tgt.elements):
+            n = el.value
+            if values is not None and i < len(values):
+                item: cst.BaseExpression = values[i].value
+            else:  # a, b = f(): the i-th item of the value
+                item = cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
+            if isinstance(n, cst.Name):
+                self.scope.bind(n.value, item)
+            elif isinstance(n, cst.Attribute) and self.scope.is_config(n.value):
+                self.adjust(n.attr.value, item, node)
+
+    def _declared_key(self, tgt: cst.Subscript) -> str | None:
+        """``field`` for ``declared["field"]`` where `declared` is a provider's declaration dict."""
+        declared = self.frame.declared
+        if not declared or not isinstance(tgt.value, cst.Name) or tgt.value.value not in declared:
+            return None
+        if len(tgt.slice) != 1 or not isinstance(tgt.slice[0].slice, cst.Index):
+            return None
+        return string_value(tgt.slice[0].slice.value)
 
     def _declaration_dict(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         """In a provider, ``declared = {...}`` starts a dict of decisions it returns."""
-        if self.declared is not None and isinstance(value, cst.Dict):
-            self.declared.add(name)
+        declared = self.frame.declared
+        if declared is not None and isinstance(value, cst.Dict):
+            declared.add(name)
             self.declare(value, node)
 
     def adjust(self, flag: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
-        self.adjustments.append(
-            Adjustment(self.function, 0, flag, term(value, self.scope), tuple(self.guards), self.path,
-                       len(self.adjustments))
+        adjustments = self.found.adjustments
+        adjustments.append(
+            Adjustment(self.function, 0, flag, term(value, self.scope), tuple(self.frame.guards), self.path,
+                       len(adjustments))
         )
 
-    def aug_assign(self, node: cst.AugAssign) -> None:
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if not isinstance(node.target, cst.Name):
             if isinstance(node.target, cst.Attribute) and self.scope.is_config(node.target.value):
                 self.adjust(node.target.attr.value, node.value, node)
@@ -533,33 +651,17 @@ class SiteWalker:
                 self.scope.bindings[name] = Opaque(f"{name} (updated in place)")
 
     def _extend(self, name: str, table: Table, value: cst.BaseExpression) -> None:
-        extra = table_of(value, self.path_guards())
-        if extra is None:
-            self.scope.bindings[name] = Opaque(f"{name} (extended with {norm_code(value)})")
-            return
-        self.scope.bindings[name] = Table(table.rows + extra.rows, table.is_dict)
+        bigger = grown(table, value, self.path_guards())
+        self.scope.bindings[name] = bigger if bigger is not None else Opaque(f"{name} (extended with {norm_code(value)})")
 
     def call(self, node: cst.Call) -> None:
         callee = dotted(node.func)
         if callee is None:
             return
         method = last_name(node.func)
-        if self.declared and method == "update" and isinstance(node.func, cst.Attribute) \
-                and isinstance(node.func.value, cst.Name) and node.func.value.value in self.declared:
-            for arg in node.args:  # declared.update({...}) / declared.update(field=value)
-                if arg.keyword is not None:
-                    self.adjust(arg.keyword.value, arg.value, node)
-                else:
-                    self.declare(arg.value, node)
-        if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
-            owner = node.func.value.value
-            bound = self.scope.lookup(owner)
-            if isinstance(bound, Table) and method in ("update", "append", "extend") and node.args:
-                arg = node.args[0].value
-                if method == "append":
-                    arg = cst.List([cst.Element(arg)])
-                self._extend(owner, bound, arg)
-                return
+        self._declared_update(node, method)
+        if self._table_growth(node, method):
+            return
         if method in self.profile.setters:
             for arg in node.args:
                 if arg.keyword is not None:
@@ -568,7 +670,32 @@ class SiteWalker:
             (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value))
             for i, arg in enumerate(node.args) if not arg.star
         )
-        self.calls.append(CallSite(self.function, callee, tuple(self.guards), args))
+        self.found.calls.append(CallSite(self.function, callee, tuple(self.frame.guards), args))
+
+    def _declared_update(self, node: cst.Call, method: str | None) -> None:
+        """``declared.update({...})`` / ``declared.update(field=value)`` in a provider."""
+        declared, func = self.frame.declared, node.func
+        if not declared or method != "update" or not isinstance(func, cst.Attribute) \
+                or not isinstance(func.value, cst.Name) or func.value.value not in declared:
+            return
+        for arg in node.args:
+            if arg.keyword is not None:
+                self.adjust(arg.keyword.value, arg.value, node)
+            else:
+                self.declare(arg.value, node)
+
+    def _table_growth(self, node: cst.Call, method: str | None) -> bool:
+        """``rows.update/append/extend(...)`` on a condition table grows it (True: done)."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return False
+        owner = func.value.value
+        bound = self.scope.lookup(owner)
+        if not isinstance(bound, Table) or method not in ("update", "append", "extend") or not node.args:
+            return False
+        arg = node.args[0].value
+        self._extend(owner, bound, cst.List([cst.Element(arg)]) if method == "append" else arg)
+        return True
 
     def _arg_term(self, node: cst.BaseExpression) -> Expr:
         """A call argument for parameter binding: literals and direct config reads only.
@@ -582,125 +709,47 @@ class SiteWalker:
 
     # ------------------------------------------------------------------ loops
 
-    def for_loop(self, node: cst.For) -> None:
-        targets = _target_names(node.target)
-        rows = self._rows(node.iter)
-        if not rows or targets is None:
-            for name in targets or ():
-                self.scope.bindings[name] = Opaque(f"{name} (element of {norm_code(node.iter)})")
-                self.scope.aliases.discard(name)
-            self.loop_notes.append(f"inside a loop over `{norm_code(node.iter)}`, whose items are not known statically")
-            self.walk_suite(node.body)
-            self.loop_notes.pop()
-            if node.orelse is not None:
-                self.walk_suite(node.orelse.body)
-            return
-        depth, start = len(self.guards), len(self.pending)
-        names = _flat_names(node.target)
-        for index, row in enumerate(rows):
-            self._bind_row(node.target, row)
-            active = {id(g) for g in self.path_guards()} if row.guards else set()
-            for g in row.guards:
-                if id(g) not in active:
-                    self.guards.append(g)  # type: ignore[arg-type]
-            self.rows.append(_RowCtx(id(node), index, depth, names, len(self.prior_blocks)))
-            self.scope.row_targets.update(names)
-            self.walk_suite(node.body)
-            self.scope.row_targets.difference_update(names)
-            self.rows.pop()
-            del self.guards[depth:]
-        for name in names:
-            self.scope.bindings[name] = Opaque(f"{name} (element of {norm_code(node.iter)})")
-        self._merge_rows(id(node), start)
+    def visit_For(self, node: cst.For) -> None:
+        """A loop over a condition table is walked once per row (`extractor.tables`);
+        any other loop once, its variables unknown."""
+        names = target_names(node.target)
+        rows = iterated(node.iter, self.scope.lookup)
+        if not rows or not names:
+            with _pushed(self.frame.loop_notes,
+                         f"inside a loop over `{norm_code(node.iter)}`, whose items are not known statically"):
+                self._unknown_items(names, node)
+                self.walk_suite(node.body)
+        else:
+            self._walk_rows(node, names, rows)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
 
-    def _rows(self, node: cst.BaseExpression) -> list[Row] | None:
-        """The rows a ``for`` iterates over, when they are statically known."""
-        view = None
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args:
-            view = node.func.attr.value
-            node = node.func.value
-        table: Table | None = None
-        if isinstance(node, cst.Name):
-            bound = self.scope.lookup(node.value)
-            if isinstance(bound, Table):
-                table = bound
-            elif isinstance(bound, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
-                table = table_of(bound)
-        elif isinstance(node, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
-            table = table_of(node)
-        if table is None:
-            return None
-        if table.is_dict:
-            if view == "items":
-                return table.rows
-            if view in (None, "keys"):
-                return [Row(r.node[0], r.guards) for r in table.rows if isinstance(r.node, tuple)]
-            if view == "values":
-                return [Row(r.node[1], r.guards) for r in table.rows if isinstance(r.node, tuple)]
-            return None
-        return table.rows if view is None else None
+    def _unknown_items(self, names: tuple[str, ...], node: cst.For) -> None:
+        for name in names:
+            self.scope.bindings[name] = Opaque(f"{name} (element of {norm_code(node.iter)})")
+            self.scope.aliases.discard(name)
 
-    def _bind_row(self, target: cst.BaseAssignTargetExpression, row: Row) -> None:
-        if isinstance(target, cst.Name):
-            node = row.node
-            if isinstance(node, tuple):
-                node = cst.Tuple([cst.Element(node[0]), cst.Element(node[1])])
-            self.scope.bind(target.value, node)
-            return
-        if isinstance(target, (cst.Tuple, cst.List)):
-            parts = row_parts(row)
-            for i, el in enumerate(target.elements):
-                if isinstance(el.value, cst.Name):
-                    if i < len(parts):
-                        self.scope.bind(el.value.value, parts[i])
-                    else:
-                        self.scope.bindings[el.value.value] = Opaque(el.value.value)
-
-    def _merge_rows(self, loop: int, start: int) -> None:
-        """Sites found once per row become one site with a variant per row."""
-        merged: dict[int, _Pending] = {}
-        order: list[int] = []
-        for pending in self.pending[start:]:
-            if pending.node not in merged:
-                merged[pending.node] = pending
-                order.append(pending.node)
-            else:
-                merged[pending.node].rows.extend(pending.rows)
-        self.pending[start:] = [_finish_rows(merged[n], loop) for n in order]
+    def _walk_rows(self, node: cst.For, names: tuple[str, ...], rows: Sequence[Row]) -> None:
+        frame, found = self.frame, self.found
+        depth, start = len(frame.guards), len(found.pending)
+        for index, row in enumerate(rows):
+            for name, value in row_bindings(node.target, row):
+                if value is None:
+                    self.scope.bindings[name] = Opaque(name)
+                else:
+                    self.scope.bind(name, value)
+            ctx = RowContext(id(node), index, depth, names, len(found.prior_blocks))
+            with self.guarded(), _pushed(frame.rows, ctx):
+                active = {id(g) for g in self.path_guards()} if row.guards else set()
+                frame.guards.extend(g for g in row.guards if id(g) not in active)  # the row's own conditions
+                self.scope.row_targets.update(names)
+                self.walk_suite(node.body)
+                self.scope.row_targets.difference_update(names)
+        for name in names:
+            self.scope.bindings[name] = Opaque(f"{name} (element of {norm_code(node.iter)})")
+        found.pending[start:] = merge_rows(found.pending[start:], id(node))
 
     # ------------------------------------------------------------------ sites
-
-    def raise_site(self, node: cst.Raise) -> None:
-        line = self.line_of(node)
-        notes: list[str] = []
-        exc = node.exc
-        if isinstance(exc, cst.Name):
-            bound = self.scope.lookup(exc.value)
-            if isinstance(bound, cst.Call):
-                exc = bound
-        if exc is None and not self.except_types:
-            # A bare raise with no exception being handled: Python raises RuntimeError.
-            exception, options = "RuntimeError", [Option(Template.literal("No active exception to reraise"))]
-        elif exc is None:
-            exception = self.except_types[-1]
-            options = [Option(Template.hole("<caught exception>"))]
-            notes.append("re-raises the caught exception; its message is not known statically")
-        elif isinstance(exc, cst.Call):
-            exception = norm_code(exc.func)
-            options = self._message(exc, notes)
-        else:
-            exception = norm_code(exc)
-            options = [Option(Template.literal(""))]
-        self.add_site(node, line, SiteKind.RAISE, exception, options, (), notes)
-
-    def assert_site(self, node: cst.Assert) -> None:
-        line = self.line_of(node)
-        notes: list[str] = []
-        guard = Guard(negate(to_ir(node.test, self.scope)), f"not ({norm_code(node.test)})", GuardOrigin.ASSERT)
-        options = build(node.msg, self.scope) if node.msg is not None else [Option(Template.literal(""))]
-        self.add_site(node, line, SiteKind.ASSERT, "AssertionError", options, (guard,), notes)
 
     def _message(self, call: cst.Call, notes: list[str]) -> list[Option]:
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
@@ -708,21 +757,7 @@ class SiteWalker:
         if len(positional) == 1:
             return build(positional[0], self.scope)
         if len(positional) > 1:
-            # str(Exception(a, b)) renders the args tuple: "('a', 1)".
-            parts: list[Template] = []
-            for arg in positional:
-                value = string_value(arg)
-                ok, lit = literal_value(arg)
-                if value is not None:
-                    parts.append(Template.literal(repr(value)))
-                elif ok:
-                    parts.append(Template.literal(repr(lit)))
-                else:
-                    parts.append(Template.hole(norm_code(arg), "r"))
-            joined = Template.literal("(")
-            for i, part in enumerate(parts):
-                joined = joined + (Template.literal(", ") if i else Template.literal("")) + part
-            return [Option(joined + Template.literal(")"))]
+            return [Option(_args_tuple(positional))]
         for key in ("message", "msg", "detail", "reason", "error"):
             if key in keywords:
                 notes.append(f"message passed as keyword {key}=")
@@ -737,13 +772,13 @@ class SiteWalker:
         self, node: cst.CSTNode, line: int, kind: SiteKind, exception: str,
         options: list[Option], extra: tuple[Guard, ...], notes: list[str],
     ) -> None:
+        frame = self.frame
         template = options[0].template
-        row_values = self._row_values(template, self.rows[-1]) if self.rows else {}
+        row_values = self._row_values(template, frame.rows[-1]) if frame.rows else {}
         if any(h.expr not in row_values for h in template.holes):
             notes.append("message has parts known only at run time")
-        notes = notes + self.loop_notes
-        guards = tuple(self.guards) + extra
-        runs = self.prior_runs()
+        notes = notes + frame.loop_notes
+        guards = tuple(frame.guards) + extra
         variants: tuple[Variant, ...] = ()
         if len(options) > 1:
             variants = tuple(
@@ -752,15 +787,15 @@ class SiteWalker:
             )
         site = RaiseSite(
             self.path, line, self.function, kind, exception, template, guards, variants,
-            tuple(dict.fromkeys(notes)), self._hole_refs(template), len(self.adjustments), runs,
+            tuple(dict.fromkeys(notes)), self._hole_refs(template), len(self.found.adjustments), self.prior_runs(),
         )
-        pending = _Pending(id(node), site)
-        if self.rows:
-            ctx = self.rows[-1]
+        pending = Pending(id(node), site)
+        if frame.rows:
+            ctx = frame.rows[-1]
             values = tuple((k, t.text) for k, t in row_values.items())
             variant = Variant(values, self.path_guards(ctx.depth, ctx.blocks) + extra, template.fill(row_values))
             pending.rows.append((ctx, replace(site, variants=(variant,))))
-        self.pending.append(pending)
+        self.found.pending.append(pending)
 
     def _hole_refs(self, template: Template) -> tuple[tuple[str, Expr], ...]:
         """What simple holes (``{cfg.x}``, ``{backend}``) show, when it is a flag/env/fact."""
@@ -777,7 +812,7 @@ class SiteWalker:
                 out.append((hole.text, value))
         return tuple(out)
 
-    def _row_values(self, template: Template, ctx: _RowCtx) -> dict[str, Template]:
+    def _row_values(self, template: Template, ctx: RowContext) -> dict[str, Template]:
         """Hole values a table row supplies (holes named by a loop variable)."""
         values: dict[str, Template] = {}
         for hole in template.holes:
@@ -788,35 +823,29 @@ class SiteWalker:
         return values
 
 
-def _finish_rows(pending: _Pending, loop: int) -> _Pending:
-    rows = [(ctx, s) for ctx, s in pending.rows if ctx.loop == loop]
-    if not rows:
-        return pending
-    first_ctx, first = rows[0]
-    base_guards = first.direct[: first_ctx.depth]
-    base_runs = tuple(run for run in first.prior_runs if run[1] < first_ctx.blocks)
-    variants: list[Variant] = []
-    for ctx, site in rows:
-        variants.extend(site.variants)
-    site = replace(first, direct=base_guards, prior_runs=base_runs, variants=tuple(variants))
-    outer = [(ctx, s) for ctx, s in pending.rows if ctx.loop != loop]
-    return _Pending(pending.node, site, outer)
+# One handler per statement kind, found by name as LibCST names its visitor methods.
+SiteWalker.HANDLERS = {
+    getattr(cst, name.removeprefix("visit_")): handler
+    for name, handler in vars(SiteWalker).items() if name.startswith("visit_")
+}
 
 
-def _target_names(target: cst.BaseExpression) -> tuple[str, ...] | None:
-    names = _flat_names(target)
-    return names or None
-
-
-def _flat_names(target: cst.BaseExpression) -> tuple[str, ...]:
-    if isinstance(target, cst.Name):
-        return (target.value,)
-    if isinstance(target, (cst.Tuple, cst.List)):
-        out: list[str] = []
-        for el in target.elements:
-            out.extend(_flat_names(el.value))
-        return tuple(out)
-    return ()
+def _args_tuple(positional: Sequence[cst.BaseExpression]) -> Template:
+    """``str(Exception(a, b))`` renders the args tuple: ``('a', 1)``."""
+    parts: list[Template] = []
+    for arg in positional:
+        value = string_value(arg)
+        ok, lit = literal_value(arg)
+        if value is not None:
+            parts.append(Template.literal(repr(value)))
+        elif ok:
+            parts.append(Template.literal(repr(lit)))
+        else:
+            parts.append(Template.hole(norm_code(arg), "r"))
+    joined = Template.literal("(")
+    for i, part in enumerate(parts):
+        joined = joined + (Template.literal(", ") if i else Template.literal("")) + part
+    return joined + Template.literal(")")
 
 
 def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
@@ -877,7 +906,7 @@ def _extract(path: str, source: str, profile: Profile, lines: list[int] | None, 
         return FileSites(path=path, parse_error=f"{path}:{exc.raw_line}: {message}")
     except MemoryError:
         return _not_analysed(path, "out of memory")
-    except Exception as exc:  # libcst raises a few other kinds on odd input
+    except Exception as exc:  # noqa: BLE001 - libcst raises a few other kinds on odd input
         if not _python_rejects(source):
             return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
@@ -887,5 +916,5 @@ def _extract(path: str, source: str, profile: Profile, lines: list[int] | None, 
         return _not_analysed(path, "out of memory")
     except RecursionError:
         return _not_analysed(path, "too deeply nested to analyse")
-    except Exception as exc:  # a shape we mishandle must not sink the whole catalog
+    except Exception as exc:  # noqa: BLE001 - a shape we mishandle must not sink the whole catalog
         return _not_analysed(path, f"analysis failed: {type(exc).__name__}: {exc}")

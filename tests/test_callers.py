@@ -1,0 +1,149 @@
+"""extractor.callers: a function's sites fire only when something calls it."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from extractor.callers import MAX_DEPTH, CallGraph, with_caller_guards
+from extractor.ir import Const, Ref, RefKind, unknowns
+from extractor.profile import load_profile
+from extractor.records import FileSites, GuardOrigin
+from extractor.sites import PARAMETER, extract_file
+
+PROFILE = load_profile("sglang")
+
+
+def files(**sources: str) -> list[FileSites]:
+    """One analysed file per keyword: ``pkg__mod="..."`` is pkg/mod.py."""
+    return [extract_file(name.replace("__", "/") + ".py", textwrap.dedent(src), PROFILE) for name, src in sources.items()]
+
+
+def graph(**sources: str) -> CallGraph:
+    return CallGraph(files(**sources))
+
+
+@pytest.mark.parametrize(
+    "source, target",
+    [
+        # a module-level function of the same file
+        ("def leaf(cfg): pass\ndef entry(cfg):\n    leaf(cfg)\n", ("m.py", "leaf")),
+        # a nested function shadows a module-level one of the same name
+        ("def leaf(cfg): pass\ndef entry(cfg):\n    def leaf(c): pass\n    leaf(cfg)\n", ("m.py", "entry.leaf")),
+        # self.method() is the method of the caller's class
+        ("class A:\n    def leaf(self): pass\n    def entry(self):\n        self.leaf()\n", ("m.py", "A.leaf")),
+    ],
+)
+def test_call_sites_resolve_to_their_function(source: str, target: tuple[str, str]) -> None:
+    (fs,) = files(m=source)
+    (call,) = [c for c in fs.calls if c.caller.endswith("entry")]
+    assert CallGraph([fs]).resolve("m.py", call) == [target]
+
+
+def test_an_imported_function_resolves_to_the_file_it_comes_from() -> None:
+    g = graph(
+        pkg__a="def check(cfg): pass\n",
+        pkg__b="def check(cfg): pass\n",
+        pkg__hook="from pkg.b import check\ndef entry(cfg):\n    check(cfg)\n",
+    )
+    assert (list(g.callers.get(("pkg/a.py", "check"), [])), len(g.callers[("pkg/b.py", "check")])) == ([], 1)
+
+
+def test_an_ambiguous_name_resolves_to_nothing() -> None:
+    g = graph(a="def check(cfg): pass\n", b="def check(cfg): pass\n", c="def entry(cfg):\n    check(cfg)\n")
+    assert not g.callers
+
+
+def test_the_guard_is_the_condition_at_the_call_site() -> None:
+    g = graph(m="def leaf(cfg): pass\ndef entry(cfg):\n    if cfg.b:\n        leaf(cfg)\n")
+    found = g.guard(("m.py", "leaf"))
+    assert found is not None and found.text == "called from entry when cfg.b"
+
+
+def test_nobody_calls_it_means_no_guard() -> None:
+    assert graph(m="def leaf(cfg): pass\n").guard(("m.py", "leaf")) is None
+
+
+def test_several_call_sites_are_alternatives() -> None:
+    g = graph(m="def leaf(cfg): pass\ndef a(cfg):\n    if cfg.x:\n        leaf(cfg)\ndef b(cfg):\n    leaf(cfg)\n")
+    found = g.guard(("m.py", "leaf"))
+    assert found is not None and found.text == "called from a when cfg.x; or called from b when always"
+
+
+def test_the_guards_of_callers_callers_are_followed_up_to_max_depth() -> None:
+    chain = "def f0(cfg): pass\n" + "".join(
+        f"def f{i}(cfg):\n    if cfg.c{i}:\n        f{i - 1}(cfg)\n" for i in range(1, MAX_DEPTH + 3)
+    )
+    found = graph(m=chain).guard(("m.py", "f0"))
+    assert found is not None
+    assert [f"cfg.c{i}" in found.text for i in range(1, MAX_DEPTH + 3)] == [i <= MAX_DEPTH for i in range(1, MAX_DEPTH + 3)]
+
+
+def test_a_call_cycle_terminates() -> None:
+    g = graph(m="def a(cfg):\n    if cfg.x:\n        b(cfg)\ndef b(cfg):\n    if cfg.y:\n        a(cfg)\n")
+    found = g.guard(("m.py", "a"))
+    assert found is not None and found.text == "called from b when cfg.y, itself called from a when cfg.x"
+
+
+def test_earlier_raises_in_the_caller_are_not_part_of_the_guard() -> None:
+    g = graph(m="def leaf(cfg): pass\ndef entry(cfg):\n    if cfg.x:\n        raise ValueError('x')\n    leaf(cfg)\n")
+    found = g.guard(("m.py", "leaf"))
+    assert found is not None and found.text == "called from entry when always"
+
+
+@pytest.mark.parametrize(
+    "calls, bound",
+    [
+        (["check(cfg.tp_size)", "check(cfg.tp_size)"], {"tp": Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")}),
+        (["check(tp=4)"], {"tp": Const(4)}),
+        (["check(cfg.a)", "check(cfg.b)"], {}),  # different values: stays a parameter
+        (["check(local)"], {}),  # not a value the call site can name
+    ],
+)
+def test_parameters_bound_to_what_every_call_site_passes(calls: list[str], bound: dict[str, object]) -> None:
+    body = "".join(f"    {c}\n" for c in calls)
+    g = graph(m=f"def check(tp): pass\ndef entry(cfg):\n    local = f()\n{body}")
+    assert {ref.name: value for ref, value in g.bindings(("m.py", "check")).items()} == bound
+    assert all(ref.text == f"{PARAMETER}{ref.name}" for ref in g.bindings(("m.py", "check")))
+
+
+def test_self_is_not_a_bound_parameter_of_a_method() -> None:
+    g = graph(m="class A:\n    def check(self, tp): pass\n    def entry(self):\n        self.check(4)\n")
+    assert {ref.name: value for ref, value in g.bindings(("m.py", "A.check")).items()} == {"tp": Const(4)}
+
+
+def test_imported_literal_constants_are_known() -> None:
+    g = graph(pkg__c="LIMIT = 8\nOTHER = f()\n", pkg__h="from pkg.c import LIMIT, OTHER\n")
+    assert g.imported_constants("pkg/h.py") == {Ref(RefKind.UNKNOWN, "LIMIT", "LIMIT"): Const(8)}
+
+
+def test_with_caller_guards_puts_the_caller_guard_first_and_shifts_prior_runs() -> None:
+    (fs,) = with_caller_guards(files(m="""
+        def leaf(cfg):
+            assert cfg.a
+            if cfg.b:
+                raise ValueError("x")
+        def entry(cfg):
+            if cfg.c:
+                leaf(cfg)
+    """))
+    site = fs.sites[1]
+    assert [(g.origin, g.text) for g in site.guards] == [
+        (GuardOrigin.CALLER, "called from entry when cfg.c"),
+        (GuardOrigin.PRIOR_RAISE, "cfg.a"),
+        (GuardOrigin.IF, "cfg.b"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "source, unknown",
+    [
+        ("def _private(cfg):\n    cfg.a = 1\n", True),  # called from code not analysed: when is unknown
+        ("def public(cfg):\n    cfg.a = 1\n", False),  # an entry point
+        ("def _private(cfg):\n    cfg.a = 1\ndef entry(cfg):\n    _private(cfg)\n", False),
+        ("@register_post_process\ndef _private(cfg):\n    cfg.a = 1\n", False),  # a registry runs it
+    ],
+)
+def test_adjustments_of_uncalled_private_functions_run_under_an_unknown(source: str, unknown: bool) -> None:
+    (fs,) = with_caller_guards(files(m=source))
+    assert any(unknowns(g.expr) for g in fs.adjustments[0].guards) is unknown

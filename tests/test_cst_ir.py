@@ -1,0 +1,148 @@
+"""extractor.cst_ir: libcst expressions -> condition IR, one node kind per row."""
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from extractor.cst_ir import MAX_DEPTH, term, to_ir
+from extractor.ir import (
+    Apply,
+    Compare,
+    Const,
+    Expr,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
+    conj,
+    depth,
+)
+from extractor.profile import load_profile
+from extractor.scope import Opaque, Scope
+
+PROFILE = load_profile("sglang")
+
+
+def scope(**bindings: str | Opaque) -> Scope:
+    """`cfg` is the config; keyword arguments bind locals (source text or `Opaque`)."""
+    found = Scope(PROFILE, {}, aliases={"cfg"})
+    for name, value in bindings.items():
+        if isinstance(value, Opaque):
+            found.bindings[name] = value
+        else:
+            found.bind(name, cst.parse_expression(value))
+    return found
+
+
+def flag(name: str, text: str | None = None) -> Ref:
+    return Ref(RefKind.FLAG, name, text or f"cfg.{name}")
+
+
+def cond(code: str) -> Expr:
+    return to_ir(cst.parse_expression(code), scope())
+
+
+def value(code: str) -> Expr:
+    return term(cst.parse_expression(code), scope())
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("cfg.a", Truthy(flag("a"))),
+        ("not cfg.a", Not(Truthy(flag("a")))),
+        ("cfg.a and cfg.b and cfg.c", conj([Truthy(flag("a")), Truthy(flag("b")), Truthy(flag("c"))])),
+        ("cfg.a or cfg.b", Or((Truthy(flag("a")), Truthy(flag("b"))))),
+        ("cfg.tp_size > 1", Compare(">", flag("tp_size"), Const(1))),
+        ("cfg.x is not None", Compare("is not", flag("x"), Const(None))),
+        ("0 < cfg.x < 8", conj([Compare("<", Const(0), flag("x")), Compare("<", flag("x"), Const(8))])),
+        ("cfg.b in ('x', 'y')", In(flag("b"), Const(("x", "y")))),
+        ("cfg.b not in ('x',)", Not(In(flag("b"), Const(("x",))))),
+        ("'X' in os.environ", Compare("is not", Ref(RefKind.ENV, "X", "'X'"), Const(None))),
+        ("'X' not in os.environ", Compare("is", Ref(RefKind.ENV, "X", "'X'"), Const(None))),
+    ],
+)
+def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
+    assert cond(code) == expected
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("envs.SGLANG_X.get()", Ref(RefKind.ENV, "SGLANG_X", "envs.SGLANG_X.get()")),
+        ("envs.SGLANG_X", Ref(RefKind.ENV, "SGLANG_X", "envs.SGLANG_X")),
+        ("os.environ.get('Y')", Ref(RefKind.ENV, "Y", "os.environ.get('Y')")),
+        ("get_bool_env_var('Z')", Ref(RefKind.ENV, "Z", "get_bool_env_var('Z')")),
+        ("os.environ['W']", Ref(RefKind.ENV, "W", "os.environ['W']")),
+        ("is_hip()", Ref(RefKind.PLATFORM, "is_hip", "is_hip()")),
+        ("os.path.exists(p)", Ref(RefKind.RUNTIME, "os.path.exists(p)", "os.path.exists(p)")),
+        ("cfg.hf_config.architectures", Ref(RefKind.MODEL, "hf_config.architectures", "cfg.hf_config.architectures")),
+        ("getattr(cfg, 'tp')", Ref(RefKind.FLAG, "tp", "getattr(cfg, 'tp')")),
+        ("check(cfg)", Ref(RefKind.FLAG, "check()", "check(cfg)")),
+        ("cfg.derived()", Ref(RefKind.FLAG, "derived()", "cfg.derived()")),
+        ("ConnectorType.INSTANCE", Const("ConnectorType.INSTANCE")),
+        ("len(cfg.xs)", Apply("len", (flag("xs"),), "len(cfg.xs)")),
+        ("cfg.model_path.lower()", Apply("lower", (flag("model_path"),), "cfg.model_path.lower()")),
+        ("cfg.a[0]", Apply("item", (flag("a"), Const(0)), "cfg.a[0]")),
+        ("-cfg.a", Apply("-", (flag("a"),), "-cfg.a")),
+        ("(cfg.a, cfg.b)", Seq((flag("a"), flag("b")))),
+        ("cfg", Ref(RefKind.FLAG, "*", "cfg")),
+        ("unbound", Ref(RefKind.UNKNOWN, "unbound", "unbound")),
+        ("f(x=1)", Unknown("f(x=1)")),
+    ],
+)
+def test_terms_by_source(code: str, expected: Expr) -> None:
+    assert value(code) == expected
+
+
+@pytest.mark.parametrize(
+    "read, code, bindings, expected",
+    [
+        # a local bound to a condition is interpreted through its binding
+        (to_ir, "ok", {"ok": "cfg.a > 1"}, Compare(">", flag("a"), Const(1))),
+        # a local bound to a config read is that read
+        (term, "tp", {"tp": "cfg.tp_size"}, flag("tp_size")),
+        # an alias of the config reads flags through it
+        (term, "c.a", {"c": "resolving_view(cfg)"}, flag("a", "c.a")),
+        # a name whose value is not known statically keeps its description
+        (term, "it", {"it": Opaque("it (element of f())")}, Ref(RefKind.UNKNOWN, "it", "it (element of f())")),
+        # a table of literals is one constant tuple; a dict table is its keys
+        (term, "names", {"names": "['a', 'b']"}, Const(("a", "b"))),
+        (term, "modes", {"modes": "{'x': 1, 'y': 2}"}, Const(("x", "y"))),
+        (term, "rows", {"rows": "[cfg.a, 1]"}, Seq((flag("a"), Const(1)))),
+        # a lambda called without arguments is its body
+        (to_ir, "check()", {"check": "lambda: cfg.a"}, Truthy(flag("a"))),
+    ],
+)
+def test_names_read_through_their_bindings(read, code: str, bindings: dict[str, str | Opaque], expected: Expr) -> None:
+    assert read(cst.parse_expression(code), scope(**bindings)) == expected
+
+
+def test_self_referencing_binding_terminates_as_unknown() -> None:
+    found = scope()
+    found.bindings["x"] = cst.parse_expression("x + 1")  # bypass `bind`'s own substitution
+    assert term(cst.parse_expression("x"), found) == Apply("+", (Unknown("x"), Const(1)), "x + 1")
+
+
+def test_conditional_expression_is_either_branch() -> None:
+    assert cond("cfg.a if cfg.c else cfg.b") == Or((
+        conj([Truthy(flag("c")), Truthy(flag("a"))]),
+        conj([Not(Truthy(flag("c"))), Truthy(flag("b"))]),
+    ))
+
+
+def test_deep_expressions_stop_at_max_depth_as_one_unknown_leaf() -> None:
+    code = " + ".join(["cfg.a"] * (MAX_DEPTH * 2))
+    found = value(code)
+    assert depth(found) <= MAX_DEPTH + 1
+    assert any(isinstance(leaf, Unknown) for leaf in _leaves(found))
+
+
+def _leaves(expr: Expr) -> list[Expr]:
+    if isinstance(expr, Apply):
+        return [leaf for arg in expr.args for leaf in _leaves(arg)]
+    return [expr]
