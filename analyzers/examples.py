@@ -64,6 +64,11 @@ class Examples:
         """Is model property `name` the model's architecture (``hf_config.architectures[0]``)?"""
         return _matches(self.rules.architecture, name)
 
+    def accepted(self, name: str) -> tuple[str, ...]:
+        """The values the program accepts for flag dest or env var `name` (the profile's
+        `examples.accepts`; () when its declaration says, or nothing does)."""
+        return dict(self.rules.accepts).get(name, ())
+
     def known_values(self, key: str) -> tuple[Any, ...]:
         """What the code compares flag or env var `key` ("kind:name") against, most often first."""
         return dict(self.known).get(key, ())

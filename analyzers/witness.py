@@ -251,6 +251,7 @@ def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]
     if flag is not None and (flag.nargs in ("*", "+") or isinstance(flag.nargs, int)) and kind != "bool":
         kind = "list"
     declared = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
+    declared = declared or list(model.examples.accepted(dest))  # the program's own list, from the profile
     choices = declared or _type_choices(type_text)
     consts = _writable(consts)
     out: list[Any] = [] if flag is not None and flag.required else [NOT_GIVEN]  # a required flag stays given
@@ -258,10 +259,15 @@ def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]
         out += [MODEL]  # facts about the model are stated by its stand-in (`<model:Arch>`), not by a value
     elif kind == "bool":
         out += [True, False]
-    elif kind == "list":
-        items = _scalars(dest, _item_kind(type_text), consts, model)[:2]
+    elif kind == "list":  # declared choices are each item's: the condition's own, then one it does not name
+        if declared:
+            named = [c for c in consts if c in declared]
+            items = list(_unique(named + [c for c in declared if c not in named][:1]))
+        else:
+            items = _scalars(dest, _item_kind(type_text), consts, model)[:2]
         first = items[0] if items else WORD
-        out += [(c,) for c in consts if isinstance(c, str)] + [(first,), (), tuple(items[:2]), (first,) * 4]
+        out += [(c,) for c in (items if declared else consts) if isinstance(c, str)]
+        out += [(first,), (), tuple(items[:2]), (first,) * 4]
     elif kind == "dict":  # keys the condition names first (`"image" in cfg.x`)
         # a JSON value that is no object last: the program's own type check (`not a dict`)
         out += [{c: "value"} for c in consts if isinstance(c, str)] + [{"key": "value"}, {}, JSON_LIST]
@@ -287,7 +293,10 @@ def env_candidates(name: str, consts: Sequence[Any], model: Model) -> list[Any]:
             out.append(str(c))
     if kind in ("int", "float"):
         out += [str(v) for v in _numbers_near(consts, kind)] + ["1", "0", "2"]
-    if kind == "str":
+    accepted = model.examples.accepted(name)
+    if accepted:  # only these, the condition's own first
+        out = [NOT_GIVEN, *(v for v in out[1:] if v in accepted), *accepted]
+    elif kind == "str":
         out += [v for v in _free(f"{RefKind.ENV}:{name}", None, out, model) if v]
     return list(_unique(out))
 
@@ -406,7 +415,7 @@ def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, mod
                     break
                 undecided = undecided or base[i] is None
             else:
-                options = [_grown(leaf, launch) + candidates(leaf, lit, model) for leaf in group]
+                options = [_grown(leaf, launch, model) + candidates(leaf, lit, model) for leaf in group]
                 for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
                     trial = launch
                     for leaf, val in zip(group, combo):
@@ -427,12 +436,17 @@ def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, mod
 _UNSET: Any = object()
 
 
-def _grown(leaf: Leaf, launch: Launch) -> list[Any]:
+def _grown(leaf: Leaf, launch: Launch, model: Model) -> list[Any]:
     """For a list flag the launch already gives: that list with one more item, so a
     condition on its length can hold together with one on what it contains."""
     current = launch.flags.get(leaf.name) if leaf.kind is RefKind.FLAG else None
     if not isinstance(current, tuple) or not current:
         return []
+    flag = model.flags.by_dest(leaf.name) if model.flags is not None else None
+    choices = flag.choices if flag is not None and isinstance(flag.choices, tuple) else ()
+    unused = [c for c in choices or model.examples.accepted(leaf.name) if c not in current]
+    if unused:  # the items argparse accepts
+        return [current + (unused[0],)]
     extra = current[-1] if is_placeholder(current[-1]) else WORD  # a stand-in may repeat: each is its own
     return [current + (extra if is_placeholder(extra) or extra not in current else f"{extra}-2",)]
 

@@ -27,6 +27,9 @@ class ExampleRules:
     files: tuple[str, ...] = ()  # dests whose value is a file: `<file>`
     dirs: tuple[str, ...] = ()  # dests whose value is a directory: `<dir>`
     architecture: tuple[str, ...] = ()  # model properties holding the architecture (a list or its item)
+    # values the program accepts for a flag (dest) or env var where its declaration does not
+    # say (a registry or enum looked up at run time): the only values examples give it
+    accepts: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +168,17 @@ def _path_map(value: Any) -> str | None:
     return next((f"{k!r}: {p}" for k, v in value.items() if (p := _string(k) or _string(v))), None)
 
 
+def _accepts(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return f"expected a mapping of flag dest or env var -> accepted values, got {_kind(value)}"
+    for name, values in value.items():
+        if (problem := _string(name)) is not None:
+            return f"{name!r}: {problem}"
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
+            return f"{name}: expected a list of values"
+    return None
+
+
 def _optional(check: Check) -> Check:
     return lambda value: None if value is None else check(value)
 
@@ -186,7 +200,8 @@ _SCHEMA: dict[str, Any] = {
     "model": {"roots": _strings()},
     "launch": _string,
     "examples": {"model": _optional(_pattern(r"[A-Za-z_][A-Za-z0-9_]*", "a flag dest")),
-                 **{key: _strings(item=_regex) for key in ("models", "files", "dirs", "architecture")}},
+                 **{key: _strings(item=_regex) for key in ("models", "files", "dirs", "architecture")},
+                 "accepts": _optional(lambda v: _accepts(v))},
     "real": real_problem,
 }
 _REQUIRED = ("name", "repo", "targets")
@@ -258,6 +273,8 @@ def parse_profile(data: Any, origin: str) -> Profile:
         examples=ExampleRules(
             (data.get("examples") or {}).get("model") or "", _strs(data, "examples", "models"),
             _strs(data, "examples", "files"), _strs(data, "examples", "dirs"), _strs(data, "examples", "architecture"),
+            tuple(sorted((name, tuple(values)) for name, values in
+                         ((data.get("examples") or {}).get("accepts") or {}).items())),
         ),
         real=parse_real(data.get("real")),
         raw=data,

@@ -357,3 +357,43 @@ def test_every_candidate_of_every_flag_is_pasteable():
 ])
 def test_known_values_are_what_the_code_compares_against(exprs, expected):
     assert known_values(exprs) == expected
+
+
+# ------------------------------------------------------------------ values the program accepts (profile)
+
+ACCEPTING = Examples(ExampleRules(model="model_path", accepts=(
+    ("lora_target_modules", ("q_proj", "k_proj", "all")), ("SGLANG_MODE", ("static", "compact")))))
+
+
+def accepting_fix(expr):
+    ctx = Context(Model(FLAGS, (), ACCEPTING), Renderer.for_model(FLAGS), PREFIX)
+    return example_fix(expr, expr, solutions(expr, ctx), ctx)
+
+
+MODE = Ref(RefKind.ENV, "SGLANG_MODE", "envs.SGLANG_MODE.get()")
+
+
+@pytest.mark.parametrize("expr, before", [
+    # a value the code names nowhere: one the program accepts, not a made-up word
+    (And((Truthy(MODULES), Not(In(Const("q_proj"), MODULES)))), "serve --model-path <model> --lora-target-modules k_proj"),
+    # a list grown by one item: an accepted one
+    (ALL_WITH_OTHERS, "serve --model-path <model> --lora-target-modules all q_proj"),
+    (And((Truthy(MODE), Compare("!=", MODE, Const("static")))), "SGLANG_MODE=compact serve --model-path <model>"),
+])
+def test_examples_give_only_values_the_program_accepts(expr, before):
+    fix = accepting_fix(expr)
+    assert (fix["before"], fix["predicted"]) == (before, "true")
+    assert WORD not in fix["before"] + (fix["after"] or "")
+
+
+@pytest.mark.parametrize("accepts, problem", [
+    ({"x": "a"}, "examples.accepts: x: expected a list of values"),
+    ({"x": []}, "examples.accepts: x: expected a list of values"),
+    (["x"], "examples.accepts: expected a mapping of flag dest or env var -> accepted values, got a list"),
+])
+def test_profile_accepts_is_checked(accepts, problem):
+    from extractor.errors import ProfileError
+    from extractor.profile import parse_profile
+
+    with pytest.raises(ProfileError, match=problem):
+        parse_profile({"name": "n", "repo": "o/r", "targets": ["a.py"], "examples": {"accepts": accepts}}, "p")
