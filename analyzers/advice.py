@@ -10,7 +10,7 @@ real program (`errcat confirm`) and is "not-run" here.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -567,6 +567,23 @@ def _full(entry: Entry) -> Expr:
     return conj([trigger, disj(rows)]) if rows else trigger
 
 
+def entry_fix(row_fixes: Sequence[dict[str, Any]], own: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The example shown for a whole entry, from its table rows' examples (`row_fixes`, in row
+    order) and its own (`own`, searched only when needed: it is the costly one).
+
+    1. The first row example predicted to work: a row is the most specific way to hit the error.
+    2. Else the entry's own example, when it is predicted to work or there are no rows.
+    3. Else the first row example that at least has a fix (`after`) to show, else the own one.
+    """
+    fix = next((f for f in row_fixes if f["predicted"] == "true"), None)
+    if fix is not None:
+        return fix
+    whole = own()
+    if whole["predicted"] == "true" or not row_fixes:
+        return whole
+    return next((f for f in row_fixes if f.get("after")), whole)
+
+
 def advise(entry: Entry, ctx: Context) -> Entry:
     """`entry` with meaning, solutions, example fix (and per-variant ones) filled in."""
     trigger = _expr(entry.trigger)
@@ -581,11 +598,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         fix = example_fix(conj([trigger, row]), full, row_sols, ctx, entry.id)
         fixes.append(fix)
         variants.append({**data, "solutions": [s.text for s in row_sols], "example_fix": fix})
-    fix = next((f for f in fixes if f["predicted"] == "true"), None)
-    if fix is None:
-        own = example_fix(full, full, sols, ctx, entry.id)
-        fix = own if own["predicted"] == "true" or not fixes else next(
-            (f for f in fixes if f.get("after")), own)
+    fix = entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
     extra = dict(entry.extra)
     found = situations(conj([trigger, *rows]), ctx)
     if found:

@@ -342,3 +342,23 @@ def test_rivals_hold_only_where_their_condition_does():
     assert holding(tp_size=2, page_size=4) == []
     assert holding(lora_paths=("p",)) == ["b"]  # --lora-paths turns --enable-lora on (RULES)
     assert [r.id for r in rivals.holding(Launch({"model_path": "<model>", "tp_size": 2}), "a")] == []  # its own
+
+
+def _f(predicted: str, after: str | None = "run") -> dict:
+    return {"before": "run --x", "after": after, "predicted": predicted}
+
+
+@pytest.mark.parametrize(("rows", "own", "expected"), [
+    ([_f("unknown"), _f("true")], _f("true", "own"), 1),  # the first row predicted to work
+    ([_f("unknown"), _f("false")], _f("true", "own"), "own"),  # else the entry's own when it works
+    ([], _f("unknown", "own"), "own"),  # no rows: the entry's own
+    ([_f("unknown", None), _f("false")], _f("unknown", "own"), 1),  # else the first row with a fix
+    ([_f("unknown", None)], _f("unknown", "own"), "own"),  # else the entry's own
+])
+def test_entry_fix_policy(rows, own, expected):
+    from analyzers.advice import entry_fix
+
+    searched = []
+    got = entry_fix(rows, lambda: searched.append(1) or own)
+    assert got is (own if expected == "own" else rows[expected])
+    assert searched == ([] if expected == 1 and rows[1]["predicted"] == "true" else [1])  # own only when needed
