@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
+from extractor.templates import Hole, parse_template
+
 THRESHOLD = 0.55  # lowest score of a pair reported as one entry
 _TEXT_FLOOR = 0.4  # messages this different are different errors, whatever else agrees
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
@@ -35,32 +37,11 @@ _TICKED = re.compile(r"`[^`]*`")
 
 
 def split_template(template: str) -> list[tuple[bool, str]]:
-    """(is_hole, text) parts of a published template; ``{{``/``}}`` become literal braces."""
-    parts: list[tuple[bool, str]] = []
-    buf: list[str] = []
-    i, n = 0, len(template)
-    while i < n:
-        ch = template[i]
-        if ch in "{}" and template[i : i + 2] in ("{{", "}}"):
-            buf.append(ch)
-            i += 2
-            continue
-        if ch == "{":
-            depth, j = 1, i + 1
-            while j < n and depth:
-                depth += {"{": 1, "}": -1}.get(template[j], 0)
-                j += 1
-            if buf:
-                parts.append((False, "".join(buf)))
-                buf = []
-            parts.append((True, template[i + 1 : j - 1]))
-            i = j
-            continue
-        buf.append(ch)
-        i += 1
-    if buf:
-        parts.append((False, "".join(buf)))
-    return parts
+    """(is_hole, text) parts of a published template, read by the one template parser
+    (`extractor.templates.parse_template`); ``{{``/``}}`` are literal braces, a hole's text is
+    what stands between its braces (``y!r:>4``)."""
+    parts = parse_template(template).parts
+    return [(True, p.text[1:-1].lstrip()) if isinstance(p, Hole) else (False, p) for p in parts if p != ""]
 
 
 def strip_receivers(code: str) -> str:

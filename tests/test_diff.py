@@ -65,6 +65,8 @@ def kinds(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     ("a {x} b", [(False, "a "), (True, "x"), (False, " b")]),
     ("{{literal}} {y!r:>4}", [(False, "{literal} "), (True, "y!r:>4")]),
     ("{d['k']}", [(True, "d['k']")]),
+    ("{d['}']} x", [(True, "d['}']"), (False, " x")]),  # a brace inside a string in a hole
+    ("{ {'a': 1}[k]}", [(True, "{'a': 1}[k]")]),  # a hole starting with a brace
 ])
 def test_split_template(template, parts):
     assert split_template(template) == parts
