@@ -265,7 +265,7 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
             return Ref(RefKind.ENV, env, text)
     path = _config_path(node, scope)
     if path is not None:
-        if _is_model(path, scope):
+        if _is_model(path, scope) or any(name in path for name in scope.profile.model_calls):
             return Ref(RefKind.MODEL, path, text)
         return Ref(RefKind.FLAG, path, text)
     base = node.value
@@ -374,7 +374,7 @@ def _method_call(call: _Call) -> Expr | None:
         receiver = term(func.value, scope)
         return Apply(short, (receiver, *(term(a.value, scope) for a in call.node.args if a.keyword is None)), text)
     if path is not None:  # a method of the config object: a derived setting, or model data
-        if _is_model(path, scope) or "hf_config" in path or "model_config" in path:
+        if _is_model(path, scope) or any(name in path for name in scope.profile.model_calls):
             return Ref(RefKind.MODEL, text, text)
         return Ref(RefKind.FLAG, f"{path}()", text)
     if short in _STR_METHODS:

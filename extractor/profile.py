@@ -56,6 +56,12 @@ class Profile:
     platform_predicates: frozenset[str] = frozenset()
     platform_patterns: tuple[str, ...] = ()
     model_roots: frozenset[str] = frozenset()
+    # the model property naming its architecture, as guards on model-registered code read it
+    model_architecture: str = ""
+    # a config method call whose path contains one of these reads model data (get_model_config())
+    model_calls: tuple[str, ...] = ()
+    # names of variables holding a view of the configuration, besides `views` (a regex, searched)
+    view_pattern: str = ""
     launch: str = ""
     examples: ExampleRules = ExampleRules()
     real: RealProfile | None = None  # how to run the target's own validation (`errcat confirm`)
@@ -194,10 +200,11 @@ _SCHEMA: dict[str, Any] = {
     "targets": _strings(required=True),
     "declarations": {"flags": _strings(), "env": _strings(),
                      "conventions": {"arg": _names, "derived": _names, "field": _names}},
-    "config": {key: _strings() for key in ("classes", "params", "views", "setters", "passes", "model_overrides")},
+    "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "passes", "model_overrides")},
+               "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
     "platform": {"predicates": _strings(), "patterns": _strings(item=_regex)},
-    "model": {"roots": _strings()},
+    "model": {"roots": _strings(), "architecture": _nonempty, "calls": _strings()},
     "launch": _string,
     "examples": {"model": _optional(_pattern(r"[A-Za-z_][A-Za-z0-9_]*", "a flag dest")),
                  **{key: _strings(item=_regex) for key in ("models", "files", "dirs", "architecture")},
@@ -269,6 +276,9 @@ def parse_profile(data: Any, origin: str) -> Profile:
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),
         platform_patterns=_strs(data, "platform", "patterns"),
         model_roots=frozenset(_strs(data, "model", "roots")),
+        model_architecture=(data.get("model") or {}).get("architecture", ""),
+        model_calls=_strs(data, "model", "calls"),
+        view_pattern=(data.get("config") or {}).get("view_pattern", ""),
         launch=data.get("launch", ""),
         examples=ExampleRules(
             (data.get("examples") or {}).get("model") or "", _strs(data, "examples", "models"),

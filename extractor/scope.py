@@ -18,7 +18,6 @@ from extractor.profile import Profile
 from extractor.tables import Table, table_of
 
 # General shape of a "view" of the config object when the profile does not list it.
-_VIEW_NAME = re.compile(r"view|resolv", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +67,8 @@ class Scope:
             name = last_name(node.func)
             if name is None:
                 return False
-            is_view = name in self.profile.views or bool(_VIEW_NAME.search(name))
+            is_view = name in self.profile.views or bool(
+                self.profile.view_pattern and re.search(self.profile.view_pattern, name, re.IGNORECASE))
             if not is_view:
                 return False
             if isinstance(node.func, cst.Attribute) and self.is_config(node.func.value) and not node.args:

@@ -473,8 +473,10 @@ class SiteWalker:
                 if name in self.profile.model_overrides:
                     models = tuple(v for a in (call.args if call is not None else ()) if (v := string_value(a.value)))
                     text = f"the model is registered for {name}({', '.join(models)})"
-                    arch = Ref(RefKind.MODEL, "hf_config.architectures[0]", "hf_config.architectures[0]")
-                    self.push(In(arch, Const(models)) if models else Unknown(text), text, GuardOrigin.CALLER)
+                    name_ref = self.profile.model_architecture
+                    arch = Ref(RefKind.MODEL, name_ref, name_ref) if name_ref else None
+                    guard = In(arch, Const(models)) if models and arch is not None else Unknown(text)
+                    self.push(guard, text, GuardOrigin.CALLER)
                 return set()
         return None
 

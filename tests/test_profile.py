@@ -1,6 +1,8 @@
 """Profiles are checked when loaded: a bad key is one `errcat:` line naming it, exit 2."""
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -94,3 +96,24 @@ def test_shipped_profile_is_valid():
     assert profile.permalink("abc", "p.py", 3) == "https://github.com/sgl-project/sglang/blob/abc/p.py#L3"
     assert profile.tag("0.5.23") == "v0.5.23"
 
+
+
+@pytest.mark.parametrize(("section", "value", "problem"), [
+    ("config", {"view_pattern": "view|("}, "config.view_pattern: 'view|(' is not a regular expression"),
+    ("model", {"architecture": ""}, "model.architecture: must not be empty"),
+    ("model", {"calls": "hf_config"}, "model.calls: expected a list of strings"),
+])
+def test_model_and_view_keys_are_checked(section, value, problem):
+    from extractor.errors import ProfileError
+    from extractor.profile import parse_profile
+
+    with pytest.raises(ProfileError, match=re.escape(problem)):
+        parse_profile({"name": "t", "repo": "o/t", "targets": ["a.py"], section: value}, "t")
+
+
+def test_sglang_names_live_in_its_profile():
+    from extractor.profile import load_profile
+
+    profile = load_profile("sglang")
+    assert (profile.view_pattern, profile.model_architecture, profile.model_calls) == (
+        "view|resolv", "hf_config.architectures[0]", ("hf_config", "model_config"))
