@@ -329,3 +329,23 @@ def test_a_bad_confirm_json_is_one_error_and_nothing_is_written(flagged, tmp_pat
     with pytest.raises(ErrcatError, match="confirm.json.*move it away"):
         extract(spec, profile=history["profile"], out=out, cache_dir=history["cache"])
     assert {k: v for k, v in _tree(out).items() if k != "confirm.json"} == before
+
+
+def test_the_readme_minimal_profile_extracts_a_made_up_project(tmp_path):
+    """README "A minimal profile": the YAML shown there, on the project it describes."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    block = readme.split("<!-- minimal-profile -->", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "shop.yaml").write_text(block)
+    src = tmp_path / "src" / "shop"
+    src.mkdir(parents=True)
+    (src / "cli.py").write_text('import argparse\n\ndef parser():\n    p = argparse.ArgumentParser()\n'
+                                '    p.add_argument("--port", type=int, default=8080)\n    return p\n')
+    (src / "check.py").write_text('def check(args):\n    if args.port < 1024:\n'
+                                  '        raise ValueError(f"port {args.port} is privileged")\n')
+    out = tmp_path / "out"
+    extract(SourceSpec(path=str(tmp_path / "src")), profile=str(tmp_path / "shop.yaml"), out=out,
+            cache_dir=str(tmp_path / "cache"))
+    (entry,) = json.loads((out / "catalog.json").read_text())["entries"]
+    assert entry["trigger"]["text"] == "`--port` < 1024"
+    assert (entry["example_fix"]["before"], entry["example_fix"]["after"]) == ("python -m shop --port 1023",
+                                                                              "python -m shop")
