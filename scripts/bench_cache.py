@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from extractor.cache import cache_root  # noqa: E402
-from extractor.profile import load_profile  # noqa: E402
-from extractor.source import open_release  # noqa: E402
+from extractor.cache import cache_root
+from extractor.profile import load_profile
+from extractor.source import open_release
 
 ROOT = Path(__file__).resolve().parents[1]
 

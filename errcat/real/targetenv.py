@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from errcat.real.runner import target_version
 from extractor.atomic import write_bytes_atomically
 from extractor.cache import cache_root, downloads_dir, targets_dir, untrusted
-from errcat.real.runner import target_version
 from extractor.errors import ErrcatError
 from extractor.pep440 import version_key
 from extractor.profile import Profile
