@@ -315,8 +315,8 @@ class _DeclWalker:
 
     def _calls(self, stmt: cst.CSTNode) -> None:
         """add_argument calls in a statement's own code (skipped unless its lines mention one)."""
-        # None: no text to screen with
-        if self.mentions is not None and (not self.mentions or not any_within(self.mentions, self.mod.lines.span(stmt))):
+        screened = self.mentions is not None  # None: no text to screen with
+        if screened and (not self.mentions or not any_within(self.mentions, self.mod.lines.span(stmt))):
             return
         found = _AddArgumentCalls(stmt)
         stmt.visit(found)

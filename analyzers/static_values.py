@@ -218,7 +218,8 @@ def _class_outline(node: ast.ClassDef, top_level: bool) -> ClassOutline:
         name=node.name,
         top_level=top_level,
         bases=tuple(_ast_full_name(b) or "" for b in node.bases),
-        subscripted_fields=any(isinstance(s, ast.AnnAssign) and isinstance(s.annotation, ast.Subscript) for s in node.body),
+        subscripted_fields=any(isinstance(s, ast.AnnAssign) and isinstance(s.annotation, ast.Subscript)
+                               for s in node.body),
         call_assigns=any(isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) for s in node.body),
     )
 

@@ -224,7 +224,8 @@ def list_revisions(
         return sha
 
     tags: dict[str, str] = {}
-    for line in handle.git.for_each_ref("--format=%(objectname) %(*objectname) %(refname:short)", "refs/tags").splitlines():
+    refs = handle.git.for_each_ref("--format=%(objectname) %(*objectname) %(refname:short)", "refs/tags")
+    for line in refs.splitlines():
         obj, peeled, name = (line.split(" ") + ["", ""])[:3]
         tags.setdefault(peeled or obj, name)
 

@@ -194,7 +194,8 @@ def _split_at(body: str) -> int:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif (depth == 0 and ch == ":" and not body.startswith(":=", i)) or (depth == 0 and ch == "!" and not body.startswith("!=", i)):
+        elif ((depth == 0 and ch == ":" and not body.startswith(":=", i))
+              or (depth == 0 and ch == "!" and not body.startswith("!=", i))):
             return i
         i += 1
     return len(body)

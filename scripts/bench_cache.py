@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  --jobs {jobs}  {seconds:7.3f}s   files extracted {stats['files_extracted']}, "
                       f"reused {stats['files_cached']}")
             print(f"  speed-up 1 -> 2 workers: {runs['1'][0] / runs['2'][0]:.2f}x")
-            print(f"  warm (catalogs cached)  {warm_seconds:7.3f}s   {warm_seconds / runs['1'][0]:6.1%} of cold --jobs 1"
+            share = warm_seconds / runs['1'][0]
+            print(f"  warm (catalogs cached)  {warm_seconds:7.3f}s   {share:6.1%} of cold --jobs 1"
                   f"   {json.loads(warm_out)['cache']}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -71,7 +71,8 @@ def plan_for(profile: Profile, version: str) -> Plan:
     """The profile's install steps for `version` (first matching range), or a one-line refusal."""
     real = profile.real
     if real is None or not real.install:
-        raise ErrcatError(f"profile {profile.name} has no real.install section: it does not say how to install its target")
+        raise ErrcatError(f"profile {profile.name} has no real.install section:"
+                          " it does not say how to install its target")
     if not profile.pypi:
         raise ErrcatError(f"profile {profile.name} names no PyPI distribution")
     version_key(version)  # a version it cannot order is refused here (and is never a path)
