@@ -329,7 +329,9 @@ def _architecture_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Con
     return _plain_fix(fire, full, sols, ctx, stated, fired) if fired is not Truth.FALSE else None
 
 
-def _assumed_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, plain: Launch) -> dict[str, Any] | None:
+def _assumed_fix(
+    fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, plain: Launch,
+) -> dict[str, Any] | None:
     # the facts only, on the launch the plain search found (the flags it set stay)
     before, fired = satisfy(fire, ctx.model, plain, fact_leaves(fire))
     if fired is not Truth.TRUE or not before.facts:
@@ -449,7 +451,8 @@ def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, b
     if fired is Truth.FALSE:
         searched = ", ".join(dict.fromkeys(_option(leaf, ctx) for leaf in settable_leaves(fire, ctx.model)))
         return _example(None, None, "false",
-                        note="No command line the search tried triggers this" + (f" (it varied {searched})" if searched else "")
+                        note="No command line the search tried triggers this"
+                        + (f" (it varied {searched})" if searched else "")
                         + ": it may be reachable only through the Python API, or not at all.")
     shown = command(before, ctx.model.flags, ctx.launch_prefix) if settable_leaves(fire, ctx.model) else None
     return _with_undecided(_example(shown, None, "unknown"), [(fire, before)], ctx)
@@ -504,7 +507,8 @@ def meaning(entry: Entry, ctx: Context) -> str:
     text = head + when + "."
     holes = [h.text for h in site.template.holes] if hasattr(site.template, "holes") else []
     if entry.variants:
-        text += f" The message has {len(entry.variants)} variants, one per row of a condition table; each row has its own condition."
+        text += (f" The message has {len(entry.variants)} variants, one per row of a condition table;"
+                 " each row has its own condition.")
     elif holes:
         text += " The message shows " + ", ".join(f"`{h}`" for h in holes[:4]) + "."
     return text
@@ -555,8 +559,8 @@ def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
     key = frozenset(i for i, r in enumerate(ctx.model.rules) if id(r) in later)
     model = ctx.models.get(key)
     if model is None:
-        model = ctx.models[key] = Model(ctx.model.flags, tuple(r for i, r in enumerate(ctx.model.rules) if i not in key),
-                                        ctx.model.examples)
+        rules = tuple(r for i, r in enumerate(ctx.model.rules) if i not in key)
+        model = ctx.models[key] = Model(ctx.model.flags, rules, ctx.model.examples)
     return replace(ctx, model=model)
 
 

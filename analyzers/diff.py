@@ -308,7 +308,9 @@ def entry_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Ch
         )
     old_rows, new_rows = _rows(old), _rows(new)
     if old_rows != new_rows:
-        order = lambda r: (r.values, r.template)
+        def order(r: VariantRow) -> tuple:
+            return (r.values, r.template)
+
         yield VariantsChanged(a, b, tuple(sorted(new_rows - old_rows, key=order)),
                               tuple(sorted(old_rows - new_rows, key=order)))
 

@@ -175,7 +175,8 @@ def _registry(
                 continue
             target = assign.targets[0].target if len(assign.targets) == 1 else None
             if not isinstance(target, cst.Name) or not _ENV_NAME.match(target.value):
-                diagnostics.append(Diagnostic(mod.path, mod.line(stmt), f"env declaration not understood: {source_text(assign.value)[:80]}"))
+                text = source_text(assign.value)[:80]
+                diagnostics.append(Diagnostic(mod.path, mod.line(stmt), f"env declaration not understood: {text}"))
                 continue
             yield _env_var(target.value, call, kind or "", mod, stmt, scope, bases, diagnostics)
 

@@ -17,16 +17,32 @@ from __future__ import annotations
 
 import ast
 import math
-from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from analyzers.examples import Examples
 from analyzers.launch import Launch
 from extractor.compat import StrEnum
 from extractor.ir import (
-    COMPARE, IF, And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, children, from_dict,
+    COMPARE,
+    IF,
+    And,
+    Apply,
+    Compare,
+    Const,
+    Expr,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
+    children,
+    from_dict,
     refs,
 )
 
@@ -39,7 +55,7 @@ class Truth(StrEnum):
     UNKNOWN = "unknown"
 
     @classmethod
-    def of(cls, value: "bool | None") -> "Truth":
+    def of(cls, value: bool | None) -> Truth:
         return cls.UNKNOWN if value is None else cls.TRUE if value else cls.FALSE
 
 
@@ -65,7 +81,7 @@ class Rule:
     origin: tuple[str, str, int] | None = None  # (path, function, order) of the assignment, when known
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Rule":
+    def from_dict(cls, data: Mapping[str, Any]) -> Rule:
         """From catalog.json's ``adjustments`` items."""
         return cls(data["dest"], from_dict(data["value"]), from_dict(data["when"]["expr"]))
 
@@ -136,7 +152,7 @@ class Model:
     _relevant: dict[Expr, tuple[Rule, ...]] = field(init=False, repr=False, compare=False)
     _rule_sets: dict[tuple[int, ...], tuple[Rule, ...]] = field(
         init=False, repr=False, compare=False)  # one tuple per set of relevant rules (ids stay meaningful)
-    _resolved: dict[int, "_Inputs"] = field(
+    _resolved: dict[int, _Inputs] = field(
         init=False, repr=False, compare=False)  # id of a rule tuple -> its inputs and adjustments per launch
     _keys: dict[int, int] = field(init=False, repr=False, compare=False)  # id of a node -> its key
     _held: list[Expr] = field(init=False, repr=False, compare=False)  # every node in _keys (ids stay unique)
@@ -701,7 +717,7 @@ class _Reads:
     facts: frozenset[str]
 
     @classmethod
-    def of(cls, found: Iterable[Ref], dests: Iterable[str] = ()) -> "_Reads":
+    def of(cls, found: Iterable[Ref], dests: Iterable[str] = ()) -> _Reads:
         flags: set[str] = set(dests)
         env: set[str] = set()
         facts: set[str] = set()
@@ -715,7 +731,7 @@ class _Reads:
                 facts.add(f"{ref.kind}:{ref.name}")
         return cls(_frozen(flags), _frozen(env), _frozen(facts))
 
-    def __or__(self, other: "_Reads") -> "_Reads":
+    def __or__(self, other: _Reads) -> _Reads:
         return _Reads(_frozen(self.flags | other.flags), _frozen(self.env | other.env),
                       _frozen(self.facts | other.facts))
 
@@ -773,7 +789,7 @@ class _Plan:
     once it is evaluated a few times (most are evaluated once or twice: walking the
     tree is cheaper then, and makes fewer objects)."""
 
-    __slots__ = ("model", "expr", "rules", "check", "reads", "results")
+    __slots__ = ("check", "expr", "model", "reads", "results", "rules")
 
     def __init__(self, model: Model, expr: Expr, rules: tuple[Rule, ...], reads: _Reads) -> None:
         self.model, self.expr, self.rules, self.reads = model, expr, rules, reads
@@ -812,7 +828,7 @@ class _Plan:
 class _Junction:
     """``and`` (`stop` False) or ``or`` (`stop` True) decided from its operands' results."""
 
-    __slots__ = ("parts", "stop", "_reads", "_pool", "results")
+    __slots__ = ("_pool", "_reads", "parts", "results", "stop")
 
     def __init__(self, parts: tuple[Any, ...], stop: bool, pool: dict[Any, Any]) -> None:
         self.parts, self.stop, self._reads, self._pool = parts, stop, None, pool

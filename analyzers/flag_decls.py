@@ -315,9 +315,9 @@ class _DeclWalker:
 
     def _calls(self, stmt: cst.CSTNode) -> None:
         """add_argument calls in a statement's own code (skipped unless its lines mention one)."""
-        if self.mentions is not None:  # None: no text to screen with
-            if not self.mentions or not any_within(self.mentions, self.mod.lines.span(stmt)):
-                return
+        screened = self.mentions is not None  # None: no text to screen with
+        if screened and (not self.mentions or not any_within(self.mentions, self.mod.lines.span(stmt))):
+            return
         found = _AddArgumentCalls(stmt)
         stmt.visit(found)
         for call in found.calls:
@@ -437,9 +437,8 @@ class _DeclWalker:
         """Field a default reads: ``Cls.dest`` or a helper called with ``"dest"``."""
         if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name(dest))):
             return dest
-        if isinstance(node, cst.Call) and len(node.args) == 1:
-            if evaluate(node.args[0].value, scope) == dest:
-                return dest
+        if isinstance(node, cst.Call) and len(node.args) == 1 and evaluate(node.args[0].value, scope) == dest:
+            return dest
         return None
 
     # -- classes -------------------------------------------------------------

@@ -347,7 +347,8 @@ def merge_flags(
             if fld.name in fields and fields[fld.name].owner != fld.owner:
                 first = fields[fld.name]
                 diagnostics.append(
-                    Diagnostic(fld.path, fld.line, f"field {fld.name!r} also declared by {first.owner} at {first.path}:{first.line}")
+                    Diagnostic(fld.path, fld.line,
+                               f"field {fld.name!r} also declared by {first.owner} at {first.path}:{first.line}")
                 )
                 continue
             fields.setdefault(fld.name, fld)

@@ -29,20 +29,20 @@ class Launch:
     # filled by `analyzers.evaluate` on first use (a launch is read many times); not part of its value
     memo: Any = field(default=None, init=False, repr=False, compare=False)
 
-    def with_flag(self, dest: str, value: Any) -> "Launch":
+    def with_flag(self, dest: str, value: Any) -> Launch:
         return Launch({**self.flags, dest: value}, self.env, self.facts)
 
-    def without_flag(self, dest: str) -> "Launch":
+    def without_flag(self, dest: str) -> Launch:
         return Launch({k: v for k, v in self.flags.items() if k != dest}, self.env, self.facts)
 
-    def with_env(self, name: str, value: str | None) -> "Launch":
+    def with_env(self, name: str, value: str | None) -> Launch:
         """`value` None unsets the variable."""
         env = {k: v for k, v in self.env.items() if k != name}
         if value is not None:
             env[name] = value
         return Launch(self.flags, env, self.facts)
 
-    def with_fact(self, key: str, value: Any) -> "Launch":
+    def with_fact(self, key: str, value: Any) -> Launch:
         """`key` is ``"kind:name"``; `value` None drops the fact (unknown again)."""
         facts = {k: v for k, v in self.facts.items() if k != key}
         if value is not None:

@@ -41,7 +41,7 @@ class FrozenMap(Mapping):
     holds; `json_value` turns it into a plain dict.
     """
 
-    __slots__ = ("_items", "_hash")
+    __slots__ = ("_hash", "_items")
 
     def __init__(self, items: Mapping | Iterable[tuple[Any, Any]] = ()) -> None:
         self._items = dict(items)
@@ -218,7 +218,8 @@ def _class_outline(node: ast.ClassDef, top_level: bool) -> ClassOutline:
         name=node.name,
         top_level=top_level,
         bases=tuple(_ast_full_name(b) or "" for b in node.bases),
-        subscripted_fields=any(isinstance(s, ast.AnnAssign) and isinstance(s.annotation, ast.Subscript) for s in node.body),
+        subscripted_fields=any(isinstance(s, ast.AnnAssign) and isinstance(s.annotation, ast.Subscript)
+                               for s in node.body),
         call_assigns=any(isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) for s in node.body),
     )
 
@@ -245,7 +246,7 @@ class LineIndex:
     the statement counts disagree, PositionProvider on the whole tree answers.
     """
 
-    __slots__ = ("_tree", "_outline", "_lines", "_spans", "_inside", "_full")
+    __slots__ = ("_full", "_inside", "_lines", "_outline", "_spans", "_tree")
 
     def __init__(self, tree: cst.Module, outline: Callable[[], Outline | None]) -> None:
         self._tree = tree
@@ -402,7 +403,7 @@ class SourceSet:
             except cst.ParserSyntaxError as exc:
                 self._failures[path] = Diagnostic(path, exc.raw_line, f"cannot parse: {exc.message}")
                 return None
-            except Exception as exc:  # libcst raises a few other kinds on odd input
+            except Exception as exc:  # noqa: BLE001 - libcst raises a few other kinds on odd input
                 self._failures[path] = Diagnostic(path, 0, f"cannot parse: {type(exc).__name__}: {exc}")
                 return None
         return SourceModule(path, self.names[path], tree, self.files[path], lambda: self.outline(path))
@@ -494,7 +495,7 @@ class Symbols:
     A module is parsed (through its `SourceSet`) when a name first leads into it.
     """
 
-    __slots__ = ("sources", "cache", "_bindings")
+    __slots__ = ("_bindings", "cache", "sources")
 
     def __init__(self, sources: SourceSet) -> None:
         self.sources = sources
@@ -630,9 +631,8 @@ def _assignments(statements: Iterable[cst.CSTNode]) -> Iterator[tuple[str, cst.B
                 for target in small.targets:
                     if isinstance(target.target, cst.Name):
                         yield target.target.value, small.value
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                if isinstance(small.target, cst.Name):
-                    yield small.target.value, small.value
+            elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
+                yield small.target.value, small.value
 
 
 # ---------------------------------------------------------------------------

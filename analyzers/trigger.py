@@ -8,8 +8,22 @@ from typing import Any
 from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
     IF,
-    And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
-    refs, simplify, unknowns,
+    And,
+    Apply,
+    Compare,
+    Const,
+    Expr,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
+    refs,
+    simplify,
+    unknowns,
 )
 
 # Operands of one and/or shown; the rest are counted, so a generated 5,000-term chain
@@ -33,7 +47,7 @@ class Renderer:
     option: OptionNamer = option_for_dest
 
     @classmethod
-    def for_model(cls, model: FlagModel | None) -> "Renderer":
+    def for_model(cls, model: FlagModel | None) -> Renderer:
         """Options as declared; a config attribute with no CLI option is a derived setting."""
         if model is None or not model.flags:
             return cls()

@@ -14,11 +14,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import Model, Truth, UNKNOWN, _base_dest, can_hold, conjuncts, evaluate, expr_key, node
+from analyzers.evaluate import UNKNOWN, Model, Truth, _base_dest, can_hold, conjuncts, evaluate, expr_key, node
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
 from analyzers.launch import Launch, is_placeholder
 from extractor.ir import (
-    FALSE, TRUE, And, Apply, Const, Expr, Not, Or, Ref, RefKind, Truthy, children, is_member_text, negate, refs,
+    FALSE,
+    TRUE,
+    And,
+    Apply,
+    Const,
+    Expr,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Truthy,
+    children,
+    is_member_text,
+    negate,
+    refs,
     simplify,
 )
 
@@ -160,11 +174,10 @@ def _type_choices(type_text: str | None) -> list[Any]:
 
 def _kind_of(type_text: str | None, action: str | None) -> str:
     text = (type_text or "").replace("Optional", "")
-    if action and (action.endswith("store_true") or action.endswith("store_false") or
-                   action.endswith("BooleanOptionalAction")):
+    if action and action.endswith(("store_true", "store_false", "BooleanOptionalAction")):
         return "bool"
     for kind in ("List", "list", "Tuple", "tuple"):
-        if text.startswith(kind) or text.startswith("[" + kind):
+        if text.startswith((kind, "[" + kind)):
             return "list"
     if "Dict" in text or "dict" in text or "json" in text:  # type=json.loads: mostly objects
         return "dict"

@@ -8,7 +8,9 @@ from typing import TextIO
 Progress = Callable[[int, int, str], None]  # (done, total, label)
 
 
-def progress_bar(stream: TextIO, *, quiet: bool = False, clock: Callable[[], float] = time.monotonic) -> Progress | None:
+def progress_bar(
+    stream: TextIO, *, quiet: bool = False, clock: Callable[[], float] = time.monotonic,
+) -> Progress | None:
     """A `Progress` drawing on `stream` when it is a terminal (None otherwise, or when `quiet`).
 
     A new label starts a new bar (its own ETA): one command may have phases."""

@@ -203,7 +203,8 @@ def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
     out: list[FileSites] = []
     for fs in files:
         # the file's earlier raises once, each block with its own function's bindings
-        priors = fs.priors.map_blocks(lambda function, guards, path=fs.path: _bind_guards(guards, ctx.of(path, function)[0]))
+        priors = fs.priors.map_blocks(
+            lambda function, guards, path=fs.path: _bind_guards(guards, ctx.of(path, function)[0]))
         sites = []
         for site in fs.sites:
             direct = ctx.guards(fs.path, site.function, site.direct)

@@ -90,4 +90,4 @@ def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) 
     helpers = definitions([*files, *extra])
     if not helpers:
         return list(files)
-    return [fs.map_exprs(lambda e, a=_aliases(fs): inline(e, helpers, a)) for fs in files]
+    return [fs.map_exprs(lambda e, a=_aliases(fs): inline(e, helpers, a)) for fs in files]  # noqa: B008 - once per file

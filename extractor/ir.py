@@ -7,9 +7,9 @@ rendering, three-valued evaluation, solution derivation and graph edges.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Union
+from dataclasses import dataclass
+from typing import Any
 
 from extractor.compat import StrEnum
 
@@ -52,7 +52,7 @@ class Unknown:
 @dataclass(frozen=True, slots=True)
 class Apply:
     fn: str  # "len", "startswith", "endswith", "lower", "isinstance" ...
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
     text: str
 
     def as_dict(self) -> dict[str, Any]:
@@ -63,7 +63,7 @@ class Apply:
 class Seq:
     """A literal tuple/list of terms, e.g. the right side of ``x in (a, b)``."""
 
-    items: tuple["Expr", ...]
+    items: tuple[Expr, ...]
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "seq", "items": [i.as_dict() for i in self.items]}
@@ -71,7 +71,7 @@ class Seq:
 
 @dataclass(frozen=True, slots=True)
 class Truthy:
-    term: "Expr"
+    term: Expr
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "truthy", "term": self.term.as_dict()}
@@ -80,8 +80,8 @@ class Truthy:
 @dataclass(frozen=True, slots=True)
 class Compare:
     op: str  # == != < <= > >= is "is not"
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "compare", "cmp": self.op, "left": self.left.as_dict(), "right": self.right.as_dict()}
@@ -89,8 +89,8 @@ class Compare:
 
 @dataclass(frozen=True, slots=True)
 class In:
-    item: "Expr"
-    container: "Expr"
+    item: Expr
+    container: Expr
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "in", "item": self.item.as_dict(), "container": self.container.as_dict()}
@@ -98,7 +98,7 @@ class In:
 
 @dataclass(frozen=True, slots=True)
 class Not:
-    arg: "Expr"
+    arg: Expr
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "not", "arg": self.arg.as_dict()}
@@ -106,7 +106,7 @@ class Not:
 
 @dataclass(frozen=True, slots=True)
 class And:
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "and", "args": [a.as_dict() for a in self.args]}
@@ -114,13 +114,13 @@ class And:
 
 @dataclass(frozen=True, slots=True)
 class Or:
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "or", "args": [a.as_dict() for a in self.args]}
 
 
-Expr = Union[Ref, Const, Unknown, Apply, Seq, Truthy, Compare, In, Not, And, Or]
+Expr = Ref | Const | Unknown | Apply | Seq | Truthy | Compare | In | Not | And | Or
 IF = "if"  # Apply(IF, (condition, then, else)): Python's ``then if condition else else``
 
 TRUE = Const(True)
@@ -176,12 +176,12 @@ def negate(expr: Expr) -> Expr:
     return Not(expr)
 
 
-def conj(args: "list[Expr] | tuple[Expr, ...]") -> Expr:
+def conj(args: list[Expr] | tuple[Expr, ...]) -> Expr:
     """Flattened, constant-folded, de-duplicated conjunction."""
     return _junction(args, And, TRUE, FALSE)
 
 
-def disj(args: "list[Expr] | tuple[Expr, ...]") -> Expr:
+def disj(args: list[Expr] | tuple[Expr, ...]) -> Expr:
     """Flattened, constant-folded, de-duplicated disjunction."""
     return _junction(args, Or, FALSE, TRUE)
 
@@ -226,16 +226,16 @@ def simplify(expr: Expr) -> Expr:
         folded = _fold_compare(expr.op, expr.left.value, expr.right.value)
         if folded is not None:
             return Const(folded)
-    if isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Const):
-        if isinstance(expr.container.value, (tuple, str)):
-            try:
-                return Const(expr.item.value in expr.container.value)
-            except TypeError:
-                return expr
-    if isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Seq):
-        # "x" in (cfg.a, cfg.b)  ==  cfg.a == "x" or cfg.b == "x"
-        if not all(isinstance(i, Const) for i in expr.container.items):
-            return disj([Compare("==", i, expr.item) for i in expr.container.items])
+    if (isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Const)
+            and isinstance(expr.container.value, (tuple, str))):
+        try:
+            return Const(expr.item.value in expr.container.value)
+        except TypeError:
+            return expr
+    # "x" in (cfg.a, cfg.b)  ==  cfg.a == "x" or cfg.b == "x"
+    if (isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Seq)
+            and not all(isinstance(i, Const) for i in expr.container.items)):
+        return disj([Compare("==", i, expr.item) for i in expr.container.items])
     return expr
 
 
@@ -320,12 +320,12 @@ def children(node: Expr) -> tuple[Expr, ...]:
     return ()
 
 
-def substitute(expr: Expr, mapping: "Mapping[Ref, Expr]") -> Expr:
+def substitute(expr: Expr, mapping: Mapping[Ref, Expr]) -> Expr:
     """`expr` with the given leaves replaced (e.g. parameters bound at call sites)."""
     return replace_refs(expr, lambda ref: mapping.get(ref, ref))
 
 
-def replace_refs(expr: Expr, fn: "Callable[[Ref], Expr]") -> Expr:
+def replace_refs(expr: Expr, fn: Callable[[Ref], Expr]) -> Expr:
     """`expr` with every reference replaced by `fn(ref)` (return `ref` to keep it)."""
     if isinstance(expr, Ref):
         return fn(expr)
@@ -357,7 +357,7 @@ def depth(expr: Expr) -> int:
     return deepest
 
 
-def leaves(expr: Expr) -> "Iterator[Ref | Const | Unknown]":
+def leaves(expr: Expr) -> Iterator[Ref | Const | Unknown]:
     """Every leaf in source order."""
     stack = [expr]
     while stack:

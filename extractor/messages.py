@@ -380,7 +380,7 @@ def _percent_args(args: cst.BaseExpression, fields: int) -> _Args:
 
 def _percent(fmt: Template, right: cst.BaseExpression) -> Template:
     """``fmt % right`` applied to the literal parts of `fmt`, fields numbered across them."""
-    found = [[m for m in _PERCENT.finditer(p)] if isinstance(p, str) else [] for p in fmt.parts]
+    found = [list(_PERCENT.finditer(p)) if isinstance(p, str) else [] for p in fmt.parts]
     fields = sum(
         (m["type"] != "%" and m["key"] is None) + (m["width"] == "*") + (m["prec"] == "*")
         for ms in found for m in ms

@@ -165,7 +165,8 @@ def real_problem(data: Any) -> str | None:
         ("install", lambda v: _ranged(v, _install_item, "install")),
         ("validate", lambda v: _ranged(v, _validate_item, "validate")),
         ("torch_ops", lambda v: None if isinstance(v, dict) and all(
-            isinstance(k, str) and re.fullmatch(_IDENT, k) and _strs(s) is None for k, s in v.items()) else "torch_ops: expected namespace -> op schemas"),
+            isinstance(k, str) and re.fullmatch(_IDENT, k) and _strs(s) is None for k, s in v.items())
+            else "torch_ops: expected namespace -> op schemas"),
         ("env", lambda v: None if isinstance(v, dict) and all(
             isinstance(k, str) and isinstance(s, str) for k, s in v.items()) else "env: expected NAME -> string value"),
         ("args", lambda v: None if _strs(v) is None else "args: expected a list of strings"),
@@ -186,7 +187,8 @@ def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
     models = data.get("models") or {}
     return RealProfile(
         package=data["package"],
-        install=tuple(Install(a, b, tuple(tuple(args) for args in d["pip"])) for a, b, d in _ranges(data.get("install") or [])),
+        install=tuple(Install(a, b, tuple(tuple(args) for args in d["pip"]))
+                      for a, b, d in _ranges(data.get("install") or [])),
         torch_ops=tuple((ns, tuple(ops)) for ns, ops in (data.get("torch_ops") or {}).items()),
         env=tuple((data.get("env") or {}).items()),
         args=tuple(data.get("args") or ()),

@@ -42,10 +42,10 @@ class Guard:
         return {"expr": self.expr.as_dict(), "text": self.text, "origin": str(self.origin)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Guard":
+    def from_dict(cls, data: dict[str, Any]) -> Guard:
         return cls(from_dict(data["expr"]), data["text"], GuardOrigin(data["origin"]))
 
-    def map_expr(self, fn: ExprMap) -> "Guard":
+    def map_expr(self, fn: ExprMap) -> Guard:
         return replace(self, expr=fn(self.expr))
 
 
@@ -69,7 +69,7 @@ class Variant:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Variant":
+    def from_dict(cls, data: dict[str, Any]) -> Variant:
         return cls(
             tuple(data["values"].items()),
             tuple(Guard.from_dict(g) for g in data["guards"]),
@@ -93,7 +93,7 @@ class PriorTable:
     # (block, ref) -> positions of the block's guards that read `ref`; filled on first use
     _reading: dict[tuple[int, Ref], list[int]] = field(default_factory=dict, compare=False, repr=False)
 
-    def map_blocks(self, fn: Callable[[str, tuple[Guard, ...]], tuple[Guard, ...]]) -> "PriorTable":
+    def map_blocks(self, fn: Callable[[str, tuple[Guard, ...]], tuple[Guard, ...]]) -> PriorTable:
         return PriorTable(tuple((function, fn(function, guards)) for function, guards in self.blocks))
 
     def reading(self, block: int, ref: Ref, start: int, end: int) -> list[int]:
@@ -110,7 +110,7 @@ class PriorTable:
         return [[function, [g.as_dict() for g in guards]] for function, guards in self.blocks]
 
     @classmethod
-    def from_dict(cls, data: list[Any]) -> "PriorTable":
+    def from_dict(cls, data: list[Any]) -> PriorTable:
         return cls(tuple((function, tuple(Guard.from_dict(g) for g in guards)) for function, guards in data))
 
 
@@ -180,7 +180,7 @@ class RaiseSite:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], priors: PriorTable = NO_PRIORS) -> "RaiseSite":
+    def from_dict(cls, data: dict[str, Any], priors: PriorTable = NO_PRIORS) -> RaiseSite:
         return cls(
             data["path"], data["line"], data["function"], SiteKind(data["kind"]),
             data["exception"], parse_template(data["template"]),
@@ -193,7 +193,7 @@ class RaiseSite:
             priors,
         )
 
-    def map_exprs(self, fn: ExprMap) -> "RaiseSite":
+    def map_exprs(self, fn: ExprMap) -> RaiseSite:
         """The site with `fn` applied to its own conditions and hole references (the
         shared `priors` table is mapped once per file, by `FileSites.map_exprs`)."""
         return replace(
@@ -219,7 +219,7 @@ class CallSite:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "CallSite":
+    def from_dict(cls, data: dict[str, Any]) -> CallSite:
         return cls(
             data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]),
             tuple((k, from_dict(v)) for k, v in data.get("args", [])),
@@ -246,13 +246,13 @@ class Adjustment:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Adjustment":
+    def from_dict(cls, data: dict[str, Any]) -> Adjustment:
         return cls(
             data["function"], data["line"], data["flag"], from_dict(data["value"]),
             tuple(Guard.from_dict(g) for g in data["guards"]), data.get("path", ""), data.get("order", 0),
         )
 
-    def map_exprs(self, fn: ExprMap) -> "Adjustment":
+    def map_exprs(self, fn: ExprMap) -> Adjustment:
         return replace(self, value=fn(self.value), guards=map_guards(self.guards, fn))
 
 
@@ -278,7 +278,7 @@ class FileSites:
     incomplete: str | None = None
     docstrings: tuple[tuple[str, str], ...] = ()  # qualified name -> first docstring line
 
-    def map_exprs(self, fn: ExprMap) -> "FileSites":
+    def map_exprs(self, fn: ExprMap) -> FileSites:
         """`fn` applied to every site's and adjustment's conditions (not to call sites)."""
         priors = self.priors.map_blocks(lambda _, guards: map_guards(guards, fn))
         return replace(self, sites=tuple(replace(s.map_exprs(fn), priors=priors) for s in self.sites),
@@ -304,7 +304,7 @@ class FileSites:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "FileSites":
+    def from_dict(cls, data: dict[str, Any]) -> FileSites:
         priors = PriorTable.from_dict(data.get("priors", []))
         return cls(
             path=data["path"],

@@ -208,7 +208,8 @@ class SiteWalker:
             ]
             found.diagnostics.append(f"{self.path}: positions taken from PositionProvider")
         priors = PriorTable(tuple((function, tuple(guards)) for function, guards in found.prior_blocks))
-        sites = tuple(sorted((replace(p.site, priors=priors) for p in found.pending), key=lambda s: (s.line, s.function)))
+        sites = tuple(sorted((replace(p.site, priors=priors) for p in found.pending),
+                             key=lambda s: (s.line, s.function)))
         return FileSites(
             path=self.path,
             sites=sites,
@@ -434,7 +435,8 @@ class SiteWalker:
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         with _pushed(self.qualname, node.name.value):
             qual = self.function
-            params = [p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)]
+            ps = node.params
+            params = [p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)]
             self.found.functions.append(qual)
             self.found.params.append((qual, tuple(params)))
             with self.entered(self._frame_of(node, params)) as frame:
@@ -654,7 +656,8 @@ class SiteWalker:
 
     def _extend(self, name: str, table: Table, value: cst.BaseExpression) -> None:
         bigger = grown(table, value, self.path_guards())
-        self.scope.bindings[name] = bigger if bigger is not None else Opaque(f"{name} (extended with {norm_code(value)})")
+        self.scope.bindings[name] = (bigger if bigger is not None
+                                     else Opaque(f"{name} (extended with {norm_code(value)})"))
 
     def call(self, node: cst.Call) -> None:
         callee = dotted(node.func)
@@ -860,7 +863,8 @@ def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
                     tgt = small.targets[0].target
                     if isinstance(tgt, cst.Name):
                         consts[tgt.value] = small.value
-                elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
+                elif (isinstance(small, cst.AnnAssign) and small.value is not None
+                      and isinstance(small.target, cst.Name)):
                     consts[small.target.value] = small.value
     return consts
 

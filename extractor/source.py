@@ -224,7 +224,8 @@ def list_revisions(
         return sha
 
     tags: dict[str, str] = {}
-    for line in handle.git.for_each_ref("--format=%(objectname) %(*objectname) %(refname:short)", "refs/tags").splitlines():
+    refs = handle.git.for_each_ref("--format=%(objectname) %(*objectname) %(refname:short)", "refs/tags")
+    for line in refs.splitlines():
         obj, peeled, name = (line.split(" ") + ["", ""])[:3]
         tags.setdefault(peeled or obj, name)
 
@@ -335,7 +336,7 @@ def _get(url: str) -> bytes:
     """GET `url`; HTTPError is left to callers that give a 404 its meaning."""
     import urllib.request  # http.client and ssl: loaded only when the network is used
 
-    req = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
+    req = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})  # noqa: S310 - scheme checked by callers
     try:
         with urllib.request.urlopen(req, timeout=_TIMEOUT) as resp:  # noqa: S310 - scheme checked by callers
             return resp.read()
@@ -441,7 +442,7 @@ def _download(entry: dict[str, Any], dest_dir: Path) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=".part-", dir=dest_dir)
     try:
         digest = hashlib.sha256()
-        req = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
+        req = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})  # noqa: S310 - scheme checked by callers
         with os.fdopen(fd, "wb") as fh, urllib.request.urlopen(req, timeout=_TIMEOUT) as resp:  # noqa: S310
             while chunk := resp.read(1 << 20):
                 digest.update(chunk)

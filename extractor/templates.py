@@ -5,7 +5,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +29,10 @@ class Hole:
         return "{" + pad + self.expr + self.suffix + "}"
 
 
-Part = Union[str, Hole]
+Part = str | Hole
 
 
-def _merge(parts: "list[Part] | tuple[Part, ...]") -> tuple[Part, ...]:
+def _merge(parts: list[Part] | tuple[Part, ...]) -> tuple[Part, ...]:
     """Join adjacent literals and drop empty ones, so equal messages compare equal."""
     out: list[Part] = []
     for part in parts:
@@ -55,18 +55,18 @@ class Template:
     parts: tuple[Part, ...]
 
     @classmethod
-    def of(cls, *parts: Part) -> "Template":
+    def of(cls, *parts: Part) -> Template:
         return cls(_merge(parts))
 
     @classmethod
-    def literal(cls, text: str) -> "Template":
+    def literal(cls, text: str) -> Template:
         return cls.of(text)
 
     @classmethod
-    def hole(cls, expr: str, conversion: str | None = None, spec: str | None = None) -> "Template":
+    def hole(cls, expr: str, conversion: str | None = None, spec: str | None = None) -> Template:
         return cls.of(Hole(expr, conversion, spec))
 
-    def __add__(self, other: "Template") -> "Template":
+    def __add__(self, other: Template) -> Template:
         return Template(_merge(self.parts + other.parts))
 
     @property
@@ -108,7 +108,7 @@ class Template:
             return None
         return {h.text: v for h, v in zip(self.holes, found.groups())}
 
-    def fill(self, values: Mapping[str, "Template"]) -> "Template":
+    def fill(self, values: Mapping[str, Template]) -> Template:
         """Replace holes (by expression) with other templates, e.g. a table row's text.
 
         A template standing for a value is a string's text, so a literal one renders
@@ -194,9 +194,8 @@ def _split_at(body: str) -> int:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif depth == 0 and ch == ":" and not body.startswith(":=", i):
-            return i
-        elif depth == 0 and ch == "!" and not body.startswith("!=", i):
+        elif ((depth == 0 and ch == ":" and not body.startswith(":=", i))
+              or (depth == 0 and ch == "!" and not body.startswith("!=", i))):
             return i
         i += 1
     return len(body)

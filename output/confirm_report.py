@@ -43,7 +43,8 @@ def confirm_report(version: str, rows: Iterable[tuple[str, str, str, Outcome | N
     causes = Counter(_cause(o.why) for *_, o in rows if o is not None and o.status != CONFIRMED)
     if causes:
         lines += ["", "## Causes", "", "| cause | examples |", "|---|---|"]
-        lines += [row([text(c, inline=True), str(n)]) for c, n in sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))]
+        by_count = sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines += [row([text(c, inline=True), str(n)]) for c, n in by_count]
     refuted = [(e, label, o) for e, label, _, o in rows if o is not None and o.status == REFUTED]
     if refuted:
         lines += ["", "## Refuted examples", ""]
@@ -58,7 +59,8 @@ def confirm_report(version: str, rows: Iterable[tuple[str, str, str, Outcome | N
     not_run = [(e, label, o) for e, label, _, o in rows if o is not None and o.status == NOT_RUN]
     if not_run:
         lines += ["", "## Not run here", ""]
-        lines += [f"- {code(e + (f' ({label})' if label else ''))}: {prose(o.why, inline=True)}" for e, label, o in not_run]
+        lines += [f"- {code(e + (f' ({label})' if label else ''))}: {prose(o.why, inline=True)}"
+                  for e, label, o in not_run]
     return "\n".join(lines) + "\n"
 
 

@@ -157,12 +157,12 @@ def _md_item(change: Change) -> str:
                 f"{md.text(change.new.exception, inline=True)}")
     if isinstance(change, TriggerChanged):
         delta = ", ".join([f"+{md.code(f)}" for f in change.flags_added]
-                          + [f"−{md.code(f)}" for f in change.flags_removed])
+                          + [f"−{md.code(f)}" for f in change.flags_removed])  # noqa: RUF001 - a real minus sign
         return (f"{_message(change.new.template, 120)} ({_at(change.new)}): now when "
                 f"{md.prose(clip(change.new_text, 200), inline=True)}" + (f" \\[{delta}\\]" if delta else ""))
     if isinstance(change, VariantsChanged):
         rows = ([f"+{_message(r.template)}" for r in change.rows_added]
-                + [f"−{_message(r.template)}" for r in change.rows_removed])
+                + [f"−{_message(r.template)}" for r in change.rows_removed])  # noqa: RUF001 - a real minus sign
         return f"{_message(change.new.template, 120)}: {', '.join(rows)}"
     if isinstance(change, FlagRenamed):
         return f"{md.code(change.old.name)} → {md.code(change.new.name)} ({md.text(change.evidence, inline=True)})"

@@ -56,7 +56,8 @@ def neighbourhood_dot(graph: nx.MultiDiGraph, option: str) -> str:
             shape = "ellipse" if node.startswith("flag:") else "diamond"
             lines.append(f"  {_dot_id(node)} [shape={shape}, label={_dot_id(node.split(':', 1)[1])}];")
     for src, dst, role in sorted(graph.edges(keys=True)):
-        style = {"conflicts": "bold, color=red", "requires": "color=blue", "implies": "color=darkgreen"}.get(role, "color=gray")
+        style = {"conflicts": "bold, color=red", "requires": "color=blue",
+                 "implies": "color=darkgreen"}.get(role, "color=gray")
         lines.append(f"  {_dot_id(src)} -> {_dot_id(dst)} [label={_dot_id(role)}, {style}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -58,7 +58,8 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     if fix.get("found_by") and isinstance(static, Mapping):
         # the real program found this pair; the static example and its prediction stay visible
         out.append(f"Found and confirmed by the real program ({md.text(fix.get('real', ''), inline=True)}).")
-        lines = ["# before", str(static.get("before") or "")] + (["# after", str(static["after"])] if static.get("after") else [])
+        lines = (["# before", str(static.get("before") or "")]
+                 + (["# after", str(static["after"])] if static.get("after") else []))
         out.append("errcat's own example, refuted by the real program "
                    f"({md.text(static.get('real', ''), inline=True)}):")
         out.append(md.fence("\n".join(lines), "sh"))
@@ -66,7 +67,8 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     else:
         predicted, verified = _prediction(fix)
     real = f" ({md.text(fix['real'], inline=True)})" if fix.get("real") and not fix.get("found_by") else ""
-    out.append(f"Predicted by errcat's static evaluator: **{md.text(_PREDICTED.get(predicted, predicted), inline=True)}**"
+    shown = md.text(_PREDICTED.get(predicted, predicted), inline=True)
+    out.append(f"Predicted by errcat's static evaluator: **{shown}**"
                f" · confirmed by the real program: **{md.text(_VERIFIED.get(verified, verified), inline=True)}**{real}")
     assuming = fix.get("assuming")
     if assuming:
@@ -144,8 +146,8 @@ def index_by_file(data: Mapping[str, Any]) -> str:
         by_path[e["source"]["path"]].append(e)
     out = _header(data, "Error catalog") + ["By file below; [by flag](flags.md).", ""]
     for path in sorted(by_path):
-        out += [f"## {md.text(path, inline=True)}", "", "| line | exception | message | fix predicted | fix confirmed |",
-                "|---|---|---|---|---|"]
+        out += [f"## {md.text(path, inline=True)}", "",
+                "| line | exception | message | fix predicted | fix confirmed |", "|---|---|---|---|---|"]
         for e in sorted(by_path[path], key=lambda x: (x["source"]["line"], x["id"])):
             predicted, verified = _prediction(e.get("example_fix") or {})
             out.append(md.row([md.text(e["source"]["line"], inline=True), md.text(e["exception"], inline=True),

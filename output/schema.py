@@ -116,7 +116,8 @@ class _Compiler:
             names = [kinds] if isinstance(kinds, str) else list(kinds)
             tests = [_TYPES[n] for n in names]
             expected = " or ".join(names)
-            checks.append(lambda v: None if any(t(v) for t in tests) else ([], lambda: f"expected {expected}, got {_kind(v)}"))
+            checks.append(lambda v: None if any(t(v) for t in tests)
+                          else ([], lambda: f"expected {expected}, got {_kind(v)}"))
         for key, arg in schema.items():
             if key in _ANNOTATIONS or key in ("type", "then", "else"):
                 continue
@@ -181,12 +182,14 @@ class _Compiler:
             shown = " or ".join(json.dumps(a) for a in ([arg] if key == "const" else arg))
             return lambda v: None if _canonical(v) in allowed else ([], lambda: f"{json.dumps(v)[:60]} is not {shown}")
         if key == "minLength":
-            return lambda v: ([], lambda: f"shorter than {arg} character(s)") if isinstance(v, str) and len(v) < arg else None
+            return lambda v: (([], lambda: f"shorter than {arg} character(s)")
+                              if isinstance(v, str) and len(v) < arg else None)
         if key == "minimum":
             return lambda v: ([], lambda: f"{v} is less than {arg}") if _TYPES["number"](v) and v < arg else None
         if key == "pattern":
             rx = re.compile(arg)
-            return lambda v: ([], lambda: f"{v[:60]!r} does not match {arg!r}") if isinstance(v, str) and not rx.search(v) else None
+            return lambda v: (([], lambda: f"{v[:60]!r} does not match {arg!r}")
+                              if isinstance(v, str) and not rx.search(v) else None)
         if key == "allOf":
             subs = [self.compile(s) for s in arg]
             return lambda v: next((p for c in subs if (p := c(v)) is not None), None)

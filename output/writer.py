@@ -228,7 +228,7 @@ def _first_foreign(root: Path, marker: str | None) -> str | None:
         return None
     wanted_dirs = {p for rel in manifest for p in _parents(rel)}
     for rel, path in _entries(root):
-        if path is None and rel[:-1] in wanted_dirs or rel == MANIFEST or _companion(rel, path):
+        if (path is None and rel[:-1] in wanted_dirs) or rel == MANIFEST or _companion(rel, path):
             continue
         if path is None or rel not in manifest or path.is_symlink():
             return f"{rel} was not written by errcat (not in its {MANIFEST})"

@@ -21,10 +21,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import analyzers.advice  # noqa: E402
-import errcat.pipeline  # noqa: E402
-from extractor.profile import load_profile  # noqa: E402
-from extractor.source import open_release  # noqa: E402
+import analyzers.advice
+import errcat.pipeline
+from extractor.profile import load_profile
+from extractor.source import open_release
 
 
 def timed(fn: Callable[..., Any], into: list[float]) -> Callable[..., Any]:

@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from extractor.cache import cache_root  # noqa: E402
-from extractor.profile import load_profile  # noqa: E402
-from extractor.source import open_release  # noqa: E402
+from extractor.cache import cache_root
+from extractor.profile import load_profile
+from extractor.source import open_release
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  --jobs {jobs}  {seconds:7.3f}s   files extracted {stats['files_extracted']}, "
                       f"reused {stats['files_cached']}")
             print(f"  speed-up 1 -> 2 workers: {runs['1'][0] / runs['2'][0]:.2f}x")
-            print(f"  warm (catalogs cached)  {warm_seconds:7.3f}s   {warm_seconds / runs['1'][0]:6.1%} of cold --jobs 1"
+            share = warm_seconds / runs['1'][0]
+            print(f"  warm (catalogs cached)  {warm_seconds:7.3f}s   {share:6.1%} of cold --jobs 1"
                   f"   {json.loads(warm_out)['cache']}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

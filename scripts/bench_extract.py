@@ -16,12 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import libcst as cst  # noqa: E402
+import libcst as cst
 
-from extractor.callers import with_caller_guards  # noqa: E402
-from extractor.profile import load_profile  # noqa: E402
-from extractor.sites import extract_file  # noqa: E402
-from extractor.source import open_release  # noqa: E402
+from extractor.callers import with_caller_guards
+from extractor.profile import load_profile
+from extractor.sites import extract_file
+from extractor.source import open_release
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
@@ -49,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         paths = paths or snap.glob(profile.targets)
         texts = {p: snap.text(p) for p in paths}
         lines = sum(t.count("\n") for t in texts.values())
-        parse = best_of(args.repeat, lambda: [cst.parse_module(t) for t in texts.values()])
+        parse = best_of(args.repeat, lambda texts=texts: [cst.parse_module(t) for t in texts.values()])
         extract = best_of(
-            args.repeat, lambda: with_caller_guards([extract_file(p, t, profile) for p, t in texts.items()])
+            args.repeat, lambda texts=texts: with_caller_guards([extract_file(p, t, profile) for p, t in texts.items()])
         )
         print(f"{label:<24} {len(paths):>5} {lines:>7} {parse:>8.3f} {extract:>9.3f} {extract / parse:>5.2f}x")
     return 0

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import scale_shapes  # noqa: E402
+import scale_shapes
 
 ROOT = Path(__file__).resolve().parents[1]
 PARSE = "import libcst, sys; libcst.parse_module(open(sys.argv[1], encoding='utf-8').read())"

@@ -14,10 +14,10 @@ from pathlib import Path
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from extractor.errors import ErrcatError  # noqa: E402
-from extractor.history_repo import build_release_history  # noqa: E402
-from extractor.profile import load_profile  # noqa: E402
-from extractor.source import PYPI  # noqa: E402
+from extractor.errors import ErrcatError
+from extractor.history_repo import build_release_history
+from extractor.profile import load_profile
+from extractor.source import PYPI
 
 
 def main(argv: list[str] | None = None) -> int:

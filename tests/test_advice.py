@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from analyzers.advice import Context, advise, example_fix, solutions
+from analyzers.entries import Entry
 from analyzers.evaluate import Model, Rule
 from analyzers.examples import Examples
 from analyzers.flags import build_flag_model
 from analyzers.trigger import Renderer, trigger_dict
-from analyzers.entries import Entry
 from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
 from extractor.records import RaiseSite, SiteKind
@@ -134,7 +134,15 @@ import itertools  # noqa: E402
 
 from analyzers.evaluate import Truth, evaluate  # noqa: E402
 from analyzers.witness import (  # noqa: E402
-    MAX_COMBINATIONS, NOT_GIVEN, _unique, assign, base_launch, candidates, falsify, literals, satisfy,
+    MAX_COMBINATIONS,
+    NOT_GIVEN,
+    _unique,
+    assign,
+    base_launch,
+    candidates,
+    falsify,
+    literals,
+    satisfy,
     settable_leaves,
 )
 from extractor.ir import FALSE, Apply, Unknown, conj, negate  # noqa: E402

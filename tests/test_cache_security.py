@@ -282,7 +282,7 @@ def test_private_cache_replaces_a_cache_others_can_write(tmp_path, mode, trusted
     root = tmp_path / "cache"
     root.mkdir()
     root.chmod(mode)
-    expect = pytest.warns(CacheWarning) if not trusted else _no_warning()
+    expect = pytest.warns(CacheWarning) if not trusted else _NoWarning()
     with expect, private_cache(root, True) as (cache_dir, use_cache):
         if trusted:
             assert (cache_dir, use_cache) == (root, True)
@@ -303,7 +303,7 @@ def test_a_missing_cache_is_created_private(tmp_path, use_cache, made):
     root = tmp_path / "new" / "cache"
     old = os.umask(0o002)
     try:
-        with _no_warning(), private_cache(root, use_cache) as (cache_dir, use):
+        with _NoWarning(), private_cache(root, use_cache) as (cache_dir, use):
             assert (cache_dir, use) == (root, use_cache)
     finally:
         os.umask(old)
@@ -311,7 +311,7 @@ def test_a_missing_cache_is_created_private(tmp_path, use_cache, made):
     assert all(p.stat().st_mode & 0o777 == 0o700 for p in (root, *root.iterdir()))
 
 
-class _no_warning:
+class _NoWarning:
     def __enter__(self):
         import warnings
 

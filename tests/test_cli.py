@@ -1,6 +1,7 @@
 """CLI: one `errcat: ...` line and exit 2 on bad input, nothing written; exit 0 otherwise."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -216,10 +217,8 @@ def test_file_that_cannot_be_analysed_exits_3_catalog_still_written(env, capsys,
 def _children(pid: int) -> set[int]:
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
+        with contextlib.suppress(OSError):
             found.update(int(p) for p in task.read_text().split())
-        except OSError:
-            pass
     return found
 
 

@@ -8,8 +8,8 @@ import pytest
 from analyzers.judge import EntryIndex, Real, Verdict
 from analyzers.launch import CommandLine, split_command
 from errcat.real.confirm import Example, _unrunnable, examples_of
-from errcat.real.repair import Change, Pair, _repairs, change_between, shell_line
 from errcat.real.materials import Materials, NotRunnable, unrunnable
+from errcat.real.repair import Change, Pair, _repairs, change_between, shell_line
 from extractor.errors import ErrcatError
 from extractor.real_profile import parse_real
 

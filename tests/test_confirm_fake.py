@@ -118,7 +118,7 @@ def test_the_installed_version_must_be_the_catalogs(setup):
     data = json.loads((cat / "catalog.json").read_text())
     data["source"]["release"] = "9.9"
     (cat / "catalog.json").write_text(json.dumps(data))
-    with pytest.raises(ErrcatError, match="has fakesrv 1.2.3 installed, the catalog describes 9.9"):
+    with pytest.raises(ErrcatError, match=r"has fakesrv 1\.2\.3 installed, the catalog describes 9\.9"):
         confirm(cat, python)
 
 

@@ -7,7 +7,20 @@ from analyzers.evaluate import Model, Rule, Truth, evaluate, rules_from_adjustme
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from extractor.ir import (
-    FALSE, TRUE, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
+    FALSE,
+    TRUE,
+    And,
+    Apply,
+    Compare,
+    Const,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
 )
 
 ARGS = '''
@@ -135,7 +148,14 @@ def test_no_flag_model_means_unknown_defaults():
 import random  # noqa: E402
 
 from analyzers.evaluate import (  # noqa: E402
-    MAX_ROUNDS, UNKNOWN, _same, compile_truth, compile_value, truth, value, Values,
+    MAX_ROUNDS,
+    UNKNOWN,
+    Values,
+    _same,
+    compile_truth,
+    compile_value,
+    truth,
+    value,
 )
 
 ENV_LIMIT = env("SGLANG_LIMIT")

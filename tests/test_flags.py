@@ -540,9 +540,9 @@ def test_no_environ_file_means_no_env():
 
 
 def test_as_dict_is_json_and_deterministic():
-    files = dict(
-        fields='tp_size: A[int, Arg(help="h", aliases=["--tps"], choices=[1, 2])] = 1\nx: A[list, "h"] = ()',
-    )
+    files = {
+        "fields": 'tp_size: A[int, Arg(help="h", aliases=["--tps"], choices=[1, 2])] = 1\nx: A[list, "h"] = ()',
+    }
     first = fields_model(**files).as_dict()
     again = fields_model(**files).as_dict()
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)

@@ -23,7 +23,7 @@ FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
 
 # ------------------------------------------------------------------ generated files
 
-_IDENTS = ["x", "ñame", "变量", "ǅx", "𝑥", "_", "__x", "Σ", "a1"]  # 𝑥 is x after NFKC
+_IDENTS = ["x", "ñame", "变量", "ǅx", "𝑥", "_", "__x", "Σ", "a1"]  # noqa: RUF001, RUF003 - 𝑥 is x after NFKC
 _RAISES = [
     "raise ValueError('v')", "raise ValueError(f'{x!r:>{w}}')", "raise", "raise E from None",
     "raise (E if x else F)('m')", "raise E(*a, **k)", "assert x, (y := 1)", "raise ValueError('é\\u00e9\\N{BULLET}')",

@@ -6,8 +6,8 @@ import gc
 import pytest
 
 from errcat import pipeline
-from errcat.model import SourceSpec
 from errcat.gcpolicy import THRESHOLDS, fewer_collections
+from errcat.model import SourceSpec
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from extractor.inline import helper_paths, inline_helpers, wanted
 from extractor.ir import IF, And, Apply, Compare, Const, Or, Ref, RefKind, Seq, Truthy, refs, simplify
 from extractor.profile import load_profile
 from extractor.records import FileSites
-from extractor.snapshot import Snapshot, SourceKind, blob_id
 from extractor.sites import extract_file
+from extractor.snapshot import Snapshot, SourceKind, blob_id
 
 PROFILE = load_profile("sglang")  # config params: server_args, args, cfg, view
 RENDER = Renderer()

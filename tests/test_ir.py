@@ -6,8 +6,26 @@ import json
 import pytest
 
 from extractor.ir import (
-    FALSE, TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown,
-    conj, disj, from_dict, negate, refs, simplify, unknowns,
+    FALSE,
+    TRUE,
+    And,
+    Compare,
+    Const,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
+    conj,
+    disj,
+    from_dict,
+    negate,
+    refs,
+    simplify,
+    unknowns,
 )
 
 A = Truthy(Ref(RefKind.FLAG, "a", "cfg.a"))

@@ -9,7 +9,15 @@ import pytest
 
 from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, Real
 from analyzers.outcomes import (
-    NO_OUTCOMES, Found, Outcome, Outcomes, apply_outcomes, fingerprint, merged_fix, parse_outcomes, read_outcomes,
+    NO_OUTCOMES,
+    Found,
+    Outcome,
+    Outcomes,
+    apply_outcomes,
+    fingerprint,
+    merged_fix,
+    parse_outcomes,
+    read_outcomes,
     release_of,
 )
 

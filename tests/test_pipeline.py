@@ -10,11 +10,11 @@ import git
 import jsonschema
 import pytest
 
-from tests.gitrepo import commit as git_commit
 from errcat.model import SourceSpec
 from errcat.pipeline import extract
 from extractor.errors import ErrcatError, SourceError
 from output.schema import entry_schema, load_schema
+from tests.gitrepo import commit as git_commit
 
 ME = git.Actor("Test", "test@example.invalid")
 PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
@@ -326,7 +326,7 @@ def test_a_bad_confirm_json_is_one_error_and_nothing_is_written(flagged, tmp_pat
     extract(spec, profile=history["profile"], out=out, cache_dir=history["cache"])
     before = _tree(out)
     (out / "confirm.json").write_text('{"errcat_confirm": 1, "outcomes": [{"entry": 3}]}')
-    with pytest.raises(ErrcatError, match="confirm.json.*move it away"):
+    with pytest.raises(ErrcatError, match=r"confirm\.json.*move it away"):
         extract(spec, profile=history["profile"], out=out, cache_dir=history["cache"])
     assert {k: v for k, v in _tree(out).items() if k != "confirm.json"} == before
 

@@ -13,12 +13,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.conftest import test_cache_dir as _cache_dir
 from errcat.model import SourceSpec
 from errcat.pipeline import extract
 from extractor.history_repo import build_release_history
 from extractor.profile import load_profile
 from output.schema import load_schema
+from tests.conftest import test_cache_dir as _cache_dir
 
 pytestmark = pytest.mark.network
 

@@ -6,7 +6,18 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import UNKNOWN, Model, Truth, Values, _same, compile_truth, compile_value, evaluate, truth, value
+from analyzers.evaluate import (
+    UNKNOWN,
+    Model,
+    Truth,
+    Values,
+    _same,
+    compile_truth,
+    compile_value,
+    evaluate,
+    truth,
+    value,
+)
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer

@@ -18,7 +18,7 @@ from extractor.profile import load_profile
 from extractor.sites import extract_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import scale_shapes  # noqa: E402
+import scale_shapes
 
 SHAPES = ["one-if", "one-assert", "one-elif", "many"]
 

@@ -8,8 +8,8 @@ import pytest
 
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
-from extractor.profile import load_profile
 from extractor.ir import RefKind, Truthy, Unknown, conj, refs, unknowns
+from extractor.profile import load_profile
 from extractor.records import GuardOrigin, RaiseSite
 from extractor.sites import extract_file
 

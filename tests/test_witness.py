@@ -2,7 +2,6 @@
 could not be decided when the evaluator cannot tell."""
 from __future__ import annotations
 
-import json
 import shlex
 import textwrap
 
@@ -15,10 +14,16 @@ from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
 from analyzers.witness import (
-    NOT_GIVEN, Leaf, base_launch, env_candidates, fact_candidates, falsify, flag_candidates,
+    NOT_GIVEN,
+    Leaf,
+    base_launch,
+    env_candidates,
+    fact_candidates,
+    falsify,
+    flag_candidates,
 )
-from extractor.profile import ExampleRules
 from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
+from extractor.profile import ExampleRules
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):

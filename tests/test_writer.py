@@ -202,7 +202,7 @@ def test_replaces_empty_or_legacy_marked_directories(tmp_path, existing, marker)
     for name, text in existing.items():
         (out / name).write_text(text)
     if "index.html" in existing:  # a marker alone is not enough: index.html is no errcat file name
-        with pytest.raises(OutputError, match="index.html was not written by errcat"):
+        with pytest.raises(OutputError, match=r"index\.html was not written by errcat"):
             write_atomically(out, lambda: dict(NEW), marker=marker)
         return
     write_atomically(out, lambda: dict(NEW), marker=marker)
@@ -313,7 +313,7 @@ def test_an_unreadable_manifest_is_refused(out, text):
 
 def test_a_file_changed_since_errcat_wrote_it_is_not_replaced(out):
     (out / "catalog.json").write_text("my edits")
-    with pytest.raises(OutputError, match="catalog.json was changed since errcat wrote it"):
+    with pytest.raises(OutputError, match=r"catalog\.json was changed since errcat wrote it"):
         write_atomically(out, lambda: dict(NEW))
     assert (out / "catalog.json").read_text() == "my edits"
 

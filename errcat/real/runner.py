@@ -12,6 +12,7 @@ run, and the drivers leave by themselves when errcat dies (they watch their pare
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -133,16 +134,12 @@ class _Worker:
 
     def kill(self) -> str:
         """Ends the whole process group; how the driver ended."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone already
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass  # the group is gone already
         code = self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout):
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
         return f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
 
     def close(self) -> None:

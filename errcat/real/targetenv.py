@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from errcat.real.runner import target_version
 from extractor.atomic import write_bytes_atomically
 from extractor.cache import cache_root, downloads_dir, targets_dir, untrusted
-from errcat.real.runner import target_version
 from extractor.errors import ErrcatError
 from extractor.pep440 import version_key
 from extractor.profile import Profile
@@ -71,7 +71,8 @@ def plan_for(profile: Profile, version: str) -> Plan:
     """The profile's install steps for `version` (first matching range), or a one-line refusal."""
     real = profile.real
     if real is None or not real.install:
-        raise ErrcatError(f"profile {profile.name} has no real.install section: it does not say how to install its target")
+        raise ErrcatError(f"profile {profile.name} has no real.install section:"
+                          " it does not say how to install its target")
     if not profile.pypi:
         raise ErrcatError(f"profile {profile.name} names no PyPI distribution")
     version_key(version)  # a version it cannot order is refused here (and is never a path)
