@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -299,13 +299,6 @@ def _record(path: str | Path, session: _Session, version: str, index: EntryIndex
         lines.append(json.dumps({"version": version, "env": dict(env), "argv": list(argv), **real.as_dict(),
                                  **({"entry": entry} if entry else {})}, sort_keys=True, ensure_ascii=False))
     Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-
-
-def iter_outcomes(run: ConfirmRun) -> Iterator[tuple[Example, Outcome | None]]:
-    for example in run.examples:
-        yield example, run.outcome(example)
-
-
 
 
 def write_results(run: ConfirmRun) -> str:
