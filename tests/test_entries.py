@@ -1,0 +1,335 @@
+"""Catalog entries (analyzers/entries.py): ids, excerpts, triggers, listed guards and variants."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analyzers.entries import (
+    EXCERPT_CONTEXT,
+    MAX_LISTED_PRIORS,
+    assign_ids,
+    build_entries,
+    entry_id,
+    excerpt,
+    listed_guards,
+    site_trigger,
+    site_trigger_guards,
+    trigger_guards,
+)
+from analyzers.trigger import Renderer
+from extractor.ir import TRUE
+from extractor.profile import load_profile
+from extractor.records import RaiseSite
+from extractor.sites import extract_file
+
+PROFILE = load_profile("sglang")
+RENDER = Renderer()
+
+
+def sites(code: str, path: str = "m.py") -> list[RaiseSite]:
+    return list(extract_file(path, textwrap.dedent(code), PROFILE).sites)
+
+
+def only_id(code: str, path: str = "m.py") -> str:
+    (site,) = sites(code, path)
+    return assign_ids([site])[0]
+
+
+def entries(code: str, path: str = "m.py", implied=None):
+    found = sites(code, path)
+    lines = textwrap.dedent(code).splitlines(keepends=True)
+    return build_entries(found, lambda p: lines, lambda p, n: f"https://x/{p}#L{n}", RENDER, implied)
+
+
+def guard_texts(guards) -> list[tuple[str, str]]:
+    return [(str(g.origin), g.text) for g in guards]
+
+
+# ------------------------------------------------------------------------- ids
+
+BASE = "def f(cfg):\n    if cfg.x:\n        raise ValueError('no x')\n"
+
+
+def test_id_is_pinned_for_a_known_site() -> None:
+    """Published ids must not drift: sha256 of path, function, exception, template, ordinal; 16 hex."""
+    assert only_id(BASE) == "a2cfa5633af39577"
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "\n\n\n" + BASE,  # line shift
+        "import os\n\ndef g():\n    raise KeyError('k')\n\n" + BASE,  # unrelated code above
+        "def f(cfg):\n    if cfg.y and cfg.z:\n        raise ValueError('no x')\n",  # guard rewritten
+        "def f(cfg):\n    raise ValueError('no x')\n",  # guard removed
+        "def f(other, cfg):\n    # comment\n    if cfg.x:\n        raise ValueError('no x')\n",  # signature, comment
+    ],
+    ids=["line-shift", "unrelated-code", "guard-changed", "guard-removed", "signature-comment"],
+)
+def test_id_is_stable_across_edits_that_keep_the_error(edited: str) -> None:
+    found = sites(edited)
+    assert [i for s, i in zip(found, assign_ids(found)) if s.function == "f"] == [only_id(BASE)]
+
+
+@pytest.mark.parametrize(
+    "code, path",
+    [
+        (BASE, "other.py"),  # path
+        (BASE.replace("def f", "def g"), "m.py"),  # enclosing function
+        (BASE.replace("ValueError", "TypeError"), "m.py"),  # exception type
+        (BASE.replace("no x", "no y"), "m.py"),  # message template
+        ("class A:\n" + textwrap.indent(BASE.replace("(cfg)", "(self, cfg)"), "    "), "m.py"),  # qualname A.f
+    ],
+    ids=["path", "function", "exception", "template", "qualname"],
+)
+def test_id_changes_with_what_identifies_the_error(code: str, path: str) -> None:
+    assert only_id(code, path) != only_id(BASE)
+
+
+def test_identical_sites_in_one_function_are_numbered_in_source_order() -> None:
+    found = sites(
+        """
+        def f(cfg):
+            if cfg.a:
+                raise ValueError('bad')
+            if cfg.b:
+                raise ValueError('other')
+            if cfg.c:
+                raise ValueError('bad')
+            if cfg.d:
+                raise ValueError('bad')
+        """
+    )
+    bad = [s for s in found if s.template.text == "bad"]
+    ids = dict(zip([id(s) for s in found], assign_ids(found)))
+    assert [ids[id(s)] for s in bad] == [entry_id(s, n) for n, s in enumerate(bad)]
+    assert len(set(assign_ids(found))) == 4
+
+
+def test_ordinal_ignores_different_sites_in_between_and_other_functions() -> None:
+    plain = assign_ids(sites("def f(cfg):\n    raise ValueError('bad')\n    raise ValueError('bad')\n"))
+    mixed = sites(
+        "def g():\n    raise ValueError('bad')\n"
+        "def f(cfg):\n    raise ValueError('bad')\n    raise KeyError('bad')\n    raise ValueError('bad')\n"
+    )
+    assert [i for s, i in zip(mixed, assign_ids(mixed)) if s.function == "f" and s.exception == "ValueError"] == plain
+    assert assign_ids(mixed)[0] == entry_id(mixed[0], 0)
+
+
+@pytest.mark.parametrize("ordinal, other", [(0, 1), (1, 2), (0, 2)])
+def test_ordinal_separates_ids_of_the_same_site(ordinal: int, other: int) -> None:
+    (site,) = sites(BASE)
+    assert entry_id(site, ordinal) != entry_id(site, other)
+    assert len(entry_id(site, ordinal)) == 16 and int(entry_id(site, ordinal), 16) >= 0
+
+
+# -------------------------------------------------------------------- excerpts
+
+LINES = [f"line {n}\n" for n in range(1, 101)]
+
+
+@pytest.mark.parametrize(
+    "lines, line, start, first, last",
+    [
+        (LINES, 1, 1, 1, 21),  # clipped at the top
+        (LINES, 21, 1, 1, 41),
+        (LINES, 50, 30, 30, 70),  # EXCERPT_CONTEXT either side
+        (LINES, 100, 80, 80, 100),  # clipped at the bottom
+        (LINES[:5], 3, 1, 1, 5),  # short file: all of it
+    ],
+)
+def test_excerpt_window(lines: list[str], line: int, start: int, first: int, last: int) -> None:
+    assert EXCERPT_CONTEXT == 20
+    got_start, code = excerpt(lines, line)
+    assert got_start == start
+    assert code == "".join(f"line {n}\n" for n in range(first, last + 1))
+
+
+def test_entry_excerpt_and_url_come_from_the_site_path_and_line() -> None:
+    asked: list[str] = []
+    code = "".join(f"# {n}\n" for n in range(1, 31)) + "def f():\n    raise ValueError('x')\n"
+    found = sites(code, "pkg/a.py")
+    lines = code.splitlines(keepends=True)
+
+    def lines_of(path: str) -> list[str]:
+        asked.append(path)
+        return lines
+
+    (entry,) = build_entries(found, lines_of, lambda p, n: f"https://x/{p}#L{n}", RENDER)
+    assert asked == ["pkg/a.py"]
+    assert (entry.site.line, entry.excerpt_start, entry.url) == (32, 12, "https://x/pkg/a.py#L32")
+    assert entry.excerpt == "".join(lines[11:32])
+    d = entry.as_dict()
+    assert d["excerpt"] == {"start_line": 12, "code": entry.excerpt}
+    assert d["source"] == {"path": "pkg/a.py", "line": 32, "function": "f", "url": "https://x/pkg/a.py#L32"}
+
+
+# -------------------------------------------------------------------- triggers
+
+
+@pytest.mark.parametrize(
+    "code, text, flags, env",
+    [
+        ("def f(cfg):\n    raise ValueError('x')\n", "always", [], []),
+        ("def f(cfg):\n    if cfg.enable_lora:\n        raise ValueError('x')\n", "`--enable-lora` is set", ["--enable-lora"], []),
+        ("def f(cfg):\n    if cfg.b and envs.SGLANG_X.get():\n        raise ValueError('x')\n",
+         "`--b` is set and `SGLANG_X=1`", ["--b"], ["SGLANG_X"]),
+        ("def f(cfg):\n    if cfg.z or cfg.a:\n        raise ValueError('x')\n", "`--z` is set or `--a` is set", ["--a", "--z"], []),
+        ("def f(cfg):\n    assert cfg.tp_size > 0, 'tp'\n", "`--tp-size` <= 0", ["--tp-size"], []),
+    ],
+    ids=["unguarded", "flag", "flag-and-env", "flags-sorted", "assert"],
+)
+def test_trigger_text_flags_and_env(code: str, text: str, flags: list[str], env: list[str]) -> None:
+    (entry,) = entries(code)
+    assert (entry.trigger["text"], entry.trigger["flags"], entry.trigger["env"]) == (text, flags, env)
+
+
+def test_unguarded_site_trigger_is_true() -> None:
+    (site,) = sites("def f():\n    raise ValueError('x')\n")
+    assert site_trigger(site) == TRUE
+    assert site_trigger_guards(site) == []
+
+
+PRIORS = """
+def f(cfg):
+    if cfg.mode == "a":
+        raise ValueError("a mode")
+    if cfg.other:
+        raise ValueError("other")
+    if cfg.mode == "b":
+        raise ValueError("b mode")
+"""
+
+
+def test_earlier_raise_on_the_same_variable_is_kept_in_the_trigger() -> None:
+    last = sites(PRIORS)[-1]
+    assert [g.text for g in site_trigger_guards(last)] == ['not (cfg.mode == "a")', 'cfg.mode == "b"']
+    (entry,) = [e for e in entries(PRIORS) if e.site.template.text == "b mode"]
+    assert entry.trigger["text"] == "`--mode` is b"  # `not a` is implied by `is b` once simplified
+    assert entry.trigger["flags"] == ["--mode"]  # not `--other`
+
+
+def test_earlier_raise_on_another_variable_stays_in_guards_only() -> None:
+    (entry,) = [e for e in entries(PRIORS) if e.site.template.text == "other"]
+    assert entry.trigger["text"] == "`--other` is set"
+    assert entry.as_dict()["guards"] == [
+        {"text": 'not (cfg.mode == "a")', "origin": "prior-raise"},
+        {"text": "cfg.other", "origin": "if"},
+    ]
+
+
+@pytest.mark.parametrize(
+    "prior, text",
+    [
+        ("cfg.x == 'a'", "`--x` is not a"),  # the variants read --x: kept
+        ("cfg.y", "always"),  # unrelated: dropped
+    ],
+)
+def test_variants_reads_count_when_keeping_earlier_raises(prior: str, text: str) -> None:
+    code = f"def f(cfg):\n    if {prior}:\n        raise ValueError('no')\n    raise ValueError('p' if cfg.x == 'b' else 'q')\n"
+    (entry,) = [e for e in entries(code) if e.site.template.text == "p"]
+    assert entry.trigger["text"] == text
+
+
+def test_trigger_guards_keeps_non_prior_guards_and_narrowing_priors_in_order() -> None:
+    last = sites(PRIORS)[-1]
+    assert guard_texts(trigger_guards(last.guards)) == [
+        ("prior-raise", 'not (cfg.mode == "a")'),
+        ("if", 'cfg.mode == "b"'),
+    ]
+    assert site_trigger_guards(last) == trigger_guards(last.guards)
+
+
+def test_implied_options_are_named_in_the_trigger() -> None:
+    (entry,) = entries("def f(cfg):\n    if cfg.enable_lora:\n        raise ValueError('x')\n",
+                       implied={"--enable-lora": ["--lora-paths", "--lora-paths"]})
+    assert entry.trigger["text"] == "`--enable-lora` is set (`--enable-lora` is also turned on by `--lora-paths`)"
+    assert entry.trigger["implied_by"] == {"--enable-lora": ["--lora-paths"]}
+
+
+# --------------------------------------------------------------- listed guards
+
+
+def _checks(n: int) -> str:
+    return "def f(cfg):\n" + "".join(f"    if cfg.o{i}:\n        raise ValueError('e{i}')\n" for i in range(n)) + \
+        "    raise ValueError('last')\n"
+
+
+@pytest.mark.parametrize(
+    "n, first",
+    [
+        (3, "not (cfg.o0)"),
+        (MAX_LISTED_PRIORS, "not (cfg.o0)"),  # up to the cap: all named
+        (MAX_LISTED_PRIORS + 1, "1 earlier checks did not fire (not listed)"),
+        (30, "6 earlier checks did not fire (not listed)"),
+    ],
+)
+def test_listed_guards_name_the_nearest_earlier_raises(n: int, first: str) -> None:
+    last = sites(_checks(n))[-1]
+    listed = listed_guards(last)
+    assert len(last.guards) == n
+    assert listed[0].text == first
+    assert [g.text for g in listed][-min(n, MAX_LISTED_PRIORS):] == [f"not (cfg.o{i})" for i in range(max(0, n - MAX_LISTED_PRIORS), n)]
+    assert len(listed) == (n if n <= MAX_LISTED_PRIORS else MAX_LISTED_PRIORS + 1)
+    assert {str(g.origin) for g in listed} == {"prior-raise"}
+
+
+def test_hidden_earlier_raises_do_not_change_the_trigger() -> None:
+    (entry,) = [e for e in entries(_checks(30)) if e.site.template.text == "last"]
+    assert entry.trigger["text"] == "always"
+    assert len(entry.as_dict()["guards"]) == MAX_LISTED_PRIORS + 1
+
+
+# -------------------------------------------------------------------- variants
+
+
+@pytest.mark.parametrize(
+    "code, rows",
+    [
+        ("def f(cfg):\n    raise ValueError('a' if cfg.x else 'b')\n",
+         [({}, "a", "`--x` is set"), ({}, "b", "`--x` is not set")]),
+        (
+            """
+            def f(server_args):
+                cfg = resolving_view(server_args)
+                rows = [
+                    (cfg.a, "does not support --a"),
+                    (cfg.b == "x", "does not support b"),
+                ]
+                for bad, reason in rows:
+                    if bad:
+                        raise ValueError(f"LoRA {reason}.")
+            """,
+            [({"reason": "does not support --a"}, "LoRA does not support --a.", "`--a` is set"),
+             ({"reason": "does not support b"}, "LoRA does not support b.", "`--b` is x")],
+        ),
+        ("def f(cfg):\n    if cfg.x:\n        raise ValueError('x')\n", []),
+    ],
+    ids=["conditional-message", "table-rows", "none"],
+)
+def test_one_variant_per_row(code: str, rows: list[tuple[dict, str, str]]) -> None:
+    (entry,) = entries(code)
+    got = [(v["values"], v["template"], v["trigger"]["text"]) for v in entry.variants]
+    assert got == rows
+    assert entry.as_dict()["variants"] == list(entry.variants)
+
+
+# --------------------------------------------------------------------- ordering
+
+
+def test_entries_are_sorted_by_id_one_per_site() -> None:
+    code = "".join(f"def f{i}(cfg):\n    raise ValueError('m{i}')\n" for i in range(8))
+    built = entries(code)
+    assert [e.id for e in built] == sorted(e.id for e in built)
+    assert sorted(e.site.line for e in built) == [2 * i + 2 for i in range(8)]
+    assert {e.id for e in built} == set(assign_ids(sites(code)))
+    assert [e.site.line for e in built] != sorted(e.site.line for e in built)  # the order really is by id
+
+
+def test_as_dict_defaults_for_a_fresh_entry() -> None:
+    (entry,) = entries(BASE)
+    d = entry.as_dict()
+    assert (d["id"], d["kind"], d["exception"], d["template"]) == ("a2cfa5633af39577", "raise", "ValueError", "no x")
+    assert (d["meaning"], d["solutions"], d["related"], d["notes"]) == ("", [], [], [])
+    assert d["example_fix"] == {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"}
