@@ -1,4 +1,4 @@
-"""analyzers.matching + analyzers.diff + output.diff_formats + `errcat diff`."""
+"""analyzers.diff + output.diff_formats + `errcat diff` (analyzers.matching: tests/test_matching.py)."""
 from __future__ import annotations
 
 import json
@@ -19,13 +19,6 @@ from analyzers.diff import (
     flag_changes,
     matched_share,
     parse_kinds,
-)
-from analyzers.matching import (
-    literal_text,
-    match_entries,
-    normalize_template,
-    split_template,
-    strip_receivers,
 )
 from errcat.cli import main
 from output.diff_formats import render_diff
@@ -55,88 +48,6 @@ def catalog(*entries: dict[str, Any], flags: dict[str, Any] | None = None, commi
 
 def kinds(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return sorted(str(c.kind) for c in find_changes(old, new))
-
-
-# ------------------------------------------------------------------ normalisation
-
-
-@pytest.mark.parametrize("template, parts", [
-    ("plain", [(False, "plain")]),
-    ("a {x} b", [(False, "a "), (True, "x"), (False, " b")]),
-    ("{{literal}} {y!r:>4}", [(False, "{literal} "), (True, "y!r:>4")]),
-    ("{d['k']}", [(True, "d['k']")]),
-    ("{d['}']} x", [(True, "d['}']"), (False, " x")]),  # a brace inside a string in a hole
-    ("{ {'a': 1}[k]}", [(True, "{'a': 1}[k]")]),  # a hole starting with a brace
-])
-def test_split_template(template, parts):
-    assert split_template(template) == parts
-
-
-@pytest.mark.parametrize("code, expected", [
-    ("self.tp_size", "tp_size"),
-    ("server_args.tp_size", "tp_size"),
-    ("len(self.lora_paths)", "len(lora_paths)"),
-    ("args.spec.name", "spec.name"),
-    ("plain", "plain"),
-])
-def test_strip_receivers(code, expected):
-    assert strip_receivers(code) == expected
-
-
-@pytest.mark.parametrize("a, b, same", [
-    ("got {self.pp_size}", "got {server_args.pp_size}", True),
-    ("got {self.pp_size}", "got {self.tp_size}", False),
-    ("x  must\n be set", "x must be set", True),
-    ("{{a}} {x}", "{{a}} {cfg.x}", True),
-])
-def test_normalize_template(a, b, same):
-    assert (normalize_template(a) == normalize_template(b)) is same
-
-
-def test_literal_text_drops_holes_and_case():
-    assert literal_text("Port {self.port} Must Be >= 0") == "port {} must be >= 0"
-
-
-# ------------------------------------------------------------------ matching
-
-
-def test_equal_ids_pair_first():
-    m = match_entries([entry("a"), entry("b", "other")], [entry("b", "other"), entry("a")])
-    assert {(p.old, p.new, p.by) for p in m.pairs} == {(0, 1, "id"), (1, 0, "id")}
-
-
-def test_moved_entry_pairs_by_similarity():
-    old = [entry("a", "port must be >= 0, got {self.port}", function="ServerArgs._check_port")]
-    new = [entry("z", "port must be >= 0, got {server_args.port}", path="pkg/hooks/port_hook.py",
-                 function="check_port")]
-    m = match_entries(old, new)
-    assert [(p.old, p.new, p.by) for p in m.pairs] == [(0, 0, "similarity")] and not m.added and not m.removed
-
-
-def test_unrelated_entries_are_added_and_removed():
-    m = match_entries([entry("a", "port must be >= 0")], [entry("b", "model path is required", flags=("--model",))])
-    assert (m.pairs, m.removed, m.added) == ((), (0,), (0,))
-
-
-def test_assignment_is_one_to_one_and_uses_function_names():
-    old = [entry("a1", "value is invalid", function="C._check_alpha", flags=("--alpha",)),
-           entry("b1", "value is invalid", function="C._check_beta", flags=("--beta",))]
-    new = [entry("b2", "value is invalid", function="check_beta", flags=("--beta",), path="h.py"),
-           entry("a2", "value is invalid", function="check_alpha", flags=("--alpha",), path="h.py")]
-    m = match_entries(old, new)
-    assert {(p.old, p.new) for p in m.pairs} == {(0, 1), (1, 0)}
-
-
-def test_messageless_asserts_pair_on_flags_and_function():
-    old = [entry("a", "", function="C._handle_dp", flags=("--dp-size", "--tp-size"))]
-    new = [entry("b", "", function="handle_dp", flags=("--dp-size", "--tp-size"), path="h.py")]
-    assert len(match_entries(old, new).pairs) == 1
-
-
-def test_edited_message_pairs_when_mostly_the_same():
-    old = [entry("a", "LoRA is only compatible with NGRAM speculative decoding.")]
-    new = [entry("b", "LoRA is only compatible with NGRAM or EAGLE speculative decoding.")]
-    assert len(match_entries(old, new).pairs) == 1
 
 
 # ------------------------------------------------------------------ entry changes
