@@ -248,7 +248,7 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
 
     open_ = {i: [p] for i, p in pairs.items() if p.verdict is not None and p.verdict.status == REFUTED}
     repaired: dict[int, Pair] = {}
-    search = Search.of(data, pairs.values(), recorded, version, profile.launch)
+    search = Search.of(data, index, pairs.values(), recorded, version, profile.launch)
     for round_ in range(REPAIR_ROUNDS if repair else 0):
         tries = {i: [r for p in ps for r in search.candidates(p)] for i, ps in open_.items()}
         tries = {i: rs for i, rs in tries.items() if rs}

@@ -238,18 +238,16 @@ class Search:
     commands the real program accepted so far."""
 
     index: EntryIndex
-    entries: Mapping[str, Mapping[str, Any]]
     changes: Mapping[str, list[Change]]
     passing: Mapping[str, list[CommandLine]]
     reaching: Mapping[str, list[CommandLine]]
 
     @classmethod
-    def of(cls, data: Mapping[str, Any], pairs: Iterable[Pair], recorded: Outcomes, version: str,
-           prefix: str) -> Search:
-        entries = {e["id"]: e for e in data["entries"]}
-        passing = passing_commands(pairs, set(entries), recorded, version, prefix)
-        return cls(EntryIndex(data["entries"]), entries, entry_changes(data, prefix), passing,
-                   by_function(passing, data))
+    def of(cls, data: Mapping[str, Any], index: EntryIndex, pairs: Iterable[Pair], recorded: Outcomes,
+           version: str, prefix: str) -> Search:
+        """`index`: the catalog's `EntryIndex` (the caller has built it already)."""
+        passing = passing_commands(pairs, {e["id"] for e in data["entries"]}, recorded, version, prefix)
+        return cls(index, entry_changes(data, prefix), passing, by_function(passing, data))
 
     def candidates(self, pair: Pair) -> list[Pair]:
         """The repairs to try next for a refuted `pair`."""
