@@ -65,15 +65,22 @@ def _value(value: Any, out: list[str], level: int, seen: set[int]) -> None:
         raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
-def _list(items: list[Any] | tuple[Any, ...], out: list[str], level: int, seen: set[int]) -> None:
-    if not items:
-        out.append("[]")
-        return
-    marker = id(items)
-    if marker in seen:
+def _enter(container: Any, empty: str, out: list[str], seen: set[int]) -> bool:
+    """Start writing a list or dict: False when it is empty (written whole as `empty`);
+    json.dumps' check for a container inside itself."""
+    if not container:
+        out.append(empty)
+        return False
+    if id(container) in seen:
         raise ValueError("Circular reference detected")
-    seen.add(marker)
-    inner = "\n" + "  " * (level + 1)
+    seen.add(id(container))
+    return True
+
+
+def _list(items: list[Any] | tuple[Any, ...], out: list[str], level: int, seen: set[int]) -> None:
+    if not _enter(items, "[]", out, seen):
+        return
+    marker, inner = id(items), "\n" + "  " * (level + 1)
     sep = "[" + inner
     for item in items:
         if isinstance(item, str):
@@ -90,14 +97,9 @@ def _list(items: list[Any] | tuple[Any, ...], out: list[str], level: int, seen: 
 
 
 def _dict(data: dict[Any, Any], out: list[str], level: int, seen: set[int]) -> None:
-    if not data:
-        out.append("{}")
+    if not _enter(data, "{}", out, seen):
         return
-    marker = id(data)
-    if marker in seen:
-        raise ValueError("Circular reference detected")
-    seen.add(marker)
-    inner = "\n" + "  " * (level + 1)
+    marker, inner = id(data), "\n" + "  " * (level + 1)
     sep = "{" + inner
     for key, item in data.items():
         head = sep + _string(key if isinstance(key, str) else _key(key)) + ": "
