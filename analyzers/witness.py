@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import UNKNOWN, Model, Truth, _base_dest, can_hold, conjuncts, evaluate, expr_key, node
+from analyzers.evaluate import UNKNOWN, Model, Truth, base_dest, can_hold, deciders, evaluate, expr_key, node
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
 from analyzers.launch import Launch, is_placeholder
 from extractor.ir import (
@@ -61,7 +61,7 @@ def settable(ref: Ref, model: Model) -> Leaf | None:
         return Leaf(RefKind.ENV, ref.name)
     if ref.kind is not RefKind.FLAG:
         return None
-    name = _base_dest(ref.name)
+    name = base_dest(ref.name)
     if not name.isidentifier():
         return None
     if model.flags is None or not model.flags.flags:
@@ -403,7 +403,7 @@ def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model:
 def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
     # `target` is an ``and``: an operand reading none of a group's leaves decides every
     # trial of that group as it decides `launch`; where one is false, no trial can work
-    parts = conjuncts(model, target)
+    parts = deciders(model, target)
     reads = [p.all_reads() for p in parts]
     base: list[Any] = [_UNSET] * len(parts)
     # no trial can make it true (trials of an assumed fact can)
