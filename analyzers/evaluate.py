@@ -21,7 +21,7 @@ import ast
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Generic, Protocol, TypeVar
 
 from analyzers.adjustments import adjustment_guard
@@ -342,6 +342,10 @@ class EvalCache:
     code: dict[tuple[int, bool], Code] = field(default_factory=dict)  # (key, truth?) -> compiled code
     reads: dict[Reads, Reads] = field(default_factory=dict)  # one object per content
     searches: dict[Hashable, Any] = field(default_factory=dict)  # for searches over the model (witness)
+    compiler: _Compiler = field(init=False, repr=False)  # compiles into `code`
+
+    def __post_init__(self) -> None:
+        self.compiler = _Compiler(self)
 
     def forget_nodes(self) -> None:
         """Drop what is remembered per condition object (results stay: they are kept per
@@ -502,8 +506,9 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _truthy(got: Any) -> bool | None:
-    """Python's ``bool(got)``; None when it is unknown or raises."""
+def _truthy(get: Callable[[Any], Any], arg: Any) -> bool | None:
+    """Python's ``bool(get(arg))``; None when it is unknown or raises."""
+    got = get(arg)
     if got is UNKNOWN:
         return None
     try:
@@ -512,7 +517,13 @@ def _truthy(got: Any) -> bool | None:
         return None
 
 
-def kleene(parts: Sequence[Callable[[Any], bool | None]], arg: Any, stop: bool) -> bool | None:
+# The Kleene combinators take their operands as functions of one argument (the settings
+# for compiled code, the launch for `node`s), so both evaluate them with the same code;
+# compiled code binds the operands with `partial` (positionally: keywords would cost a dict
+# per call), which costs no Python frame.
+
+
+def kleene(parts: Sequence[Callable[[Any], bool | None]], stop: bool, arg: Any) -> bool | None:
     """Kleene ``or`` (`stop` True) or ``and`` (`stop` False) of ``part(arg)`` for each part:
     the first part that is `stop` decides (evaluation has no side effects, so stopping
     early changes nothing), else unknown if one is, else ``not stop``."""
@@ -526,8 +537,9 @@ def kleene(parts: Sequence[Callable[[Any], bool | None]], arg: Any, stop: bool) 
     return None if undecided else not stop
 
 
-def _negated(result: bool | None) -> bool | None:
-    """Kleene ``not``."""
+def negated(part: Callable[[Any], bool | None], arg: Any) -> bool | None:
+    """Kleene ``not`` of ``part(arg)``."""
+    result = part(arg)
     return None if result is None else not result
 
 
@@ -685,16 +697,13 @@ class _TruthCode(Visitor[Code]):
         self.sub = sub
 
     def visit_Not(self, expr: Not) -> Code:
-        inner = self.sub.truth(expr.arg)
-        return lambda values: _negated(inner(values))
+        return partial(negated, self.sub.truth(expr.arg))
 
     def visit_And(self, expr: And) -> Code:
-        parts = tuple(self.sub.truth(a) for a in expr.args)
-        return lambda values: kleene(parts, values, False)
+        return partial(kleene, tuple(self.sub.truth(a) for a in expr.args), False)
 
     def visit_Or(self, expr: Or) -> Code:
-        parts = tuple(self.sub.truth(a) for a in expr.args)
-        return lambda values: kleene(parts, values, True)
+        return partial(kleene, tuple(self.sub.truth(a) for a in expr.args), True)
 
     def visit_Compare(self, expr: Compare) -> Code:
         op = COMPARE.get(expr.op)  # one comparison semantics for constant folding and evaluation
@@ -748,19 +757,21 @@ class _TruthCode(Visitor[Code]):
 
     def generic(self, expr: Expr) -> Code:
         """A term (a leaf, a call, a tuple, ``a and b`` as a value): its truthiness."""
-        get = self.sub.value(expr)
-        return lambda values: _truthy(get(values))
+        return partial(_truthy, self.sub.value(expr))
+
+
+_UNSHARED = _Compiler(None)
 
 
 def compile_value(expr: Expr, model: Model | None = None) -> Code:
     """The value of `expr` as a function of the settings (UNKNOWN when undecided; with
     `model`, equal sub-trees share their code: see `EvalCache.key`)."""
-    return _Compiler(model.cache if model is not None else None).value(expr)
+    return (model.cache.compiler if model is not None else _UNSHARED).value(expr)
 
 
 def compile_truth(expr: Expr, model: Model | None = None) -> Code:
     """The truth of `expr` as a function of the settings (True, False or None)."""
-    return _Compiler(model.cache if model is not None else None).truth(expr)
+    return (model.cache.compiler if model is not None else _UNSHARED).truth(expr)
 
 
 def value(expr: Expr, values: Values) -> Any:
@@ -946,7 +957,7 @@ class _Junction:
         self.results: dict[str, bool | None] | None = None
 
     def decide(self, launch: Launch) -> bool | None:
-        return kleene(self._decides, launch, self.stop)
+        return kleene(self._decides, self.stop, launch)
 
     def decide_whole(self, launch: Launch) -> bool | None:
         """`decide`, remembered per what the launch gives for everything the operands read."""
@@ -987,7 +998,7 @@ class _Negation:
         self.part = part
 
     def decide(self, launch: Launch) -> bool | None:
-        return _negated(self.part.decide(launch))
+        return negated(self.part.decide, launch)
 
     decide_whole = decide
 
