@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from extractor.compat import StrEnum
 
@@ -121,12 +121,118 @@ class Or:
 
 
 Expr = Ref | Const | Unknown | Apply | Seq | Truthy | Compare | In | Not | And | Or
+TERM_KINDS: tuple[type, ...] = (Ref, Const, Unknown, Apply, Seq)  # values
+CONDITION_KINDS: tuple[type, ...] = (Truthy, Compare, In, Not, And, Or)  # truth values by construction
+KINDS = TERM_KINDS + CONDITION_KINDS
 IF = "if"  # Apply(IF, (condition, then, else)): Python's ``then if condition else else``
 
 TRUE = Const(True)
 FALSE = Const(False)
 
 _NEGATED_CMP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is"}
+
+
+# ------------------------------------------------------------------- dispatch
+# The one place that knows which kinds a node can be: consumers ask these questions or
+# subclass `Visitor` instead of writing their own isinstance chains.
+
+
+def is_condition(expr: Expr) -> bool:
+    """Whether `expr` is a truth value by construction (a comparison, a junction ...);
+    a term (a flag, a call ...) is a value whose truthiness a `Truthy` asks for."""
+    return isinstance(expr, CONDITION_KINDS)
+
+
+def is_truthiness(expr: Expr) -> bool:
+    """``Truthy(term)`` around a term: "the value is truthy", not a wrapped condition."""
+    return isinstance(expr, Truthy) and not isinstance(expr.term, CONDITION_KINDS)
+
+
+def as_condition(expr: Expr) -> Expr:
+    """`expr` without `Truthy` wrappers around what already is a condition."""
+    while isinstance(expr, Truthy) and isinstance(expr.term, CONDITION_KINDS):
+        expr = expr.term
+    return expr
+
+
+def conjuncts(expr: Expr) -> tuple[Expr, ...]:
+    """The parts that must all hold (a non-conjunction is its own single part)."""
+    return expr.args if isinstance(expr, And) else (expr,)
+
+
+def disjuncts(expr: Expr) -> tuple[Expr, ...]:
+    """The parts of which one must hold (a non-disjunction is its own single part)."""
+    return expr.args if isinstance(expr, Or) else (expr,)
+
+
+R = TypeVar("R")
+
+
+class Visitor(Generic[R]):
+    """One handler per IR kind (pyflakes' style): ``visit_Ref`` ... ``visit_Or``.
+
+    Exhaustive by construction: a subclass that leaves a kind without a handler fails when
+    it is defined, unless it overrides `generic` (the handler of every kind it leaves out).
+    Intermediate bases pass ``abstract=True``. Dispatch is one dict lookup per node.
+    """
+
+    _table: ClassVar[dict[type, Callable[[Any, Any], Any]]] = {}
+
+    def __init_subclass__(cls, abstract: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if abstract:
+            return
+        missing = [k.__name__ for k in KINDS if not hasattr(cls, f"visit_{k.__name__}")]
+        if missing and cls.generic is Visitor.generic:
+            raise TypeError(f"{cls.__name__} has no handler for {', '.join(missing)} (define them or `generic`)")
+        cls._table = {k: getattr(cls, f"visit_{k.__name__}", cls.generic) for k in KINDS}
+
+    def visit(self, expr: Expr) -> R:
+        handler: Callable[[Any, Any], R] = self._table[type(expr)]
+        return handler(self, expr)
+
+    def generic(self, expr: Expr) -> R:
+        raise NotImplementedError(type(expr).__name__)
+
+
+def _children_table() -> dict[type, Callable[[Any], tuple[Expr, ...]]]:
+    return {
+        Ref: lambda n: (), Const: lambda n: (), Unknown: lambda n: (),
+        Apply: lambda n: n.args, Seq: lambda n: n.items, Truthy: lambda n: (n.term,),
+        Compare: lambda n: (n.left, n.right), In: lambda n: (n.item, n.container),
+        Not: lambda n: (n.arg,), And: lambda n: n.args, Or: lambda n: n.args,
+    }
+
+
+def _rebuild_table() -> dict[type, Callable[[Any, tuple[Expr, ...]], Expr]]:
+    return {
+        Ref: lambda n, c: n, Const: lambda n, c: n, Unknown: lambda n, c: n,
+        Apply: lambda n, c: Apply(n.fn, c, n.text), Seq: lambda n, c: Seq(c), Truthy: lambda n, c: Truthy(c[0]),
+        Compare: lambda n, c: Compare(n.op, c[0], c[1]), In: lambda n, c: In(c[0], c[1]),
+        Not: lambda n, c: Not(c[0]), And: lambda n, c: And(c), Or: lambda n, c: Or(c),
+    }
+
+
+_CHILDREN = _children_table()
+_REBUILD = _rebuild_table()
+
+
+def children(node: Expr) -> tuple[Expr, ...]:
+    """Direct sub-expressions of a node (leaves have none)."""
+    return _CHILDREN[type(node)](node)
+
+
+def rebuild(node: Expr, kids: tuple[Expr, ...]) -> Expr:
+    """A node of the same kind and attributes as `node`, with `kids` as its sub-expressions
+    (in `children` order); `node` itself when they are the same."""
+    if kids == _CHILDREN[type(node)](node):
+        return node
+    return _REBUILD[type(node)](node, kids)
+
+
+def map_children(node: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """`node` with `fn` applied to each direct sub-expression."""
+    return rebuild(node, tuple(fn(child) for child in children(node)))
 
 
 def _tuples(value: Any) -> Any:
@@ -186,12 +292,13 @@ def disj(args: list[Expr] | tuple[Expr, ...]) -> Expr:
     return _junction(args, Or, FALSE, TRUE)
 
 
-def _junction(args: list[Expr] | tuple[Expr, ...], kind: type, unit: Const, zero: Const) -> Expr:
+def _junction(args: list[Expr] | tuple[Expr, ...], kind: type[And | Or], unit: Const, zero: Const) -> Expr:
     """`kind` (And/Or) of `args`: nested ones of the same kind merged, `unit` dropped, `zero`
     absorbing, the first of equal operands kept (a set: chains of thousands stay linear)."""
+    split = conjuncts if kind is And else disjuncts
     out: dict[Expr, None] = {}
     for arg in args:
-        parts = arg.args if isinstance(arg, kind) else (arg,)
+        parts = split(arg)
         for part in parts:
             if part == unit:
                 continue
@@ -205,38 +312,50 @@ def _junction(args: list[Expr] | tuple[Expr, ...], kind: type, unit: Const, zero
 
 def simplify(expr: Expr) -> Expr:
     """Normalise: flatten and/or, drop double negation, fold constants."""
-    if isinstance(expr, Not):
-        inner = simplify(expr.arg)
-        return negate(inner)
-    if isinstance(expr, And):
-        return conj(_merge_memberships([simplify(a) for a in expr.args]))
-    if isinstance(expr, Or):
-        return disj([simplify(a) for a in expr.args])
-    if isinstance(expr, Compare):
-        expr = Compare(expr.op, _fold_term(expr.left), _fold_term(expr.right))
-    elif isinstance(expr, In):
-        expr = In(_fold_term(expr.item), _fold_term(expr.container))
-    elif isinstance(expr, Truthy):
-        expr = Truthy(_fold_term(expr.term))
-    if isinstance(expr, Truthy) and isinstance(expr.term, Const):
-        return Const(bool(expr.term.value))
-    if isinstance(expr, Truthy) and isinstance(expr.term, (Truthy, Compare, In, Not, And, Or)):
-        return simplify(expr.term)
-    if isinstance(expr, Compare) and isinstance(expr.left, Const) and isinstance(expr.right, Const):
-        folded = _fold_compare(expr.op, expr.left.value, expr.right.value)
+    handler = _SIMPLIFY.get(type(expr))
+    return handler(expr) if handler else expr
+
+
+def _simplify_truthy(expr: Truthy) -> Expr:
+    term = _fold_term(expr.term)
+    if isinstance(term, Const):
+        return Const(bool(term.value))
+    if is_condition(term):
+        return simplify(term)
+    return Truthy(term)
+
+
+def _simplify_compare(expr: Compare) -> Expr:
+    left, right = _fold_term(expr.left), _fold_term(expr.right)
+    if isinstance(left, Const) and isinstance(right, Const):
+        folded = _fold_compare(expr.op, left.value, right.value)
         if folded is not None:
             return Const(folded)
-    if (isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Const)
-            and isinstance(expr.container.value, (tuple, str))):
+    return Compare(expr.op, left, right)
+
+
+def _simplify_in(expr: In) -> Expr:
+    item, container = _fold_term(expr.item), _fold_term(expr.container)
+    if isinstance(item, Const) and isinstance(container, Const) and isinstance(container.value, (tuple, str)):
         try:
-            return Const(expr.item.value in expr.container.value)
+            return Const(item.value in container.value)
         except TypeError:
-            return expr
+            pass
     # "x" in (cfg.a, cfg.b)  ==  cfg.a == "x" or cfg.b == "x"
-    if (isinstance(expr, In) and isinstance(expr.item, Const) and isinstance(expr.container, Seq)
-            and not all(isinstance(i, Const) for i in expr.container.items)):
-        return disj([Compare("==", i, expr.item) for i in expr.container.items])
-    return expr
+    elif isinstance(item, Const) and isinstance(container, Seq) and not all(
+            isinstance(i, Const) for i in container.items):
+        return disj([Compare("==", i, item) for i in container.items])
+    return In(item, container)
+
+
+_SIMPLIFY: dict[type, Callable[[Any], Expr]] = {
+    Not: lambda e: negate(simplify(e.arg)),
+    And: lambda e: conj(_merge_memberships([simplify(a) for a in e.args])),
+    Or: lambda e: disj([simplify(a) for a in e.args]),
+    Truthy: _simplify_truthy,
+    Compare: _simplify_compare,
+    In: _simplify_in,
+}
 
 
 def _fold_term(term: Expr) -> Expr:
@@ -301,25 +420,6 @@ def walk(expr: Expr) -> Iterator[Expr]:
         stack.extend(reversed(children(node)))
 
 
-def children(node: Expr) -> tuple[Expr, ...]:
-    """Direct sub-expressions of a node (leaves have none)."""
-    if isinstance(node, (And, Or)):
-        return node.args
-    if isinstance(node, Not):
-        return (node.arg,)
-    if isinstance(node, Truthy):
-        return (node.term,)
-    if isinstance(node, Compare):
-        return (node.left, node.right)
-    if isinstance(node, In):
-        return (node.item, node.container)
-    if isinstance(node, Apply):
-        return node.args
-    if isinstance(node, Seq):
-        return node.items
-    return ()
-
-
 def substitute(expr: Expr, mapping: Mapping[Ref, Expr]) -> Expr:
     """`expr` with the given leaves replaced (e.g. parameters bound at call sites)."""
     return replace_refs(expr, lambda ref: mapping.get(ref, ref))
@@ -329,21 +429,7 @@ def replace_refs(expr: Expr, fn: Callable[[Ref], Expr]) -> Expr:
     """`expr` with every reference replaced by `fn(ref)` (return `ref` to keep it)."""
     if isinstance(expr, Ref):
         return fn(expr)
-    if isinstance(expr, (And, Or)):
-        return type(expr)(tuple(replace_refs(a, fn) for a in expr.args))
-    if isinstance(expr, Not):
-        return Not(replace_refs(expr.arg, fn))
-    if isinstance(expr, Truthy):
-        return Truthy(replace_refs(expr.term, fn))
-    if isinstance(expr, Compare):
-        return Compare(expr.op, replace_refs(expr.left, fn), replace_refs(expr.right, fn))
-    if isinstance(expr, In):
-        return In(replace_refs(expr.item, fn), replace_refs(expr.container, fn))
-    if isinstance(expr, Apply):
-        return Apply(expr.fn, tuple(replace_refs(a, fn) for a in expr.args), expr.text)
-    if isinstance(expr, Seq):
-        return Seq(tuple(replace_refs(i, fn) for i in expr.items))
-    return expr
+    return _REBUILD[type(expr)](expr, tuple(replace_refs(child, fn) for child in children(expr)))
 
 
 def depth(expr: Expr) -> int:
@@ -366,13 +452,13 @@ def leaves(expr: Expr) -> Iterator[Ref | Const | Unknown]:
         if kids:
             stack.extend(reversed(kids))
         else:
-            yield node  # type: ignore[misc]
+            yield cast(Ref | Const | Unknown, node)  # a node without children is a leaf
 
 
 def _membership(part: Expr) -> tuple[Expr, str, tuple[Any, ...]] | None:
     """(term, "only" | "not", values) for ``t in (..)``, ``t == c``, ``t not in (..)``, ``t != c``."""
     negated = isinstance(part, Not)
-    inner = part.arg if negated else part
+    inner = part.arg if isinstance(part, Not) else part
     if isinstance(inner, In) and isinstance(inner.container, Const) and isinstance(inner.container.value, tuple):
         return inner.item, "not" if negated else "only", inner.container.value
     if isinstance(inner, Compare) and isinstance(inner.right, Const) and inner.op in ("==", "!=", "is", "is not"):
@@ -403,13 +489,13 @@ def _merge_memberships(parts: list[Expr]) -> list[Expr]:
             out.append(part)
         elif found[0] not in placed:
             placed.add(found[0])
-            values = allowed[found[0]]
-            if not values:
+            kept = allowed[found[0]]
+            if not kept:
                 out.append(FALSE)
-            elif len(values) == 1:
-                out.append(Compare("is" if values[0] is None else "==", found[0], Const(values[0])))
+            elif len(kept) == 1:
+                out.append(Compare("is" if kept[0] is None else "==", found[0], Const(kept[0])))
             else:
-                out.append(In(found[0], Const(tuple(values))))
+                out.append(In(found[0], Const(tuple(kept))))
     return out
 
 

@@ -7,8 +7,10 @@ import pytest
 
 from extractor.ir import (
     FALSE,
+    KINDS,
     TRUE,
     And,
+    Apply,
     Compare,
     Const,
     In,
@@ -19,10 +21,19 @@ from extractor.ir import (
     Seq,
     Truthy,
     Unknown,
+    Visitor,
+    as_condition,
+    children,
     conj,
+    conjuncts,
     disj,
+    disjuncts,
     from_dict,
+    is_condition,
+    is_truthiness,
+    map_children,
     negate,
+    rebuild,
     refs,
     simplify,
     unknowns,
@@ -99,3 +110,89 @@ def test_nested_tuples_survive_the_json_round_trip() -> None:
 def test_is_member_text(value, member):
     from extractor.ir import is_member_text
     assert is_member_text(value) is member
+
+
+# ------------------------------------------------------------------- dispatch
+
+_A = Ref(RefKind.FLAG, "a", "cfg.a")
+_B = Ref(RefKind.FLAG, "b", "cfg.b")
+_ONE_OF_EACH = [
+    _A, Const(1), Unknown("x()"), Apply("len", (_A,), "len(cfg.a)"), Seq((_A, _B)),
+    Truthy(_A), Compare("==", _A, Const(1)), In(_A, Seq((_B,))), Not(_A), And((_A, _B)), Or((_A, _B)),
+]
+
+
+def test_the_table_has_one_node_of_every_kind():
+    assert sorted(type(n).__name__ for n in _ONE_OF_EACH) == sorted(k.__name__ for k in KINDS)
+
+
+@pytest.mark.parametrize("node, condition", [
+    (_A, False), (Const(True), False), (Apply("len", (_A,), "len(cfg.a)"), False), (Seq((_A,)), False),
+    (Truthy(_A), True), (Compare("==", _A, _B), True), (In(_A, _B), True), (Not(_A), True),
+    (And((_A, _B)), True), (Or((_A, _B)), True),
+])
+def test_is_condition_tells_truth_values_from_terms(node, condition):
+    assert is_condition(node) is condition
+
+
+@pytest.mark.parametrize("node, truthiness", [
+    (Truthy(_A), True), (Truthy(Apply("len", (_A,), "len(cfg.a)")), True),
+    (Truthy(Compare("==", _A, _B)), False), (Truthy(Truthy(_A)), False), (_A, False),
+])
+def test_is_truthiness_is_a_truthy_around_a_term(node, truthiness):
+    assert is_truthiness(node) is truthiness
+
+
+def test_as_condition_strips_truthy_around_conditions_only():
+    cmp = Compare("==", _A, _B)
+    assert as_condition(Truthy(Truthy(cmp))) == cmp
+    assert as_condition(Truthy(_A)) == Truthy(_A)
+
+
+@pytest.mark.parametrize("split, node, parts", [
+    (conjuncts, And((_A, _B)), (_A, _B)), (conjuncts, Or((_A, _B)), (Or((_A, _B)),)), (conjuncts, _A, (_A,)),
+    (disjuncts, Or((_A, _B)), (_A, _B)), (disjuncts, And((_A, _B)), (And((_A, _B)),)), (disjuncts, _A, (_A,)),
+])
+def test_junction_parts(split, node, parts):
+    assert split(node) == parts
+
+
+@pytest.mark.parametrize("node", _ONE_OF_EACH)
+def test_rebuild_with_the_same_children_is_the_node_itself(node):
+    assert rebuild(node, children(node)) is node
+
+
+@pytest.mark.parametrize("node", _ONE_OF_EACH)
+def test_map_children_replaces_every_direct_child(node):
+    swapped = map_children(node, lambda c: _B if c == _A else c)
+    assert children(swapped) == tuple(_B if c == _A else c for c in children(node))
+    assert type(swapped) is type(node)
+
+
+def test_a_visitor_without_a_handler_for_every_kind_fails_when_defined():
+    with pytest.raises(TypeError, match=r"no handler for .*Seq"):
+        class _Partial(Visitor[str]):
+            def visit_Ref(self, expr: Ref) -> str:
+                return expr.name
+
+
+def test_a_visitor_with_generic_handles_the_kinds_it_leaves_out():
+    class _Names(Visitor[str]):
+        def visit_Ref(self, expr: Ref) -> str:
+            return expr.name
+
+        def generic(self, expr):
+            return "+".join(self.visit(c) for c in children(expr))
+
+    assert _Names().visit(And((_A, Not(_B)))) == "a+b"
+
+
+def test_an_abstract_visitor_base_is_not_checked():
+    class _Base(Visitor[int], abstract=True):
+        pass
+
+    class _Depth(_Base):
+        def generic(self, expr):
+            return 1 + max((self.visit(c) for c in children(expr)), default=0)
+
+    assert _Depth().visit(And((_A, Not(_B)))) == 3
