@@ -46,7 +46,7 @@ def implications(adjustments: Sequence[Adjustment], renderer: Renderer) -> list[
 
 
 def adjustments_as_dicts(adjustments: Sequence[Adjustment], renderer: Renderer) -> tuple[dict[str, Any], ...]:
-    out = []
+    out: list[dict[str, Any]] = []
     for adj in adjustments:
         guard = adjustment_guard(adj)
         out.append({
