@@ -43,7 +43,7 @@ def _user_flag(ref: Ref, renderer: Renderer) -> str | None:
 
 class _Builder:
     def __init__(self, renderer: Renderer) -> None:
-        self.graph = nx.MultiDiGraph()
+        self.graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
         self.renderer = renderer
 
     def node(self, node_id: str, **attrs: Any) -> str:
@@ -66,7 +66,7 @@ class _Builder:
 
     def relations(self, expr: Expr, evidence: str) -> None:
         """conflicts / requires edges among the user flags one trigger constrains."""
-        polar = {}
+        polar: dict[str, tuple[Ref, bool]] = {}
         for conjunct in conjuncts(expr):
             found = flag_polarity(conjunct)
             if found is not None and _user_flag(found[0], self.renderer):
@@ -143,8 +143,12 @@ def graph_json(graph: nx.MultiDiGraph) -> dict[str, Any]:
 
 def load_graph_json(data: dict[str, Any]) -> nx.MultiDiGraph:
     if _has_edges_kw():
-        return nx.node_link_graph(data, directed=True, multigraph=True, edges="links")
-    return nx.node_link_graph(data, directed=True, multigraph=True)
+        graph = nx.node_link_graph(data, directed=True, multigraph=True, edges="links")
+    else:
+        graph = nx.node_link_graph(data, directed=True, multigraph=True)
+    if not isinstance(graph, nx.MultiDiGraph):  # what directed=True, multigraph=True build
+        raise TypeError(f"expected a MultiDiGraph, got {type(graph).__name__}")
+    return graph
 
 
 def _has_edges_kw() -> bool:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.trigger import Renderer, trigger_dict
+from analyzers.trigger import Renderer
 from extractor.ir import And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
 
 FLAG = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
@@ -34,14 +34,6 @@ R = Renderer()
 )
 def test_render(expr, text) -> None:
     assert R.text(expr) == text
-
-
-def test_trigger_lists_flags_env_and_other_references() -> None:
-    expr = And((Truthy(ADAPTIVE), Truthy(ENV), Truthy(Ref(RefKind.PLATFORM, "is_hip", "is_hip()")), Truthy(Unknown("g()"))))
-    trig = trigger_dict(expr, R)
-    assert (trig["flags"], trig["env"], trig["other"]) == (
-        ["--speculative-adaptive"], ["SGLANG_ENABLE_OVERLAP_PLAN_STREAM"], ["platform:is_hip", "unknown:g()"]
-    )
 
 
 def test_nested_tuples_render_as_tuples() -> None:
