@@ -18,7 +18,7 @@ from xml.etree.ElementTree import _escape_attrib, _escape_cdata  # type: ignore[
 import networkx as nx
 
 from analyzers.adjustments import implications
-from analyzers.entries import Entry, site_trigger, trigger_expr
+from analyzers.entries import Entry
 from analyzers.polarity import conjuncts, flag_polarity
 from analyzers.trigger import Renderer
 from extractor.ir import Expr, Ref, RefKind, conj, refs
@@ -100,15 +100,15 @@ def build_graph(
     for entry in entries:
         err = b.node(f"error:{entry.id}", kind="error", exception=entry.site.exception,
                      template=entry.site.template.text, path=entry.site.path, line=entry.site.line)
-        base = site_trigger(entry.site)
+        base = entry.trigger.expr
         for ref in refs(base):
             b.edge(err, b.ref(ref), "trigger")
-        for variant in entry.site.variants:
-            row = trigger_expr(variant.guards)
+        for variant in entry.variants:
+            row = variant.trigger.expr
             for ref in refs(row):
                 b.edge(err, b.ref(ref), "trigger")
             b.relations(conj([base, row]), entry.id)
-        if not entry.site.variants:
+        if not entry.variants:
             b.relations(base, entry.id)
         for _, value in entry.site.hole_refs:
             for ref in refs(value):
