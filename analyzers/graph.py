@@ -19,9 +19,9 @@ import networkx as nx
 
 from analyzers.adjustments import implications
 from analyzers.entries import Entry
-from analyzers.polarity import conjuncts, flag_polarity
+from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
-from extractor.ir import Expr, Ref, RefKind, conj, refs
+from extractor.ir import Expr, Ref, RefKind, conj, conjuncts, refs, simplify
 from extractor.records import Adjustment
 
 
@@ -67,7 +67,7 @@ class _Builder:
     def relations(self, expr: Expr, evidence: str) -> None:
         """conflicts / requires edges among the user flags one trigger constrains."""
         polar: dict[str, tuple[Ref, bool]] = {}
-        for conjunct in conjuncts(expr):
+        for conjunct in conjuncts(simplify(expr)):
             found = flag_polarity(conjunct)
             if found is not None and _user_flag(found[0], self.renderer):
                 polar.setdefault(found[0].name, found)

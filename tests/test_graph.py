@@ -13,7 +13,7 @@ from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
 from errcat.cli import main
 from extractor.callers import with_caller_guards
-from extractor.ir import Compare, Const, In, Not, Ref, RefKind, Truthy
+from extractor.ir import And, Apply, Compare, Const, In, Not, Ref, RefKind, Seq, Truthy
 from extractor.profile import load_profile
 from extractor.sites import extract_file
 
@@ -34,6 +34,15 @@ X = Ref(RefKind.FLAG, "x", "cfg.x")
         (Compare(">", X, Const(1)), None),
         (In(X, Const(("a", None))), None),
         (Truthy(Ref(RefKind.ENV, "E", "E")), None),
+        (Not(Not(Truthy(X))), True),
+        (Not(Compare("is", X, Const(None))), True),
+        (Compare("==", X, Const(0)), False),
+        (Compare("!=", X, Const(False)), True),
+        (Compare("is", Const(None), X), None),  # the constant on the left: not read
+        (In(X, Seq((Const("a"),))), None),
+        (In(X, Const(())), None),
+        (And((Truthy(X), Truthy(X))), None),  # a conjunction: its parts say something, it does not
+        (Truthy(Apply("len", (X,), "len(x)")), None),
     ],
 )
 def test_flag_polarity(cond, expected) -> None:
