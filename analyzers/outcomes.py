@@ -182,8 +182,8 @@ def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | No
         return list(entries)
     out = []
     for entry in entries:
-        variants = tuple({**v, "example_fix": merged_fix(entry.id, v["example_fix"], outcomes, version)}
-                         if "example_fix" in v else v for v in entry.variants)
+        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version))
+                         if v.example_fix is not None else v for v in entry.variants)
         out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version),
                            variants=variants))
     return out

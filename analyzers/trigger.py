@@ -1,7 +1,7 @@
 """Render condition IR in user terms: flags as ``--options``, env vars as ``NAME=value``."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -25,7 +25,6 @@ from extractor.ir import (
     is_truthiness,
     refs,
     simplify,
-    unknowns,
 )
 
 # Operands of one and/or shown; the rest are counted, so a generated 5,000-term chain
@@ -283,34 +282,3 @@ def _const(value: Any, nested: bool = False) -> str:
 def _bare(expr: Expr) -> str:
     return _const(expr.value) if isinstance(expr, Const) else f"{expr}"
 
-
-def trigger_dict(
-    expr: Expr, renderer: Renderer, implied: Mapping[str, Sequence[str]] | None = None
-) -> dict[str, Any]:
-    """The catalog's ``trigger`` object for one condition.
-
-    `implied` maps an option to the options that turn it on automatically (from the
-    validation code's own adjustments): a trigger on ``--enable-lora`` also fires for a
-    user who only passes ``--lora-paths``, and says so.
-    """
-    expr = simplify(expr)
-    found = refs(expr)
-    options = {r.name: renderer.option(r.name) for r in found if r.kind is RefKind.FLAG}
-    flags = sorted({o for o in options.values() if o})
-    derived = sorted(name for name, option in options.items() if not option)  # no CLI option
-    implied_by = {f: sorted(set(implied[f])) for f in flags if implied and implied.get(f)}
-    env = sorted({r.name for r in found if r.kind is RefKind.ENV})
-    other = sorted(
-        {f"{r.kind}:{r.name}" for r in found if r.kind not in (RefKind.FLAG, RefKind.ENV, RefKind.UNKNOWN)}
-        | {f"unknown:{u.text}" for u in unknowns(expr)}
-    )
-    text = renderer.text(expr)
-    if implied_by:
-        text += "".join(
-            f" (`{flag}` is also turned on by {', '.join(f'`{s}`' for s in sources)})"
-            for flag, sources in implied_by.items()
-        )
-    result = {"text": text, "expr": expr.as_dict(), "flags": flags, "derived": derived, "env": env, "other": other}
-    if implied_by:
-        result["implied_by"] = implied_by
-    return result

@@ -88,6 +88,27 @@ def test_every_error_links_to_the_flags_its_trigger_reads(graph) -> None:
     assert all(graph.has_edge(e, "flag:--enable-lora", key="trigger") for e in errors)
 
 
+NEVER = """
+def check(cfg):
+    if cfg.k != 1:
+        raise ValueError("k must be 1")
+    if cfg.x and cfg.k != 1:
+        raise ValueError("x needs k 1")
+"""
+
+
+def test_trigger_edges_are_what_the_entry_trigger_reads() -> None:
+    """The graph reads each entry's published trigger: the second check cannot fire after
+    the first (its trigger is "never"), so it reads nothing, whatever its guards name."""
+    fs = extract_file("m.py", textwrap.dedent(NEVER), load_profile("sglang"))
+    entries = build_entries(fs.sites, lambda p: [""] * 20, lambda p, n: f"u#{n}", Renderer())
+    graph = build_graph(entries, Renderer())
+    for entry in entries:
+        targets = {dst for _, dst, role in graph.out_edges(f"error:{entry.id}", keys=True) if role == "trigger"}
+        assert targets == {f"flag:{f}" for f in entry.trigger.flags}
+    assert [e.trigger.text for e in entries if e.site.template.text == "x needs k 1"] == ["never"]
+
+
 def test_graph_files_load_back_with_networkx(graph, tmp_path) -> None:
     again = load_graph_json(json.loads(json.dumps(graph_json(graph))))
     assert set(again.edges(keys=True)) == set(graph.edges(keys=True))

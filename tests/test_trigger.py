@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.trigger import Renderer, trigger_dict
+from analyzers.trigger import Renderer
 from extractor.ir import KINDS, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, Visitor
 
 FLAG = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
@@ -91,14 +91,6 @@ def test_render_each_kind_as_a_value(expr, text) -> None:
 def test_the_renderer_is_a_visitor_with_a_handler_for_every_kind() -> None:
     assert isinstance(R, Visitor)
     assert all(hasattr(Renderer, f"visit_{kind.__name__}") for kind in KINDS)
-
-
-def test_trigger_lists_flags_env_and_other_references() -> None:
-    expr = And((Truthy(ADAPTIVE), Truthy(ENV), Truthy(Ref(RefKind.PLATFORM, "is_hip", "is_hip()")), Truthy(Unknown("g()"))))
-    trig = trigger_dict(expr, R)
-    assert (trig["flags"], trig["env"], trig["other"]) == (
-        ["--speculative-adaptive"], ["SGLANG_ENABLE_OVERLAP_PLAN_STREAM"], ["platform:is_hip", "unknown:g()"]
-    )
 
 
 def test_nested_tuples_render_as_tuples() -> None:
