@@ -402,3 +402,23 @@ def test_profile_accepts_is_checked(accepts, problem):
 
     with pytest.raises(ProfileError, match=problem):
         parse_profile({"name": "n", "repo": "o/r", "targets": ["a.py"], "examples": {"accepts": accepts}}, "p")
+
+
+# ------------------------------------------------------------------ memo
+
+
+def test_candidates_tell_constants_of_different_types_apart():
+    from analyzers.witness import candidates
+    model = value_model()
+    chunk = Ref(RefKind.MODEL, "model_config.chunk", "model_config.chunk")
+    one, true = (candidates(Leaf(RefKind.MODEL, chunk.name), Compare("==", chunk, Const(c)), model) for c in (1, True))
+    assert (one, true) == ([NOT_GIVEN, 1, True, False, 2, 0], [NOT_GIVEN, True, False])  # 1 == True in Python
+
+
+def test_a_question_asked_again_is_answered_from_the_memo():
+    from analyzers.witness import satisfy
+    model = context().model
+    expr = And((Truthy(LORA), Compare(">", TP, Const(4))))
+    first = satisfy(expr, model, base_launch(model))
+    assert satisfy(expr, model, base_launch(model)) is first
+    assert satisfy(expr, context().model, base_launch(model)) == first  # a fresh model finds the same
