@@ -17,21 +17,19 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
-from analyzers.static_values import (
-    Diagnostic,
+from extractor import shape
+from extractor.constant_values import (
+    ConstScope,
     Json,
-    Outline,
-    Scope,
-    SourceModule,
-    Symbols,
-    evaluate,
+    constant_value,
     json_value,
     jsonable,
     literal,
     render_text,
     source_text,
 )
-from extractor import shape
+from extractor.source_set import Diagnostic, Outline, SourceModule
+from extractor.symbols import Symbols
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +141,7 @@ def _is_descriptor(name: str | None, bases: Mapping[str, tuple[str, ...]]) -> bo
 def module_env(mod: SourceModule, symbols: Symbols) -> tuple[tuple[EnvVar, ...], tuple[Diagnostic, ...]]:
     """Env declarations of one module, registry entries first, then retired names."""
     bases = _class_bases(symbols)
-    scope = Scope(mod.path, symbols)
+    scope = ConstScope(mod.path, symbols)
     declared: list[EnvVar] = []
     retired: list[EnvVar] = []
     diagnostics: list[Diagnostic] = []
@@ -158,7 +156,7 @@ def module_env(mod: SourceModule, symbols: Symbols) -> tuple[tuple[EnvVar, ...],
 def _registry(
     cls: cst.ClassDef,
     mod: SourceModule,
-    scope: Scope,
+    scope: ConstScope,
     bases: Mapping[str, tuple[str, ...]],
     diagnostics: list[Diagnostic],
 ) -> Iterable[EnvVar]:
@@ -187,7 +185,7 @@ def _env_var(
     kind: str,
     mod: SourceModule,
     stmt: cst.CSTNode,
-    scope: Scope,
+    scope: ConstScope,
     bases: Mapping[str, tuple[str, ...]],
     diagnostics: list[Diagnostic],
 ) -> EnvVar:
@@ -199,7 +197,7 @@ def _env_var(
     alias_node = kw.get("deprecated_name", positional[1] if len(positional) > 1 and "WithAlias" in kind else None)
     aliases: tuple[str, ...] = ()
     if alias_node is not None:
-        alias = evaluate(alias_node, scope)
+        alias = constant_value(alias_node, scope)
         if isinstance(alias, str):
             aliases = (alias,)
         elif isinstance(alias, tuple):
@@ -217,7 +215,7 @@ def _env_var(
     )
 
 
-def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: Scope) -> Iterable[EnvVar]:
+def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: ConstScope) -> Iterable[EnvVar]:
     """``{"OLD_NAME": Deprecated...(replacement=..., note=...)}`` at module level."""
     for small in stmt.body:
         value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
@@ -226,14 +224,14 @@ def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: Scop
         for el in value.elements:
             if not isinstance(el, cst.DictElement) or not isinstance(el.value, cst.Call):
                 continue
-            key = evaluate(el.key, scope)
+            key = constant_value(el.key, scope)
             marker = scope.symbols.origin_name(mod.path, el.value.func) or ""
             if not isinstance(key, str) or not _ENV_NAME.match(key) or not _RETIRED_NAME.search(marker):
                 continue
             kw = {a.keyword.value: a.value for a in el.value.args if a.keyword is not None}
             positional = [a.value for a in el.value.args if a.keyword is None]
             repl_node = kw.get("replacement", positional[0] if positional else None)
-            repl = evaluate(repl_node, scope) if repl_node is not None else None
+            repl = constant_value(repl_node, scope) if repl_node is not None else None
             note = render_text(kw["note"], scope) if "note" in kw else None
             if not isinstance(repl, str) and note:
                 hit = _USE.search(note)

@@ -7,7 +7,7 @@ Three shapes are understood (see DESIGN.md, analyzers.flags):
   registrar such as sglang's ``add_cli_args_from_dataclass`` turns into options
   (its rules are mirrored in `_annotated_cli`).
 This module only reports declarations; `analyzers.flags` merges them into flags.
-Values are read with `analyzers.static_values`. Nothing here imports or runs the
+Values are read with `extractor.constant_values`. Nothing here imports or runs the
 target code.
 """
 from __future__ import annotations
@@ -22,28 +22,24 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
-from analyzers.static_values import (
-    UNKNOWN,
-    Diagnostic,
+from extractor.compat import StrEnum
+from extractor.constant_values import (
+    NOT_CONSTANT,
+    ConstScope,
     FrozenMap,
     Json,
-    Outline,
-    Scope,
-    SourceModule,
-    Symbols,
-    any_within,
     choices_of,
-    evaluate,
+    constant_value,
     function_locals,
     jsonable,
     literal,
     render_text,
     source_text,
-    statement_blocks,
-    word_lines,
 )
-from extractor.compat import StrEnum
 from extractor.errors import ProfileError
+from extractor.positions import any_within, statement_blocks, word_lines
+from extractor.source_set import Diagnostic, Outline, SourceModule
+from extractor.symbols import Symbols
 
 # ---------------------------------------------------------------------------
 # Declarations
@@ -261,17 +257,17 @@ class _DeclWalker:
         self.diagnostics: list[Diagnostic] = []
 
     # -- helpers -----------------------------------------------------------
-    def scope(self, env: Mapping[str, object] | None = None) -> Scope:
-        return Scope(self.mod.path, self.symbols, dict(env or {}))
+    def scope(self, env: Mapping[str, object] | None = None) -> ConstScope:
+        return ConstScope(self.mod.path, self.symbols, dict(env or {}))
 
-    def local_scope(self, env: Mapping[str, object] | None = None) -> Scope:
+    def local_scope(self, env: Mapping[str, object] | None = None) -> ConstScope:
         """Scope seeing the enclosing function's constant locals (computed on demand)."""
         if not self.functions:
             return self.scope(env)
         func = self.functions[-1]
         if id(func) not in self._locals:
             self._locals[id(func)] = function_locals(func, self.scope())
-        return Scope(self.mod.path, self.symbols, {**self._locals[id(func)], **(env or {})})
+        return ConstScope(self.mod.path, self.symbols, {**self._locals[id(func)], **(env or {})})
 
     def report(self, node: cst.CSTNode, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.mod.path, self.mod.line(node, self.anchor), message))
@@ -328,7 +324,7 @@ class _DeclWalker:
         """One binding of the loop variables per iteration (loops over constants only)."""
         bound: list[tuple[str, tuple[object, ...]]] = []
         for loop in self.loops:
-            values = evaluate(loop.iter, self.local_scope())
+            values = constant_value(loop.iter, self.local_scope())
             if isinstance(loop.target, cst.Name) and isinstance(values, (tuple, frozenset)):
                 bound.append((loop.target.value, tuple(values)))
         if not bound:
@@ -365,7 +361,7 @@ class _DeclWalker:
             return  # a wrapper forwarding *names/**kwargs is not a declaration
         seen: set[tuple[str, ...]] = set()
         for env in self._loop_envs():
-            options = [evaluate(a.value, self.local_scope(env)) for a in positional]
+            options = [constant_value(a.value, self.local_scope(env)) for a in positional]
             if not options or any(a.star for a in positional) or not all(isinstance(o, str) for o in options):
                 self.report(node, f"add_argument with option names not known statically: {source_text(node)[:120]}")
                 return
@@ -374,10 +370,10 @@ class _DeclWalker:
                 seen.add(key)
                 self.arguments.append(self._argparse_decl(node, key, self.local_scope(env)))
 
-    def _argparse_decl(self, node: cst.Call, options: tuple[str, ...], scope: Scope) -> ArgparseDecl:
+    def _argparse_decl(self, node: cst.Call, options: tuple[str, ...], scope: ConstScope) -> ArgparseDecl:
         kw = _kwargs(node)
         longs = [o for o in options if o.startswith("--")]
-        dest_value = evaluate(kw["dest"], scope) if "dest" in kw else UNKNOWN
+        dest_value = constant_value(kw["dest"], scope) if "dest" in kw else NOT_CONSTANT
         if isinstance(dest_value, str):
             dest = dest_value
         else:
@@ -387,7 +383,7 @@ class _DeclWalker:
         action_node = kw.get("action")
         action: str | None = None
         if action_node is not None:
-            named = evaluate(action_node, scope)  # "store_true" and friends
+            named = constant_value(action_node, scope)  # "store_true" and friends
             action = named if isinstance(named, str) else source_text(action_node)
             if not isinstance(named, str):
                 # A custom action's own __init__ defaults apply when the call omits them.
@@ -410,7 +406,7 @@ class _DeclWalker:
         replacement = None
         if deprecated:
             pointers = (kw[k] for k in ("new_flag", "error_message") if k in kw)
-            texts = [render_text(node, scope) for node in pointers if evaluate(node, scope) is not None]
+            texts = [render_text(node, scope) for node in pointers if constant_value(node, scope) is not None]
             replacement = replacement_option([*texts, help_text], options)
         return ArgparseDecl(
             options=options,
@@ -424,7 +420,7 @@ class _DeclWalker:
             action=action,
             nargs=literal(kw["nargs"], scope) if "nargs" in kw else None,
             const=literal(const_node, scope) if const_node is not None else None,
-            required=evaluate(kw["required"], scope) is True if "required" in kw else False,
+            required=constant_value(kw["required"], scope) is True if "required" in kw else False,
             help=help_text,
             hidden=hidden,
             deprecated=deprecated,
@@ -433,11 +429,11 @@ class _DeclWalker:
             line=self.mod.line(node, self.anchor),
         )
 
-    def _field_reference(self, node: cst.BaseExpression, dest: str, scope: Scope) -> str | None:
+    def _field_reference(self, node: cst.BaseExpression, dest: str, scope: ConstScope) -> str | None:
         """Field a default reads: ``Cls.dest`` or a helper called with ``"dest"``."""
         if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name(dest))):
             return dest
-        if isinstance(node, cst.Call) and len(node.args) == 1 and evaluate(node.args[0].value, scope) == dest:
+        if isinstance(node, cst.Call) and len(node.args) == 1 and constant_value(node.args[0].value, scope) == dest:
             return dest
         return None
 
@@ -468,7 +464,7 @@ class _DeclWalker:
                 return self._computed_field(owner, target.value, small.value, stmt, scope)
         return None
 
-    def _computed_field(self, owner: str, name: str, call: cst.Call, stmt: cst.CSTNode, scope: Scope) -> FieldDecl:
+    def _computed_field(self, owner: str, name: str, call: cst.Call, stmt: cst.CSTNode, scope: ConstScope) -> FieldDecl:
         kw = _kwargs(call)
         positional = [a.value for a in call.args if a.keyword is None]
         doc = kw.get("doc", positional[0] if positional else None)
@@ -486,7 +482,7 @@ class _DeclWalker:
         )
 
     def _annotated_field(
-        self, owner: str, name: str, node: cst.AnnAssign, stmt: cst.CSTNode, scope: Scope
+        self, owner: str, name: str, node: cst.AnnAssign, stmt: cst.CSTNode, scope: ConstScope
     ) -> FieldDecl:
         type_node, metadata = self._split_annotated(node.annotation.annotation)
         default, has_default = self._field_default(node.value, scope)
@@ -507,7 +503,7 @@ class _DeclWalker:
         return (items[0], items[1:]) if items else (ann, [])
 
     def _arg_metadata(
-        self, metadata: list[cst.BaseExpression], scope: Scope
+        self, metadata: list[cst.BaseExpression], scope: ConstScope
     ) -> dict[str, cst.BaseExpression] | None:
         """Arg keyword -> node for the first ``Arg(...)`` or string, as the registrar picks it."""
         for item in metadata:
@@ -516,7 +512,7 @@ class _DeclWalker:
                     return self._arg_kwargs(item)
                 continue
             is_text = m.matches(item, m.SimpleString() | m.ConcatenatedString() | m.FormattedString())
-            if is_text or isinstance(evaluate(item, scope), str):
+            if is_text or isinstance(constant_value(item, scope), str):
                 return {"help": item}  # a bare string is Arg(help=that string)
         return None
 
@@ -535,7 +531,7 @@ class _DeclWalker:
                 self.report(arg, f"unknown {source_text(call.func)}() keyword {key!r}")
         return out
 
-    def _field_default(self, value: cst.BaseExpression | None, scope: Scope) -> tuple[Json, bool]:
+    def _field_default(self, value: cst.BaseExpression | None, scope: ConstScope) -> tuple[Json, bool]:
         if value is None:
             return None, False
         if isinstance(value, cst.Call) and (
@@ -569,7 +565,7 @@ _ARG_FIELDS = (
 _EMPTY_FACTORIES: dict[str, Json] = {"list": (), "tuple": (), "dict": FrozenMap(), "set": (), "frozenset": ()}
 
 
-def _factory_default(node: cst.BaseExpression, scope: Scope) -> Json:
+def _factory_default(node: cst.BaseExpression, scope: ConstScope) -> Json:
     name = get_full_name_for_node(node)
     if name in _EMPTY_FACTORIES:
         return _EMPTY_FACTORIES[name]
@@ -603,11 +599,11 @@ def _unwrap_optional(node: cst.BaseExpression, symbols: Symbols, path: str) -> c
     return node
 
 
-def _literal_values(node: cst.BaseExpression, symbols: Symbols, scope: Scope) -> tuple | None:
+def _literal_values(node: cst.BaseExpression, symbols: Symbols, scope: ConstScope) -> tuple | None:
     if not isinstance(node, cst.Subscript) or symbols.origin_name(scope.path, node.value) != "Literal":
         return None
-    values = [evaluate(el.slice.value, scope) for el in node.slice if isinstance(el.slice, cst.Index)]
-    if any(v is UNKNOWN for v in values):
+    values = [constant_value(el.slice.value, scope) for el in node.slice if isinstance(el.slice, cst.Index)]
+    if any(v is NOT_CONSTANT for v in values):
         return None
     return tuple(jsonable(v) for v in values)
 
@@ -635,7 +631,7 @@ def _annotated_cli(
     nodes: Mapping[str, cst.BaseExpression],
     base: _FieldBase,
     symbols: Symbols,
-    scope: Scope,
+    scope: ConstScope,
 ) -> FieldDecl:
     """Mirror of ``add_cli_args_from_dataclass``: the argparse call a field becomes.
 
@@ -644,7 +640,7 @@ def _annotated_cli(
     """
 
     def value(key: str) -> object:
-        return evaluate(nodes[key], scope) if key in nodes else None
+        return constant_value(nodes[key], scope) if key in nodes else None
 
     def given(key: str) -> bool:  # present and not a literal None
         return key in nodes and value(key) is not None
@@ -670,8 +666,8 @@ def _annotated_cli(
         action = action_value if isinstance(action_value, str) else source_text(nodes["action"])
         passed = nodes.get("action_kwargs")  # handed to add_argument with the action
         for el in passed.elements if isinstance(passed, cst.Dict) else ():
-            if isinstance(el, cst.DictElement) and evaluate(el.key, scope) == "nargs":
-                found = evaluate(el.value, scope)  # the other values may be types: not constants
+            if isinstance(el, cst.DictElement) and constant_value(el.key, scope) == "nargs":
+                found = constant_value(el.value, scope)  # the other values may be types: not constants
                 nargs = found if isinstance(found, (str, int)) else None
     elif literal_vals is not None:
         choices, const = arg_choices or literal_vals, arg_const

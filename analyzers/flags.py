@@ -14,7 +14,7 @@ merges what `flag_decls` and `env_decls` report into one `FlagModel`:
 Cost: each file is outlined with the stdlib ``ast``; only files whose outline may
 hold declarations, and files a name leads into, are parsed with libcst (a caller
 can lend trees it already has), and line numbers come from ``ast`` too
-(`analyzers.static_values`).
+(`extractor.positions`).
 """
 from __future__ import annotations
 
@@ -36,18 +36,12 @@ from analyzers.flag_decls import (
     may_declare,
     module_declarations,
 )
-from analyzers.static_values import (
-    Diagnostic,
-    FrozenMap,
-    Json,
-    SourceSet,
-    Symbols,
-    json_value,
-    jsonable,
-)
 from extractor import shape
+from extractor.constant_values import FrozenMap, Json, json_value, jsonable
 from extractor.ir import Expr, Ref, RefKind, replace_refs
 from extractor.records import FileSites
+from extractor.source_set import Diagnostic, SourceSet
+from extractor.symbols import Symbols
 
 __all__ = [
     "Conventions",
