@@ -117,7 +117,7 @@ def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
                 return None  # a call made for its effect
             if not isinstance(small, _HELPER_STEPS) and small is not stmts[-1].body[-1]:
                 return None
-    last = stmts[-1].body[-1]  # type: ignore[attr-defined]
+    last = stmts[-1].body[-1]
     if not isinstance(last, cst.Return) or last.value is None:
         return None
     if any(_yields(small) for stmt in stmts for small in stmt.body):  # type: ignore[attr-defined]
