@@ -134,7 +134,7 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     def build() -> FlagModel:
         from dataclasses import replace
 
-        from analyzers.static_values import Diagnostic
+        from extractor.source_set import Diagnostic
 
         texts, refused = snapshot.texts(paths)
         model = build_flag_model(texts, config_classes=profile.config_classes, conventions=conventions)

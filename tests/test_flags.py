@@ -876,13 +876,13 @@ def test_release_0_5_23_details(release):
 def test_release_lines_need_no_whole_file_positions(version, monkeypatch):
     import libcst
 
-    import analyzers.static_values as static_values
+    import extractor.positions as positions
 
     files = release_files(version)
     trees = {path: libcst.parse_module(src) for path, src in files.items()}
     wrapped: list[libcst.Module] = []
-    real = static_values.MetadataWrapper
-    monkeypatch.setattr(static_values, "MetadataWrapper", lambda mod, **kw: wrapped.append(mod) or real(mod, **kw))
+    real = positions.MetadataWrapper
+    monkeypatch.setattr(positions, "MetadataWrapper", lambda mod, **kw: wrapped.append(mod) or real(mod, **kw))
     lent = build_flag_model(files, modules=trees, config_classes=load_profile("sglang").config_classes)
     assert not [mod for mod in wrapped if any(mod is tree for tree in trees.values())]  # only single statements
     assert len(wrapped) <= 5

@@ -1,17 +1,20 @@
 """Site extraction: where each raise/assert is, what it raises, and the guards on its path."""
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
 from extractor.ir import RefKind, Truthy, Unknown, conj, refs, unknowns
+from extractor.positions import statement_spans
 from extractor.profile import load_profile
 from extractor.records import GuardOrigin, RaiseSite
-from extractor.sites import extract_file
+from extractor.sites import SiteWalker, extract_file
 
 PROFILE = load_profile("sglang")
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +53,19 @@ def guard_texts(site: RaiseSite) -> list[tuple[str, str]]:
 def test_kind_exception_and_line(code: str, kind: str, exception: str, line: int) -> None:
     site = one(code)
     assert (str(site.kind), site.exception, site.line) == (kind, exception, line)
+
+
+@pytest.mark.parametrize("spans, fallback", [
+    ("ast", False),
+    (None, True),  # ast could not parse the text
+    ((), True),  # ast lists other statements than libcst
+])
+def test_lines_come_from_ast_else_position_provider(spans, fallback) -> None:
+    code = "def f(x):\n    if x:\n        raise ValueError('a')\n    assert x, 'b'\n"
+    given = statement_spans(ast.parse(code)) if spans == "ast" else spans
+    found = SiteWalker("m.py", cst.parse_module(code), PROFILE, given).run()
+    assert [s.line for s in found.sites] == [3, 4]
+    assert ("m.py: positions taken from PositionProvider" in found.diagnostics) is fallback
 
 
 def test_every_site_in_nested_defs_and_classes_is_found_with_its_qualname() -> None:
@@ -605,7 +621,8 @@ _DEEP = {
 _DEEP_RUNNER = """
 import json, sys
 from extractor.profile import load_profile
-from extractor.sites import extract_file
+from extractor.positions import statement_spans
+from extractor.sites import SiteWalker, extract_file
 from extractor.records import FileSites
 cases = json.load(sys.stdin)
 for name, text in cases.items():
