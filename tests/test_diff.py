@@ -95,7 +95,9 @@ def test_diff_with_itself_is_empty():
 
 
 def test_added_and_removed_entries():
-    assert kinds(catalog(entry("a")), catalog(entry("b", "unrelated text here", flags=("--x",)))) == ["added", "removed"]
+    assert kinds(
+        catalog(entry("a")), catalog(entry("b", "unrelated text here", flags=("--x",)))
+    ) == ["added", "removed"]
 
 
 # ------------------------------------------------------------------ flag changes
@@ -141,7 +143,8 @@ def test_flag_changes(old, new, expected):
     (model(flag("--a", "x")), model(flag("--b", "b", aliases=["--a"]), flag("--c", "x")), [("--a", "--b", "alias")]),
     # each new flag is the target of one rename at most: the first old name (sorted) takes it
     (model(flag("--a", "x"), flag("--b", "x")), model(flag("--c", "x")), [("--a", "--c", "same-dest")]),
-    (model(env=({"name": "A_ENV", "dest": "x"},)), model(env=({"name": "B_ENV", "dest": "x"},)), []),  # env: no dest rule
+    # env: no dest rule
+    (model(env=({"name": "A_ENV", "dest": "x"},)), model(env=({"name": "B_ENV", "dest": "x"},)), []),
 ])
 def test_flag_renames_and_their_evidence(old, new, renames):
     found = [c for c in flag_changes(old, new) if isinstance(c, FlagRenamed)]

@@ -43,7 +43,8 @@ def test_lora_speculative_entry_guard_has_caller_and_early_return(lora_entry) ->
 @pytest.mark.parametrize(
     "row, reason_start, flags, env",
     [
-        (0, "does not support SGLANG_RAGGED_VERIFY_MODE={ragged_mode!r}", ["--speculative-algorithm"], ["SGLANG_RAGGED_VERIFY_MODE"]),
+        (0, "does not support SGLANG_RAGGED_VERIFY_MODE={ragged_mode!r}",
+         ["--speculative-algorithm"], ["SGLANG_RAGGED_VERIFY_MODE"]),
         (1, "does not support --speculative-adaptive", ["--speculative-adaptive"], []),
         (2, "does not support the experimental_sgl_trtllm MoE runner",
          ["--moe-runner-backend", "--speculative-moe-runner-backend"], []),
@@ -71,7 +72,9 @@ def _loop_iterables_over_local_literals(source: str) -> set[str]:
         }
         for loop in ast.walk(func):
             if isinstance(loop, ast.For) and any(isinstance(n, ast.Raise) for n in ast.walk(loop)):
-                it = loop.iter.func.value if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute) else loop.iter
+                it = (loop.iter.func.value
+                      if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute)
+                      else loop.iter)
                 if isinstance(it, ast.Name) and it.id in literals:
                     found.add(it.id)
     return found

@@ -26,8 +26,10 @@ R = Renderer()
         (Not(Not(Truthy(ENV))), "`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1`"),
         (Compare("==", ENV, Const("static")), "`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=static`"),
         (And((Truthy(ADAPTIVE), Or((Truthy(ENV), Compare("==", FLAG, Const("X")))))),
-         "`--speculative-adaptive` is set and (`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1` or `--speculative-algorithm` is X)"),
-        (Not(And((Truthy(ADAPTIVE), Truthy(ENV)))), "`--speculative-adaptive` is not set or `SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset"),
+         "`--speculative-adaptive` is set and "
+         "(`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1` or `--speculative-algorithm` is X)"),
+        (Not(And((Truthy(ADAPTIVE), Truthy(ENV)))),
+         "`--speculative-adaptive` is not set or `SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset"),
         (And((Truthy(ADAPTIVE), Const(True))), "`--speculative-adaptive` is set"),
         (Truthy(Unknown("f(x)")), "`f(x)` (unknown) is true/non-empty"),
     ],
@@ -47,7 +49,8 @@ ARCH = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
         (Not(Truthy(HIP)), "platform check `is_hip()` is false"),
         (Truthy(ARCH), "model property `hf_config.architectures` is true/non-empty"),
         (Not(Truthy(Seq((ADAPTIVE,)))), "`--speculative-adaptive` is false/empty"),
-        (Truthy(Apply("isinstance", (FLAG, Const("dict")), "isinstance(x, dict)")), "`--speculative-algorithm` is a dict"),
+        (Truthy(Apply("isinstance", (FLAG, Const("dict")), "isinstance(x, dict)")),
+         "`--speculative-algorithm` is a dict"),
         (Not(Truthy(Apply("isinstance", (FLAG, Const("dict")), "isinstance(x, dict)"))),
          "`--speculative-algorithm` is not a dict"),
         (Compare("<", Const(1), FLAG), "`--speculative-algorithm` > 1"),  # the constant goes right
