@@ -54,18 +54,21 @@ SPEC = flag("speculative_algorithm")
         (Compare("<", Const(2), flag("tp_size")), ["Set `--tp-size` to at most 2."]),
         (In(SPEC, Const(("EAGLE", "EAGLE3"))), ["Set `--speculative-algorithm` to NGRAM (or leave it unset)."]),
         (Not(In(SPEC, Const(("NGRAM", None)))), ["Set `--speculative-algorithm` to NGRAM (or leave it unset)."]),
-        (Compare("==", SPEC, Const("EAGLE")), ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset)."]),
+        (Compare("==", SPEC, Const("EAGLE")),
+         ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset)."]),
         (Truthy(PLAN), ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."]),
         (Not(Truthy(PLAN)), ["Set `SGLANG_PLAN=1`."]),
         # innermost part first; parts on the same flag are one solution
         (And((Truthy(flag("enable_lora")), Not(In(SPEC, Const(("NGRAM", None)))), In(SPEC, Const(("EAGLE",))))),
-         ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset).", "Do not pass `--enable-lora`."]),
+         ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset).",
+          "Do not pass `--enable-lora`."]),
         # several flags in one part
         (Or((Truthy(flag("enable_lora")), Compare(">", flag("tp_size"), Const(1)))),
          ["Change `--enable-lora`, `--tp-size` so that `--enable-lora` is not set and `--tp-size` <= 1."]),
         # facts are stated, not offered as changes
         (And((Truthy(HIP), Truthy(flag("enable_lora")))),
-         ["Do not pass `--enable-lora`.", "Not changeable by flags: this happens only when platform check `is_hip()` is true."]),
+         ["Do not pass `--enable-lora`.",
+          "Not changeable by flags: this happens only when platform check `is_hip()` is true."]),
     ],
 )
 def test_solutions(expr, expected):
@@ -295,7 +298,8 @@ def _site_entry(expr, function: str, adjusted_before: int) -> Entry:
     ("other", 0, "false"),  # another function's adjustment: order unknown, applied
 ])
 def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, adjusted_before, verified):
-    default_page = Rule("page_size", Const(64), Compare("is", flag("page_size"), Const(None)), ("p/check.py", "check", 0))
+    default_page = Rule(
+        "page_size", Const(64), Compare("is", flag("page_size"), Const(None)), ("p/check.py", "check", 0))
     ctx = Context(Model(FLAGS, (*RULES, default_page), EXAMPLES), CTX.renderer, "serve")
     entry = advise(_site_entry(Compare("is", flag("page_size"), Const(None)), function, adjusted_before), ctx)
     assert entry.example_fix["predicted"] == verified
@@ -307,7 +311,8 @@ def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, a
     (And((Truthy(HIP), Truthy(flag("enable_lora")))),
      ["before", "after", "verified", "predicted", "solution", "undecided", "assuming", "needs"]),
     (Truthy(HIP), ["before", "after", "verified", "predicted", "undecided"]),
-    (And((Truthy(flag("enable_lora")), Not(Truthy(flag("enable_lora"))))), ["before", "after", "verified", "predicted", "note"]),
+    (And((Truthy(flag("enable_lora")), Not(Truthy(flag("enable_lora"))))),
+     ["before", "after", "verified", "predicted", "note"]),
 ])
 def test_example_fix_keys_come_in_a_fixed_order(expr, keys):
     fix = example_fix(expr, expr, solutions(expr, CTX), CTX)

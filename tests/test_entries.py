@@ -174,10 +174,12 @@ def test_entry_excerpt_and_url_come_from_the_site_path_and_line() -> None:
     "code, text, flags, env",
     [
         ("def f(cfg):\n    raise ValueError('x')\n", "always", [], []),
-        ("def f(cfg):\n    if cfg.enable_lora:\n        raise ValueError('x')\n", "`--enable-lora` is set", ["--enable-lora"], []),
+        ("def f(cfg):\n    if cfg.enable_lora:\n        raise ValueError('x')\n",
+         "`--enable-lora` is set", ["--enable-lora"], []),
         ("def f(cfg):\n    if cfg.b and envs.SGLANG_X.get():\n        raise ValueError('x')\n",
          "`--b` is set and `SGLANG_X=1`", ["--b"], ["SGLANG_X"]),
-        ("def f(cfg):\n    if cfg.z or cfg.a:\n        raise ValueError('x')\n", "`--z` is set or `--a` is set", ["--a", "--z"], []),
+        ("def f(cfg):\n    if cfg.z or cfg.a:\n        raise ValueError('x')\n",
+         "`--z` is set or `--a` is set", ["--a", "--z"], []),
         ("def f(cfg):\n    assert cfg.tp_size > 0, 'tp'\n", "`--tp-size` <= 0", ["--tp-size"], []),
     ],
     ids=["unguarded", "flag", "flag-and-env", "flags-sorted", "assert"],
@@ -287,7 +289,8 @@ def test_earlier_raise_on_another_variable_stays_in_guards_only() -> None:
     ],
 )
 def test_variants_reads_count_when_keeping_earlier_raises(prior: str, text: str) -> None:
-    code = f"def f(cfg):\n    if {prior}:\n        raise ValueError('no')\n    raise ValueError('p' if cfg.x == 'b' else 'q')\n"
+    code = (f"def f(cfg):\n    if {prior}:\n        raise ValueError('no')\n"
+            "    raise ValueError('p' if cfg.x == 'b' else 'q')\n")
     (entry,) = [e for e in entries(code) if e.site.template.text == "p"]
     assert entry.trigger.text == text
 
@@ -331,7 +334,8 @@ def test_listed_guards_name_the_nearest_earlier_raises(n: int, first: str) -> No
     listed = listed_guards(last)
     assert len(last.guards) == n
     assert listed[0].text == first
-    assert [g.text for g in listed][-min(n, MAX_LISTED_PRIORS):] == [f"not (cfg.o{i})" for i in range(max(0, n - MAX_LISTED_PRIORS), n)]
+    shown = [g.text for g in listed][-min(n, MAX_LISTED_PRIORS):]
+    assert shown == [f"not (cfg.o{i})" for i in range(max(0, n - MAX_LISTED_PRIORS), n)]
     assert len(listed) == (n if n <= MAX_LISTED_PRIORS else MAX_LISTED_PRIORS + 1)
     assert {str(g.origin) for g in listed} == {"prior-raise"}
 

@@ -27,7 +27,8 @@ SNIPPETS = [
     "match cmd:\n    case [x, y]:\n        pass\n    case {'k': v} if v:\n        go(v)\n    case _:\n        pass\n",
     "x = '''multi\nline\n'''\ny = \\\n    2\nz = (1 +\n     2)\n",
     "if x: a = 1; b = 2\nclass K: pass\ndef g(): return 1\n",
-    "def outer():\n    def inner():\n        class Deep:\n            v = [\n                i for i in range(3)\n            ]\n        return Deep\n    return inner\n",
+    "def outer():\n    def inner():\n        class Deep:\n            v = [\n"
+    "                i for i in range(3)\n            ]\n        return Deep\n    return inner\n",
     "x = {\n    'A': Deprecated(note='a'),\n    'B': Deprecated(\n        note='b'),\n}\n",
     "global_var: int\nassert x, (\n    'msg')\nraise ValueError(\n    'bad')\n",
     "x = 1\r\ny = (\r\n    2)\r\n",
