@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzers.polarity import conjuncts, flag_polarity
+from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
-from extractor.ir import Const, Expr, RefKind, conj, refs
+from extractor.ir import Const, Expr, RefKind, conj, conjuncts, refs, simplify
 from extractor.records import Adjustment, GuardOrigin
 
 
@@ -36,7 +36,7 @@ def implications(adjustments: Sequence[Adjustment], renderer: Renderer) -> list[
         if target is None or not (isinstance(adj.value, Const) and bool(adj.value.value)):
             continue
         guard = adjustment_guard(adj)
-        for conjunct in conjuncts(guard):
+        for conjunct in conjuncts(simplify(guard)):
             found = flag_polarity(conjunct)
             if found and found[1] and found[0].name != adj.flag:
                 source = renderer.option(found[0].name)
@@ -46,7 +46,7 @@ def implications(adjustments: Sequence[Adjustment], renderer: Renderer) -> list[
 
 
 def adjustments_as_dicts(adjustments: Sequence[Adjustment], renderer: Renderer) -> tuple[dict[str, Any], ...]:
-    out = []
+    out: list[dict[str, Any]] = []
     for adj in adjustments:
         guard = adjustment_guard(adj)
         out.append({

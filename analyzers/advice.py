@@ -15,9 +15,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analyzers.entries import Entry
-from analyzers.evaluate import Model, Truth, evaluate, undecided
+from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided
 from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
+from analyzers.related import with_related
 from analyzers.rivals import Rivals
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
@@ -34,7 +35,6 @@ from analyzers.witness import (
 )
 from extractor.ir import (
     TRUE,
-    And,
     Compare,
     Const,
     Expr,
@@ -43,8 +43,8 @@ from extractor.ir import (
     RefKind,
     Truthy,
     conj,
+    conjuncts,
     disj,
-    from_dict,
     negate,
     refs,
     simplify,
@@ -79,10 +79,9 @@ class Solution:
 
 
 def parts_of(expr: Expr) -> list[Expr]:
+    """The operands of `expr` (simplified) that must all hold; none for "always"."""
     expr = simplify(expr)
-    if expr == TRUE:
-        return []
-    return list(expr.args) if isinstance(expr, And) else [expr]
+    return [] if expr == TRUE else list(conjuncts(expr))
 
 
 def solutions(expr: Expr, ctx: Context) -> list[Solution]:
@@ -203,15 +202,31 @@ def _bound(part: Expr) -> str | None:
     left, right, op = part.left, part.right, part.op
     if isinstance(left, Const):
         left, right, op = right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-    number = isinstance(right, Const) and isinstance(right.value, (int, float)) and not isinstance(right.value, bool)
-    if not number or isinstance(left, Const):
+    if not isinstance(right, Const) or isinstance(left, Const):
+        return None
+    if not isinstance(right.value, (int, float)) or isinstance(right.value, bool):
         return None
     return f"{_WORDS[_FLIPPED[op]]} {_shown(right.value)}"
 
 
 def _by_values(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
     """Name the values that avoid `part`, tried one by one (the evaluator decides)."""
-    name = _option(leaf, ctx)
+    good, bad = _tried(part, leaf, ctx)
+    if not good:
+        return None
+    unset = any(v is NOT_GIVEN for v in good)
+    flag = _flag(leaf, ctx)
+    consts = _consts(part)
+    if flag is not None and isinstance(flag.choices, tuple):
+        listed = [_shown(v) for v in good if v is not NOT_GIVEN and v in flag.choices]
+    else:
+        listed = [_shown(v) for v in good if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
+    offending = [_shown(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
+    return _values_text(_option(leaf, ctx), leaf.kind is RefKind.ENV, listed, offending, unset)
+
+
+def _tried(part: Expr, leaf: Leaf, ctx: Context) -> tuple[list[Any], list[Any]]:
+    """`leaf`'s candidate values (`NOT_GIVEN` among them) that make `part` false, and true."""
     base = base_launch(ctx.model)
     good: list[Any] = []
     bad: list[Any] = []
@@ -221,26 +236,22 @@ def _by_values(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
             good.append(value)
         elif result is Truth.TRUE:
             bad.append(value)
-    if not good:
-        return None
-    unset = any(v is NOT_GIVEN for v in good)
-    flag = _flag(leaf, ctx)
-    declared = flag is not None and isinstance(flag.choices, tuple)
-    consts = _consts(part)
-    listed = [_shown(v) for v in good
-              if v is not NOT_GIVEN and (v in flag.choices if declared else _is_const_in(v, part, consts))]
-    offending = [_shown(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
-    verb = "Unset" if leaf.kind is RefKind.ENV else "Leave"
+    return good, bad
+
+
+def _values_text(name: str, env: bool, listed: Sequence[str], offending: Sequence[str], unset: bool) -> str | None:
+    """The solution naming the values to set (`listed`) or avoid (`offending`), and whether
+    not setting `name` at all also works (`unset`: an env var is unset, a flag left unset)."""
+    leave = "unset it" if env else "leave it unset"
     if listed:
-        more = ", ..." if len(listed) > MAX_LISTED else ""
-        choice = f"one of {', '.join(listed[:MAX_LISTED])}{more}" if len(listed) > 1 else listed[0]
-        text = f"Set {name} to {choice}"
-        return text + (f" (or {verb.lower()} it{' unset' if verb == 'Leave' else ''})." if unset else ".")
+        hidden = ", ..." if len(listed) > MAX_LISTED else ""
+        choice = f"one of {', '.join(listed[:MAX_LISTED])}{hidden}" if len(listed) > 1 else listed[0]
+        return f"Set {name} to {choice}" + (f" (or {leave})." if unset else ".")
     if offending:
         text = f"Set {name} to a value other than {', '.join(offending[:MAX_LISTED])}"
-        return text + (f", or {verb.lower()} it{' unset' if verb == 'Leave' else ''}." if unset else ".")
+        return text + (f", or {leave}." if unset else ".")
     if unset:
-        return f"{verb} {name}{' unset' if verb == 'Leave' else ''}."
+        return f"Unset {name}." if env else f"Leave {name} unset."
     return None
 
 
@@ -373,9 +384,10 @@ def _stated(launch: Launch, ctx: Context) -> Launch:
     arch = {key: _architecture(value) for key, value in launch.facts.items()
             if key.startswith(f"{RefKind.MODEL}:") and examples.is_architecture(key.partition(":")[2])}
     names = set(arch.values())
-    if not examples.model or len(names) != 1 or None in names:
+    name = names.pop() if len(names) == 1 else None
+    if not examples.model or name is None:
         return Launch(launch.flags, launch.env)
-    flags = {**launch.flags, examples.model: model_of(names.pop())}
+    flags = {**launch.flags, examples.model: model_of(name)}
     return Launch(flags, launch.env, {key: launch.facts[key] for key in arch})
 
 
@@ -498,14 +510,14 @@ def meaning(entry: Entry, ctx: Context) -> str:
     function = site.function or "module level"
     doc = ctx.docstrings.get((site.path, site.function), "")
     where = f"`{function}`" + (f" (“{doc.rstrip('.')}”)" if doc else "")
-    trigger = entry.trigger.get("text") or "always"
+    trigger = entry.trigger.text or "always"
     if site.kind == "assert":
         head = f"An assertion in {where} fails"
     else:
         head = f"{site.exception} raised by {where}"
     when = " whenever that code runs" if trigger == "always" else f" when {trigger}"
     text = head + when + "."
-    holes = [h.text for h in site.template.holes] if hasattr(site.template, "holes") else []
+    holes = [h.text for h in site.template.holes]
     if entry.variants:
         text += (f" The message has {len(entry.variants)} variants, one per row of a condition table;"
                  " each row has its own condition.")
@@ -544,10 +556,6 @@ def _flags_for_dest(dest: str, ctx: Context) -> tuple[Any, ...]:
 # ------------------------------------------------------------------ entries
 
 
-def _expr(trigger: Mapping[str, Any]) -> Expr:
-    return from_dict(trigger["expr"]) if "expr" in trigger else TRUE
-
-
 def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
     """`ctx` evaluating as the code stands at the raise: without the adjustments its own
     function makes further down (``if x is None: raise ...`` then ``x = default``), where
@@ -566,9 +574,8 @@ def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
 
 def _full(entry: Entry) -> Expr:
     """When `entry` is raised: its trigger, and one of its rows when it has a table."""
-    trigger = _expr(entry.trigger)
-    rows = [_expr(v["trigger"]) for v in entry.variants]
-    return conj([trigger, disj(rows)]) if rows else trigger
+    trigger = entry.trigger.expr
+    return conj([trigger, disj([v.trigger.expr for v in entry.variants])]) if entry.variants else trigger
 
 
 def entry_fix(row_fixes: Sequence[dict[str, Any]], own: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -590,26 +597,21 @@ def entry_fix(row_fixes: Sequence[dict[str, Any]], own: Callable[[], dict[str, A
 
 def advise(entry: Entry, ctx: Context) -> Entry:
     """`entry` with meaning, solutions, example fix (and per-variant ones) filled in."""
-    trigger = _expr(entry.trigger)
-    rows = [_expr(v["trigger"]) for v in entry.variants]
+    trigger = entry.trigger.expr
     full = _full(entry)
     ctx = _at_site(entry, full, ctx)
     sols = solutions(trigger, ctx)
     variants = []
     fixes = []
-    for row, data in zip(rows, entry.variants):
-        row_sols = solutions(row, ctx)
-        fix = example_fix(conj([trigger, row]), full, row_sols, ctx, entry.id)
-        fixes.append(fix)
-        variants.append({**data, "solutions": [s.text for s in row_sols], "example_fix": fix})
+    for variant in entry.variants:
+        row_sols = solutions(variant.trigger.expr, ctx)
+        fixes.append(example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
+        variants.append(replace(variant, solutions=tuple(s.text for s in row_sols), example_fix=fixes[-1]))
     fix = entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
-    extra = dict(entry.extra)
-    found = situations(conj([trigger, *rows]), ctx)
-    if found:
-        extra["situations"] = found
+    found = situations(conj([t.expr for t in entry.triggers]), ctx)
     return replace(
         entry, meaning=meaning(entry, ctx), solutions=tuple(s.text for s in sols), example_fix=fix,
-        variants=tuple(variants) if rows else entry.variants, extra=extra,
+        variants=tuple(variants), extra={**entry.extra, "situations": found} if found else entry.extra,
     )
 
 
@@ -622,10 +624,7 @@ def complete_entries(
 
     `examples`: how example commands write values (the profile's `examples:`); the values
     every entry's conditions compare flags and env vars against are added to it."""
-    from analyzers.evaluate import rules_from_adjustments
-    from analyzers.related import with_related
-
-    conditions = (_expr(t) for e in entries for t in (e.trigger, *(v["trigger"] for v in e.variants)))
+    conditions = (t.expr for e in entries for t in e.triggers)
     known = Examples(examples or ExampleRules()).with_known(conditions)
     model = Model(flags, rules_from_adjustments(adjustments), known)
     full = ((e.id, _full(e)) for e in entries)

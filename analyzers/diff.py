@@ -12,7 +12,7 @@ flag model, `FlagModel.as_dict()`); a catalog without it yields none.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -349,33 +349,47 @@ def _spellings(name: str, decl: Mapping[str, Any]) -> set[str]:
     return {str(a) for a in (*(decl.get("aliases") or ()), *(decl.get("negations") or ()))}
 
 
-def _renames(old: Mapping[str, Mapping[str, Any]], new: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, str, str]]:
-    """(old name, new name, evidence) for flags whose spelling changed."""
-    gone = [n for n in old if n not in new]
-    fresh = [n for n in new if n not in old]
-    out: list[tuple[str, str, str]] = []
+_Rename = tuple[str, str, str]  # (old name, new name, evidence)
+
+
+def _renames(old: Mapping[str, Mapping[str, Any]], new: Mapping[str, Mapping[str, Any]]) -> list[_Rename]:
+    """(old name, new name, evidence) for flags whose spelling changed, by the strongest
+    evidence first; each new flag is the target of one rename at most."""
+    gone = sorted(n for n in old if n not in new)
+    fresh = sorted(n for n in new if n not in old)
     taken: set[str] = set()
-    for name in sorted(gone):  # the old spelling survives as an alias of a new flag
-        for cand in sorted(fresh):
-            if cand not in taken and name in _spellings(cand, new[cand]):
-                out.append((name, cand, "alias"))
-                taken.add(cand)
-                break
-    renamed_old = {o for o, _, _ in out}
-    for name, decl in sorted(new.items()):  # kept but deprecated, pointing at a new flag
+    out = [(o, n, "alias") for o, n in _pair_up(gone, fresh, taken, lambda o, c: o in _spellings(c, new[c]))]
+    out += _deprecated_renames(old, new, fresh, taken)
+    renamed = {o for o, _, _ in out}
+    fields_gone = [n for n in gone if n not in renamed and not n.startswith("env:") and old[n].get("dest")]
+    out += [(o, n, "same-dest") for o, n in _pair_up(
+        fields_gone, fresh, taken,
+        lambda o, c: not c.startswith("env:") and new[c].get("dest") == old[o].get("dest"),
+    )]
+    return out
+
+
+def _pair_up(gone: Sequence[str], fresh: Sequence[str], taken: set[str],
+             fits: Callable[[str, str], bool]) -> list[tuple[str, str]]:
+    """Each old name with the first new name not yet `taken` that `fits` it (which it takes)."""
+    pairs: list[tuple[str, str]] = []
+    for name in gone:
+        cand = next((c for c in fresh if c not in taken and fits(name, c)), None)
+        if cand is not None:
+            pairs.append((name, cand))
+            taken.add(cand)
+    return pairs
+
+
+def _deprecated_renames(old: Mapping[str, Mapping[str, Any]], new: Mapping[str, Mapping[str, Any]],
+                        fresh: Sequence[str], taken: set[str]) -> list[_Rename]:
+    """Flags kept but deprecated, whose ``replacement`` is a new flag (which they take)."""
+    out: list[_Rename] = []
+    for name, decl in sorted(new.items()):
         target = decl.get("replacement")
         if decl.get("deprecated") and name in old and target in fresh and target not in taken:
             out.append((name, str(target), "deprecated"))
             taken.add(str(target))
-    for name in sorted(gone):  # the same field under another option
-        if name in renamed_old or name.startswith("env:") or not old[name].get("dest"):
-            continue
-        for cand in sorted(fresh):
-            if cand not in taken and not cand.startswith("env:") and new[cand].get("dest") == old[name].get("dest"):
-                out.append((name, cand, "same-dest"))
-                taken.add(cand)
-                renamed_old.add(name)
-                break
     return out
 
 

@@ -7,11 +7,91 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.trigger import Renderer, trigger_dict
-from extractor.ir import TRUE, Expr, Ref, conj, refs
+from analyzers.trigger import Renderer
+from extractor.ir import TRUE, Expr, Ref, RefKind, conj, refs, simplify, unknowns
 from extractor.records import Guard, GuardOrigin, RaiseSite, merge_runs
 
 EXCERPT_CONTEXT = 20  # lines shown before and after the statement
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """When an entry (or one of its table rows) fires: the condition and what a reader is
+    told about it. The catalog's ``trigger`` object is `as_dict`; nothing else is JSON."""
+
+    expr: Expr  # simplified
+    text: str  # in user terms, with what turns its flags on automatically
+    flags: tuple[str, ...]  # the options it reads, sorted
+    derived: tuple[str, ...]  # settings it reads that no option sets
+    env: tuple[str, ...]
+    other: tuple[str, ...]  # ``kind:name`` of platform/model/runtime facts, ``unknown:text``
+    implied_by: tuple[tuple[str, tuple[str, ...]], ...] = ()  # option -> options that turn it on
+
+    @classmethod
+    def build(cls, expr: Expr, renderer: Renderer, implied: Mapping[str, Sequence[str]] | None = None) -> Trigger:
+        """The trigger of one condition.
+
+        `implied` maps an option to the options that turn it on automatically (from the
+        validation code's own adjustments): a trigger on ``--enable-lora`` also fires for a
+        user who only passes ``--lora-paths``, and says so.
+        """
+        expr = simplify(expr)
+        found = refs(expr)
+        options = {r.name: renderer.option(r.name) for r in found if r.kind is RefKind.FLAG}
+        flags = tuple(sorted({o for o in options.values() if o}))
+        implied_by = tuple((f, tuple(sorted(set(implied[f])))) for f in flags if implied and implied.get(f))
+        return cls(
+            expr=expr,
+            text=renderer.text(expr) + "".join(
+                f" (`{flag}` is also turned on by {', '.join(f'`{s}`' for s in sources)})"
+                for flag, sources in implied_by),
+            flags=flags,
+            derived=tuple(sorted(name for name, option in options.items() if not option)),
+            env=tuple(sorted({r.name for r in found if r.kind is RefKind.ENV})),
+            other=_facts(expr, found),
+            implied_by=implied_by,
+        )
+
+    @property
+    def unknown(self) -> bool:
+        """Does it read something errcat could not interpret?"""
+        return any(o.startswith("unknown:") for o in self.other)
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "text": self.text, "expr": self.expr.as_dict(), "flags": list(self.flags),
+            "derived": list(self.derived), "env": list(self.env), "other": list(self.other),
+        }
+        if self.implied_by:
+            data["implied_by"] = {flag: list(sources) for flag, sources in self.implied_by}
+        return data
+
+
+def _facts(expr: Expr, found: Sequence[Ref]) -> tuple[str, ...]:
+    """`Trigger.other`: the facts `expr` reads that are neither options nor env vars."""
+    named = {f"{r.kind}:{r.name}" for r in found if r.kind not in (RefKind.FLAG, RefKind.ENV, RefKind.UNKNOWN)}
+    return tuple(sorted(named | {f"unknown:{u.text}" for u in unknowns(expr)}))
+
+
+@dataclass(frozen=True, slots=True)
+class EntryVariant:
+    """One row of an entry's condition table as published (`extractor.records.Variant` is
+    the row as found); `solutions` and `example_fix` are filled in by `analyzers.advice`."""
+
+    values: tuple[tuple[str, str], ...]  # hole expression -> rendered template text
+    template: str
+    trigger: Trigger
+    solutions: tuple[str, ...] | None = None
+    example_fix: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"values": dict(self.values), "template": self.template,
+                                "trigger": self.trigger.as_dict()}
+        if self.solutions is not None:
+            data["solutions"] = list(self.solutions)
+        if self.example_fix is not None:
+            data["example_fix"] = self.example_fix
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,8 +101,8 @@ class Entry:
     url: str
     excerpt_start: int
     excerpt: str
-    trigger: dict[str, Any]
-    variants: tuple[dict[str, Any], ...]
+    trigger: Trigger
+    variants: tuple[EntryVariant, ...]
     meaning: str = ""
     solutions: tuple[str, ...] = ()
     example_fix: dict[str, Any] = field(
@@ -40,9 +120,9 @@ class Entry:
             "matcher": site.template.pattern,
             "source": {"path": site.path, "line": site.line, "function": site.function, "url": self.url},
             "excerpt": {"start_line": self.excerpt_start, "code": self.excerpt},
-            "trigger": self.trigger,
+            "trigger": self.trigger.as_dict(),
             "guards": [{"text": g.text, "origin": str(g.origin)} for g in listed_guards(site)],
-            "variants": list(self.variants),
+            "variants": [v.as_dict() for v in self.variants],
             "notes": list(site.notes),
             "meaning": self.meaning,
             "solutions": list(self.solutions),
@@ -51,6 +131,11 @@ class Entry:
         }
         data.update(self.extra)
         return data
+
+    @property
+    def triggers(self) -> tuple[Trigger, ...]:
+        """The entry's trigger, then its rows' ones."""
+        return (self.trigger, *(v.trigger for v in self.variants))
 
 
 def entry_id(site: RaiseSite, ordinal: int) -> str:
@@ -159,16 +244,12 @@ def build_entries(
     renderer: Renderer,
     implied: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Entry]:
-    """One entry per site, sorted by id (`implied`: see `trigger_dict`)."""
+    """One entry per site, sorted by id (`implied`: see `Trigger.build`)."""
     entries = []
     for site, eid in zip(sites, assign_ids(sites)):
         start, code = excerpt(lines_of(site.path), site.line)
         variants = tuple(
-            {
-                "values": dict(v.values),
-                "template": v.template.text,
-                "trigger": trigger_dict(trigger_expr(v.guards), renderer, implied),
-            }
+            EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied))
             for v in site.variants
         )
         entries.append(
@@ -178,7 +259,7 @@ def build_entries(
                 url=permalink(site.path, site.line),
                 excerpt_start=start,
                 excerpt=code,
-                trigger=trigger_dict(site_trigger(site), renderer, implied),
+                trigger=Trigger.build(site_trigger(site), renderer, implied),
                 variants=variants,
             )
         )

@@ -17,21 +17,19 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
-from analyzers.static_values import (
-    Diagnostic,
+from extractor import shape
+from extractor.constant_values import (
+    ConstScope,
     Json,
-    Outline,
-    Scope,
-    SourceModule,
-    Symbols,
-    evaluate,
+    constant_value,
     json_value,
     jsonable,
     literal,
     render_text,
     source_text,
 )
-from extractor import shape
+from extractor.source_set import Diagnostic, Outline, SourceModule
+from extractor.symbols import Symbols
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,13 +135,15 @@ def descriptor_type(name: str, bases: Mapping[str, tuple[str, ...]], _seen: froz
 
 
 def _is_descriptor(name: str | None, bases: Mapping[str, tuple[str, ...]]) -> bool:
-    return bool(name) and (bool(_DESCRIPTOR.match(name)) or descriptor_type(name, bases) is not None)
+    if not name:
+        return False
+    return bool(_DESCRIPTOR.match(name)) or descriptor_type(name, bases) is not None
 
 
 def module_env(mod: SourceModule, symbols: Symbols) -> tuple[tuple[EnvVar, ...], tuple[Diagnostic, ...]]:
     """Env declarations of one module, registry entries first, then retired names."""
     bases = _class_bases(symbols)
-    scope = Scope(mod.path, symbols)
+    scope = ConstScope(mod.path, symbols)
     declared: list[EnvVar] = []
     retired: list[EnvVar] = []
     diagnostics: list[Diagnostic] = []
@@ -158,7 +158,7 @@ def module_env(mod: SourceModule, symbols: Symbols) -> tuple[tuple[EnvVar, ...],
 def _registry(
     cls: cst.ClassDef,
     mod: SourceModule,
-    scope: Scope,
+    scope: ConstScope,
     bases: Mapping[str, tuple[str, ...]],
     diagnostics: list[Diagnostic],
 ) -> Iterable[EnvVar]:
@@ -187,7 +187,7 @@ def _env_var(
     kind: str,
     mod: SourceModule,
     stmt: cst.CSTNode,
-    scope: Scope,
+    scope: ConstScope,
     bases: Mapping[str, tuple[str, ...]],
     diagnostics: list[Diagnostic],
 ) -> EnvVar:
@@ -199,7 +199,7 @@ def _env_var(
     alias_node = kw.get("deprecated_name", positional[1] if len(positional) > 1 and "WithAlias" in kind else None)
     aliases: tuple[str, ...] = ()
     if alias_node is not None:
-        alias = evaluate(alias_node, scope)
+        alias = constant_value(alias_node, scope)
         if isinstance(alias, str):
             aliases = (alias,)
         elif isinstance(alias, tuple):
@@ -217,38 +217,54 @@ def _env_var(
     )
 
 
-def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: Scope) -> Iterable[EnvVar]:
+def _retired_table(stmt: cst.SimpleStatementLine, mod: SourceModule, scope: ConstScope) -> Iterable[EnvVar]:
     """``{"OLD_NAME": Deprecated...(replacement=..., note=...)}`` at module level."""
     for small in stmt.body:
         value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
         if not isinstance(value, cst.Dict):
             continue
         for el in value.elements:
-            if not isinstance(el, cst.DictElement) or not isinstance(el.value, cst.Call):
-                continue
-            key = evaluate(el.key, scope)
-            marker = scope.symbols.origin_name(mod.path, el.value.func) or ""
-            if not isinstance(key, str) or not _ENV_NAME.match(key) or not _RETIRED_NAME.search(marker):
-                continue
-            kw = {a.keyword.value: a.value for a in el.value.args if a.keyword is not None}
-            positional = [a.value for a in el.value.args if a.keyword is None]
-            repl_node = kw.get("replacement", positional[0] if positional else None)
-            repl = evaluate(repl_node, scope) if repl_node is not None else None
-            note = render_text(kw["note"], scope) if "note" in kw else None
-            if not isinstance(repl, str) and note:
-                hit = _USE.search(note)
-                repl = hit.group(1) if hit else None
-            yield EnvVar(
-                name=key,
-                type=None,
-                default=None,
-                deprecated_names=(),
-                deprecated=True,
-                replacement=repl if isinstance(repl, str) else None,
-                help=note,
-                path=mod.path,
-                line=mod.line(el, within=small),
-            )
+            var = _retired_entry(el, small, mod, scope) if isinstance(el, cst.DictElement) else None
+            if var is not None:
+                yield var
+
+
+def _retired_entry(
+    el: cst.DictElement, small: cst.BaseSmallStatement, mod: SourceModule, scope: ConstScope
+) -> EnvVar | None:
+    """One row of a retired-names table: a name and a call to a ``Deprecated...`` marker (else None)."""
+    call = el.value
+    if not isinstance(call, cst.Call):
+        return None
+    key = constant_value(el.key, scope)
+    marker = scope.symbols.origin_name(mod.path, call.func) or ""
+    if not isinstance(key, str) or not _ENV_NAME.match(key) or not _RETIRED_NAME.search(marker):
+        return None
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    note = render_text(kw["note"], scope) if "note" in kw else None
+    return EnvVar(
+        name=key,
+        type=None,
+        default=None,
+        deprecated_names=(),
+        deprecated=True,
+        replacement=_retired_replacement(call, note, scope),
+        help=note,
+        path=mod.path,
+        line=mod.line(el, within=small),
+    )
+
+
+def _retired_replacement(call: cst.Call, note: str | None, scope: ConstScope) -> str | None:
+    """The marker's ``replacement`` (keyword or first argument), else a name its note says to use."""
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    positional = [a.value for a in call.args if a.keyword is None]
+    node = kw.get("replacement", positional[0] if positional else None)
+    named = constant_value(node, scope) if node is not None else None
+    if isinstance(named, str):
+        return named
+    hit = _USE.search(note) if note else None
+    return hit.group(1) if hit else None
 
 
 def _merge_retired(declared: list[EnvVar], retired: list[EnvVar]) -> tuple[EnvVar, ...]:
@@ -257,9 +273,11 @@ def _merge_retired(declared: list[EnvVar], retired: list[EnvVar]) -> tuple[EnvVa
     for var in declared:
         by_name.setdefault(var.name, var)
     for old in retired:
-        var = by_name.get(old.name)
-        if var is None:
+        current = by_name.get(old.name)
+        if current is None:
             by_name[old.name] = old
         else:
-            by_name[old.name] = replace(var, deprecated=True, replacement=old.replacement, help=var.help or old.help)
+            by_name[old.name] = replace(
+                current, deprecated=True, replacement=old.replacement, help=current.help or old.help
+            )
     return tuple(by_name.values())

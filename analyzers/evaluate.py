@@ -164,7 +164,8 @@ class Model:
 
     @property
     def memo(self) -> dict[Hashable, Any]:
-        """The searches' memo (`EvalCache.searches`); the name callers used before the cache."""
+        """`EvalCache.searches`: what searches over this model remember (the witness search
+        keeps its `WitnessMemo` there under its type)."""
         return self.cache.searches
 
     def forget_nodes(self) -> None:
@@ -506,6 +507,12 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+# The combinators below take their operands as functions of one argument (the settings
+# for compiled code, the launch for `node`s), so both evaluate them with the same code;
+# compiled code binds the operands with `partial` (positionally: keywords would cost a dict
+# per call), which costs no Python frame.
+
+
 def _truthy(get: Callable[[Any], Any], arg: Any) -> bool | None:
     """Python's ``bool(get(arg))``; None when it is unknown or raises."""
     got = get(arg)
@@ -515,12 +522,6 @@ def _truthy(get: Callable[[Any], Any], arg: Any) -> bool | None:
         return bool(got)
     except Exception:
         return None
-
-
-# The Kleene combinators take their operands as functions of one argument (the settings
-# for compiled code, the launch for `node`s), so both evaluate them with the same code;
-# compiled code binds the operands with `partial` (positionally: keywords would cost a dict
-# per call), which costs no Python frame.
 
 
 def kleene(parts: Sequence[Callable[[Any], bool | None]], stop: bool, arg: Any) -> bool | None:

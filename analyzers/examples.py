@@ -93,6 +93,7 @@ def known_values(exprs: Iterable[Expr]) -> tuple[tuple[str, tuple[Any, ...]], ..
 
 
 def _compared(node: Expr) -> Iterable[tuple[Ref, tuple[Any, ...]]]:
+    pairs: tuple[tuple[Expr, Expr], ...]
     if isinstance(node, Compare) and node.op in ("==", "!=", "is", "is not"):
         pairs = ((node.left, node.right), (node.right, node.left))
     elif isinstance(node, In):

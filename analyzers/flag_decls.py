@@ -7,7 +7,7 @@ Three shapes are understood (see DESIGN.md, analyzers.flags):
   registrar such as sglang's ``add_cli_args_from_dataclass`` turns into options
   (its rules are mirrored in `_annotated_cli`).
 This module only reports declarations; `analyzers.flags` merges them into flags.
-Values are read with `analyzers.static_values`. Nothing here imports or runs the
+Values are read with `extractor.constant_values`. Nothing here imports or runs the
 target code.
 """
 from __future__ import annotations
@@ -22,28 +22,24 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
-from analyzers.static_values import (
-    UNKNOWN,
-    Diagnostic,
+from extractor.compat import StrEnum
+from extractor.constant_values import (
+    NOT_CONSTANT,
+    ConstScope,
     FrozenMap,
     Json,
-    Outline,
-    Scope,
-    SourceModule,
-    Symbols,
-    any_within,
     choices_of,
-    evaluate,
+    constant_value,
     function_locals,
     jsonable,
     literal,
     render_text,
     source_text,
-    statement_blocks,
-    word_lines,
 )
-from extractor.compat import StrEnum
 from extractor.errors import ProfileError
+from extractor.positions import any_within, statement_blocks, word_lines
+from extractor.source_set import Diagnostic, Outline, SourceModule
+from extractor.symbols import Symbols
 
 # ---------------------------------------------------------------------------
 # Declarations
@@ -210,12 +206,24 @@ _MAX_LOOP_EXPANSION = 256
 
 
 
+Keywords = Mapping[str, cst.BaseExpression]  # a call's keyword arguments by name
+
+
 def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
     return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
 
 
 def _action_name(action: str | None) -> str:
     return (action or "").rsplit(".", 1)[-1]
+
+
+def _argparse_replacement(
+    kw: Keywords, help_text: str | None, options: tuple[str, ...], scope: ConstScope
+) -> str | None:
+    """The option a deprecated argparse flag points to (its ``new_flag``/``error_message``, else its help)."""
+    pointers = (kw[k] for k in ("new_flag", "error_message") if k in kw)
+    texts = [render_text(node, scope) for node in pointers if constant_value(node, scope) is not None]
+    return replacement_option([*texts, help_text], options)
 
 
 class _AddArgumentCalls(cst.CSTVisitor):
@@ -261,17 +269,17 @@ class _DeclWalker:
         self.diagnostics: list[Diagnostic] = []
 
     # -- helpers -----------------------------------------------------------
-    def scope(self, env: Mapping[str, object] | None = None) -> Scope:
-        return Scope(self.mod.path, self.symbols, dict(env or {}))
+    def scope(self, env: Mapping[str, object] | None = None) -> ConstScope:
+        return ConstScope(self.mod.path, self.symbols, dict(env or {}))
 
-    def local_scope(self, env: Mapping[str, object] | None = None) -> Scope:
+    def local_scope(self, env: Mapping[str, object] | None = None) -> ConstScope:
         """Scope seeing the enclosing function's constant locals (computed on demand)."""
         if not self.functions:
             return self.scope(env)
         func = self.functions[-1]
         if id(func) not in self._locals:
             self._locals[id(func)] = function_locals(func, self.scope())
-        return Scope(self.mod.path, self.symbols, {**self._locals[id(func)], **(env or {})})
+        return ConstScope(self.mod.path, self.symbols, {**self._locals[id(func)], **(env or {})})
 
     def report(self, node: cst.CSTNode, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.mod.path, self.mod.line(node, self.anchor), message))
@@ -328,7 +336,7 @@ class _DeclWalker:
         """One binding of the loop variables per iteration (loops over constants only)."""
         bound: list[tuple[str, tuple[object, ...]]] = []
         for loop in self.loops:
-            values = evaluate(loop.iter, self.local_scope())
+            values = constant_value(loop.iter, self.local_scope())
             if isinstance(loop.target, cst.Name) and isinstance(values, (tuple, frozenset)):
                 bound.append((loop.target.value, tuple(values)))
         if not bound:
@@ -365,57 +373,30 @@ class _DeclWalker:
             return  # a wrapper forwarding *names/**kwargs is not a declaration
         seen: set[tuple[str, ...]] = set()
         for env in self._loop_envs():
-            options = [evaluate(a.value, self.local_scope(env)) for a in positional]
-            if not options or any(a.star for a in positional) or not all(isinstance(o, str) for o in options):
+            values = [constant_value(a.value, self.local_scope(env)) for a in positional]
+            key = tuple(v for v in values if isinstance(v, str))
+            if not values or any(a.star for a in positional) or len(key) != len(values):
                 self.report(node, f"add_argument with option names not known statically: {source_text(node)[:120]}")
                 return
-            key = tuple(options)
             if key not in seen:
                 seen.add(key)
                 self.arguments.append(self._argparse_decl(node, key, self.local_scope(env)))
 
-    def _argparse_decl(self, node: cst.Call, options: tuple[str, ...], scope: Scope) -> ArgparseDecl:
-        kw = _kwargs(node)
-        longs = [o for o in options if o.startswith("--")]
-        dest_value = evaluate(kw["dest"], scope) if "dest" in kw else UNKNOWN
-        if isinstance(dest_value, str):
-            dest = dest_value
-        else:
-            if "dest" in kw:
-                self.report(node, f"dest not known statically: {source_text(kw['dest'])}")
-            dest = dest_for_option((longs or list(options))[0])
-        action_node = kw.get("action")
-        action: str | None = None
-        if action_node is not None:
-            named = evaluate(action_node, scope)  # "store_true" and friends
-            action = named if isinstance(named, str) else source_text(action_node)
-            if not isinstance(named, str):
-                # A custom action's own __init__ defaults apply when the call omits them.
-                kw = {**self.symbols.init_defaults(self.mod.path, action_node), **kw}
+    def _argparse_decl(self, node: cst.Call, options: tuple[str, ...], scope: ConstScope) -> ArgparseDecl:
+        given = _kwargs(node)
+        dest = self._dest(node, given, options, scope)
+        action, kw = self._action(given, scope)
         short_action = _action_name(action)
         help_node = kw.get("help")
         hidden = help_node is not None and m.matches(help_node, _SUPPRESS)
         help_text = None if help_node is None or hidden else render_text(help_node, scope)
-        default_field = default_owner = None
-        if "default" in kw:
-            default = literal(kw["default"], scope)
-            default_field = self._field_reference(kw["default"], dest, scope)
-            if m.matches(kw["default"], m.Attribute(value=m.Name())):
-                default_owner = cst.ensure_type(cst.ensure_type(kw["default"], cst.Attribute).value, cst.Name).value
-        else:
-            default = _STORE_DEFAULTS.get(short_action)
-        type_text = source_text(kw["type"]) if "type" in kw else ("bool" if short_action in _BOOL_ACTIONS else None)
+        default, default_field, default_owner = self._default(kw, dest, short_action, scope)
         const_node = kw.get("const", kw.get("const_value"))
         deprecated = short_action.startswith("Deprecated") or deprecated_help(help_text)
-        replacement = None
-        if deprecated:
-            pointers = (kw[k] for k in ("new_flag", "error_message") if k in kw)
-            texts = [render_text(node, scope) for node in pointers if evaluate(node, scope) is not None]
-            replacement = replacement_option([*texts, help_text], options)
         return ArgparseDecl(
             options=options,
             dest=dest,
-            type=type_text,
+            type=source_text(kw["type"]) if "type" in kw else ("bool" if short_action in _BOOL_ACTIONS else None),
             default=default,
             has_default="default" in kw,
             default_field=default_field,
@@ -424,20 +405,53 @@ class _DeclWalker:
             action=action,
             nargs=literal(kw["nargs"], scope) if "nargs" in kw else None,
             const=literal(const_node, scope) if const_node is not None else None,
-            required=evaluate(kw["required"], scope) is True if "required" in kw else False,
+            required="required" in kw and constant_value(kw["required"], scope) is True,
             help=help_text,
             hidden=hidden,
             deprecated=deprecated,
-            replacement=replacement,
+            replacement=_argparse_replacement(kw, help_text, options, scope) if deprecated else None,
             path=self.mod.path,
             line=self.mod.line(node, self.anchor),
         )
 
-    def _field_reference(self, node: cst.BaseExpression, dest: str, scope: Scope) -> str | None:
+    def _dest(self, node: cst.Call, kw: Keywords, options: tuple[str, ...], scope: ConstScope) -> str:
+        """argparse's dest: the ``dest=`` given, else derived from the first long option."""
+        named = constant_value(kw["dest"], scope) if "dest" in kw else NOT_CONSTANT
+        if isinstance(named, str):
+            return named
+        if "dest" in kw:
+            self.report(node, f"dest not known statically: {source_text(kw['dest'])}")
+        longs = [o for o in options if o.startswith("--")]
+        return dest_for_option((longs or list(options))[0])
+
+    def _action(self, kw: Keywords, scope: ConstScope) -> tuple[str | None, Keywords]:
+        """The action's name, and the call's keywords with a custom action's own defaults under them."""
+        node = kw.get("action")
+        if node is None:
+            return None, kw
+        named = constant_value(node, scope)  # "store_true" and friends
+        if isinstance(named, str):
+            return named, kw
+        # A custom action's own __init__ defaults apply when the call omits them.
+        return source_text(node), {**self.symbols.init_defaults(self.mod.path, node), **kw}
+
+    def _default(
+        self, kw: Keywords, dest: str, short_action: str, scope: ConstScope
+    ) -> tuple[Json, str | None, str | None]:
+        """The default, the field it is read from and the class owning that field (`ArgparseDecl`)."""
+        node = kw.get("default")
+        if node is None:
+            return _STORE_DEFAULTS.get(short_action), None, None
+        owner = None
+        if m.matches(node, m.Attribute(value=m.Name())):
+            owner = cst.ensure_type(cst.ensure_type(node, cst.Attribute).value, cst.Name).value
+        return literal(node, scope), self._field_reference(node, dest, scope), owner
+
+    def _field_reference(self, node: cst.BaseExpression, dest: str, scope: ConstScope) -> str | None:
         """Field a default reads: ``Cls.dest`` or a helper called with ``"dest"``."""
         if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name(dest))):
             return dest
-        if isinstance(node, cst.Call) and len(node.args) == 1 and evaluate(node.args[0].value, scope) == dest:
+        if isinstance(node, cst.Call) and len(node.args) == 1 and constant_value(node.args[0].value, scope) == dest:
             return dest
         return None
 
@@ -468,7 +482,7 @@ class _DeclWalker:
                 return self._computed_field(owner, target.value, small.value, stmt, scope)
         return None
 
-    def _computed_field(self, owner: str, name: str, call: cst.Call, stmt: cst.CSTNode, scope: Scope) -> FieldDecl:
+    def _computed_field(self, owner: str, name: str, call: cst.Call, stmt: cst.CSTNode, scope: ConstScope) -> FieldDecl:
         kw = _kwargs(call)
         positional = [a.value for a in call.args if a.keyword is None]
         doc = kw.get("doc", positional[0] if positional else None)
@@ -486,7 +500,7 @@ class _DeclWalker:
         )
 
     def _annotated_field(
-        self, owner: str, name: str, node: cst.AnnAssign, stmt: cst.CSTNode, scope: Scope
+        self, owner: str, name: str, node: cst.AnnAssign, stmt: cst.CSTNode, scope: ConstScope
     ) -> FieldDecl:
         type_node, metadata = self._split_annotated(node.annotation.annotation)
         default, has_default = self._field_default(node.value, scope)
@@ -507,7 +521,7 @@ class _DeclWalker:
         return (items[0], items[1:]) if items else (ann, [])
 
     def _arg_metadata(
-        self, metadata: list[cst.BaseExpression], scope: Scope
+        self, metadata: list[cst.BaseExpression], scope: ConstScope
     ) -> dict[str, cst.BaseExpression] | None:
         """Arg keyword -> node for the first ``Arg(...)`` or string, as the registrar picks it."""
         for item in metadata:
@@ -516,7 +530,7 @@ class _DeclWalker:
                     return self._arg_kwargs(item)
                 continue
             is_text = m.matches(item, m.SimpleString() | m.ConcatenatedString() | m.FormattedString())
-            if is_text or isinstance(evaluate(item, scope), str):
+            if is_text or isinstance(constant_value(item, scope), str):
                 return {"help": item}  # a bare string is Arg(help=that string)
         return None
 
@@ -535,7 +549,7 @@ class _DeclWalker:
                 self.report(arg, f"unknown {source_text(call.func)}() keyword {key!r}")
         return out
 
-    def _field_default(self, value: cst.BaseExpression | None, scope: Scope) -> tuple[Json, bool]:
+    def _field_default(self, value: cst.BaseExpression | None, scope: ConstScope) -> tuple[Json, bool]:
         if value is None:
             return None, False
         if isinstance(value, cst.Call) and (
@@ -569,7 +583,7 @@ _ARG_FIELDS = (
 _EMPTY_FACTORIES: dict[str, Json] = {"list": (), "tuple": (), "dict": FrozenMap(), "set": (), "frozenset": ()}
 
 
-def _factory_default(node: cst.BaseExpression, scope: Scope) -> Json:
+def _factory_default(node: cst.BaseExpression, scope: ConstScope) -> Json:
     name = get_full_name_for_node(node)
     if name in _EMPTY_FACTORIES:
         return _EMPTY_FACTORIES[name]
@@ -603,11 +617,11 @@ def _unwrap_optional(node: cst.BaseExpression, symbols: Symbols, path: str) -> c
     return node
 
 
-def _literal_values(node: cst.BaseExpression, symbols: Symbols, scope: Scope) -> tuple | None:
+def _literal_values(node: cst.BaseExpression, symbols: Symbols, scope: ConstScope) -> tuple | None:
     if not isinstance(node, cst.Subscript) or symbols.origin_name(scope.path, node.value) != "Literal":
         return None
-    values = [evaluate(el.slice.value, scope) for el in node.slice if isinstance(el.slice, cst.Index)]
-    if any(v is UNKNOWN for v in values):
+    values = [constant_value(el.slice.value, scope) for el in node.slice if isinstance(el.slice, cst.Index)]
+    if any(v is NOT_CONSTANT for v in values):
         return None
     return tuple(jsonable(v) for v in values)
 
@@ -630,82 +644,113 @@ class _FieldBase:
         return {k: getattr(self, k) for k in self.__slots__}
 
 
-def _annotated_cli(
-    type_node: cst.BaseExpression,
-    nodes: Mapping[str, cst.BaseExpression],
-    base: _FieldBase,
-    symbols: Symbols,
-    scope: Scope,
-) -> FieldDecl:
-    """Mirror of ``add_cli_args_from_dataclass``: the argparse call a field becomes.
+@dataclass(frozen=True, slots=True)
+class _ArgValues:
+    """A field's ``Arg(...)`` keywords (or its help string), read in the field's scope."""
 
-    Each branch passes only the keywords the registrar passes in that branch
-    (e.g. an explicit ``action`` drops ``choices``; ``bool`` becomes store_true).
-    """
+    nodes: Keywords
+    scope: ConstScope
 
-    def value(key: str) -> object:
-        return evaluate(nodes[key], scope) if key in nodes else None
+    def value(self, key: str) -> object:
+        return constant_value(self.nodes[key], self.scope) if key in self.nodes else None
 
-    def given(key: str) -> bool:  # present and not a literal None
-        return key in nodes and value(key) is not None
+    def given(self, key: str) -> bool:  # present and not a literal None
+        return key in self.nodes and self.value(key) is not None
 
-    help_text = render_text(nodes["help"], scope) if given("help") else None
-    aliases_value = value("aliases")
-    aliases = tuple(a for a in aliases_value if isinstance(a, str)) if isinstance(aliases_value, tuple) else ()
-    cli_name = value("cli_name")
-    arg_choices = choices_of(nodes["choices"], scope) if given("choices") else None
-    arg_nargs = literal(nodes["nargs"], scope) if given("nargs") else None
-    arg_const = literal(nodes["const"], scope) if given("const") else None
-    required_flag = value("required")
-    inner = _unwrap_optional(type_node, symbols, scope.path)
-    literal_vals = _literal_values(inner, symbols, scope)
+    def literal(self, key: str) -> Json:
+        return literal(self.nodes[key], self.scope) if self.given(key) else None
+
+    def choices(self) -> tuple | FrozenMap | None:
+        return choices_of(self.nodes["choices"], self.scope) if self.given("choices") else None
+
+    def text(self, key: str) -> str | None:
+        return render_text(self.nodes[key], self.scope) if self.given(key) else None
+
+
+@dataclass(frozen=True, slots=True)
+class _CliShape:
+    """What the registrar passes to ``add_argument`` for one field, besides names and help."""
 
     action: str | None = None
     choices: tuple | FrozenMap | None = None
     nargs: Json = None
     const: Json = None
-    required = False
-    if given("action"):
-        action_value = value("action")
-        action = action_value if isinstance(action_value, str) else source_text(nodes["action"])
-        passed = nodes.get("action_kwargs")  # handed to add_argument with the action
-        for el in passed.elements if isinstance(passed, cst.Dict) else ():
-            if isinstance(el, cst.DictElement) and evaluate(el.key, scope) == "nargs":
-                found = evaluate(el.value, scope)  # the other values may be types: not constants
-                nargs = found if isinstance(found, (str, int)) else None
-    elif literal_vals is not None:
-        choices, const = arg_choices or literal_vals, arg_const
-    elif _is_list(inner, symbols, scope.path) and not given("type_parser"):
-        choices, nargs, const = arg_choices, arg_nargs or "+", arg_const
-    elif m.matches(inner, m.Name("bool")):
-        action = "store_true"
-    else:
-        choices, nargs, const = arg_choices, arg_nargs, arg_const
-        required = required_flag is True or (required_flag is None and not base.has_default)
+    required: bool = False
 
-    deprecated = _action_name(action).startswith("Deprecated") or deprecated_help(help_text)
-    replacement = None
-    if deprecated:
-        extra = value("action_kwargs")
-        extra = extra if isinstance(extra, dict) else {}
-        texts = [extra.get(k) for k in ("new_flag", "error_message")]
-        own = (cli_name if isinstance(cli_name, str) else "", *aliases)
-        replacement = replacement_option([*(t for t in texts if isinstance(t, str)), help_text], own)
+
+def _annotated_cli(
+    type_node: cst.BaseExpression,
+    nodes: Keywords,
+    base: _FieldBase,
+    symbols: Symbols,
+    scope: ConstScope,
+) -> FieldDecl:
+    """Mirror of ``add_cli_args_from_dataclass``: the argparse call a field becomes."""
+    arg = _ArgValues(nodes, scope)
+    help_text = arg.text("help")
+    aliases_value, cli_name = arg.value("aliases"), arg.value("cli_name")
+    aliases = tuple(a for a in aliases_value if isinstance(a, str)) if isinstance(aliases_value, tuple) else ()
+    name = cli_name if isinstance(cli_name, str) else None
+    cli = _cli_shape(arg, _unwrap_optional(type_node, symbols, scope.path), base, symbols)
+    deprecated = _action_name(cli.action).startswith("Deprecated") or deprecated_help(help_text)
     return FieldDecl(
         kind=DeclKind.ANNOTATED,
         help=help_text,
-        cli=value("no_cli") is not True,
-        cli_name=cli_name if isinstance(cli_name, str) else None,
+        cli=arg.value("no_cli") is not True,
+        cli_name=name,
         aliases=aliases,
-        action=action,
-        choices=choices,
-        nargs=nargs,
-        const=const,
-        required=required,
+        action=cli.action,
+        choices=cli.choices,
+        nargs=cli.nargs,
+        const=cli.const,
+        required=cli.required,
         deprecated=deprecated,
-        replacement=replacement,
+        replacement=_arg_replacement(arg, help_text, (name or "", *aliases)) if deprecated else None,
         **base.as_kwargs(),
     )
+
+
+def _cli_shape(arg: _ArgValues, inner: cst.BaseExpression, base: _FieldBase, symbols: Symbols) -> _CliShape:
+    """The registrar's branches on the field's type (`inner`: Optional removed); each passes
+    only its own keywords (e.g. an explicit ``action`` drops ``choices``; ``bool`` becomes
+    store_true)."""
+    scope = arg.scope
+    if arg.given("action"):
+        named = arg.value("action")
+        action = named if isinstance(named, str) else source_text(arg.nodes["action"])
+        return _CliShape(action=action, nargs=_action_nargs(arg))
+    literal_values = _literal_values(inner, symbols, scope)
+    if literal_values is not None:
+        return _CliShape(choices=arg.choices() or literal_values, const=arg.literal("const"))
+    if _is_list(inner, symbols, scope.path) and not arg.given("type_parser"):
+        return _CliShape(choices=arg.choices(), nargs=arg.literal("nargs") or "+", const=arg.literal("const"))
+    if m.matches(inner, m.Name("bool")):
+        return _CliShape(action="store_true")
+    required = arg.value("required")
+    return _CliShape(
+        choices=arg.choices(),
+        nargs=arg.literal("nargs"),
+        const=arg.literal("const"),
+        required=required is True or (required is None and not base.has_default),
+    )
+
+
+def _action_nargs(arg: _ArgValues) -> Json:
+    """``nargs`` among the ``action_kwargs`` handed to add_argument with an explicit action."""
+    passed = arg.nodes.get("action_kwargs")
+    nargs: Json = None
+    for el in passed.elements if isinstance(passed, cst.Dict) else ():
+        if isinstance(el, cst.DictElement) and constant_value(el.key, arg.scope) == "nargs":
+            found = constant_value(el.value, arg.scope)  # the other values may be types: not constants
+            nargs = found if isinstance(found, (str, int)) else None
+    return nargs
+
+
+def _arg_replacement(arg: _ArgValues, help_text: str | None, own: tuple[str, ...]) -> str | None:
+    """The option a deprecated field points to (its action's ``new_flag``/``error_message``, else its help)."""
+    extra = arg.value("action_kwargs")
+    texts = [extra.get(k) for k in ("new_flag", "error_message")] if isinstance(extra, dict) else []
+    return replacement_option([*(t for t in texts if isinstance(t, str)), help_text], own)
 
 
 _SCREEN_WORDS = re.compile(r"\b(?:add_argument|Namespace)\b")

@@ -14,7 +14,7 @@ merges what `flag_decls` and `env_decls` report into one `FlagModel`:
 Cost: each file is outlined with the stdlib ``ast``; only files whose outline may
 hold declarations, and files a name leads into, are parsed with libcst (a caller
 can lend trees it already has), and line numbers come from ``ast`` too
-(`analyzers.static_values`).
+(`extractor.positions`).
 """
 from __future__ import annotations
 
@@ -36,18 +36,12 @@ from analyzers.flag_decls import (
     may_declare,
     module_declarations,
 )
-from analyzers.static_values import (
-    Diagnostic,
-    FrozenMap,
-    Json,
-    SourceSet,
-    Symbols,
-    json_value,
-    jsonable,
-)
 from extractor import shape
+from extractor.constant_values import FrozenMap, Json, json_value, jsonable
 from extractor.ir import Expr, Ref, RefKind, replace_refs
 from extractor.records import FileSites
+from extractor.source_set import Diagnostic, SourceSet
+from extractor.symbols import Symbols
 
 __all__ = [
     "Conventions",
@@ -357,14 +351,13 @@ def merge_flags(
     written: set[str] = set()
     for arg in (a for mod in decls for a in mod.arguments):
         dest = renames.get(arg.dest, arg.dest)
-        fld = fields.get(dest)
-        flags.append(_argparse_flag(arg, dest, fld))
+        flags.append(_argparse_flag(arg, dest, fields.get(dest)))
         written.add(dest)
-    for fld in fields.values():
-        if fld.cli:
-            flags.append(_annotated_flag(fld))
-        elif fld.name not in written:
-            flags.append(_derived_flag(fld))
+    for record in fields.values():
+        if record.cli:
+            flags.append(_annotated_flag(record))
+        elif record.name not in written:
+            flags.append(_derived_flag(record))
     diagnostics.extend(_duplicate_options(flags))
     return flags, diagnostics
 
@@ -384,7 +377,7 @@ def _argparse_flag(arg: ArgparseDecl, dest: str, fld: FieldDecl | None) -> Flag:
         default = fld.default
     else:
         default = arg.default
-    negations = ()
+    negations: tuple[str, ...] = ()
     if arg.action and arg.action.endswith("BooleanOptionalAction"):
         negations = tuple(_negation(o) for o in arg.options if o.startswith("--"))
     return Flag(
@@ -413,7 +406,7 @@ def _argparse_flag(arg: ArgparseDecl, dest: str, fld: FieldDecl | None) -> Flag:
 
 def _annotated_flag(fld: FieldDecl) -> Flag:
     option = fld.cli_name or option_for_dest(fld.name)
-    negations = ()
+    negations: tuple[str, ...] = ()
     if fld.action and fld.action.endswith("BooleanOptionalAction"):
         negations = tuple(_negation(o) for o in (option, *fld.aliases) if o.startswith("--"))
     if fld.has_default:

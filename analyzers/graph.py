@@ -18,10 +18,10 @@ from xml.etree.ElementTree import _escape_attrib, _escape_cdata  # type: ignore[
 import networkx as nx
 
 from analyzers.adjustments import implications
-from analyzers.entries import Entry, site_trigger, trigger_expr
-from analyzers.polarity import conjuncts, flag_polarity
+from analyzers.entries import Entry
+from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
-from extractor.ir import Expr, Ref, RefKind, conj, refs
+from extractor.ir import Expr, Ref, RefKind, conj, conjuncts, refs, simplify
 from extractor.records import Adjustment
 
 
@@ -43,7 +43,7 @@ def _user_flag(ref: Ref, renderer: Renderer) -> str | None:
 
 class _Builder:
     def __init__(self, renderer: Renderer) -> None:
-        self.graph = nx.MultiDiGraph()
+        self.graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
         self.renderer = renderer
 
     def node(self, node_id: str, **attrs: Any) -> str:
@@ -66,8 +66,8 @@ class _Builder:
 
     def relations(self, expr: Expr, evidence: str) -> None:
         """conflicts / requires edges among the user flags one trigger constrains."""
-        polar = {}
-        for conjunct in conjuncts(expr):
+        polar: dict[str, tuple[Ref, bool]] = {}
+        for conjunct in conjuncts(simplify(expr)):
             found = flag_polarity(conjunct)
             if found is not None and _user_flag(found[0], self.renderer):
                 polar.setdefault(found[0].name, found)
@@ -100,15 +100,15 @@ def build_graph(
     for entry in entries:
         err = b.node(f"error:{entry.id}", kind="error", exception=entry.site.exception,
                      template=entry.site.template.text, path=entry.site.path, line=entry.site.line)
-        base = site_trigger(entry.site)
+        base = entry.trigger.expr
         for ref in refs(base):
             b.edge(err, b.ref(ref), "trigger")
-        for variant in entry.site.variants:
-            row = trigger_expr(variant.guards)
+        for variant in entry.variants:
+            row = variant.trigger.expr
             for ref in refs(row):
                 b.edge(err, b.ref(ref), "trigger")
             b.relations(conj([base, row]), entry.id)
-        if not entry.site.variants:
+        if not entry.variants:
             b.relations(base, entry.id)
         for _, value in entry.site.hole_refs:
             for ref in refs(value):
@@ -143,8 +143,12 @@ def graph_json(graph: nx.MultiDiGraph) -> dict[str, Any]:
 
 def load_graph_json(data: dict[str, Any]) -> nx.MultiDiGraph:
     if _has_edges_kw():
-        return nx.node_link_graph(data, directed=True, multigraph=True, edges="links")
-    return nx.node_link_graph(data, directed=True, multigraph=True)
+        graph = nx.node_link_graph(data, directed=True, multigraph=True, edges="links")
+    else:
+        graph = nx.node_link_graph(data, directed=True, multigraph=True)
+    if not isinstance(graph, nx.MultiDiGraph):  # what directed=True, multigraph=True build
+        raise TypeError(f"expected a MultiDiGraph, got {type(graph).__name__}")
+    return graph
 
 
 def _has_edges_kw() -> bool:

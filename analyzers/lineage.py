@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
-from analyzers.diff import ChangeKind, EntryChange, diff_catalogs
+from analyzers.diff import ChangeKind, Diff, EntryChange, diff_catalogs
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +119,68 @@ class _Open:
             last_change_kinds=self.kinds, moves=tuple(self.moves), removed=self.removed, ids=tuple(self.ids),
         )
 
+    def advance(self, rev: str, new_id: str, entry: Mapping[str, Any], changes: Sequence[EntryChange]) -> None:
+        """Continue into revision `rev` as `entry` (id `new_id`), changed by `changes`."""
+        if changes:
+            self.last_changed = rev
+            self.kinds = tuple(sorted({str(c.kind) for c in changes}))
+            self.moves += [Move(rev, c.old.path, c.old.function, c.new.path, c.new.function)
+                           for c in changes if c.kind is ChangeKind.MOVED]
+        if new_id != self.ids[-1]:
+            self.ids.append(new_id)
+        self.entry = entry
+
 
 def _id(entry: Mapping[str, Any]) -> str:
     return str(entry.get("id", ""))
+
+
+@dataclass
+class _Walk:
+    """The lineages while walking the revisions: open ones by current id, closed ones in
+    the order they were closed."""
+
+    live: dict[str, _Open]
+    done: list[_Open] = field(default_factory=list)
+
+    def step(self, rev: Rev, prev: Mapping[str, Any], catalog: Mapping[str, Any]) -> Step:
+        """Carry every open lineage from catalog `prev` into `catalog` (revision `rev`)."""
+        diff = diff_catalogs(prev, catalog)
+        new_entries = {_id(e): e for e in catalog.get("entries") or ()}
+        touched = _changes_by_old_id(diff)
+        for change in diff.of_kind(ChangeKind.REMOVED):
+            lin = self.live.pop(change.subject, None)
+            if lin is not None:
+                self._close(lin, rev.label)
+        carried: dict[str, _Open] = {}
+        for old_id, lin in self.live.items():
+            changes = touched.get(old_id, [])
+            new_id = changes[-1].new.id if changes else old_id
+            if new_id not in new_entries:  # cannot happen with a consistent diff; keep it safe
+                self._close(lin, rev.label)
+                continue
+            lin.advance(rev.label, new_id, new_entries[new_id], changes)
+            carried[new_id] = lin
+        for change in diff.of_kind(ChangeKind.ADDED):
+            carried[change.subject] = _Open(change.subject, rev.label, new_entries[change.subject], [change.subject])
+        self.live = carried
+        counts = diff.count()
+        return Step(
+            rev, len(new_entries), counts[str(ChangeKind.ADDED)], counts[str(ChangeKind.REMOVED)],
+            len(touched), counts[str(ChangeKind.MOVED)], {k: v for k, v in counts.items() if v},
+        )
+
+    def _close(self, lin: _Open, rev: str) -> None:
+        lin.removed = rev
+        self.done.append(lin)
+
+
+def _changes_by_old_id(diff: Diff) -> dict[str, list[EntryChange]]:
+    touched: dict[str, list[EntryChange]] = {}
+    for change in diff.changes:
+        if isinstance(change, EntryChange):
+            touched.setdefault(change.old.id, []).append(change)
+    return touched
 
 
 def build_history(
@@ -130,53 +190,10 @@ def build_history(
     if not steps:
         return History((), (), (), dict(cache or {}))
     first_rev, first = steps[0]
-    live: dict[str, _Open] = {}  # current id -> lineage
-    done: list[_Open] = []
-    for entry in first.get("entries") or ():
-        live[_id(entry)] = _Open(_id(entry), first_rev.label, entry, [_id(entry)])
-    records = [Step(first_rev, len(first.get("entries") or ()), added=len(live))]
-    prev = first
-    for rev, catalog in steps[1:]:
-        diff = diff_catalogs(prev, catalog)
-        new_entries = {_id(e): e for e in catalog.get("entries") or ()}
-        touched: dict[str, list[EntryChange]] = {}
-        next_live: dict[str, _Open] = {}
-        renamed: dict[str, str] = {}
-        for change in diff.changes:
-            if isinstance(change, EntryChange):
-                touched.setdefault(change.old.id, []).append(change)
-                renamed[change.old.id] = change.new.id
-        for change in diff.of_kind(ChangeKind.REMOVED):
-            lin = live.pop(change.subject, None)
-            if lin is not None:
-                lin.removed = rev.label
-                done.append(lin)
-        for old_id, lin in live.items():
-            new_id = renamed.get(old_id, old_id)
-            if new_id not in new_entries:  # cannot happen with a consistent diff; keep it safe
-                lin.removed = rev.label
-                done.append(lin)
-                continue
-            changes = touched.get(old_id, [])
-            if changes:
-                lin.last_changed = rev.label
-                lin.kinds = tuple(sorted({str(c.kind) for c in changes}))
-                for c in changes:
-                    if c.kind is ChangeKind.MOVED:
-                        lin.moves.append(Move(rev.label, c.old.path, c.old.function, c.new.path, c.new.function))
-            if new_id != lin.ids[-1]:
-                lin.ids.append(new_id)
-            lin.entry = new_entries[new_id]
-            next_live[new_id] = lin
-        for change in diff.of_kind(ChangeKind.ADDED):
-            entry = new_entries[change.subject]
-            next_live[change.subject] = _Open(change.subject, rev.label, entry, [change.subject])
-        counts = diff.count()
-        records.append(Step(
-            rev, len(new_entries), counts[str(ChangeKind.ADDED)], counts[str(ChangeKind.REMOVED)],
-            len(touched), counts[str(ChangeKind.MOVED)], {k: v for k, v in counts.items() if v},
-        ))
-        live, prev = next_live, catalog
-    lineages = [lin.freeze() for lin in (*done, *live.values())]
-    lineages.sort(key=lambda lin: (lin.removed is not None, lin.path, lin.function, lin.first_id, lin.ids))
+    entries = first.get("entries") or ()
+    walk = _Walk({_id(e): _Open(_id(e), first_rev.label, e, [_id(e)]) for e in entries})
+    records = [Step(first_rev, len(entries), added=len(walk.live))]
+    records += [walk.step(rev, prev, catalog) for (_, prev), (rev, catalog) in pairwise(steps)]
+    lineages = sorted((lin.freeze() for lin in (*walk.done, *walk.live.values())),
+                      key=lambda lin: (lin.removed is not None, lin.path, lin.function, lin.first_id, lin.ids))
     return History(tuple(r for r, _ in steps), tuple(records), tuple(lineages), dict(cache or {}))

@@ -218,7 +218,7 @@ def assign(
     import networkx as nx  # only when there is something to assign
 
     edges = sorted(weighted)
-    graph = nx.Graph()
+    graph: nx.Graph[tuple[str, int]] = nx.Graph()
     for i, j, _ in edges:
         graph.add_edge(("o", i), ("n", j))
     by_old: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
@@ -246,7 +246,7 @@ def _solve(
     new_rank = {j: r for r, j in enumerate(news)}
     span = len(olds) + len(news)
     base = span * min(len(olds), len(news)) + 1  # above any matching's sum of tie-break terms
-    graph = nx.Graph()
+    graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(span))
     for i, j, w in edges:
         tie = span - abs(old_rank[i] - new_rank[j])
@@ -265,10 +265,10 @@ def match_entries(
     used_new: set[int] = set()
     rest_old: list[int] = []
     for i, entry in enumerate(old):
-        j = new_by_id.get(str(entry.get("id")))
-        if j is not None and j not in used_new:
-            pairs.append(Pair(i, j, "id", 1.0))
-            used_new.add(j)
+        same = new_by_id.get(str(entry.get("id")))
+        if same is not None and same not in used_new:
+            pairs.append(Pair(i, same, "id", 1.0))
+            used_new.add(same)
         else:
             rest_old.append(i)
     rest_new = [j for j in range(len(new)) if j not in used_new]

@@ -149,7 +149,7 @@ def release_of(source: Mapping[str, Any], profile: Any) -> str | None:
     if source.get("release"):
         return str(source["release"])
     pattern = "^" + re.escape(profile.release_tag).replace(re.escape("{version}"), "(?P<v>.+)") + "$"
-    tags = source.get("tags") if isinstance(source.get("tags"), list) else []
+    tags: list[Any] = source["tags"] if isinstance(source.get("tags"), list) else []
     found = {m.group("v") for ref in (source.get("ref"), *tags)
              if isinstance(ref, str) and (m := re.match(pattern, ref))}
     return found.pop() if len(found) == 1 else None  # two releases at one commit: ambiguous
@@ -182,8 +182,8 @@ def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | No
         return list(entries)
     out = []
     for entry in entries:
-        variants = tuple({**v, "example_fix": merged_fix(entry.id, v["example_fix"], outcomes, version)}
-                         if "example_fix" in v else v for v in entry.variants)
+        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version))
+                         if v.example_fix is not None else v for v in entry.variants)
         out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version),
                            variants=variants))
     return out

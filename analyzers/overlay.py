@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from analyzers.entries import Entry, EntryVariant, Trigger
 from extractor.errors import ErrcatError
 
 _ID = re.compile(r"^[0-9a-f]{16}$")
@@ -53,16 +54,17 @@ class OverlayItem:
         return data
 
 
-def fingerprint(template: str, trigger: Mapping[str, Any], variants: Sequence[Mapping[str, Any]] = ()) -> str:
-    """16 hex digits over what an overlay text is about: the message and its conditions."""
+def fingerprint(template: str, trigger: Trigger, variants: Sequence[EntryVariant] = ()) -> str:
+    """16 hex digits over what an overlay text is about: the message and its conditions
+    (their IR as the catalog writes it: rewording the rendered text keeps the fingerprint)."""
     key = json.dumps(
-        [template, trigger.get("expr"), [[v.get("template"), v["trigger"].get("expr")] for v in variants]],
+        [template, trigger.expr.as_dict(), [[v.template, v.trigger.expr.as_dict()] for v in variants]],
         sort_keys=True, ensure_ascii=False,
     )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
-def entry_fingerprint(entry: Any) -> str:
+def entry_fingerprint(entry: Entry) -> str:
     return fingerprint(entry.site.template.text, entry.trigger, entry.variants)
 
 
@@ -122,7 +124,7 @@ def load_overlay(path: str | Path) -> dict[str, OverlayItem]:
     return parse_overlay(data, str(path))
 
 
-def apply_overlay(entries: Iterable[Any], overlay: Mapping[str, OverlayItem]) -> tuple[list[Any], list[str]]:
+def apply_overlay(entries: Iterable[Entry], overlay: Mapping[str, OverlayItem]) -> tuple[list[Entry], list[str]]:
     """Entries with their overlay items applied (or flagged stale); diagnostics for ids
     that match no entry. Every entry gets its ``fingerprint``."""
     out = []

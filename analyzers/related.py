@@ -9,37 +9,49 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, replace
+
+from analyzers.entries import Entry
 
 LIMIT = 5
 
 
-def reads(entry: Mapping[str, Any]) -> frozenset[str]:
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """What the ranking knows of an entry: where it is raised and what its conditions read."""
+
+    id: str
+    path: str
+    function: str
+    reads: frozenset[str]
+
+    @classmethod
+    def of(cls, entry: Entry) -> Reader:
+        return cls(entry.id, entry.site.path, entry.site.function, reads(entry))
+
+
+def reads(entry: Entry) -> frozenset[str]:
     """Flags and env vars an entry's trigger (or its variants') reads."""
-    out: set[str] = set()
-    for trigger in (entry["trigger"], *(v["trigger"] for v in entry.get("variants", ()))):
-        out.update(trigger.get("flags", ()))
-        out.update(trigger.get("env", ()))
-    return frozenset(out)
+    return frozenset(name for trigger in entry.triggers for name in (*trigger.flags, *trigger.env))
 
 
-def related(entries: Sequence[Mapping[str, Any]], limit: int = LIMIT) -> dict[str, tuple[str, ...]]:
-    """id -> related ids. Entries are the catalog's entry dicts (``id``, ``source``, ``trigger``)."""
-    read = {e["id"]: reads(e) for e in entries}
-    where = {e["id"]: (e["source"]["path"], e["source"]["function"]) for e in entries}
+def related(entries: Sequence[Reader], limit: int = LIMIT) -> dict[str, tuple[str, ...]]:
+    """id -> related ids."""
+    read = {e.id: e.reads for e in entries}
+    where = {e.id: (e.path, e.function) for e in entries}
     by_ref: dict[str, list[str]] = defaultdict(list)
     by_function: dict[tuple[str, str], list[str]] = defaultdict(list)
     for e in entries:
-        for ref in read[e["id"]]:
-            by_ref[ref].append(e["id"])
-        by_function[where[e["id"]]].append(e["id"])
+        for ref in e.reads:
+            by_ref[ref].append(e.id)
+        by_function[where[e.id]].append(e.id)
     weight = {ref: 1.0 / len(ids) for ref, ids in by_ref.items()}
     readers = {ref: tuple(dict.fromkeys(ids)) for ref, ids in by_ref.items()}
     file_of = {me: path for me, (path, _) in where.items()}
     by_id = {where_: sorted(set(ids)) for where_, ids in by_function.items()}
     out: dict[str, tuple[str, ...]] = {}
     for e in entries:
-        me = e["id"]
+        me = e.id
         # shared weight per other entry, added in sorted ref order (the order `_rank` sums in)
         shared: dict[str, float] = {}
         for ref in sorted(read[me]):
@@ -69,12 +81,8 @@ def _rank(me: str, other: str, read: Mapping[str, frozenset[str]],
     return (-round(shared, 9), -(where[me] == where[other]), -(where[me][0] == where[other][0]), other)
 
 
-def with_related(entries: Iterable[Any]) -> list[Any]:
-    """`analyzers.entries.Entry` objects with ``related`` filled in."""
-    from dataclasses import replace
-
+def with_related(entries: Iterable[Entry]) -> list[Entry]:
+    """The entries with ``related`` filled in."""
     entries = list(entries)
-    data = [{"id": e.id, "source": {"path": e.site.path, "function": e.site.function},
-             "trigger": e.trigger, "variants": e.variants} for e in entries]
-    found = related(data)
+    found = related([Reader.of(e) for e in entries])
     return [replace(e, related=found[e.id]) for e in entries]

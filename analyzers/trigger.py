@@ -1,9 +1,9 @@
 """Render condition IR in user terms: flags as ``--options``, env vars as ``NAME=value``."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
@@ -21,9 +21,10 @@ from extractor.ir import (
     Seq,
     Truthy,
     Unknown,
+    Visitor,
+    is_truthiness,
     refs,
     simplify,
-    unknowns,
 )
 
 # Operands of one and/or shown; the rest are counted, so a generated 5,000-term chain
@@ -43,7 +44,9 @@ OptionNamer = Callable[[str], "str | None"]
 
 
 @dataclass(frozen=True, slots=True)
-class Renderer:
+class Renderer(Visitor[str]):
+    """IR in user terms: `value` renders a term (one handler per kind), `text` a condition."""
+
     option: OptionNamer = option_for_dest
 
     @classmethod
@@ -57,6 +60,13 @@ class Renderer:
             return flag.option if flag is not None else None
 
         return cls(option)
+
+    def text(self, expr: Expr) -> str:
+        """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"."""
+        return _Sentence(self, negated=False).visit(simplify(expr))
+
+    def value(self, expr: Expr) -> str:
+        return self.visit(expr)
 
     def name(self, ref: Ref) -> str:
         if ref.kind is RefKind.FLAG:
@@ -73,137 +83,189 @@ class Renderer:
             return f"`{ref.text}`"
         return f"`{ref.text}` (unknown)"
 
-    def value(self, expr: Expr) -> str:
-        if isinstance(expr, Const):
-            return _const(expr.value)
-        if isinstance(expr, Ref):
-            return self.name(expr)
-        if isinstance(expr, Seq):
-            return ", ".join(self.value(i) for i in expr.items)
-        if isinstance(expr, Apply):
-            return self._apply(expr)
-        if isinstance(expr, Unknown):
-            return f"`{expr.text}` (unknown)"
-        if isinstance(expr, (And, Or)) and all(_is_operand(a) for a in expr.args):
+    # ------------------------------------------------------------ values, per kind
+
+    def visit_Ref(self, expr: Ref) -> str:
+        return self.name(expr)
+
+    def visit_Const(self, expr: Const) -> str:
+        return _const(expr.value)
+
+    def visit_Unknown(self, expr: Unknown) -> str:
+        return f"`{expr.text}` (unknown)"
+
+    def visit_Seq(self, expr: Seq) -> str:
+        return ", ".join(self.visit(i) for i in expr.items)
+
+    def visit_Apply(self, expr: Apply) -> str:
+        """A computed value in user terms: ``max(`--a`, `--b`) % `--c```, not the source's locals."""
+        count = len(expr.args)
+        for names, arity, render in _APPLY_FORMS:
+            if expr.fn in names and (count == arity if arity is not None else count > 0):
+                return render(self, expr)
+        if not any(refs(a) for a in expr.args):
+            return f"`{expr.text}`"  # nothing of the user's in it: the code says it best
+        return f"{expr.fn}({', '.join(self.visit(a) for a in expr.args)})"
+
+    def visit_And(self, expr: And) -> str:
+        return self._junction(expr, " and ")
+
+    def visit_Or(self, expr: Or) -> str:
+        return self._junction(expr, " or ")
+
+    def _junction(self, expr: And | Or, joiner: str) -> str:
+        if all(is_truthiness(a) for a in expr.args):
             # Python's `x or 1` as a value (the first truthy operand), not a condition
-            joiner = " or " if isinstance(expr, Or) else " and "
-            return "(" + joiner.join(self.value(a.term) for a in expr.args) + ")"  # type: ignore[union-attr]
+            return "(" + joiner.join(self.visit(cast(Truthy, a).term) for a in expr.args) + ")"
+        return self._condition(expr)
+
+    def _condition(self, expr: Expr) -> str:
+        """A truth value where a value is read: the condition, in parentheses."""
         return f"({self.text(expr)})"
 
-    def _apply(self, expr: Apply) -> str:
-        """A computed value in user terms: ``max(`--a`, `--b`) % `--c```, not the source's locals."""
-        fn, args = expr.fn, expr.args
-        if fn == "len" and len(args) == 1:
-            return f"the number of items in {self.value(args[0])}"
-        if fn in ("int", "float", "str", "bool") and len(args) == 1:
-            return self.value(args[0])  # a conversion: the value the user gave
-        if fn == IF and len(args) == 3:
-            test, then, other = args
-            if test in (Truthy(then), Compare("is not", then, Const(None))):  # `x if x else y`
-                return f"{self.value(then)} (if given, else {self.value(other)})"
-            return f"({self.value(then)} if {self.text(test)}, else {self.value(other)})"
-        if fn in _BINARY and len(args) == 2:
-            return f"{self._operand(args[0])} {fn} {self._operand(args[1])}"
-        if fn in ("-", "+", "~") and len(args) == 1:
-            return f"{fn}{self._operand(args[0])}"
-        if fn == "item" and len(args) == 2:
-            return f"{self._operand(args[0])}[{self.value(args[1])}]"
-        if fn in _METHODS and args:
-            rest = ", ".join(self.value(a) for a in args[1:])
-            return f"{self._operand(args[0])}.{fn}({rest})"
-        if not args or not any(refs(a) for a in args):
-            return f"`{expr.text}`"  # nothing of the user's in it: the code says it best
-        return f"{fn}({', '.join(self.value(a) for a in args)})"
+    visit_Truthy = visit_Compare = visit_In = visit_Not = _condition
+
+    # ------------------------------------------------ computed values (`Apply`), per form
 
     def _operand(self, expr: Expr) -> str:
-        shown = self.value(expr)
+        shown = self.visit(expr)
         return f"({shown})" if isinstance(expr, Apply) and expr.fn in _BINARY else shown
 
-    def text(self, expr: Expr) -> str:
-        """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"."""
-        return self._cond(simplify(expr), negated=False)
+    def _len(self, expr: Apply) -> str:
+        return f"the number of items in {self.visit(expr.args[0])}"
 
-    def _cond(self, expr: Expr, negated: bool) -> str:
-        if isinstance(expr, Not):
-            return self._cond(expr.arg, not negated)
-        if isinstance(expr, (And, Or)):
-            is_and = isinstance(expr, And) != negated  # De Morgan
-            joiner = " and " if is_and else " or "
-            parts = [self._cond(a, negated) for a in expr.args[:MAX_OPERANDS]]
-            parts = [f"({p})" if (" or " in p and is_and) or (" and " in p and not is_and) else p for p in parts]
-            return joiner.join(parts) + more(len(expr.args) - MAX_OPERANDS, joiner.strip(), "condition")
-        if isinstance(expr, Const):
-            return "always" if bool(expr.value) != negated else "never"
-        if isinstance(expr, Truthy):
-            return self._truthy(expr.term, negated)
-        if isinstance(expr, Compare):
-            return self._compare(expr, negated)
-        if isinstance(expr, In):
-            return self._in(expr, negated)
-        return self._truthy(expr, negated)
+    def _conversion(self, expr: Apply) -> str:
+        return self.visit(expr.args[0])  # int(x), str(x) ...: the value the user gave
 
-    def _truthy(self, term: Expr, negated: bool) -> str:
-        if isinstance(term, Apply) and term.fn == "isinstance" and len(term.args) == 2:
-            kind = self.value(term.args[1])
-            return f"{self.value(term.args[0])} is {'not ' if negated else ''}a {kind}"
-        if isinstance(term, Ref) and term.kind is RefKind.ENV:
-            return f"`{term.name}=0` or unset" if negated else f"`{term.name}=1`"
-        if isinstance(term, Ref) and term.kind is RefKind.FLAG:
-            return f"{self.name(term)} is {'not ' if negated else ''}set"
-        if isinstance(term, Ref) and term.kind is RefKind.PLATFORM:
-            return f"{self.name(term)} is {'false' if negated else 'true'}"
-        return f"{self.value(term)} is {'false/empty' if negated else 'true/non-empty'}"
+    def _choice(self, expr: Apply) -> str:
+        test, then, other = expr.args
+        if test in (Truthy(then), Compare("is not", then, Const(None))):  # `x if x else y`
+            return f"{self.visit(then)} (if given, else {self.visit(other)})"
+        return f"({self.visit(then)} if {self.text(test)}, else {self.visit(other)})"
 
-    def _compare(self, expr: Compare, negated: bool) -> str:
-        left, right, op = expr.left, expr.right, expr.op
-        if isinstance(left, Const) and not isinstance(right, Const):
-            left, right = right, left
-            op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
-        if negated:
-            op = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">=", ">=": "<",
-                  ">": "<=", "<=": ">"}[op]
-        subject = self.value(left)
-        if isinstance(right, Const) and right.value is None and op in ("is", "==", "is not", "!="):
-            given = op in ("is not", "!=")
-            if isinstance(left, Ref) and left.kind is RefKind.ENV:
-                return f"{subject} is {'set' if given else 'unset'}"
-            return f"{subject} is {'given' if given else 'not given'}"
-        if isinstance(left, Ref) and left.kind is RefKind.ENV and op in ("==", "is"):
-            return f"`{left.name}={_bare(right)}`"
-        if op in ("==", "is"):
-            return f"{subject} is {self.value(right)}"
-        if op in ("!=", "is not"):
-            return f"{subject} is not {self.value(right)}"
-        return f"{subject} {op} {self.value(right)}"
+    def _binary(self, expr: Apply) -> str:
+        return f"{self._operand(expr.args[0])} {expr.fn} {self._operand(expr.args[1])}"
 
-    def _in(self, expr: In, negated: bool) -> str:
-        subject = self.value(expr.item)
-        container = expr.container
-        if isinstance(container, Const) and isinstance(container.value, tuple):
-            values = [v for v in container.value if v is not None]
-            has_none = len(values) != len(container.value)
-            shown = ", ".join(_const(v, nested=True) for v in values)
-            verb = "one of " if len(values) > 1 else ""
-            if negated:
-                text = f"{subject} is not {verb}{shown}" if values else ""
-                if has_none:
-                    text = (text + " and is given") if text else f"{subject} is given"
-                return text
-            text = f"{subject} is {verb}{shown}" if values else ""
-            if has_none:
-                text = (text + " or is not given") if text else f"{subject} is not given"
-            return text
-        return f"{subject} is {'not ' if negated else ''}in {self.value(container)}"
+    def _unary(self, expr: Apply) -> str:
+        return f"{expr.fn}{self._operand(expr.args[0])}"
 
+    def _item(self, expr: Apply) -> str:
+        return f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
 
-def _is_operand(expr: Expr) -> bool:
-    """A value operand of and/or in value position: `Truthy` of a term, not a condition."""
-    return isinstance(expr, Truthy) and not isinstance(expr.term, (Truthy, Compare, In, Not, And, Or))
+    def _method(self, expr: Apply) -> str:
+        rest = ", ".join(self.visit(a) for a in expr.args[1:])
+        return f"{self._operand(expr.args[0])}.{expr.fn}({rest})"
 
 
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "|", "&", "^", "<<", ">>"})
 _METHODS = frozenset({"lower", "upper", "strip", "startswith", "endswith", "split", "get", "replace", "keys", "values",
                       "items", "count", "index", "find"})
+
+# (functions, number of arguments (None: at least one), rendering), first match wins;
+# any other `Apply` renders as a call.
+_APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply], str]], ...] = (
+    (frozenset({"len"}), 1, Renderer._len),
+    (frozenset({"int", "float", "str", "bool"}), 1, Renderer._conversion),
+    (frozenset({IF}), 3, Renderer._choice),
+    (_BINARY, 2, Renderer._binary),
+    (frozenset({"-", "+", "~"}), 1, Renderer._unary),
+    (frozenset({"item"}), 2, Renderer._item),
+    (_METHODS, None, Renderer._method),
+)
+
+_NEGATED_OP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+_MIRRORED_OP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}  # `1 < x` is `x > 1`
+_SAYS = {"==": "is", "is": "is", "!=": "is not", "is not": "is not"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence(Visitor[str]):
+    """A condition as a sentence fragment, one handler per kind; `negated` renders its
+    negation (pushed down to the leaves, De Morgan at and/or)."""
+
+    r: Renderer
+    negated: bool
+
+    def visit_Not(self, expr: Not) -> str:
+        return _Sentence(self.r, not self.negated).visit(expr.arg)
+
+    def visit_And(self, expr: And) -> str:
+        return self._junction(expr.args, conjunction=not self.negated)
+
+    def visit_Or(self, expr: Or) -> str:
+        return self._junction(expr.args, conjunction=self.negated)
+
+    def _junction(self, args: tuple[Expr, ...], conjunction: bool) -> str:
+        joiner, other = (" and ", " or ") if conjunction else (" or ", " and ")
+        parts = [self.visit(a) for a in args[:MAX_OPERANDS]]
+        parts = [f"({p})" if other in p else p for p in parts]
+        return joiner.join(parts) + more(len(args) - MAX_OPERANDS, joiner.strip(), "condition")
+
+    def visit_Const(self, expr: Const) -> str:
+        return "always" if bool(expr.value) != self.negated else "never"
+
+    def visit_Truthy(self, expr: Truthy) -> str:
+        return self.visit(expr.term)  # a term: `simplify` leaves no condition or constant in it
+
+    # A term where a condition is read states that it is truthy.
+
+    def visit_Ref(self, expr: Ref) -> str:
+        if expr.kind is RefKind.ENV:
+            return f"`{expr.name}=0` or unset" if self.negated else f"`{expr.name}=1`"
+        if expr.kind is RefKind.FLAG:
+            return f"{self.r.name(expr)} is {'not ' if self.negated else ''}set"
+        if expr.kind is RefKind.PLATFORM:
+            return f"{self.r.name(expr)} is {'false' if self.negated else 'true'}"
+        return self._truthy(expr)
+
+    def visit_Apply(self, expr: Apply) -> str:
+        if expr.fn == "isinstance" and len(expr.args) == 2:
+            kind = self.r.value(expr.args[1])
+            return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"
+        return self._truthy(expr)
+
+    def _truthy(self, expr: Expr) -> str:
+        return f"{self.r.value(expr)} is {'false/empty' if self.negated else 'true/non-empty'}"
+
+    visit_Seq = visit_Unknown = _truthy
+
+    def visit_Compare(self, expr: Compare) -> str:
+        left, right, op = expr.left, expr.right, expr.op
+        if isinstance(left, Const) and not isinstance(right, Const):
+            left, right, op = right, left, _MIRRORED_OP.get(op, op)
+        if self.negated:
+            op = _NEGATED_OP[op]
+        if right == Const(None) and op in _SAYS:
+            return self._given(left, given=op in ("is not", "!="))
+        if _is_env(left) and op in ("==", "is"):
+            return f"`{cast(Ref, left).name}={_bare(right)}`"
+        return f"{self.r.value(left)} {_SAYS.get(op, op)} {self.r.value(right)}"
+
+    def _given(self, term: Expr, given: bool) -> str:
+        if _is_env(term):
+            return f"{self.r.value(term)} is {'set' if given else 'unset'}"
+        return f"{self.r.value(term)} is {'given' if given else 'not given'}"
+
+    def visit_In(self, expr: In) -> str:
+        subject, container = self.r.value(expr.item), expr.container
+        if isinstance(container, Const) and isinstance(container.value, tuple):
+            return self._one_of(subject, container.value)
+        return f"{subject} is {'not ' if self.negated else ''}in {self.r.value(container)}"
+
+    def _one_of(self, subject: str, values: tuple[Any, ...]) -> str:
+        """Membership in a literal tuple; `None` in it reads as (not) given."""
+        named = [v for v in values if v is not None]
+        verb = "one of " if len(named) > 1 else ""
+        shown = ", ".join(_const(v, nested=True) for v in named)
+        text = f"{subject} is {'not ' if self.negated else ''}{verb}{shown}" if named else ""
+        if len(named) == len(values):
+            return text
+        joiner, given = (" and ", "is given") if self.negated else (" or ", "is not given")
+        return f"{text}{joiner}{given}" if text else f"{subject} {given}"
+
+
+def _is_env(expr: Expr) -> bool:
+    return isinstance(expr, Ref) and expr.kind is RefKind.ENV
 
 
 def _const(value: Any, nested: bool = False) -> str:
@@ -220,34 +282,3 @@ def _const(value: Any, nested: bool = False) -> str:
 def _bare(expr: Expr) -> str:
     return _const(expr.value) if isinstance(expr, Const) else f"{expr}"
 
-
-def trigger_dict(
-    expr: Expr, renderer: Renderer, implied: Mapping[str, Sequence[str]] | None = None
-) -> dict[str, Any]:
-    """The catalog's ``trigger`` object for one condition.
-
-    `implied` maps an option to the options that turn it on automatically (from the
-    validation code's own adjustments): a trigger on ``--enable-lora`` also fires for a
-    user who only passes ``--lora-paths``, and says so.
-    """
-    expr = simplify(expr)
-    found = refs(expr)
-    options = {r.name: renderer.option(r.name) for r in found if r.kind is RefKind.FLAG}
-    flags = sorted({o for o in options.values() if o})
-    derived = sorted(name for name, option in options.items() if not option)  # no CLI option
-    implied_by = {f: sorted(set(implied[f])) for f in flags if implied and implied.get(f)}
-    env = sorted({r.name for r in found if r.kind is RefKind.ENV})
-    other = sorted(
-        {f"{r.kind}:{r.name}" for r in found if r.kind not in (RefKind.FLAG, RefKind.ENV, RefKind.UNKNOWN)}
-        | {f"unknown:{u.text}" for u in unknowns(expr)}
-    )
-    text = renderer.text(expr)
-    if implied_by:
-        text += "".join(
-            f" (`{flag}` is also turned on by {', '.join(f'`{s}`' for s in sources)})"
-            for flag, sources in implied_by.items()
-        )
-    result = {"text": text, "expr": expr.as_dict(), "flags": flags, "derived": derived, "env": env, "other": other}
-    if implied_by:
-        result["implied_by"] = implied_by
-    return result

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from analyzers.evaluate import UNKNOWN, Model, Truth, base_dest, can_hold, deciders, evaluate, expr_key, node
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
+from analyzers.flag_types import ValueKind, ValueType, value_type
+from analyzers.flags import Flag
 from analyzers.launch import Launch, is_placeholder
 from extractor.ir import (
     FALSE,
@@ -28,8 +30,9 @@ from extractor.ir import (
     Or,
     Ref,
     RefKind,
-    Truthy,
+    as_condition,
     children,
+    conjuncts,
     is_member_text,
     negate,
     refs,
@@ -49,10 +52,47 @@ class Leaf:
 
     kind: RefKind  # FLAG or ENV; PLATFORM or MODEL for an assumed fact
     name: str
-    key: str = field(init=False, repr=False, compare=False)  # "kind:name", for memo keys
+    key: str = field(init=False, repr=False, compare=False)  # "kind:name", as `Launch.facts` keys facts
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", f"{self.kind}:{self.name}")
+
+
+# ------------------------------------------------------------------ memo
+
+Disjuncts = tuple[tuple[Expr, ...], ...]
+LaunchKey = str  # see `_launch_key`
+
+
+@dataclass(slots=True)
+class WitnessMemo:
+    """The search's answers over one model, one dict per question (it asks the same ones
+    many times). Conditions are keyed by `expr_key` (one int per shape), launches by
+    `_launch_key`; the key types say which question each dict answers."""
+
+    leaves: dict[int, tuple[Leaf, ...]] = field(default_factory=dict)  # condition -> its settable leaves
+    literals: dict[int, Disjuncts] = field(default_factory=dict)  # condition -> its disjunctive form
+    # (leaf, condition) -> values to try; (leaf, repr of the constants) -> the same, shared by the
+    # many conditions that name the same constants (repr: 1, 1.0 and True are different values)
+    candidates: dict[tuple[Leaf, int], tuple[Any, ...]] = field(default_factory=dict)
+    values: dict[tuple[Leaf, str], tuple[Any, ...]] = field(default_factory=dict)
+    # (and, literal, leaves, launch) -> the launch `_fix` finds
+    fixes: dict[tuple[int, int, tuple[Leaf, ...], LaunchKey], Launch] = field(default_factory=dict)
+    # (condition, leaves allowed to change or None: all, launch) -> what `satisfy` finds
+    satisfied: dict[tuple[int, tuple[Leaf, ...] | None, LaunchKey], tuple[Launch, Truth]] = field(
+        default_factory=dict)
+    base: Launch | None = None  # `base_launch`
+
+
+def _memo(model: Model) -> WitnessMemo:
+    """`model`'s witness memo, created on first use (kept in `Model.memo` under its type)."""
+    found = model.memo.get(WitnessMemo)
+    if found is None:
+        found = model.memo[WitnessMemo] = WitnessMemo()
+    return found
+
+
+# ------------------------------------------------------------------ leaves
 
 
 def settable(ref: Ref, model: Model) -> Leaf | None:
@@ -86,16 +126,20 @@ def _fact(leaf: Leaf) -> bool:
     return leaf.kind in FACT_KINDS
 
 
+_JUNCTIONS = (And, Or, Not)
+
+
 def _settable(expr: Expr, model: Model) -> tuple[Leaf, ...]:
     """In first-seen order (and/or/not: their operands' leaves, merged)."""
-    key = f"leaves|{expr_key(model, expr)}"
-    found = model.memo.get(key)
+    memo = _memo(model).leaves
+    key = expr_key(model, expr)
+    found = memo.get(key)
     if found is None:
-        if isinstance(expr, (And, Or, Not)):
+        if isinstance(expr, _JUNCTIONS):
             found = tuple(dict.fromkeys(leaf for arg in children(expr) for leaf in _settable(arg, model)))
         else:
             found = tuple(dict.fromkeys(leaf for r in refs(expr) if (leaf := settable(r, model)) is not None))
-        model.memo[key] = found
+        memo[key] = found
     return found
 
 
@@ -108,27 +152,32 @@ def literals(expr: Expr) -> list[tuple[Expr, ...]]:
 
 
 def _literals(expr: Expr, model: Model) -> list[tuple[Expr, ...]]:
-    key = f"literals|{expr_key(model, expr)}"
-    found = model.memo.get(key)
+    memo = _memo(model).literals
+    key = expr_key(model, expr)
+    found = memo.get(key)
     if found is None:
-        found = model.memo[key] = tuple(literals(expr))
+        found = memo[key] = tuple(literals(expr))
     return list(found)
 
 
 def _dnf(expr: Expr, negated: bool) -> list[tuple[Expr, ...]]:
+    expr = as_condition(expr)
     if isinstance(expr, Not):
         return _dnf(expr.arg, not negated)
-    if isinstance(expr, Truthy) and isinstance(expr.term, (And, Or, Not)):
-        return _dnf(expr.term, negated)
     if isinstance(expr, (And, Or)):
         parts = [_dnf(a, negated) for a in expr.args]
         if isinstance(expr, And) != negated:  # a conjunction after De Morgan
-            out: list[tuple[Expr, ...]] = [()]
-            for part in parts:
-                out = [x + y for x, y in itertools.islice(itertools.product(out, part), MAX_DISJUNCTS)]
-            return out
+            return _products(parts)
         return [d for part in parts for d in part][:MAX_DISJUNCTS]
     return [(negate(expr) if negated else expr,)]
+
+
+def _products(parts: Sequence[list[tuple[Expr, ...]]]) -> list[tuple[Expr, ...]]:
+    """The disjuncts of an ``and`` of disjunctive forms: one disjunct of each, joined (bounded)."""
+    out: list[tuple[Expr, ...]] = [()]
+    for part in parts:
+        out = [x + y for x, y in itertools.islice(itertools.product(out, part), MAX_DISJUNCTS)]
+    return out
 
 
 # ------------------------------------------------------------------ candidates
@@ -155,54 +204,17 @@ def _call_args(text: str) -> list[Any]:
     return re.findall(r"""["']([^"'\\]*)["']""", text)
 
 
-_LITERAL_TYPE = re.compile(r"Literal\[([^\]]*)\]")
-
-
-def _type_choices(type_text: str | None) -> list[Any]:
-    match = _LITERAL_TYPE.search(type_text or "")
-    if not match:
-        return []
-    out: list[Any] = []
-    for part in match.group(1).split(","):
-        part = part.strip()
-        if part[:1] in "'\"":
-            out.append(part[1:-1])
-        elif part.lstrip("-").isdigit():
-            out.append(int(part))
-    return out
-
-
-def _kind_of(type_text: str | None, action: str | None) -> str:
-    text = (type_text or "").replace("Optional", "")
-    if action and action.endswith(("store_true", "store_false", "BooleanOptionalAction")):
-        return "bool"
-    for kind in ("List", "list", "Tuple", "tuple"):
-        if text.startswith((kind, "[" + kind)):
-            return "list"
-    if "Dict" in text or "dict" in text or "json" in text:  # type=json.loads: mostly objects
-        return "dict"
-    for kind in ("bool", "int", "float"):
-        if re.search(rf"\b{kind}\b", text):
-            return kind
-    return "str"
-
-
-def _item_kind(type_text: str | None) -> str:
-    """Element kind of a list flag: ``Optional[List[int]]`` -> int."""
-    match = re.search(r"(?:List|list|Tuple|tuple)\[(\w+)", type_text or "")
-    return match.group(1) if match and match.group(1) in ("int", "float", "bool") else "str"
+_FITS: dict[str, Callable[[Any], bool]] = {
+    ValueKind.BOOL: lambda v: isinstance(v, bool),
+    ValueKind.INT: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    ValueKind.FLOAT: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    ValueKind.STR: lambda v: isinstance(v, str),
+}
 
 
 def _fits(value: Any, kind: str) -> bool:
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "float":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "str":
-        return isinstance(value, str)
-    return False
+    fits = _FITS.get(kind)
+    return fits is not None and fits(value)
 
 
 def _numbers_near(consts: Iterable[Any], kind: str) -> list[Any]:
@@ -215,7 +227,8 @@ def _numbers_near(consts: Iterable[Any], kind: str) -> list[Any]:
 
 
 # 3: with 2, a pair whose remainder is not 0 (`a % b != 0` checks)
-_SAMPLES = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 1.0, 0.0, 2.0, -1.0], "bool": [True, False]}
+_SAMPLES: dict[str, list[Any]] = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 1.0, 0.0, 2.0, -1.0],
+                                  "bool": [True, False]}
 
 
 def _free(key: str, dest: str | None, consts: Sequence[Any], model: Model) -> list[Any]:
@@ -227,7 +240,7 @@ def _free(key: str, dest: str | None, consts: Sequence[Any], model: Model) -> li
     if stand_in is not None:
         return [stand_in, ""]
     known = [v for v in model.examples.known_values(key) if isinstance(v, str) and v not in consts]
-    flag = model.flags.by_dest(dest) if dest is not None and model.flags is not None else None
+    flag = _flag(dest, model) if dest is not None else None
     word = JSON_WORD if flag is not None and _JSON.search(flag.help or "") else WORD
     return [*known, word, ""]
 
@@ -252,66 +265,95 @@ def _writable(consts: Sequence[Any]) -> list[Any]:
     return [c for c in consts if not is_member_text(c)]
 
 
+def _flag(dest: str, model: Model) -> Flag | None:
+    return model.flags.by_dest(dest) if model.flags is not None else None
+
+
 def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]:
     """NOT_GIVEN, then values that fit the flag: declared choices (the condition's
     constants among them first), else values from its type. Every value can be pasted:
     the model flag is only its stand-in, and argparse's declared choices are the only
     values of a choice flag (values outside a ``Literal`` type come last: the Python API
     takes them)."""
-    flag = model.flags.by_dest(dest) if model.flags is not None else None
-    type_text, action = (flag.type, flag.action) if flag is not None else (None, None)
-    kind = _kind_of(type_text, action)
-    if flag is not None and (flag.nargs in ("*", "+") or isinstance(flag.nargs, int)) and kind != "bool":
-        kind = "list"
-    declared = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
-    declared = declared or list(model.examples.accepted(dest))  # the program's own list, from the profile
-    choices = declared or _type_choices(type_text)
-    consts = _writable(consts)
+    flag = _flag(dest, model)
     out: list[Any] = [] if flag is not None and flag.required else [NOT_GIVEN]  # a required flag stays given
+    return list(_unique(out + _flag_values(dest, flag, _writable(consts), model)))
+
+
+def _flag_values(dest: str, flag: Flag | None, consts: list[Any], model: Model) -> list[Any]:
+    """One candidate source per kind of value the flag takes (see `analyzers.flag_types`)."""
     if dest == model.examples.model:
-        out += [MODEL]  # facts about the model are stated by its stand-in (`<model:Arch>`), not by a value
-    elif kind == "bool":
-        out += [True, False]
-    elif kind == "list":  # declared choices are each item's: the condition's own, then one it does not name
-        if declared:
-            named = [c for c in consts if c in declared]
-            items = list(_unique(named + [c for c in declared if c not in named][:1]))
-        else:
-            items = _scalars(dest, _item_kind(type_text), consts, model)[:2]
-        first = items[0] if items else WORD
-        out += [(c,) for c in (items if declared else consts) if isinstance(c, str)]
-        out += [(first,), (), tuple(items[:2]), (first,) * 4]
-    elif kind == "dict":  # keys the condition names first (`"image" in cfg.x`)
-        # a JSON value that is no object last: the program's own type check (`not a dict`)
-        out += [{c: "value"} for c in consts if isinstance(c, str)] + [{"key": "value"}, {}, JSON_LIST]
-    elif choices:
-        out += [c for c in consts if c in choices] + choices
-        if not declared:
-            out += [v for v in _scalars(dest, kind, consts, model) if v not in choices]
+        return [MODEL]  # facts about the model are stated by its stand-in (`<model:Arch>`), not by a value
+    takes = value_type(flag)
+    declared = _declared(dest, flag, model)
+    if takes.kind is ValueKind.BOOL:
+        return [True, False]
+    if takes.kind is ValueKind.LIST:
+        return _list_values(dest, takes.item_kind, declared, consts, model)
+    if takes.kind is ValueKind.DICT:
+        return _dict_values(consts)
+    if declared or takes.literal_choices:
+        return _choice_values(dest, takes, declared, consts, model)
+    return _scalars(dest, takes.kind, consts, model)
+
+
+def _declared(dest: str, flag: Flag | None, model: Model) -> list[Any]:
+    """The flag's declared choices, else the program's own list of accepted values (the profile's)."""
+    declared = list(flag.choices) if flag is not None and isinstance(flag.choices, tuple) else []
+    return declared or list(model.examples.accepted(dest))
+
+
+def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[Any], model: Model) -> list[Any]:
+    """Declared choices are each item's: the condition's own, then one it does not name;
+    one item, none, two, and one item four times (length checks)."""
+    if declared:
+        named = [c for c in consts if c in declared]
+        items = list(_unique(named + [c for c in declared if c not in named][:1]))
     else:
-        out += _scalars(dest, kind, consts, model)
-    return list(_unique(out))
+        items = _scalars(dest, item_kind, consts, model)[:2]
+    first = items[0] if items else WORD
+    out: list[Any] = [(c,) for c in (items if declared else consts) if isinstance(c, str)]
+    return out + [(first,), (), tuple(items[:2]), (first,) * 4]
+
+
+def _dict_values(consts: list[Any]) -> list[Any]:
+    """Keys the condition names first (`"image" in cfg.x`); a JSON value that is no object
+    last: the program's own type check (`not a dict`)."""
+    return [{c: "value"} for c in consts if isinstance(c, str)] + [{"key": "value"}, {}, JSON_LIST]
+
+
+def _choice_values(dest: str, takes: ValueType, declared: list[Any], consts: list[Any], model: Model) -> list[Any]:
+    """The condition's constants among the choices first; declared choices are all argparse
+    accepts, a ``Literal`` type's are followed by other values of its kind."""
+    choices = declared or list(takes.literal_choices)
+    out = [c for c in consts if c in choices] + choices
+    if not declared:
+        out += [v for v in _scalars(dest, takes.kind, consts, model) if v not in choices]
+    return out
 
 
 def env_candidates(name: str, consts: Sequence[Any], model: Model) -> list[Any]:
+    """NOT_GIVEN, then strings: the condition's constants as the variable would hold them,
+    numbers near them; only the values the program accepts where the profile lists them."""
     kind = model.env_type(name) or "str"
     consts = _writable(consts)
-    out: list[Any] = [NOT_GIVEN]
-    if kind == "bool":
-        out += ["1", "0"]
-    for c in consts:
-        if isinstance(c, bool):
-            out.append("1" if c else "0")
-        elif c is not None:
-            out.append(str(c))
+    out: list[Any] = ["1", "0"] if kind == "bool" else []
+    out += [_env_text(c) for c in consts if c is not None]
     if kind in ("int", "float"):
         out += [str(v) for v in _numbers_near(consts, kind)] + ["1", "0", "2"]
     accepted = model.examples.accepted(name)
     if accepted:  # only these, the condition's own first
-        out = [NOT_GIVEN, *(v for v in out[1:] if v in accepted), *accepted]
+        out = [v for v in out if v in accepted] + list(accepted)
     elif kind == "str":
         out += [v for v in _free(f"{RefKind.ENV}:{name}", None, out, model) if v]
-    return list(_unique(out))
+    return list(_unique([NOT_GIVEN, *out]))
+
+
+def _env_text(value: Any) -> str:
+    """A constant as an env var holds it (``True`` is ``1``)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
 
 
 def _unique(values: Iterable[Any]) -> Iterable[Any]:
@@ -351,19 +393,25 @@ def fact_candidates(leaf: Leaf, consts: Sequence[Any], model: Model) -> list[Any
 
 def candidates(leaf: Leaf, near: Expr, model: Model) -> list[Any]:
     """Values to try for `leaf` when `near` is the condition to decide; NOT_GIVEN first."""
-    key = f"candidates|{_leaf_key((leaf,))}|{expr_key(model, near)}"
-    found = model.memo.get(key)
+    memo = _memo(model)
+    key = (leaf, expr_key(model, near))
+    found = memo.candidates.get(key)
     if found is None:
         consts = _consts(near)
-        by_consts = f"values|{_leaf_key((leaf,))}|{consts!r}"  # many conditions name the same constants
-        found = model.memo.get(by_consts)
+        by_consts = (leaf, repr(consts))
+        found = memo.values.get(by_consts)
         if found is None:
-            found = model.memo[by_consts] = tuple(
-                env_candidates(leaf.name, consts, model) if leaf.kind is RefKind.ENV
-                else fact_candidates(leaf, consts, model) if _fact(leaf)
-                else flag_candidates(leaf.name, consts, model))
-        model.memo[key] = found
+            found = memo.values[by_consts] = tuple(_candidates_of(leaf, consts, model))
+        memo.candidates[key] = found
     return list(found)
+
+
+def _candidates_of(leaf: Leaf, consts: Sequence[Any], model: Model) -> list[Any]:
+    if leaf.kind is RefKind.ENV:
+        return env_candidates(leaf.name, consts, model)
+    if _fact(leaf):
+        return fact_candidates(leaf, consts, model)
+    return flag_candidates(leaf.name, consts, model)
 
 
 def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
@@ -377,14 +425,10 @@ def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
 # ------------------------------------------------------------------ search
 
 
-def _leaf_key(leaves: Iterable[Leaf]) -> str:
-    """Memo keys are strings: the memo then holds no containers the collector must walk."""
-    return ",".join([x.key for x in leaves])
-
-
-def _launch_key(launch: Launch) -> str:
+def _launch_key(launch: Launch) -> LaunchKey:
     """Equal for launches that are the same, in the same order (a search returns launches
-    derived from its input, and the order of flags is the order of the command line)."""
+    derived from its input, and the order of flags is the order of the command line).
+    A repr: values can be dicts (unhashable), and ``1``, ``1.0`` and ``True`` differ."""
     return repr((tuple(launch.flags.items()), tuple(launch.env.items()), tuple(launch.facts.items())))
 
 
@@ -393,60 +437,105 @@ def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model:
 
     One leaf at a time first (smallest change), then pairs, bounded.
     """
-    key = f"fix|{expr_key(model, target)}|{expr_key(model, lit)}|{_leaf_key(leaves)}|{_launch_key(launch)}"
-    found = model.memo.get(key)
+    fixes = _memo(model).fixes
+    key = (expr_key(model, target), expr_key(model, lit), tuple(leaves), _launch_key(launch))
+    found = fixes.get(key)
     if found is None:
-        found = model.memo[key] = _search(target, lit, leaves, launch, model)
+        found = fixes[key] = _search(target, lit, leaves, launch, model)
     return found
 
 
 def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
-    # `target` is an ``and``: an operand reading none of a group's leaves decides every
-    # trial of that group as it decides `launch`; where one is false, no trial can work
-    parts = deciders(model, target)
-    reads = [p.all_reads() for p in parts]
-    base: list[Any] = [_UNSET] * len(parts)
-    # no trial can make it true (trials of an assumed fact can)
-    hopeless = not any(_fact(x) for x in leaves) and not all(p.outcomes(launch)[0] for p in parts)
-    fallback: Launch | None = None
-    fallback_rank = 0
-    for size in (1, 2):
-        for group in itertools.combinations(leaves, size):
-            flags = {x.name for x in group if x.kind is RefKind.FLAG}
-            env = {x.name for x in group if x.kind is RefKind.ENV}
-            facts = {x.key for x in group if _fact(x)}
-            moving = []
-            undecided = False
-            for i, part in enumerate(parts):
-                if not (reads[i].flags.isdisjoint(flags) and reads[i].env.isdisjoint(env)
-                        and reads[i].facts.isdisjoint(facts)):
-                    moving.append(part)
-                    continue
-                if base[i] is _UNSET:
-                    base[i] = part.decide(launch)
-                if base[i] is False:
-                    break
-                undecided = undecided or base[i] is None
-            else:
-                options = [_grown(leaf, launch, model) + candidates(leaf, lit, model) for leaf in group]
-                for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
-                    trial = launch
-                    for leaf, val in zip(group, combo):
-                        trial = assign(trial, leaf, val)
-                    result = _all(moving, trial, undecided)
-                    if result is True:
-                        return trial
-                    if result is None:
-                        if hopeless and fallback is None:  # the first unknown is what the search ends with
-                            return trial
-                        # better: the parts this group decides all hold (the rest is unknown)
-                        rank = 2 if undecided and _all(moving, trial, False) is True else 1
-                        if rank > fallback_rank:
-                            fallback, fallback_rank = trial, rank
-    return fallback if fallback is not None else launch
+    """The first trial (see `_fix`) where `target` holds; else the best unknown one, else `launch`."""
+    operands = _Operands.of(model, target, launch)
+    # no trial can make it true (trials of an assumed fact can): the first unknown is the answer
+    hopeless = not any(_fact(x) for x in leaves) and not all(p.outcomes(launch)[0] for p in operands.parts)
+    fallback, fallback_rank = launch, 0
+    for group in _groups(leaves):
+        split = operands.split(group)
+        if split is None:
+            continue
+        moving, undecided = split
+        for trial in _trials(group, lit, launch, model):
+            result = _all(moving, trial, undecided)
+            if result is True or (result is None and hopeless):
+                return trial
+            # better: the parts this group decides all hold (the rest is unknown)
+            rank = 0 if result is False else 2 if undecided and _all(moving, trial, False) is True else 1
+            if rank > fallback_rank:
+                fallback, fallback_rank = trial, rank
+    return fallback
+
+
+def _groups(leaves: Sequence[Leaf]) -> Iterator[tuple[Leaf, ...]]:
+    """The leaves to change together: one at a time first (the smallest change), then pairs."""
+    return itertools.chain(itertools.combinations(leaves, 1), itertools.combinations(leaves, 2))
+
+
+def _trials(group: tuple[Leaf, ...], lit: Expr, launch: Launch, model: Model) -> Iterator[Launch]:
+    """`launch` with `group` set to each combination of its candidates near `lit` (bounded)."""
+    options = [_grown(leaf, launch, model) + candidates(leaf, lit, model) for leaf in group]
+    for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+        trial = launch
+        for leaf, value in zip(group, combo):
+            trial = assign(trial, leaf, value)
+        yield trial
 
 
 _UNSET: Any = object()
+
+
+@dataclass(slots=True)
+class _Operands:
+    """The operands of the ``and`` a search makes true, and what each decides on the launch
+    it starts from (asked when a group first leaves it alone)."""
+
+    parts: tuple[Any, ...]  # `analyzers.evaluate.node`s
+    reads: tuple[Any, ...]  # per part: the launch keys it reads
+    launch: Launch
+    decided: list[Any]  # per part: True / False / None, or _UNSET
+
+    @classmethod
+    def of(cls, model: Model, target: Expr, launch: Launch) -> _Operands:
+        parts = deciders(model, target)
+        return cls(parts, tuple(p.all_reads() for p in parts), launch, [_UNSET] * len(parts))
+
+    def split(self, group: Sequence[Leaf]) -> tuple[list[Any], bool] | None:
+        """The operands reading a leaf of `group` (they change with its trials) and whether
+        one it leaves alone is unknown; None where one it leaves alone is false: no trial
+        of `group` can make the ``and`` true."""
+        changed = _Changes.of(group)
+        moving = []
+        undecided = False
+        for i, part in enumerate(self.parts):
+            if changed.read_by(self.reads[i]):
+                moving.append(part)
+                continue
+            if self.decided[i] is _UNSET:
+                self.decided[i] = part.decide(self.launch)
+            if self.decided[i] is False:
+                return None
+            undecided = undecided or self.decided[i] is None
+        return moving, undecided
+
+
+@dataclass(frozen=True, slots=True)
+class _Changes:
+    """The launch keys a group of leaves changes, as `analyzers.evaluate` lists what a condition reads."""
+
+    flags: frozenset[str]
+    env: frozenset[str]
+    facts: frozenset[str]
+
+    @classmethod
+    def of(cls, group: Sequence[Leaf]) -> _Changes:
+        return cls(frozenset(x.name for x in group if x.kind is RefKind.FLAG),
+                   frozenset(x.name for x in group if x.kind is RefKind.ENV),
+                   frozenset(x.key for x in group if _fact(x)))
+
+    def read_by(self, reads: Any) -> bool:
+        return not (reads.flags.isdisjoint(self.flags) and reads.env.isdisjoint(self.env)
+                    and reads.facts.isdisjoint(self.facts))
 
 
 def _grown(leaf: Leaf, launch: Launch, model: Model) -> list[Any]:
@@ -455,9 +544,7 @@ def _grown(leaf: Leaf, launch: Launch, model: Model) -> list[Any]:
     current = launch.flags.get(leaf.name) if leaf.kind is RefKind.FLAG else None
     if not isinstance(current, tuple) or not current:
         return []
-    flag = model.flags.by_dest(leaf.name) if model.flags is not None else None
-    choices = flag.choices if flag is not None and isinstance(flag.choices, tuple) else ()
-    unused = [c for c in choices or model.examples.accepted(leaf.name) if c not in current]
+    unused = [c for c in _declared(leaf.name, _flag(leaf.name, model), model) if c not in current]
     if unused:  # the items argparse accepts
         return [current + (unused[0],)]
     extra = current[-1] if is_placeholder(current[-1]) else WORD  # a stand-in may repeat: each is its own
@@ -480,10 +567,11 @@ def satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | No
 
     Returns the first launch found true, else the best found (unknown before false).
     """
-    key = f"satisfy|{expr_key(model, expr)}|{'*' if allowed is None else _leaf_key(allowed)}|{_launch_key(base)}"
-    found = model.memo.get(key)
+    satisfied = _memo(model).satisfied
+    key = (expr_key(model, expr), None if allowed is None else tuple(allowed), _launch_key(base))
+    found = satisfied.get(key)
     if found is None:
-        found = model.memo[key] = _satisfy(expr, model, base, allowed)
+        found = satisfied[key] = _satisfy(expr, model, base, allowed)
     return found
 
 
@@ -496,33 +584,9 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
     assuming = allowed is not None and any(_fact(x) for x in allowed)  # facts can be made to hold too
     hopeless = not assuming and not can_hold(model, expr, base)
     if hopeless and best[1] is Truth.UNKNOWN:
-        # a part no flag changes is undecided (a model or platform fact): still make the
-        # parts a user sets hold, so the example shows them
-        own = [p for p in (expr.args if isinstance(expr, And) else (expr,)) if settable_leaves(p, model)]
-        if own and len(own) < (len(expr.args) if isinstance(expr, And) else 1):
-            launch, _ = satisfy(And(tuple(own)) if len(own) > 1 else own[0], model, base, allowed)
-            return launch, evaluate(expr, launch, model)
-        return best
+        return _users_part(expr, model, base, allowed) or best
     for disjunct in _literals(expr, model):
-        launch = base
-        held = 0  # leading parts of the prefix known to hold on `launch`
-        for lit, (prefix, parts) in zip(disjunct, _prefixes(disjunct)):
-            # `evaluate(prefix, launch) is Truth.TRUE`, i.e. every part holds: the parts
-            # grow with the prefix, so only the new ones are decided while `launch` stays
-            if parts is None:
-                holds = evaluate(prefix, launch, model) is Truth.TRUE
-            else:
-                while held < len(parts) and node(model, parts[held]).decide(launch) is True:
-                    held += 1
-                holds = held == len(parts)
-            if holds:
-                continue
-            found = settable_leaves(lit, model) + (fact_leaves(lit) if assuming else [])
-            leaves = found if allowed is None else [x for x in allowed if x in found]  # `allowed` says what first
-            if leaves:
-                fixed = _fix(prefix, lit, leaves, launch, model)
-                if fixed is not launch:
-                    launch, held = fixed, 0
+        launch = _fix_disjunct(disjunct, model, base, allowed, assuming)
         result = evaluate(expr, launch, model)
         if result is Truth.TRUE:
             return launch, result
@@ -533,23 +597,69 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
     return best
 
 
-def _prefixes(disjunct: Sequence[Expr]) -> Iterable[tuple[Expr, tuple[Expr, ...] | None]]:
+def _users_part(expr: Expr, model: Model, base: Launch,
+                allowed: Sequence[Leaf] | None) -> tuple[Launch, Truth] | None:
+    """Where a part no flag changes is undecided (a model or platform fact): a launch on
+    which the parts a user sets hold, so the example shows them (None: no such part, or
+    every part is one)."""
+    parts = conjuncts(expr)
+    own = [p for p in parts if settable_leaves(p, model)]
+    if not own or len(own) == len(parts):
+        return None
+    launch, _ = satisfy(And(tuple(own)) if len(own) > 1 else own[0], model, base, allowed)
+    return launch, evaluate(expr, launch, model)
+
+
+def _fix_disjunct(disjunct: Sequence[Expr], model: Model, base: Launch, allowed: Sequence[Leaf] | None,
+                  assuming: bool) -> Launch:
+    """`base` changed literal by literal, each fixed while the ones before it keep holding."""
+    launch = base
+    held = 0  # leading parts of the prefix known to hold on `launch`
+    for lit, (prefix, parts) in zip(disjunct, _prefixes(disjunct)):
+        holds, held = _holds(prefix, parts, held, launch, model)
+        if holds:
+            continue
+        found = settable_leaves(lit, model) + (fact_leaves(lit) if assuming else [])
+        leaves = found if allowed is None else [x for x in allowed if x in found]  # `allowed` says what first
+        if leaves:
+            fixed = _fix(prefix, lit, leaves, launch, model)
+            if fixed is not launch:
+                launch, held = fixed, 0
+    return launch
+
+
+def _holds(prefix: Expr, parts: tuple[Expr, ...] | None, held: int, launch: Launch,
+           model: Model) -> tuple[bool, int]:
+    """`evaluate(prefix, launch) is Truth.TRUE`, and how many leading parts hold: the
+    parts grow with the prefix, so only those after the `held` ones are decided."""
+    if parts is None:
+        return evaluate(prefix, launch, model) is Truth.TRUE, held
+    while held < len(parts) and node(model, parts[held]).decide(launch) is True:
+        held += 1
+    return held == len(parts), held
+
+
+def _prefixes(disjunct: Sequence[Expr]) -> Iterator[tuple[Expr, tuple[Expr, ...] | None]]:
     """``conj(disjunct[:i + 1])`` for each i, built in one pass (same folding and
     de-duplication as `conj`), with its parts (None once it is FALSE)."""
     out: list[Expr] = []
     false = False
     for lit in disjunct:
-        for part in lit.args if isinstance(lit, And) else (lit,):
-            if false or part == TRUE:
-                continue
-            if part == FALSE:
-                false = True
-            elif part not in out:
-                out.append(part)
+        false = false or _add_parts(out, conjuncts(lit))
         if false:
             yield FALSE, None
         else:
             yield TRUE if not out else out[0] if len(out) == 1 else And(tuple(out)), tuple(out)
+
+
+def _add_parts(out: list[Expr], parts: Iterable[Expr]) -> bool:
+    """Append the new `parts` to `out` (TRUE is no part); True at a FALSE one (then stop)."""
+    for part in parts:
+        if part == FALSE:
+            return True
+        if part != TRUE and part not in out:
+            out.append(part)
+    return False
 
 
 def falsify(expr: Expr, part: Expr, model: Model, before: Launch) -> tuple[Launch, Truth]:
@@ -570,9 +680,9 @@ def _given(launch: Launch, leaf: Leaf) -> bool:
 def base_launch(model: Model) -> Launch:
     """The smallest valid command line: required flags with their first candidate value
     (the model flag: its stand-in); one object per model: launches are never changed in place."""
-    found = model.memo.get("base_launch")
-    if found is None:
+    memo = _memo(model)
+    if memo.base is None:
         flags = model.flags.flags if model.flags is not None else ()
         required = sorted({f.dest for f in flags if f.required and f.option}, key=lambda d: d)
-        found = model.memo["base_launch"] = Launch({dest: flag_candidates(dest, (), model)[0] for dest in required})
-    return found
+        memo.base = Launch({dest: flag_candidates(dest, (), model)[0] for dest in required})
+    return memo.base

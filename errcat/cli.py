@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from errcat import __version__, pipeline
 from errcat.model import SourceSpec
@@ -26,7 +26,7 @@ EXIT_OK, EXIT_DIFF, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit code 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise _UsageError(message)
 
 

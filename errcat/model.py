@@ -100,8 +100,7 @@ class Catalog:
 
 
 def _has_unknown(entry: Entry) -> bool:
-    triggers = (entry.trigger, *(v["trigger"] for v in entry.variants))
-    return any(o.startswith("unknown:") for t in triggers for o in t["other"])
+    return any(t.unknown for t in entry.triggers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,7 +134,7 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     def build() -> FlagModel:
         from dataclasses import replace
 
-        from analyzers.static_values import Diagnostic
+        from extractor.source_set import Diagnostic
 
         texts, refused = snapshot.texts(paths)
         model = build_flag_model(texts, config_classes=profile.config_classes, conventions=conventions)
@@ -159,10 +159,12 @@ def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict
     files: dict[str, Content] = {}
     if "json" in formats:
         # One entry's dict at a time: all of them at once are most of a large catalog's memory.
+        texts: list[str] = []
         for entry in catalog.entries:
-            files[f"entries/{entry.id}.json"] = dumps(entry.as_dict())
-        files["catalog.json"] = _with_entries(catalog.as_dict(entries=False),
-                                              [files[f"entries/{e.id}.json"] for e in catalog.entries])
+            text = dumps(entry.as_dict())
+            files[f"entries/{entry.id}.json"] = text
+            texts.append(text)
+        files["catalog.json"] = _with_entries(catalog.as_dict(entries=False), texts)
     if any(f != "json" for f in formats):
         files.update(render_extra(catalog.as_dict(), formats))
     graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
@@ -199,7 +201,7 @@ def extract(
     """Read the source, build the catalog, write it atomically (see also `write_catalog`)."""
     from analyzers.overlay import load_overlay
 
-    items = load_overlay(overlay) if overlay is not None else None
+    items = load_overlay(os.fspath(overlay)) if overlay is not None else None
     prof = load_profile(profile)
     with private_cache(cache_dir, use_cache) as (cache_at, use_results):
         snapshot = open_source(spec, prof, cache_dir=cache_at)
@@ -212,7 +214,7 @@ def extract(
 def _outcomes_in(out: str | os.PathLike[str]) -> Outcomes:
     """`errcat confirm`'s outcomes kept beside the catalog in `out` (merged into what is written)."""
     try:
-        return read_outcomes(out)
+        return read_outcomes(os.fspath(out))
     except ValueError as exc:
         raise ErrcatError(f"{exc}; move it away to extract without it") from None
 
@@ -245,7 +247,7 @@ class Extracted:
 
 
 def _summary(catalog: Catalog) -> dict[str, Any]:
-    summary = {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
+    summary: dict[str, Any] = {"repo": catalog.profile.repo, "pin": catalog.snapshot.pin, "stats": catalog.stats(),
                "diagnostics": list(catalog.diagnostics)}
     if catalog.incomplete:  # never cached: a stored summary has the four keys above
         summary["incomplete"] = [list(i) for i in catalog.incomplete]
@@ -266,7 +268,7 @@ def catalog_files(
     this errcat rendered the same sources before (key: `result_cache.catalog_key`)."""
     from analyzers.overlay import load_overlay
 
-    items = load_overlay(overlay) if overlay is not None else None
+    items = load_overlay(os.fspath(overlay)) if overlay is not None else None
     whole = ResultCache.open(profile, cache_dir, CATALOG_PACKAGES) if use_cache else None
     key = catalog_key(snapshot, profile, formats=formats,
                       overlay=None if overlay is None else Path(overlay).read_bytes(),
@@ -295,7 +297,7 @@ def _outcomes_digest(outcomes: Outcomes, snapshot: Snapshot, profile: Profile) -
     return outcomes.digest(version)
 
 
-def _cached_catalog(raw: bytes) -> tuple[dict[str, str | bytes], dict[str, Any]] | None:
+def _cached_catalog(raw: bytes) -> tuple[dict[str, Content], dict[str, Any]] | None:
     """A stored catalog pack and its summary, or None (a miss: build it again) when
     it is not one of the shape `catalog_files` stores, e.g. a file name that is not
     a plain relative path (it would be written outside the output directory)."""
@@ -312,7 +314,8 @@ def _cached_catalog(raw: bytes) -> tuple[dict[str, str | bytes], dict[str, Any]]
                    "diagnostics": list(shape.texts(meta["diagnostics"]))}
     except (ValueError, RecursionError):  # shape.ShapeError and json errors are ValueErrors
         return None
-    return dict(packed), summary
+    files: dict[str, Content] = dict(packed)
+    return files, summary
 
 
 @fewer_collections()  # writing too: its first collections would walk the whole catalog

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from extractor.ir import (
     Expr,
@@ -177,9 +178,14 @@ class _Context:
             self.memo[key] = ({**self.constants[path], **self.graph.bindings(key)}, caller)
         return self.memo[key]
 
+    def bound(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
+        """`guards` with the function's known parameters and imported constants substituted."""
+        return _bind_guards(guards, self.of(path, function)[0])
+
     def guards(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
-        mapping, caller = self.of(path, function)
-        bound = _bind_guards(guards, mapping)
+        """`bound` guards after the callers' guard."""
+        caller = self.of(path, function)[1]
+        bound = self.bound(path, function, guards)
         return (caller, *bound) if caller is not None else bound
 
     def adjustment_guards(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
@@ -203,8 +209,7 @@ def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
     out: list[FileSites] = []
     for fs in files:
         # the file's earlier raises once, each block with its own function's bindings
-        priors = fs.priors.map_blocks(
-            lambda function, guards, path=fs.path: _bind_guards(guards, ctx.of(path, function)[0]))
+        priors = fs.priors.map_blocks(partial(ctx.bound, fs.path))
         sites = []
         for site in fs.sites:
             direct = ctx.guards(fs.path, site.function, site.direct)
@@ -212,10 +217,7 @@ def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
             sites.append(replace(
                 site,
                 direct=direct,
-                variants=tuple(
-                    replace(v, guards=_bind_guards(v.guards, ctx.of(fs.path, site.function)[0]))
-                    for v in site.variants
-                ),
+                variants=tuple(replace(v, guards=ctx.bound(fs.path, site.function, v.guards)) for v in site.variants),
                 prior_runs=tuple((at + shift, b, s, e) for at, b, s, e in site.prior_runs),
                 priors=priors,
             ))

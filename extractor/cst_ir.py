@@ -226,9 +226,8 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
 
 def _table_term(table: Table, scope: Scope) -> Expr:
     items = [term(item, scope) for item in table.items()]
-    if all(isinstance(i, Const) for i in items):
-        return Const(tuple(i.value for i in items))  # type: ignore[union-attr]
-    return Seq(tuple(items))
+    values = [i.value for i in items if isinstance(i, Const)]
+    return Const(tuple(values)) if len(values) == len(items) else Seq(tuple(items))
 
 
 def _config_path(node: cst.BaseExpression, scope: Scope) -> str | None:

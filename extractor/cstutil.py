@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import libcst as cst
 
@@ -32,40 +34,66 @@ def _fast(node: cst.CSTNode) -> str | None:
     """
     if getattr(node, "lpar", None):
         return None
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return node.value
-    if isinstance(node, cst.SimpleString):
-        return node.value if "\n" not in node.value else None
-    if isinstance(node, cst.Attribute):
-        base = _fast(node.value)
-        return None if base is None else f"{base}.{node.attr.value}"
-    if isinstance(node, cst.Call):
-        func = _fast(node.func)
-        if func is None:
+    render = _FAST.get(type(node))
+    return None if render is None else render(node)
+
+
+def _fast_leaf(node: cst.Name | cst.Integer | cst.Float) -> str:
+    return node.value
+
+
+def _fast_string(node: cst.SimpleString) -> str | None:
+    return node.value if "\n" not in node.value else None
+
+
+def _fast_attribute(node: cst.Attribute) -> str | None:
+    base = _fast(node.value)
+    return None if base is None else f"{base}.{node.attr.value}"
+
+
+def _fast_call(node: cst.Call) -> str | None:
+    func = _fast(node.func)
+    if func is None:
+        return None
+    args = []
+    for arg in node.args:
+        value = _fast(arg.value)
+        if value is None or arg.star:
             return None
-        args = []
-        for arg in node.args:
-            value = _fast(arg.value)
-            if value is None or arg.star:
-                return None
-            args.append(f"{arg.keyword.value}={value}" if arg.keyword else value)
-        return f"{func}({', '.join(args)})"
-    if isinstance(node, cst.Comparison):
-        parts = [_fast(node.left)]
-        for target in node.comparisons:
-            op = _BINARY_TEXT.get(type(target.operator))
-            parts += [op, _fast(target.comparator)]
-        return None if None in parts else " ".join(parts)  # type: ignore[arg-type]
-    if isinstance(node, (cst.BooleanOperation, cst.BinaryOperation)):
-        left, right = _fast(node.left), _fast(node.right)
-        op = _BINARY_TEXT.get(type(node.operator))
-        return None if None in (left, right, op) else f"{left} {op} {right}"
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        inner = _fast(node.expression)
-        return None if inner is None else f"not {inner}"
-    return None
+        args.append(f"{arg.keyword.value}={value}" if arg.keyword else value)
+    return f"{func}({', '.join(args)})"
+
+
+def _fast_comparison(node: cst.Comparison) -> str | None:
+    parts = [_fast(node.left)]
+    for target in node.comparisons:
+        parts += [_BINARY_TEXT.get(type(target.operator)), _fast(target.comparator)]
+    return None if None in parts else " ".join(p for p in parts if p is not None)
+
+
+def _fast_binary(node: cst.BooleanOperation | cst.BinaryOperation) -> str | None:
+    left, right = _fast(node.left), _fast(node.right)
+    op = _BINARY_TEXT.get(type(node.operator))
+    return None if left is None or right is None or op is None else f"{left} {op} {right}"
+
+
+def _fast_not(node: cst.UnaryOperation) -> str | None:
+    if not isinstance(node.operator, cst.Not):
+        return None
+    inner = _fast(node.expression)
+    return None if inner is None else f"not {inner}"
+
+
+# One renderer per node class (exact classes: libcst's node classes are not subclassed).
+_FAST: dict[type[cst.CSTNode], Callable[[Any], str | None]] = {
+    cst.Name: _fast_leaf, cst.Integer: _fast_leaf, cst.Float: _fast_leaf,
+    cst.SimpleString: _fast_string,
+    cst.Attribute: _fast_attribute,
+    cst.Call: _fast_call,
+    cst.Comparison: _fast_comparison,
+    cst.BooleanOperation: _fast_binary, cst.BinaryOperation: _fast_binary,
+    cst.UnaryOperation: _fast_not,
+}
 
 
 def norm_code(node: cst.CSTNode) -> str:
@@ -186,37 +214,62 @@ def _int(text: str) -> tuple[bool, object]:
 
 def literal_value(node: cst.CSTNode) -> tuple[bool, object]:
     """(True, value) for literals and tuples/lists of literals; (False, None) otherwise."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = string_value(node)
-        return (value is not None, value)
-    if isinstance(node, cst.Integer):
-        return _int(node.value.replace("_", ""))
-    if isinstance(node, cst.Float):
-        return True, float(node.value.replace("_", ""))
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return True, {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    read = _LITERAL.get(type(node))
+    return (False, None) if read is None else read(node)
+
+
+def _literal_string(node: cst.SimpleString | cst.ConcatenatedString) -> tuple[bool, object]:
+    value = string_value(node)
+    return (value is not None, value)
+
+
+def _literal_int(node: cst.Integer) -> tuple[bool, object]:
+    return _int(node.value.replace("_", ""))
+
+
+def _literal_float(node: cst.Float) -> tuple[bool, object]:
+    return True, float(node.value.replace("_", ""))
+
+
+_CONSTANTS: dict[str, object] = {"True": True, "False": False, "None": None}
+
+
+def _literal_name(node: cst.Name) -> tuple[bool, object]:
+    return (True, _CONSTANTS[node.value]) if node.value in _CONSTANTS else (False, None)
+
+
+def _literal_negative(node: cst.UnaryOperation) -> tuple[bool, object]:
+    if isinstance(node.operator, cst.Minus):
         ok, value = literal_value(node.expression)
         if ok and isinstance(value, (int, float)):
             return True, -value
-    if isinstance(node, cst.Dict):  # membership tests see the keys
-        keys = []
-        for el in node.elements:
-            if not isinstance(el, cst.DictElement):
-                return False, None
-            ok, key = literal_value(el.key)
-            if not ok:
-                return False, None
-            keys.append(key)
-        return True, tuple(keys)
-    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-        values = []
-        for el in node.elements:
-            if isinstance(el, cst.StarredElement):
-                return False, None
-            ok, value = literal_value(el.value)
-            if not ok:
-                return False, None
-            values.append(value)
-        return True, tuple(values)
     return False, None
+
+
+def _literal_keys(node: cst.Dict) -> tuple[bool, object]:
+    """A dict's keys: membership tests see the keys."""
+    return _all_literal(el.key if isinstance(el, cst.DictElement) else None for el in node.elements)
+
+
+def _literal_items(node: cst.Tuple | cst.List | cst.Set) -> tuple[bool, object]:
+    return _all_literal(None if isinstance(el, cst.StarredElement) else el.value for el in node.elements)
+
+
+def _all_literal(nodes: Iterable[cst.BaseExpression | None]) -> tuple[bool, object]:
+    """The tuple of the values of `nodes` when each is a literal (None: ``*xs``/``**d``)."""
+    values: list[object] = []
+    for node in nodes:
+        ok, value = (False, None) if node is None else literal_value(node)
+        if not ok:
+            return False, None
+        values.append(value)
+    return True, tuple(values)
+
+
+# One reader per node class, as `_FAST`.
+_LITERAL: dict[type[cst.CSTNode], Callable[[Any], tuple[bool, object]]] = {
+    cst.SimpleString: _literal_string, cst.ConcatenatedString: _literal_string,
+    cst.Integer: _literal_int, cst.Float: _literal_float, cst.Name: _literal_name,
+    cst.UnaryOperation: _literal_negative, cst.Dict: _literal_keys,
+    cst.Tuple: _literal_items, cst.List: _literal_items, cst.Set: _literal_items,
+}

@@ -11,6 +11,7 @@ names still wanted.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import partial
 
 from extractor.ir import Expr, Ref, RefKind, refs, replace_refs, simplify
 from extractor.records import FileSites
@@ -90,4 +91,4 @@ def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) 
     helpers = definitions([*files, *extra])
     if not helpers:
         return list(files)
-    return [fs.map_exprs(lambda e, a=_aliases(fs): inline(e, helpers, a)) for fs in files]  # noqa: B008 - once per file
+    return [fs.map_exprs(partial(inline, helpers=helpers, aliases=_aliases(fs))) for fs in files]

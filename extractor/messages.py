@@ -16,6 +16,7 @@ import textwrap
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -30,7 +31,7 @@ from extractor.cstutil import (
 )
 from extractor.ir import TRUE, Expr, conj, negate
 from extractor.scope import Conditional, Opaque, Scope
-from extractor.tables import Table
+from extractor.tables import Table, table_of, unconditional_items
 from extractor.templates import Hole, Part, Template
 
 MAX_OPTIONS = 16  # renderings per message; beyond that the message is one hole
@@ -113,15 +114,12 @@ def _conditional(node: cst.Name, bound: Conditional, scope: Scope) -> list[Optio
     scope.resolving.add(node.value)
     try:
         yes = [Option(o.template, conj([bound.cond, o.cond])) for o in build(bound.value, scope)]
-        if isinstance(previous, cst.BaseExpression):
-            earlier = build(previous, scope)
-        elif not isinstance(previous, Conditional):
-            earlier = [_whole(node)]
+        earlier = build(previous, scope) if isinstance(previous, cst.BaseExpression) else [_whole(node)]
     finally:
         scope.resolving.discard(node.value)
-    if isinstance(previous, Conditional):
+    if isinstance(previous, Conditional):  # the earlier branch's own renderings, the name no longer resolving
         earlier = _conditional(node, previous, scope)
-    no = [Option(o.template, conj([negate(bound.cond), o.cond])) for o in earlier]  # type: ignore[arg-type]
+    no = [Option(o.template, conj([negate(bound.cond), o.cond])) for o in earlier]
     return (yes + no)[: MAX_OPTIONS + 1]
 
 
@@ -181,7 +179,7 @@ def _fstring(node: cst.FormattedString) -> Template:
     for part in node.parts:
         if isinstance(part, cst.FormattedStringText):
             parts.append(_unescape(part.value, node.prefix, node.quote))
-        else:
+        elif isinstance(part, cst.FormattedStringExpression):
             parts.extend(_field(part, node))
     return Template.of(*parts)
 
@@ -197,15 +195,19 @@ def _field(part: cst.FormattedStringExpression, node: cst.FormattedString) -> li
         )
         if conversion is None and part.format_spec is None:
             conversion = "r"
-    spec = None
-    if part.format_spec is not None:
-        spec = "".join(
-            _unescape(p.value, node.prefix, node.quote) if isinstance(p, cst.FormattedStringText)
-            else "".join(x.text if isinstance(x, Hole) else x for x in _field(p, node))
-            for p in part.format_spec
-        )
-    out.append(Hole(norm_code(part.expression), conversion, spec or None))
+    out.append(Hole(norm_code(part.expression), conversion, _spec(part, node) or None))
     return out
+
+
+def _spec(part: cst.FormattedStringExpression, node: cst.FormattedString) -> str:
+    """The text after ``:`` in ``{expr:spec}``, nested fields written as their holes' text."""
+    chunks: list[str] = []
+    for p in part.format_spec or ():
+        if isinstance(p, cst.FormattedStringText):
+            chunks.append(_unescape(p.value, node.prefix, node.quote))
+        elif isinstance(p, cst.FormattedStringExpression):
+            chunks.extend(x.text if isinstance(x, Hole) else x for x in _field(p, node))
+    return "".join(chunks)
 
 
 # ------------------------------------------------------------- operators
@@ -228,7 +230,7 @@ def _binary(node: cst.BinaryOperation, scope: Scope) -> list[Option]:
     return [_whole(node)]
 
 
-def _is_sum(node: cst.BaseExpression) -> bool:
+def _is_sum(node: cst.BaseExpression) -> TypeGuard[cst.BinaryOperation]:
     return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)
 
 
@@ -241,8 +243,8 @@ def _sum(node: cst.BinaryOperation, scope: Scope) -> list[Option]:
     rendered once and renderings extended in place keeps long chains linear.
     """
     levels = [node]  # a parenthesised inner sum is built on its own (its hole keeps its parens)
-    while _is_sum(levels[-1].left) and not levels[-1].left.lpar:  # type: ignore[attr-defined]
-        levels.append(levels[-1].left)  # type: ignore[arg-type]
+    while _is_sum(inner := levels[-1].left) and not inner.lpar:
+        levels.append(inner)
     levels.reverse()
     names = _SumNames([levels[0].left] + [level.right for level in levels], [level.operator for level in levels])
     acc: list[_Rendering] | None = [_Rendering.of(o) for o in build(levels[0].left, scope)]
@@ -312,9 +314,9 @@ class _SumNames:
         count = level + 2
         while len(self.fast) < count:  # fast texts first: most chains need no code generation
             self.fast.append(fast_code(self.parts[len(self.fast)]))
-        fast = self.fast[:count]
-        if None not in fast:
-            return " + ".join(fast)  # type: ignore[arg-type]
+        fast = [text for text in self.fast[:count] if text is not None]
+        if len(fast) == count:
+            return " + ".join(fast)
         while len(self.raw) < count:
             i = len(self.raw)
             self.raw.append((code(self.ops[i - 1]) if i else "") + code(self.parts[i]))
@@ -370,12 +372,22 @@ def _arg(node: cst.BaseExpression) -> tuple[str, tuple[bool, object]]:
 def _percent_args(args: cst.BaseExpression, fields: int) -> _Args:
     if isinstance(args, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in args.elements):
         return _Args([e.value for e in args.elements], None, args, False)
-    if isinstance(args, cst.Dict) and all(
-        isinstance(e, cst.DictElement) and string_value(e.key) is not None for e in args.elements
-    ):
-        keyed = {string_value(e.key): e.value for e in args.elements}  # type: ignore[union-attr]
-        return _Args(None, keyed, args, False)  # type: ignore[arg-type]
+    if isinstance(args, cst.Dict):
+        keyed = _string_keyed(args)
+        if keyed is not None:
+            return _Args(None, keyed, args, False)
     return _Args(None, None, args, fields == 1)
+
+
+def _string_keyed(node: cst.Dict) -> dict[str, cst.BaseExpression] | None:
+    """A dict literal's entries when every key is a string literal (no ``**``)."""
+    keyed: dict[str, cst.BaseExpression] = {}
+    for el in node.elements:
+        key = string_value(el.key) if isinstance(el, cst.DictElement) else None
+        if key is None:
+            return None
+        keyed[key] = el.value
+    return keyed
 
 
 def _percent(fmt: Template, right: cst.BaseExpression) -> Template:
@@ -444,55 +456,126 @@ def _format_spec(flags: str, width: str, prec: str | None, kind: str) -> tuple[s
 
 _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "replace"})
 
+# A handler renders one kind of call, or answers None when the call's arguments are not of
+# a shape it can read; the call then stays one hole named by its source.
+_MethodHandler = Callable[[str, cst.BaseExpression, cst.Call, Scope], list[Option] | None]
+_FunctionHandler = Callable[[str, Sequence[cst.BaseExpression], Scope], list[Option] | None]
+
 
 def _call(node: cst.Call, scope: Scope) -> list[Option]:
+    """A call through the handler for its method (``"...".format``, ``sep.join``,
+    ``.strip``...) or, failing that, for the function it names (``str``, ``repr``,
+    ``dedent``, ``format``...)."""
     func = node.func
-    plain = all(a.keyword is None and not a.star for a in node.args)
-    if isinstance(func, cst.Attribute):
-        method = func.attr.value
-        if method in ("format", "format_map"):
-            receivers = _string_options(func.value, scope)
-            if receivers is not None and all(o.template.is_literal for o in receivers):
-                fill = _format_call(node) if method == "format" else _format_map(node)
-                return [Option(_str_format(o.template.literal_text, node, fill), o.cond) for o in receivers]
-        elif method == "join" and plain and len(node.args) == 1:
-            sep = _const_str(func.value, scope)
-            joined = _join(sep, node.args[0].value, scope) if sep is not None else None
-            if joined is not None:
-                return joined
-        elif method in _STR_METHODS and plain:
-            receivers = _string_options(func.value, scope)
-            consts = [literal_value(a.value) for a in node.args]
-            if receivers is not None and all(o.template.is_literal for o in receivers) and all(
-                ok and isinstance(v, str) for ok, v in consts
-            ):
-                apply: Callable[..., str] = getattr(str, method)
-                try:
-                    return [
-                        Option(Template.literal(apply(o.template.literal_text, *(v for _, v in consts))), o.cond)
-                        for o in receivers
-                    ]
-                except TypeError:
-                    pass
-    name = norm_code(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
-    if plain and len(node.args) == 1:
-        arg = node.args[0].value
-        if name == "str":
-            ok, value = literal_value(arg)
-            return [_lit(str(value))] if ok else build(arg, scope)
-        if name in ("repr", "ascii"):
-            ok, value = literal_value(arg)
-            convert = repr if name == "repr" else ascii
-            return [_lit(convert(value))] if ok else [_whole(arg, name[0])]
-        if name in ("textwrap.dedent", "dedent", "inspect.cleandoc", "cleandoc"):
-            text = _const_str(arg, scope)
-            if text is not None:
-                return [_lit(textwrap.dedent(text) if "dedent" in name else inspect.cleandoc(text))]
-    if name == "format" and plain and len(node.args) == 2:
-        spec = string_value(node.args[1].value)
-        if spec is not None:
-            return [Option(Template.hole(_expr(node.args[0].value), None, spec or None))]
-    return [_whole(node)]
+    options = None
+    if isinstance(func, cst.Attribute) and (method := _METHODS.get(func.attr.value)) is not None:
+        options = method(func.attr.value, func.value, node, scope)
+    if options is None and isinstance(func, (cst.Name, cst.Attribute)):
+        name = norm_code(func)
+        function, args = _FUNCTIONS.get(name), _positional(node)
+        if function is not None and args is not None:
+            options = function(name, args, scope)
+    return options if options is not None else [_whole(node)]
+
+
+def _positional(node: cst.Call) -> list[cst.BaseExpression] | None:
+    """The argument values of a call with positional arguments only (no keywords, no ``*``)."""
+    if any(a.keyword is not None or a.star for a in node.args):
+        return None
+    return [a.value for a in node.args]
+
+
+def _literal_receivers(receiver: cst.BaseExpression, scope: Scope) -> list[Option] | None:
+    """Renderings of a string method's receiver, when every one is known text."""
+    receivers = _string_options(receiver, scope)
+    if receivers is None or not all(o.template.is_literal for o in receivers):
+        return None
+    return receivers
+
+
+def _format_method(method: str, receiver: cst.BaseExpression, node: cst.Call, scope: Scope) -> list[Option] | None:
+    """``"{} {x}".format(...)`` / ``.format_map(...)``: fields filled from the call's arguments."""
+    receivers = _literal_receivers(receiver, scope)
+    if receivers is None:
+        return None
+    fill = _format_call(node) if method == "format" else _format_map(node)
+    return [Option(_str_format(o.template.literal_text, node, fill), o.cond) for o in receivers]
+
+
+def _join_method(method: str, receiver: cst.BaseExpression, node: cst.Call, scope: Scope) -> list[Option] | None:
+    """``sep.join(items)`` with a known separator and statically known items."""
+    args = _positional(node)
+    if args is None or len(args) != 1:
+        return None
+    sep = _const_str(receiver, scope)
+    return _join(sep, args[0], scope) if sep is not None else None
+
+
+def _str_method(method: str, receiver: cst.BaseExpression, node: cst.Call, scope: Scope) -> list[Option] | None:
+    """``"text".strip()``, ``.replace("a", "b")``...: applied when receiver and arguments are known."""
+    args = _positional(node)
+    if args is None:
+        return None
+    receivers = _literal_receivers(receiver, scope)
+    consts = [literal_value(a) for a in args]
+    if receivers is None or not all(ok and isinstance(v, str) for ok, v in consts):
+        return None
+    apply: Callable[..., str] = getattr(str, method)
+    try:
+        return [Option(Template.literal(apply(o.template.literal_text, *(v for _, v in consts))), o.cond)
+                for o in receivers]
+    except TypeError:  # wrong arity: Python raises too
+        return None
+
+
+_METHODS: dict[str, _MethodHandler] = {
+    "format": _format_method,
+    "format_map": _format_method,
+    "join": _join_method,
+    **dict.fromkeys(_STR_METHODS, _str_method),
+}
+
+
+def _str_call(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> list[Option] | None:
+    """``str(x)``: a literal's text, else x's own renderings."""
+    if len(args) != 1:
+        return None
+    ok, value = literal_value(args[0])
+    return [_lit(str(value))] if ok else build(args[0], scope)
+
+
+def _repr_call(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> list[Option] | None:
+    """``repr(x)`` / ``ascii(x)``: a literal's repr, else a hole with that conversion."""
+    if len(args) != 1:
+        return None
+    ok, value = literal_value(args[0])
+    convert = repr if name == "repr" else ascii
+    return [_lit(convert(value))] if ok else [_whole(args[0], name[0])]
+
+
+def _dedent_call(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> list[Option] | None:
+    """``textwrap.dedent(text)`` / ``inspect.cleandoc(text)`` of a known string."""
+    text = _const_str(args[0], scope) if len(args) == 1 else None
+    if text is None:
+        return None
+    return [_lit(textwrap.dedent(text) if "dedent" in name else inspect.cleandoc(text))]
+
+
+def _format_builtin(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> list[Option] | None:
+    """``format(x, "spec")``: a hole with that spec."""
+    spec = string_value(args[1]) if len(args) == 2 else None
+    if spec is None:
+        return None
+    return [Option(Template.hole(_expr(args[0]), None, spec or None))]
+
+
+_FUNCTIONS: dict[str, _FunctionHandler] = {
+    "str": _str_call,
+    "repr": _repr_call,
+    "ascii": _repr_call,
+    **dict.fromkeys(("textwrap.dedent", "dedent", "inspect.cleandoc", "cleandoc"), _dedent_call),
+    "format": _format_builtin,
+}
 
 
 def _const_str(node: cst.BaseExpression, scope: Scope) -> str | None:
@@ -627,23 +710,12 @@ def _join(sep: str, arg: cst.BaseExpression, scope: Scope) -> list[Option] | Non
 
 
 def _elements(arg: cst.BaseExpression, scope: Scope) -> Sequence[cst.BaseExpression] | None:
-    """The items a join iterates over, when every one of them is statically known.
-
-    A table grown under a condition (``parts.append(...)`` inside an ``if``) has rows
-    that may be missing at run time, so joining it stays a hole.
-    """
+    """The items a join iterates over, when every one of them is statically known: a
+    list/tuple literal or a condition table, directly or through a name (a set's order
+    is not known statically)."""
+    items: object = arg
     if isinstance(arg, cst.Name):
-        bound = scope.lookup(arg.value)
-        if isinstance(bound, Table):
-            if any(row.guards for row in bound.rows):
-                return None
-            return [row.node[0] if isinstance(row.node, tuple) else row.node for row in bound.rows]
-        if isinstance(bound, (cst.List, cst.Tuple)):
-            arg = bound
-        else:
-            return None
-    if isinstance(arg, (cst.List, cst.Tuple)):
-        if any(isinstance(el, cst.StarredElement) for el in arg.elements):
-            return None
-        return [el.value for el in arg.elements]
-    return None
+        items = scope.lookup(arg.value)
+    if isinstance(items, (cst.List, cst.Tuple)):
+        items = table_of(items)
+    return unconditional_items(items) if isinstance(items, Table) else None

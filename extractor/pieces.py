@@ -167,6 +167,7 @@ def _parse_pieces(lines: list[str], pieces: tuple[Piece, ...]) -> cst.Module:
         # Lines before a piece's first statement are its module's header; in the whole file
         # they lead that statement.
         head, *rest = later.stmts
+        assert isinstance(head, (cst.SimpleStatementLine, cst.BaseCompoundStatement))  # every statement kind
         body += [head.with_changes(leading_lines=[*later.module.header, *head.leading_lines]), *rest]
     tail = parsed[-1].tail
     return parsed[0].module.with_changes(body=body, footer=tail.footer, has_trailing_newline=tail.has_trailing_newline)

@@ -37,7 +37,7 @@ from extractor.ir import (
     unknowns,
 )
 from extractor.messages import Option, build
-from extractor.positions import metadata_lines, statement_lines
+from extractor.positions import LineIndex, StatementSpan, statement_spans
 from extractor.profile import Profile
 from extractor.records import (
     Adjustment,
@@ -182,12 +182,11 @@ class SiteWalker:
 
     HANDLERS: dict[type, Handler]  # statement kind -> its `visit_<Kind>`, filled below the class
 
-    def __init__(self, path: str, module: cst.Module, profile: Profile, lines: list[int] | None) -> None:
+    def __init__(self, path: str, module: cst.Module, profile: Profile, spans: Sequence[StatementSpan] | None) -> None:
         self.path = path
         self.module = module
         self.profile = profile
-        self.ast_lines = lines
-        self.node_lines: dict[int, int] = {}
+        self.lines = LineIndex(module, lambda: spans)  # `spans`: the `ast` statements of the same text
         self.qualname: list[str] = []
         self.classes: list[str] = []
         self.found = Found()
@@ -198,14 +197,7 @@ class SiteWalker:
     def run(self) -> FileSites:
         found = self.found
         self.walk_block(self.module.body)
-        if self.ast_lines is None or len(self.node_lines) != len(self.ast_lines):
-            # Counts disagree (or ast could not parse): take exact positions the slow way.
-            exact = metadata_lines(self.module)
-            found.pending = [
-                replace(p, site=replace(p.site, line=exact.get(p.node, p.site.line)),
-                        rows=[(ctx, replace(s, line=exact.get(p.node, s.line))) for ctx, s in p.rows])
-                for p in found.pending
-            ]
+        if not self.lines.from_ast:  # ast could not parse it or the statement counts disagree
             found.diagnostics.append(f"{self.path}: positions taken from PositionProvider")
         priors = PriorTable(tuple((function, tuple(guards)) for function, guards in found.prior_blocks))
         sites = tuple(sorted((replace(p.site, priors=priors) for p in found.pending),
@@ -237,12 +229,7 @@ class SiteWalker:
         return self.frame.scope
 
     def line_of(self, node: cst.CSTNode) -> int:
-        key = id(node)
-        if key not in self.node_lines:
-            n = len(self.node_lines)
-            lines = self.ast_lines or []
-            self.node_lines[key] = lines[n] if n < len(lines) else 0
-        return self.node_lines[key]
+        return self.lines.line(node)
 
     # ------------------------------------------------------------ guard stack
 
@@ -896,13 +883,15 @@ def extract_file(path: str, source: str, profile: Profile) -> FileSites:
     if too_deep is not None:
         where = path if too_deep.line is None else f"{path}:{too_deep.line}"
         return FileSites(path=path, parse_error=f"{where}: {too_deep.reason}")
-    lines, how, docs = statement_lines(tree), pieces.cut(source, tree), first_lines(tree)
+    spans, how, docs = statement_spans(tree), pieces.cut(source, tree), first_lines(tree)
     del tree  # the `ast` of a large file is hundreds of MB: not kept while libcst parses
-    found = depth.call_deep(_extract, path, source, profile, lines, how)
+    found = depth.call_deep(_extract, path, source, profile, spans, how)
     return replace(found, docstrings=docs) if docs else found
 
 
-def _extract(path: str, source: str, profile: Profile, lines: list[int] | None, how: pieces.Cut | None) -> FileSites:
+def _extract(
+    path: str, source: str, profile: Profile, spans: Sequence[StatementSpan] | None, how: pieces.Cut | None
+) -> FileSites:
     try:
         module = pieces.parse(source, how)
     except cst.ParserSyntaxError as exc:
@@ -917,7 +906,7 @@ def _extract(path: str, source: str, profile: Profile, lines: list[int] | None, 
             return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
     try:
-        return SiteWalker(path, module, profile, lines).run()
+        return SiteWalker(path, module, profile, spans).run()
     except MemoryError:
         return _not_analysed(path, "out of memory")
     except RecursionError:

@@ -93,6 +93,15 @@ def _table_named(node: cst.BaseExpression, lookup: Callable[[str], object]) -> T
     return table_of(node) if isinstance(node, _LITERALS) else None
 
 
+def unconditional_items(table: Table) -> list[cst.BaseExpression] | None:
+    """What iterating `table` yields (a pair row's key, else the element) when every row is
+    there whatever the path; None when some row was added under a condition (``rows.append``
+    inside an ``if``) and so may be missing at run time."""
+    if any(row.guards for row in table.rows):
+        return None
+    return [row.node[0] if isinstance(row.node, tuple) else row.node for row in table.rows]
+
+
 def row_parts(row: Row) -> tuple[cst.BaseExpression, ...]:
     """The elements of a table row: (key, value) for dicts, tuple items, or the node."""
     if isinstance(row.node, tuple):

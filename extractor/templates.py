@@ -118,7 +118,7 @@ class Template:
         parts: list[Part] = []
         for part in self.parts:
             sub = values.get(part.expr) if isinstance(part, Hole) else None
-            if sub is None:
+            if sub is None or isinstance(part, str):
                 parts.append(part)
             elif sub.is_literal:
                 parts.append(_render(part, sub.literal_text))

@@ -80,8 +80,8 @@ def describe(change: Change) -> str:
         return f"{change.flag.name}{where}"
     if isinstance(change, FlagRenamed):
         return f"{change.old.name} -> {change.new.name} ({change.evidence})"
-    if isinstance(change, ChoicesChanged) and (delta := choice_delta(change.old_value, change.new_value)):
-        return f"{change.flag.name}: {delta}"
+    if isinstance(change, ChoicesChanged) and (choices := choice_delta(change.old_value, change.new_value)):
+        return f"{change.flag.name}: {choices}"
     if isinstance(change, (DefaultChanged, ChoicesChanged)):
         return f"{change.flag.name}: {clip(_value(change.old_value), 60)} -> {clip(_value(change.new_value), 60)}"
     return change.subject  # pragma: no cover - every kind is handled above

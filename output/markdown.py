@@ -8,7 +8,7 @@ analysed source, which must not become headings, links or HTML on these pages.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from output import md_escape as md
@@ -90,25 +90,35 @@ def _variant(i: int, v: Mapping[str, Any]) -> str:
     return md.row([str(i), shown, md.prose(v["trigger"]["text"], cell=True), fixes])
 
 
-def entry_page(entry: Mapping[str, Any], titles: Mapping[str, Mapping[str, Any]]) -> str:
+Entry = Mapping[str, Any]
+Titles = Mapping[str, Mapping[str, Any]]
+
+
+def _section(title: str, body: list[str]) -> list[str]:
+    """A `## title` section, separated from what precedes it by a blank line; nothing without a body."""
+    return ["", f"## {title}", "", *body] if body else []
+
+
+def _heading(entry: Entry, titles: Titles) -> list[str]:
     src = entry["source"]
-    out = [
+    return [
         f"# {md.text(entry['exception'], inline=True)}: {md.text(_title(entry, 120), inline=True)}",
         "",
         " · ".join([md.code(entry["id"]), md.text(entry["kind"], inline=True), _where(src), md.code(src["function"])]),
-        "",
-        "## Error message",
-        "",
-        md.fence(entry["template"], "text"),
-        "",
-        "## What it means",
-        "",
-        md.prose(entry.get("meaning") or "") or "(not derived)",
-        "",
-        "## When it happens",
-        "",
-        f"Trigger: {md.prose(entry['trigger']['text'], inline=True)}",
     ]
+
+
+def _message(entry: Entry, titles: Titles) -> list[str]:
+    return _section("Error message", [md.fence(entry["template"], "text")])
+
+
+def _meaning(entry: Entry, titles: Titles) -> list[str]:
+    return _section("What it means", [md.prose(entry.get("meaning") or "") or "(not derived)"])
+
+
+def _when(entry: Entry, titles: Titles) -> list[str]:
+    """The trigger, then the common situations and the variants' table when there are any."""
+    out = _section("When it happens", [f"Trigger: {md.prose(entry['trigger']['text'], inline=True)}"])
     situations = entry.get("situations") or []
     if situations:
         out += ["", "Common situations:", ""] + [f"- {md.prose(s)}" for s in situations]
@@ -116,23 +126,48 @@ def entry_page(entry: Mapping[str, Any], titles: Mapping[str, Mapping[str, Any]]
     if variants:
         out += ["", f"### Variants ({len(variants)})", "", "| # | message | condition | fix |", "|---|---|---|---|"]
         out += [_variant(i, v) for i, v in enumerate(variants, 1)]
-    if entry.get("solutions"):
-        out += ["", "## Solutions", ""] + [f"{i}. {md.prose(s)}" for i, s in enumerate(entry["solutions"], 1)]
-    fix = _fix(entry.get("example_fix") or {})
-    if fix:
-        out += ["", "## Example fix", ""] + [line for x in fix for line in ("", x)][1:]
-    overlay = entry.get("overlay")
-    if overlay and overlay.get("status") == "applied" and overlay.get("notes"):
-        out += ["", "## Notes", ""] + [f"- {md.prose(n)}" for n in overlay["notes"]]
-    elif overlay and overlay.get("status") == "stale":
-        out += ["", "## Notes", "", ("> Curated notes for this entry are stale: the error changed since they were "
-                                     f"written (fingerprint {md.code(overlay['written_for'])}, "
-                                     f"now {md.code(entry.get('fingerprint') or '?')}).")]
-    out += ["", "## Source", "", f"Thrown at {_where(src)}", "", md.fence(entry["excerpt"]["code"], "python")]
-    related = [titles[r] for r in entry.get("related") or [] if r in titles]
-    if related:
-        out += ["", "## Related errors", ""] + [f"- {_link(r)}" for r in related]
-    return "\n".join(out) + "\n"
+    return out
+
+
+def _solutions(entry: Entry, titles: Titles) -> list[str]:
+    return _section("Solutions", [f"{i}. {md.prose(s)}" for i, s in enumerate(entry.get("solutions") or [], 1)])
+
+
+def _example_fix(entry: Entry, titles: Titles) -> list[str]:
+    paragraphs = _fix(entry.get("example_fix") or {})
+    return _section("Example fix", [line for x in paragraphs for line in ("", x)][1:])
+
+
+def _notes(entry: Entry, titles: Titles) -> list[str]:
+    """Curated notes from the overlay, or a warning that they were written for an older error."""
+    overlay = entry.get("overlay") or {}
+    if overlay.get("status") == "applied":
+        return _section("Notes", [f"- {md.prose(n)}" for n in overlay.get("notes") or []])
+    if overlay.get("status") == "stale":
+        return _section("Notes", [("> Curated notes for this entry are stale: the error changed since they were "
+                                   f"written (fingerprint {md.code(overlay['written_for'])}, "
+                                   f"now {md.code(entry.get('fingerprint') or '?')}).")])
+    return []
+
+
+def _source(entry: Entry, titles: Titles) -> list[str]:
+    return _section("Source", [f"Thrown at {_where(entry['source'])}", "",
+                               md.fence(entry["excerpt"]["code"], "python")])
+
+
+def _related(entry: Entry, titles: Titles) -> list[str]:
+    """Links to the related entries this catalog has (ids it lacks are left out)."""
+    return _section("Related errors", [f"- {_link(titles[r])}" for r in entry.get("related") or [] if r in titles])
+
+
+# The entry page, section by section in page order; a section with nothing to say is left out.
+_SECTIONS: tuple[Callable[[Entry, Titles], list[str]], ...] = (
+    _heading, _message, _meaning, _when, _solutions, _example_fix, _notes, _source, _related,
+)
+
+
+def entry_page(entry: Entry, titles: Titles) -> str:
+    return "\n".join(line for section in _SECTIONS for line in section(entry, titles)) + "\n"
 
 
 def _header(data: Mapping[str, Any], title: str) -> list[str]:

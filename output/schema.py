@@ -84,7 +84,9 @@ def _where(path: list[str | int]) -> str:
 
 
 class _Compiler:
-    """Turns a schema into nested closures once; validating is then one call per node."""
+    """Turns a schema into nested closures once; validating is then one call per node.
+    One method per keyword (`_KEYWORDS` names them); each gets the keyword's argument and
+    the schema it sits in (for keywords read together: additionalProperties, if/then/else)."""
 
     def __init__(self, root: dict[str, Any]) -> None:
         self.root = root
@@ -103,7 +105,13 @@ class _Compiler:
         if done is not None:
             return done
         refs = self.refs
-        return lambda v: refs[ref](v)  # type: ignore[misc] - compiled by the time it runs
+
+        def deferred(v: Any) -> Problem | None:
+            check = refs[ref]
+            assert check is not None, "compiled by the time it runs"
+            return check(v)
+
+        return deferred
 
     def compile(self, schema: Any) -> Check:
         if schema is True:
@@ -113,11 +121,7 @@ class _Compiler:
         checks: list[Check] = []
         kinds = schema.get("type")
         if kinds is not None:
-            names = [kinds] if isinstance(kinds, str) else list(kinds)
-            tests = [_TYPES[n] for n in names]
-            expected = " or ".join(names)
-            checks.append(lambda v: None if any(t(v) for t in tests)
-                          else ([], lambda: f"expected {expected}, got {_kind(v)}"))
+            checks.append(self.type_(kinds))
         for key, arg in schema.items():
             if key in _ANNOTATIONS or key in ("type", "then", "else"):
                 continue
@@ -133,90 +137,144 @@ class _Compiler:
         return checks[0] if len(checks) == 1 else check
 
     def keyword(self, key: str, arg: Any, schema: dict[str, Any]) -> Check:
-        if key == "$ref":
-            return self.ref(arg)
-        if key == "properties":
-            props = [(name, self.compile(sub)) for name, sub in arg.items()]
+        method = _KEYWORDS.get(key)
+        if method is None:
+            raise ValueError(f"schema keyword {key!r} is not supported by output.schema")
+        return method(self, arg, schema)
 
-            def properties(v: Any) -> Problem | None:
-                if isinstance(v, dict):
-                    for name, check in props:
-                        if name in v and (problem := check(v[name])) is not None:
-                            return _inside(name, problem)
+    # ---- one per keyword
+
+    def type_(self, kinds: str | list[str]) -> Check:
+        names = [kinds] if isinstance(kinds, str) else list(kinds)
+        tests = [_TYPES[n] for n in names]
+        expected = " or ".join(names)
+        return lambda v: None if any(t(v) for t in tests) else ([], lambda: f"expected {expected}, got {_kind(v)}")
+
+    def dollar_ref(self, arg: str, schema: dict[str, Any]) -> Check:
+        return self.ref(arg)
+
+    def properties(self, arg: dict[str, Any], schema: dict[str, Any]) -> Check:
+        props = [(name, self.compile(sub)) for name, sub in arg.items()]
+
+        def properties(v: Any) -> Problem | None:
+            if isinstance(v, dict):
+                for name, check in props:
+                    if name in v and (problem := check(v[name])) is not None:
+                        return _inside(name, problem)
+            return None
+
+        return properties
+
+    def additional_properties(self, arg: Any, schema: dict[str, Any]) -> Check:
+        known, extra = set(schema.get("properties", {})), self.compile(arg)
+
+        def additional(v: Any) -> Problem | None:
+            if isinstance(v, dict):
+                for name, x in v.items():
+                    if name not in known and (problem := extra(x)) is not None:
+                        return _inside(name, problem)
+            return None
+
+        return additional
+
+    def required(self, arg: list[str], schema: dict[str, Any]) -> Check:
+        def required(v: Any) -> Problem | None:
+            missing = next((n for n in arg if n not in v), None) if isinstance(v, dict) else None
+            return None if missing is None else ([], lambda: f"missing {missing!r}")
+
+        return required
+
+    def items(self, arg: Any, schema: dict[str, Any]) -> Check:
+        item = self.compile(arg)
+
+        def items(v: Any) -> Problem | None:
+            if isinstance(v, list):
+                for i, x in enumerate(v):
+                    if (problem := item(x)) is not None:
+                        return _inside(i, problem)
+            return None
+
+        return items
+
+    def unique_items(self, arg: bool, schema: dict[str, Any]) -> Check:
+        return lambda v: ([], lambda: "items are not unique") if (
+            arg and isinstance(v, list) and len({_canonical(x) for x in v}) < len(v)) else None
+
+    def const(self, arg: Any, schema: dict[str, Any]) -> Check:
+        return self.enum([arg], schema)
+
+    def enum(self, arg: list[Any], schema: dict[str, Any]) -> Check:
+        allowed = {_canonical(a) for a in arg}
+        shown = " or ".join(json.dumps(a) for a in arg)
+        return lambda v: None if _canonical(v) in allowed else ([], lambda: f"{json.dumps(v)[:60]} is not {shown}")
+
+    def min_length(self, arg: int, schema: dict[str, Any]) -> Check:
+        return lambda v: (([], lambda: f"shorter than {arg} character(s)")
+                          if isinstance(v, str) and len(v) < arg else None)
+
+    def minimum(self, arg: float, schema: dict[str, Any]) -> Check:
+        return lambda v: ([], lambda: f"{v} is less than {arg}") if _TYPES["number"](v) and v < arg else None
+
+    def pattern(self, arg: str, schema: dict[str, Any]) -> Check:
+        rx = re.compile(arg)
+        return lambda v: (([], lambda: f"{v[:60]!r} does not match {arg!r}")
+                          if isinstance(v, str) and not rx.search(v) else None)
+
+    def all_of(self, arg: list[Any], schema: dict[str, Any]) -> Check:
+        subs = [self.compile(s) for s in arg]
+        return lambda v: next((p for c in subs if (p := c(v)) is not None), None)
+
+    def any_of(self, arg: list[Any], schema: dict[str, Any]) -> Check:
+        return self._alternatives(arg, one=False)
+
+    def one_of(self, arg: list[Any], schema: dict[str, Any]) -> Check:
+        return self._alternatives(arg, one=True)
+
+    def _alternatives(self, arg: list[Any], *, one: bool) -> Check:
+        subs = [self.compile(s) for s in arg]
+
+        def alternatives(v: Any) -> Problem | None:
+            problems = [c(v) for c in subs]
+            matches = problems.count(None)
+            if matches and (matches == 1 or not one):
                 return None
+            if matches:
+                return [], lambda: "matches more than one of the allowed forms"
+            # None fits: say why the likeliest one (of the right type) does not.
+            return next((p for p in problems if p and not p[1]().startswith("expected ")), problems[0])
 
-            return properties
-        if key == "additionalProperties":
-            known, extra = set(schema.get("properties", {})), self.compile(arg)
+        return alternatives
 
-            def additional(v: Any) -> Problem | None:
-                if isinstance(v, dict):
-                    for name, x in v.items():
-                        if name not in known and (problem := extra(x)) is not None:
-                            return _inside(name, problem)
-                return None
+    def not_(self, arg: Any, schema: dict[str, Any]) -> Check:
+        sub = self.compile(arg)
+        return lambda v: ([], lambda: "matches a form that is not allowed") if sub(v) is None else None
 
-            return additional
-        if key == "required":
-            def required(v: Any) -> Problem | None:
-                missing = next((n for n in arg if n not in v), None) if isinstance(v, dict) else None
-                return None if missing is None else ([], lambda: f"missing {missing!r}")
+    def if_(self, arg: Any, schema: dict[str, Any]) -> Check:
+        cond = self.compile(arg)
+        then = self.compile(schema.get("then", True))
+        other = self.compile(schema.get("else", True))
+        return lambda v: then(v) if cond(v) is None else other(v)
 
-            return required
-        if key == "items":
-            item = self.compile(arg)
 
-            def items(v: Any) -> Problem | None:
-                if isinstance(v, list):
-                    for i, x in enumerate(v):
-                        if (problem := item(x)) is not None:
-                            return _inside(i, problem)
-                return None
-
-            return items
-        if key == "uniqueItems":
-            return lambda v: ([], lambda: "items are not unique") if (
-                arg and isinstance(v, list) and len({_canonical(x) for x in v}) < len(v)) else None
-        if key in ("const", "enum"):
-            allowed = {_canonical(a) for a in ([arg] if key == "const" else arg)}
-            shown = " or ".join(json.dumps(a) for a in ([arg] if key == "const" else arg))
-            return lambda v: None if _canonical(v) in allowed else ([], lambda: f"{json.dumps(v)[:60]} is not {shown}")
-        if key == "minLength":
-            return lambda v: (([], lambda: f"shorter than {arg} character(s)")
-                              if isinstance(v, str) and len(v) < arg else None)
-        if key == "minimum":
-            return lambda v: ([], lambda: f"{v} is less than {arg}") if _TYPES["number"](v) and v < arg else None
-        if key == "pattern":
-            rx = re.compile(arg)
-            return lambda v: (([], lambda: f"{v[:60]!r} does not match {arg!r}")
-                              if isinstance(v, str) and not rx.search(v) else None)
-        if key == "allOf":
-            subs = [self.compile(s) for s in arg]
-            return lambda v: next((p for c in subs if (p := c(v)) is not None), None)
-        if key in ("anyOf", "oneOf"):
-            subs = [self.compile(s) for s in arg]
-            one = key == "oneOf"
-
-            def alternatives(v: Any) -> Problem | None:
-                problems = [c(v) for c in subs]
-                matches = problems.count(None)
-                if matches and (matches == 1 or not one):
-                    return None
-                if matches:
-                    return [], lambda: "matches more than one of the allowed forms"
-                # None fits: say why the likeliest one (of the right type) does not.
-                return next((p for p in problems if p and not p[1]().startswith("expected ")), problems[0])
-
-            return alternatives
-        if key == "not":
-            sub = self.compile(arg)
-            return lambda v: ([], lambda: "matches a form that is not allowed") if sub(v) is None else None
-        if key == "if":
-            cond = self.compile(arg)
-            then = self.compile(schema.get("then", True))
-            other = self.compile(schema.get("else", True))
-            return lambda v: then(v) if cond(v) is None else other(v)
-        raise ValueError(f"schema keyword {key!r} is not supported by output.schema")
+# Keyword -> its method on _Compiler ("then"/"else" are read by "if"; "type" comes first).
+_KEYWORDS: dict[str, Callable[[_Compiler, Any, dict[str, Any]], Check]] = {
+    "$ref": _Compiler.dollar_ref,
+    "properties": _Compiler.properties,
+    "additionalProperties": _Compiler.additional_properties,
+    "required": _Compiler.required,
+    "items": _Compiler.items,
+    "uniqueItems": _Compiler.unique_items,
+    "const": _Compiler.const,
+    "enum": _Compiler.enum,
+    "minLength": _Compiler.min_length,
+    "minimum": _Compiler.minimum,
+    "pattern": _Compiler.pattern,
+    "allOf": _Compiler.all_of,
+    "anyOf": _Compiler.any_of,
+    "oneOf": _Compiler.one_of,
+    "not": _Compiler.not_,
+    "if": _Compiler.if_,
+}
 
 
 def schema_problem(data: Any, schema: dict[str, Any]) -> str | None:

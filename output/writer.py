@@ -216,25 +216,51 @@ def _entries(root: Path) -> list[tuple[str, Path | None]]:
 def _first_foreign(root: Path, marker: str | None) -> str | None:
     """"<name> <why>" for the first thing below `root` errcat did not write (None: all ours)."""
     manifest = _read_manifest(root)
-    if manifest is None and os.path.lexists(root / MANIFEST):
+    if manifest is not None:
+        return _first_unlisted(root, manifest)
+    if os.path.lexists(root / MANIFEST):
         return f"{MANIFEST} is not a valid errcat manifest"
-    if manifest is None:
-        legacy = marker is not None and (root / marker).is_file() and not (root / marker).is_symlink()
-        why = f"was not written by errcat (no {MANIFEST}" + (")" if legacy else ": not an errcat output directory)")
-        for rel, path in _entries(root):
-            ours = (_LEGACY_FILES.fullmatch(rel) and not path.is_symlink()) if path else rel[:-1] in _LEGACY_DIRS
-            if not (legacy and ours):
-                return f"{rel} {why}"
-        return None
+    return _first_unlisted_legacy(root, marker)
+
+
+def _first_unlisted(root: Path, manifest: dict[str, str]) -> str | None:
+    """The first entry below `root` that `manifest` does not vouch for, with why."""
     wanted_dirs = {p for rel in manifest for p in _parents(rel)}
     for rel, path in _entries(root):
-        if (path is None and rel[:-1] in wanted_dirs) or rel == MANIFEST or _companion(rel, path):
-            continue
-        if path is None or rel not in manifest or path.is_symlink():
-            return f"{rel} was not written by errcat (not in its {MANIFEST})"
-        if _file_sha256(path) != manifest[rel]:
-            return f"{rel} was changed since errcat wrote it"
+        why = _why_foreign(rel, path, manifest, wanted_dirs)
+        if why is not None:
+            return f"{rel} {why}"
     return None
+
+
+def _why_foreign(rel: str, path: Path | None, manifest: dict[str, str], wanted_dirs: set[str]) -> str | None:
+    """Why one entry is not errcat's by `manifest` (None: it is: listed and unchanged, a directory
+    on a listed path, the manifest itself or a companion)."""
+    if (path is None and rel[:-1] in wanted_dirs) or rel == MANIFEST or _companion(rel, path):
+        return None
+    if path is None or rel not in manifest or path.is_symlink():
+        return f"was not written by errcat (not in its {MANIFEST})"
+    if _file_sha256(path) != manifest[rel]:
+        return "was changed since errcat wrote it"
+    return None
+
+
+def _first_unlisted_legacy(root: Path, marker: str | None) -> str | None:
+    """Without a manifest: an output of an errcat that wrote none (its `marker` file is there)
+    may hold only the files such an errcat wrote; any other directory is not errcat's at all."""
+    legacy = marker is not None and (root / marker).is_file() and not (root / marker).is_symlink()
+    why = f"was not written by errcat (no {MANIFEST}" + (")" if legacy else ": not an errcat output directory)")
+    for rel, path in _entries(root):
+        if not (legacy and _legacy_own(rel, path)):
+            return f"{rel} {why}"
+    return None
+
+
+def _legacy_own(rel: str, path: Path | None) -> bool:
+    """Whether an entry is one an errcat without manifests wrote (a known file or directory)."""
+    if path is None:
+        return rel[:-1] in _LEGACY_DIRS
+    return _LEGACY_FILES.fullmatch(rel) is not None and not path.is_symlink()
 
 
 def _companion(rel: str, path: Path | None) -> bool:
@@ -279,7 +305,7 @@ def _owned_dir(parent: Path, prefix: str) -> tuple[Path, int | None]:
     """A new temp dir below `parent`, flock'ed and marked `_OWNER` (lock fd None: no flock here,
     then no `_OWNER` either, so no later run takes it for stale)."""
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-    fd: int | None = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     extract_times: list[float] = []
     advice_times: list[float] = []
     # build_catalog imports both names when it runs: patching the modules times the steps
-    errcat.pipeline.extract_sites = timed(errcat.pipeline.extract_sites, extract_times)  # type: ignore[assignment]
-    analyzers.advice.complete_entries = timed(analyzers.advice.complete_entries, advice_times)  # type: ignore
+    errcat.pipeline.extract_sites = timed(errcat.pipeline.extract_sites, extract_times)
+    analyzers.advice.complete_entries = timed(analyzers.advice.complete_entries, advice_times)
     print(f"{'release':<10} {'entries':>7} {'extract s':>9} {'advice s':>8} {'advice/extract':>14}")
     for version in args.release or ["0.5.23"]:
         snap = open_release(profile, version, cache_dir=args.cache_dir)

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -44,7 +45,7 @@ def timed(argv: list[str]) -> tuple[float, str]:
     return elapsed, proc.stdout
 
 
-def median_of(repeat: int, setup, argv_for) -> float:
+def median_of(repeat: int, setup: Callable[[int], object], argv_for: Callable[[int], list[str]]) -> float:
     times = []
     for i in range(repeat):
         setup(i)

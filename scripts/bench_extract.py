@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -19,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import libcst as cst
 
 from extractor.callers import with_caller_guards
-from extractor.profile import load_profile
+from extractor.profile import Profile, load_profile
 from extractor.sites import extract_file
 from extractor.source import open_release
 
@@ -31,6 +32,15 @@ def best_of(repeat: int, fn: Callable[[], object]) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def parse_all(texts: Mapping[str, str]) -> None:
+    for text in texts.values():
+        cst.parse_module(text)
+
+
+def extract_all(texts: Mapping[str, str], profile: Profile) -> None:
+    with_caller_guards([extract_file(p, t, profile) for p, t in texts.items()])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,10 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = paths or snap.glob(profile.targets)
         texts = {p: snap.text(p) for p in paths}
         lines = sum(t.count("\n") for t in texts.values())
-        parse = best_of(args.repeat, lambda texts=texts: [cst.parse_module(t) for t in texts.values()])
-        extract = best_of(
-            args.repeat, lambda texts=texts: with_caller_guards([extract_file(p, t, profile) for p, t in texts.items()])
-        )
+        parse = best_of(args.repeat, partial(parse_all, texts))
+        extract = best_of(args.repeat, partial(extract_all, texts, profile))
         print(f"{label:<24} {len(paths):>5} {lines:>7} {parse:>8.3f} {extract:>9.3f} {extract / parse:>5.2f}x")
     return 0
 

@@ -97,6 +97,7 @@ def _safe_name(name: str) -> str:
 
 
 def parse_config(data: Any, base: Path) -> Config:
+    """The configuration read from YAML `data`; relative paths in it are below `base`."""
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping at top level")
     if not data.get("root"):
@@ -104,41 +105,58 @@ def parse_config(data: Any, base: Path) -> Config:
     raw_targets = data.get("targets")
     if not isinstance(raw_targets, list) or not raw_targets:
         raise ConfigError("'targets' must be a non-empty list")
-    targets = []
-    for i, t in enumerate(raw_targets):
-        if not isinstance(t, dict):
-            raise ConfigError(f"targets[{i}] must be a mapping")
-        if (t.get("repo") is None) == (t.get("release") is None):
-            raise ConfigError(f"targets[{i}]: give exactly one of 'repo' or 'release'")
-        profile = str(t.get("profile", "sglang"))
-        if profile.endswith((".yaml", ".yml")) and not os.path.isabs(profile):
-            profile = str(base / profile)  # a profile file next to the configuration
-        repo = t.get("repo")
-        if repo is not None and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[^/]+@[^/]+:", str(repo)):
-            repo = str((base / str(repo)).resolve()) if not os.path.isabs(str(repo)) else str(repo)
-        name = t.get("name")
-        if name is None:
-            try:
-                name = load_profile(profile).repo
-            except ErrcatError as exc:
-                raise ConfigError(f"targets[{i}]: {exc}") from None
-        targets.append(Target(_safe_name(str(name)), profile, repo, str(t.get("branch", "main")),
-                              None if t.get("release") is None else str(t["release"])))
+    targets = tuple(_target(i, t, base) for i, t in enumerate(raw_targets))
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
         raise ConfigError("two targets publish under the same name; set 'name' apart")
     root = Path(str(data["root"])).expanduser()
-    lock = data.get("lock")
-    jobs = data.get("jobs")
-    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
-        raise ConfigError("'jobs' must be a positive integer")
+    jobs = _jobs(data.get("jobs"))
     return Config(
         root=root if root.is_absolute() else base / root,
-        targets=tuple(targets),
+        targets=targets,
         cache_dir=None if data.get("cache_dir") is None else str(Path(str(data["cache_dir"])).expanduser()),
-        lock=None if lock is None else Path(str(lock)).expanduser(),
+        lock=None if data.get("lock") is None else Path(str(data["lock"])).expanduser(),
         jobs=jobs,
     )
+
+
+def _target(i: int, t: Any, base: Path) -> Target:
+    """``targets[i]``: a git repository (`repo`, `branch`) or a release, a profile and a name."""
+    if not isinstance(t, dict):
+        raise ConfigError(f"targets[{i}] must be a mapping")
+    if (t.get("repo") is None) == (t.get("release") is None):
+        raise ConfigError(f"targets[{i}]: give exactly one of 'repo' or 'release'")
+    profile = _profile(t.get("profile", "sglang"), base)
+    repo = None if t.get("repo") is None else _repo(str(t["repo"]), base)
+    name = t.get("name")
+    if name is None:
+        try:
+            name = load_profile(profile).repo
+        except ErrcatError as exc:
+            raise ConfigError(f"targets[{i}]: {exc}") from None
+    return Target(_safe_name(str(name)), profile, repo, str(t.get("branch", "main")),
+                  None if t.get("release") is None else str(t["release"]))
+
+
+def _profile(value: Any, base: Path) -> str:
+    """A profile name, or a profile file, taken relative to the configuration's directory."""
+    profile = str(value)
+    if profile.endswith((".yaml", ".yml")) and not os.path.isabs(profile):
+        return str(base / profile)
+    return profile
+
+
+def _repo(repo: str, base: Path) -> str:
+    """A URL (scheme:// or scp-like user@host:path) as given; a local path made absolute from `base`."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[^/]+@[^/]+:", repo) or os.path.isabs(repo):
+        return repo
+    return str((base / repo).resolve())
+
+
+def _jobs(jobs: Any) -> int | None:
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise ConfigError("'jobs' must be a positive integer")
+    return jobs
 
 
 def load_config(path: str) -> Config:

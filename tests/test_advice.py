@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from analyzers.advice import Context, advise, example_fix, solutions
-from analyzers.entries import Entry
+from analyzers.entries import Entry, EntryVariant, Trigger
 from analyzers.evaluate import Model, Rule
 from analyzers.examples import Examples
 from analyzers.flags import build_flag_model
-from analyzers.trigger import Renderer, trigger_dict
+from analyzers.trigger import Renderer
 from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
 from extractor.records import RaiseSite, SiteKind
@@ -54,22 +54,45 @@ SPEC = flag("speculative_algorithm")
         (Compare("<", Const(2), flag("tp_size")), ["Set `--tp-size` to at most 2."]),
         (In(SPEC, Const(("EAGLE", "EAGLE3"))), ["Set `--speculative-algorithm` to NGRAM (or leave it unset)."]),
         (Not(In(SPEC, Const(("NGRAM", None)))), ["Set `--speculative-algorithm` to NGRAM (or leave it unset)."]),
-        (Compare("==", SPEC, Const("EAGLE")), ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset)."]),
+        (Compare("==", SPEC, Const("EAGLE")),
+         ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset)."]),
         (Truthy(PLAN), ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."]),
         (Not(Truthy(PLAN)), ["Set `SGLANG_PLAN=1`."]),
         # innermost part first; parts on the same flag are one solution
         (And((Truthy(flag("enable_lora")), Not(In(SPEC, Const(("NGRAM", None)))), In(SPEC, Const(("EAGLE",))))),
-         ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset).", "Do not pass `--enable-lora`."]),
+         ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset).",
+          "Do not pass `--enable-lora`."]),
         # several flags in one part
         (Or((Truthy(flag("enable_lora")), Compare(">", flag("tp_size"), Const(1)))),
          ["Change `--enable-lora`, `--tp-size` so that `--enable-lora` is not set and `--tp-size` <= 1."]),
         # facts are stated, not offered as changes
         (And((Truthy(HIP), Truthy(flag("enable_lora")))),
-         ["Do not pass `--enable-lora`.", "Not changeable by flags: this happens only when platform check `is_hip()` is true."]),
+         ["Do not pass `--enable-lora`.",
+          "Not changeable by flags: this happens only when platform check `is_hip()` is true."]),
     ],
 )
 def test_solutions(expr, expected):
     assert [s.text for s in solutions(expr, CTX)] == expected
+
+
+@pytest.mark.parametrize(
+    ("env", "listed", "offending", "unset", "expected"),
+    [
+        (False, ["a"], [], False, "Set `N` to a."),
+        (False, ["a", "b"], [], True, "Set `N` to one of a, b (or leave it unset)."),
+        (True, ["a"], [], True, "Set `N` to a (or unset it)."),
+        (False, [str(i) for i in range(10)], [], False, "Set `N` to one of 0, 1, 2, 3, 4, 5, 6, 7, ...."),
+        (False, [], ["x"], True, "Set `N` to a value other than x, or leave it unset."),
+        (True, [], ["x", "y"], False, "Set `N` to a value other than x, y."),
+        (False, [], [], True, "Leave `N` unset."),
+        (True, [], [], True, "Unset `N`."),
+        (False, [], [], False, None),
+    ],
+)
+def test_values_text(env, listed, offending, unset, expected):
+    from analyzers.advice import _values_text
+
+    assert _values_text("`N`", env, listed, offending, unset) == expected
 
 
 @pytest.mark.parametrize(
@@ -105,9 +128,8 @@ def test_example_fix_without_controllable_part():
 
 def _entry(expr, variants=()):
     site = RaiseSite("p/check.py", 10, "check_lora", SiteKind.RAISE, "ValueError", parse_template("LoRA {reason}."), ())
-    rows = tuple({"values": {"reason": r}, "template": f"LoRA {r}.", "trigger": trigger_dict(e, CTX.renderer)}
-                 for r, e in variants)
-    return Entry("0" * 16, site, "u", 1, "", trigger_dict(expr, CTX.renderer), rows)
+    rows = tuple(EntryVariant((("reason", r),), f"LoRA {r}.", Trigger.build(e, CTX.renderer)) for r, e in variants)
+    return Entry("0" * 16, site, "u", 1, "", Trigger.build(expr, CTX.renderer), rows)
 
 
 def test_advise_fills_variants_and_meaning():
@@ -117,10 +139,11 @@ def test_advise_fills_variants_and_meaning():
         "ValueError raised by `check_lora` (“Check LoRA”) when `--enable-lora` is set. "
         "The message has 2 variants, one per row of a condition table; each row has its own condition."
     )
-    assert [v["solutions"] for v in done.variants] == [
-        ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."], ["Set `--tp-size` to at most 1."]]
-    assert [v["example_fix"]["predicted"] for v in done.variants] == ["true", "true"]
-    assert done.example_fix == done.variants[0]["example_fix"]
+    assert [v.solutions for v in done.variants] == [
+        ("Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`).",), ("Set `--tp-size` to at most 1.",)]
+    assert [v.example_fix["predicted"] for v in done.variants if v.example_fix] == ["true", "true"]
+    assert done.example_fix == done.variants[0].example_fix
+    assert entry.variants[0].example_fix is None  # a new entry: the one advised is left as it was
 
 
 def test_advise_reports_deprecated_flags_as_situations():
@@ -266,7 +289,7 @@ def test_satisfy_matches_the_plain_search_on_random_conditions():
 def _site_entry(expr, function: str, adjusted_before: int) -> Entry:
     site = RaiseSite("p/check.py", 10, function, SiteKind.RAISE, "ValueError", parse_template("no page size"), (),
                      adjusted_before=adjusted_before)
-    return Entry("1" * 16, site, "u", 1, "", trigger_dict(expr, CTX.renderer), ())
+    return Entry("1" * 16, site, "u", 1, "", Trigger.build(expr, CTX.renderer), ())
 
 
 @pytest.mark.parametrize("function, adjusted_before, verified", [
@@ -275,7 +298,8 @@ def _site_entry(expr, function: str, adjusted_before: int) -> Entry:
     ("other", 0, "false"),  # another function's adjustment: order unknown, applied
 ])
 def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, adjusted_before, verified):
-    default_page = Rule("page_size", Const(64), Compare("is", flag("page_size"), Const(None)), ("p/check.py", "check", 0))
+    default_page = Rule(
+        "page_size", Const(64), Compare("is", flag("page_size"), Const(None)), ("p/check.py", "check", 0))
     ctx = Context(Model(FLAGS, (*RULES, default_page), EXAMPLES), CTX.renderer, "serve")
     entry = advise(_site_entry(Compare("is", flag("page_size"), Const(None)), function, adjusted_before), ctx)
     assert entry.example_fix["predicted"] == verified
@@ -287,7 +311,8 @@ def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, a
     (And((Truthy(HIP), Truthy(flag("enable_lora")))),
      ["before", "after", "verified", "predicted", "solution", "undecided", "assuming", "needs"]),
     (Truthy(HIP), ["before", "after", "verified", "predicted", "undecided"]),
-    (And((Truthy(flag("enable_lora")), Not(Truthy(flag("enable_lora"))))), ["before", "after", "verified", "predicted", "note"]),
+    (And((Truthy(flag("enable_lora")), Not(Truthy(flag("enable_lora"))))),
+     ["before", "after", "verified", "predicted", "note"]),
 ])
 def test_example_fix_keys_come_in_a_fixed_order(expr, keys):
     fix = example_fix(expr, expr, solutions(expr, CTX), CTX)
@@ -298,8 +323,8 @@ def test_advise_picks_a_variant_predicted_to_work_first():
     never = And((Truthy(PLAN), Not(Truthy(PLAN))))
     entry = _entry(Truthy(flag("enable_lora")), [("a", never), ("b", Compare(">", flag("tp_size"), Const(1)))])
     done = advise(entry, CTX)
-    assert [v["example_fix"]["predicted"] for v in done.variants] == ["false", "true"]
-    assert done.example_fix == done.variants[1]["example_fix"]
+    assert [v.example_fix["predicted"] for v in done.variants if v.example_fix] == ["false", "true"]
+    assert done.example_fix == done.variants[1].example_fix
 
 
 # ------------------------------------------------------------------ other entries an example must not raise
@@ -310,7 +335,7 @@ def _entries(*conditions):
     out = []
     for i, expr in enumerate(conditions):
         site = RaiseSite("p/check.py", 10 + i, f"check_{i}", SiteKind.RAISE, "ValueError", parse_template(f"E{i}."), ())
-        out.append(Entry(f"{i:016x}", site, "u", 1, "", trigger_dict(expr, CTX.renderer), ()))
+        out.append(Entry(f"{i:016x}", site, "u", 1, "", Trigger.build(expr, CTX.renderer), ()))
     return out
 
 

@@ -25,7 +25,10 @@ PROFILE_YAML = (
 )
 SOURCES = {
     "pkg/args.py": "def add(p):\n    p.add_argument('--port', type=int, default=1, choices=[1, 2])\n",
-    "pkg/check.py": "def check(args):\n    if args.port < 0:\n        raise ValueError(f'port must be >= 0, got {args.port}')\n",
+    "pkg/check.py": (
+        "def check(args):\n    if args.port < 0:\n"
+        "        raise ValueError(f'port must be >= 0, got {args.port}')\n"
+    ),
 }
 NOBODY = 65534
 

@@ -16,7 +16,10 @@ PROFILE = load_profile("sglang")
 
 def files(**sources: str) -> list[FileSites]:
     """One analysed file per keyword: ``pkg__mod="..."`` is pkg/mod.py."""
-    return [extract_file(name.replace("__", "/") + ".py", textwrap.dedent(src), PROFILE) for name, src in sources.items()]
+    return [
+        extract_file(name.replace("__", "/") + ".py", textwrap.dedent(src), PROFILE)
+        for name, src in sources.items()
+    ]
 
 
 def graph(**sources: str) -> CallGraph:
@@ -76,7 +79,8 @@ def test_the_guards_of_callers_callers_are_followed_up_to_max_depth() -> None:
     )
     found = graph(m=chain).guard(("m.py", "f0"))
     assert found is not None
-    assert [f"cfg.c{i}" in found.text for i in range(1, MAX_DEPTH + 3)] == [i <= MAX_DEPTH for i in range(1, MAX_DEPTH + 3)]
+    assert [f"cfg.c{i}" in found.text for i in range(1, MAX_DEPTH + 3)] == [
+        i <= MAX_DEPTH for i in range(1, MAX_DEPTH + 3)]
 
 
 def test_a_call_cycle_terminates() -> None:

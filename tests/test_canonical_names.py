@@ -103,7 +103,8 @@ def test_a_real_field_name_is_never_shadowed_by_an_option_spelling():
         # a field name, a derived call, an env var and an unknown name are left alone
         (Truthy(flag("tp_size")), Truthy(flag("tp_size"))),
         (Truthy(flag("tensor_parallel_size()")), Truthy(flag("tensor_parallel_size()"))),
-        (Truthy(Ref(RefKind.ENV, "tensor_parallel_size", "envs.x")), Truthy(Ref(RefKind.ENV, "tensor_parallel_size", "envs.x"))),
+        (Truthy(Ref(RefKind.ENV, "tensor_parallel_size", "envs.x")),
+         Truthy(Ref(RefKind.ENV, "tensor_parallel_size", "envs.x"))),
         (Truthy(flag("other")), Truthy(flag("other"))),
     ],
 )

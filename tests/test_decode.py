@@ -104,10 +104,12 @@ def test_undecodable_declaration_file_is_a_flag_diagnostic(tmp_path):
     from extractor.profile import parse_profile
     from extractor.source import open_directory
 
-    (tmp_path / "args.py").write_text("import argparse\np = argparse.ArgumentParser()\np.add_argument('--tp', type=int)\n")
+    (tmp_path / "args.py").write_text(
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--tp', type=int)\n")
     (tmp_path / "environ.py").write_bytes(b"X = 1\n# \xff\n")
     profile = parse_profile({"name": "t", "repo": "e/t", "targets": ["*.py"],
                              "declarations": {"flags": ["args.py"], "env": ["environ.py"]}}, "t")
     model = build_flags(open_directory(tmp_path), profile)
     assert [f.option for f in model.flags] == ["--tp"]
-    assert [str(d) for d in model.diagnostics] == ["environ.py:2: cannot read: not valid utf-8: byte 0xff (invalid start byte)"]
+    assert [str(d) for d in model.diagnostics] == [
+        "environ.py:2: cannot read: not valid utf-8: byte 0xff (invalid start byte)"]

@@ -13,6 +13,7 @@ import pytest
 
 from analyzers.diff import (
     ChangeKind,
+    FlagRenamed,
     diff_catalogs,
     entry_changes,
     find_changes,
@@ -94,7 +95,9 @@ def test_diff_with_itself_is_empty():
 
 
 def test_added_and_removed_entries():
-    assert kinds(catalog(entry("a")), catalog(entry("b", "unrelated text here", flags=("--x",)))) == ["added", "removed"]
+    assert kinds(
+        catalog(entry("a")), catalog(entry("b", "unrelated text here", flags=("--x",)))
+    ) == ["added", "removed"]
 
 
 # ------------------------------------------------------------------ flag changes
@@ -129,6 +132,23 @@ def model(*flags: dict[str, Any], env: tuple[dict[str, Any], ...] = ()) -> dict[
 ])
 def test_flag_changes(old, new, expected):
     assert sorted(str(c.kind) for c in flag_changes(old, new)) == expected
+
+
+@pytest.mark.parametrize("old, new, renames", [
+    (model(flag("--a", "a")), model(flag("--b", "b", aliases=["--a"])), [("--a", "--b", "alias")]),
+    (model(flag("--a", "x")), model(flag("--b", "x")), [("--a", "--b", "same-dest")]),
+    (model(flag("--a", "a")), model(flag("--a", "a", deprecated=True, replacement="--b"), flag("--b", "b")),
+     [("--a", "--b", "deprecated")]),
+    # an alias is stronger evidence than a shared field: --c (same dest) stays a new flag
+    (model(flag("--a", "x")), model(flag("--b", "b", aliases=["--a"]), flag("--c", "x")), [("--a", "--b", "alias")]),
+    # each new flag is the target of one rename at most: the first old name (sorted) takes it
+    (model(flag("--a", "x"), flag("--b", "x")), model(flag("--c", "x")), [("--a", "--c", "same-dest")]),
+    # env: no dest rule
+    (model(env=({"name": "A_ENV", "dest": "x"},)), model(env=({"name": "B_ENV", "dest": "x"},)), []),
+])
+def test_flag_renames_and_their_evidence(old, new, renames):
+    found = [c for c in flag_changes(old, new) if isinstance(c, FlagRenamed)]
+    assert [(c.old.name, c.new.name, c.evidence) for c in found] == renames
 
 
 @pytest.mark.parametrize("old, new", [(None, model(flag("--a", "a"))), (model(flag("--a", "a")), None)])

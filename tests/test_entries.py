@@ -8,6 +8,8 @@ import pytest
 from analyzers.entries import (
     EXCERPT_CONTEXT,
     MAX_LISTED_PRIORS,
+    EntryVariant,
+    Trigger,
     assign_ids,
     build_entries,
     entry_id,
@@ -18,7 +20,7 @@ from analyzers.entries import (
     trigger_guards,
 )
 from analyzers.trigger import Renderer
-from extractor.ir import TRUE
+from extractor.ir import TRUE, And, Compare, Const, Not, Ref, RefKind, Truthy, Unknown, from_dict
 from extractor.profile import load_profile
 from extractor.records import RaiseSite
 from extractor.sites import extract_file
@@ -172,17 +174,77 @@ def test_entry_excerpt_and_url_come_from_the_site_path_and_line() -> None:
     "code, text, flags, env",
     [
         ("def f(cfg):\n    raise ValueError('x')\n", "always", [], []),
-        ("def f(cfg):\n    if cfg.enable_lora:\n        raise ValueError('x')\n", "`--enable-lora` is set", ["--enable-lora"], []),
+        ("def f(cfg):\n    if cfg.enable_lora:\n        raise ValueError('x')\n",
+         "`--enable-lora` is set", ["--enable-lora"], []),
         ("def f(cfg):\n    if cfg.b and envs.SGLANG_X.get():\n        raise ValueError('x')\n",
          "`--b` is set and `SGLANG_X=1`", ["--b"], ["SGLANG_X"]),
-        ("def f(cfg):\n    if cfg.z or cfg.a:\n        raise ValueError('x')\n", "`--z` is set or `--a` is set", ["--a", "--z"], []),
+        ("def f(cfg):\n    if cfg.z or cfg.a:\n        raise ValueError('x')\n",
+         "`--z` is set or `--a` is set", ["--a", "--z"], []),
         ("def f(cfg):\n    assert cfg.tp_size > 0, 'tp'\n", "`--tp-size` <= 0", ["--tp-size"], []),
     ],
     ids=["unguarded", "flag", "flag-and-env", "flags-sorted", "assert"],
 )
 def test_trigger_text_flags_and_env(code: str, text: str, flags: list[str], env: list[str]) -> None:
     (entry,) = entries(code)
-    assert (entry.trigger["text"], entry.trigger["flags"], entry.trigger["env"]) == (text, flags, env)
+    assert (entry.trigger.text, list(entry.trigger.flags), list(entry.trigger.env)) == (text, flags, env)
+
+
+LORA = Ref(RefKind.FLAG, "enable_lora", "cfg.enable_lora")
+HIDDEN = Ref(RefKind.FLAG, "hidden", "cfg.hidden")
+ENV = Ref(RefKind.ENV, "SGLANG_X", "envs.SGLANG_X.get()")
+HIP = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
+WITH_HIDDEN = Renderer(lambda dest: None if dest == "hidden" else f"--{dest.replace('_', '-')}")
+
+
+@pytest.mark.parametrize(
+    "expr, field, value",
+    [
+        (And((Truthy(LORA), Truthy(ENV))), "flags", ("--enable-lora",)),
+        (And((Truthy(LORA), Truthy(ENV))), "env", ("SGLANG_X",)),
+        (And((Truthy(HIP), Truthy(Unknown("g()")))), "other", ("platform:is_hip", "unknown:g()")),
+        (And((Truthy(HIDDEN), Truthy(LORA))), "derived", ("hidden",)),  # no option sets it
+        (And((Truthy(HIDDEN), Truthy(LORA))), "flags", ("--enable-lora",)),
+        (Not(Not(Truthy(LORA))), "expr", Truthy(LORA)),  # simplified
+        (And((Truthy(LORA), TRUE)), "text", "`--enable-lora` is set"),
+        (TRUE, "text", "always"),
+    ],
+)
+def test_trigger_build(expr, field: str, value) -> None:
+    assert getattr(Trigger.build(expr, WITH_HIDDEN), field) == value
+
+
+def test_trigger_as_dict_is_the_catalog_object() -> None:
+    expr = And((Truthy(LORA), Compare("==", ENV, Const("static"))))
+    trigger = Trigger.build(expr, WITH_HIDDEN, {"--enable-lora": ["--lora-paths"]})
+    data = trigger.as_dict()
+    assert list(data) == ["text", "expr", "flags", "derived", "env", "other", "implied_by"]
+    assert (data["flags"], data["env"], data["implied_by"]) == (["--enable-lora"], ["SGLANG_X"],
+                                                                {"--enable-lora": ["--lora-paths"]})
+    assert from_dict(data["expr"]) == trigger.expr
+    assert "implied_by" not in Trigger.build(expr, WITH_HIDDEN).as_dict()  # only when something implies it
+
+
+@pytest.mark.parametrize(
+    "solutions, fix, keys",
+    [
+        (None, None, ["values", "template", "trigger"]),  # before advice
+        (("Do not pass `--x`.",), {"before": "a", "after": "b"}, ["values", "template", "trigger", "solutions",
+                                                                   "example_fix"]),
+    ],
+)
+def test_variant_as_dict_keys(solutions, fix, keys) -> None:
+    variant = EntryVariant((("reason", "r"),), "LoRA r.", Trigger.build(Truthy(LORA), RENDER), solutions, fix)
+    data = variant.as_dict()
+    assert list(data) == keys
+    assert data["values"] == {"reason": "r"}
+    assert data.get("solutions") == (list(solutions) if solutions else None)
+
+
+def test_entry_triggers_and_unknown() -> None:
+    (entry,) = entries("def f(cfg):\n    raise ValueError('a' if cfg.x else g())\n")
+    assert [t.text for t in entry.triggers] == ["always", "`--x` is set", "`--x` is not set"]
+    assert not any(t.unknown for t in entry.triggers)
+    assert Trigger.build(Truthy(Unknown("g()")), RENDER).unknown
 
 
 def test_unguarded_site_trigger_is_true() -> None:
@@ -206,13 +268,13 @@ def test_earlier_raise_on_the_same_variable_is_kept_in_the_trigger() -> None:
     last = sites(PRIORS)[-1]
     assert [g.text for g in site_trigger_guards(last)] == ['not (cfg.mode == "a")', 'cfg.mode == "b"']
     (entry,) = [e for e in entries(PRIORS) if e.site.template.text == "b mode"]
-    assert entry.trigger["text"] == "`--mode` is b"  # `not a` is implied by `is b` once simplified
-    assert entry.trigger["flags"] == ["--mode"]  # not `--other`
+    assert entry.trigger.text == "`--mode` is b"  # `not a` is implied by `is b` once simplified
+    assert entry.trigger.flags == ("--mode",)  # not `--other`
 
 
 def test_earlier_raise_on_another_variable_stays_in_guards_only() -> None:
     (entry,) = [e for e in entries(PRIORS) if e.site.template.text == "other"]
-    assert entry.trigger["text"] == "`--other` is set"
+    assert entry.trigger.text == "`--other` is set"
     assert entry.as_dict()["guards"] == [
         {"text": 'not (cfg.mode == "a")', "origin": "prior-raise"},
         {"text": "cfg.other", "origin": "if"},
@@ -227,9 +289,10 @@ def test_earlier_raise_on_another_variable_stays_in_guards_only() -> None:
     ],
 )
 def test_variants_reads_count_when_keeping_earlier_raises(prior: str, text: str) -> None:
-    code = f"def f(cfg):\n    if {prior}:\n        raise ValueError('no')\n    raise ValueError('p' if cfg.x == 'b' else 'q')\n"
+    code = (f"def f(cfg):\n    if {prior}:\n        raise ValueError('no')\n"
+            "    raise ValueError('p' if cfg.x == 'b' else 'q')\n")
     (entry,) = [e for e in entries(code) if e.site.template.text == "p"]
-    assert entry.trigger["text"] == text
+    assert entry.trigger.text == text
 
 
 def test_trigger_guards_keeps_non_prior_guards_and_narrowing_priors_in_order() -> None:
@@ -244,8 +307,9 @@ def test_trigger_guards_keeps_non_prior_guards_and_narrowing_priors_in_order() -
 def test_implied_options_are_named_in_the_trigger() -> None:
     (entry,) = entries("def f(cfg):\n    if cfg.enable_lora:\n        raise ValueError('x')\n",
                        implied={"--enable-lora": ["--lora-paths", "--lora-paths"]})
-    assert entry.trigger["text"] == "`--enable-lora` is set (`--enable-lora` is also turned on by `--lora-paths`)"
-    assert entry.trigger["implied_by"] == {"--enable-lora": ["--lora-paths"]}
+    assert entry.trigger.text == "`--enable-lora` is set (`--enable-lora` is also turned on by `--lora-paths`)"
+    assert entry.trigger.implied_by == (("--enable-lora", ("--lora-paths",)),)
+    assert entry.as_dict()["trigger"]["implied_by"] == {"--enable-lora": ["--lora-paths"]}
 
 
 # --------------------------------------------------------------- listed guards
@@ -270,14 +334,15 @@ def test_listed_guards_name_the_nearest_earlier_raises(n: int, first: str) -> No
     listed = listed_guards(last)
     assert len(last.guards) == n
     assert listed[0].text == first
-    assert [g.text for g in listed][-min(n, MAX_LISTED_PRIORS):] == [f"not (cfg.o{i})" for i in range(max(0, n - MAX_LISTED_PRIORS), n)]
+    shown = [g.text for g in listed][-min(n, MAX_LISTED_PRIORS):]
+    assert shown == [f"not (cfg.o{i})" for i in range(max(0, n - MAX_LISTED_PRIORS), n)]
     assert len(listed) == (n if n <= MAX_LISTED_PRIORS else MAX_LISTED_PRIORS + 1)
     assert {str(g.origin) for g in listed} == {"prior-raise"}
 
 
 def test_hidden_earlier_raises_do_not_change_the_trigger() -> None:
     (entry,) = [e for e in entries(_checks(30)) if e.site.template.text == "last"]
-    assert entry.trigger["text"] == "always"
+    assert entry.trigger.text == "always"
     assert len(entry.as_dict()["guards"]) == MAX_LISTED_PRIORS + 1
 
 
@@ -310,9 +375,12 @@ def test_hidden_earlier_raises_do_not_change_the_trigger() -> None:
 )
 def test_one_variant_per_row(code: str, rows: list[tuple[dict, str, str]]) -> None:
     (entry,) = entries(code)
-    got = [(v["values"], v["template"], v["trigger"]["text"]) for v in entry.variants]
+    got = [(dict(v.values), v.template, v.trigger.text) for v in entry.variants]
     assert got == rows
-    assert entry.as_dict()["variants"] == list(entry.variants)
+    assert entry.as_dict()["variants"] == [
+        {"values": values, "template": template, "trigger": v.trigger.as_dict()}
+        for (values, template, _), v in zip(rows, entry.variants)
+    ]
 
 
 # --------------------------------------------------------------------- ordering

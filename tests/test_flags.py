@@ -47,7 +47,9 @@ from pkg.arg_groups.arg_utils import A, Arg, Derived, NS
 
 def model(**files: str) -> FlagModel:
     """build_flag_model over dedented snippets keyed by short names above."""
-    paths = {"server_args": SERVER_ARGS, "arg_utils": ARG_UTILS, "choices": CHOICES, "fields": FIELDS, "environ": ENVIRON}
+    paths = {
+        "server_args": SERVER_ARGS, "arg_utils": ARG_UTILS, "choices": CHOICES, "fields": FIELDS, "environ": ENVIRON,
+    }
     return build_flag_model({paths[k]: textwrap.dedent(v) for k, v in files.items()})
 
 
@@ -442,7 +444,8 @@ def test_manual_option_for_no_cli_field_merges():
     server_args = """
     def _declared_default(name): ...
     def add_cli_args(parser):
-        parser.add_argument("--disable-cuda-graph", action=DeprecatedStoreTrueAction, help="Deprecated. Use --x instead.")
+        parser.add_argument(
+            "--disable-cuda-graph", action=DeprecatedStoreTrueAction, help="Deprecated. Use --x instead.")
         parser.add_argument("--parser-name", choices=["x", "y"], default=_declared_default("parser_name"))
     """
     m = fields_model(fields, server_args=server_args)
@@ -876,13 +879,13 @@ def test_release_0_5_23_details(release):
 def test_release_lines_need_no_whole_file_positions(version, monkeypatch):
     import libcst
 
-    import analyzers.static_values as static_values
+    import extractor.positions as positions
 
     files = release_files(version)
     trees = {path: libcst.parse_module(src) for path, src in files.items()}
     wrapped: list[libcst.Module] = []
-    real = static_values.MetadataWrapper
-    monkeypatch.setattr(static_values, "MetadataWrapper", lambda mod, **kw: wrapped.append(mod) or real(mod, **kw))
+    real = positions.MetadataWrapper
+    monkeypatch.setattr(positions, "MetadataWrapper", lambda mod, **kw: wrapped.append(mod) or real(mod, **kw))
     lent = build_flag_model(files, modules=trees, config_classes=load_profile("sglang").config_classes)
     assert not [mod for mod in wrapped if any(mod is tree for tree in trees.values())]  # only single statements
     assert len(wrapped) <= 5

@@ -141,7 +141,8 @@ def test_markdown_is_a_pure_function_of_the_data():
     entry = {"id": "0" * 16, "kind": "assert", "exception": "AssertionError", "template": "x `y` | z",
              "source": {"path": "a.py", "line": 2, "function": "f", "url": "u"}, "excerpt": {"code": "```\n"},
              "trigger": {"text": "always", "flags": [], "env": []}, "variants": [], "meaning": "",
-             "solutions": [], "example_fix": {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"},
+             "solutions": [],
+             "example_fix": {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"},
              "related": []}
     data = {"repo": "o/r", "commit": "c", "entries": [entry]}
     files = render_markdown(data)
@@ -203,7 +204,8 @@ def test_hostile_message_and_file_name_stay_text_on_every_page(tmp_path):
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     name = "a\n## INJECTED [a](javascript:alert(1)).py"
     (tmp_path / "src" / "pkg" / name).write_text(
-        'def check(cfg):\n    if cfg.x:\n        raise ValueError("<script>alert(1)</script> ](javascript:x) |table|")\n')
+        'def check(cfg):\n    if cfg.x:\n'
+        '        raise ValueError("<script>alert(1)</script> ](javascript:x) |table|")\n')
     (tmp_path / "tiny.yaml").write_text("name: tiny\nrepo: example/tiny\ntargets: [pkg/**/*.py]\n")
     assert main(["extract", "--path", str(tmp_path / "src"), "--profile", str(tmp_path / "tiny.yaml"),
                  "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--format", "md"]) == 0

@@ -49,7 +49,8 @@ def conditions(draw: st.DrawFn) -> str:
     kind = draw(st.sampled_from(["nest", "chain", "walrus", "plain", "compare"]))
     x = draw(st.sampled_from(_IDENTS))
     if kind == "nest":
-        shape = draw(st.sampled_from(["(", "[", "-", "not", "~", "lambda", "attr", "call", "index", "ternary", "power"]))
+        shape = draw(st.sampled_from(
+            ["(", "[", "-", "not", "~", "lambda", "attr", "call", "index", "ternary", "power"]))
         limit = 260 if shape in "([" else 1200
         return _nest(shape, draw(st.integers(1, limit)), x)
     if kind == "chain":
@@ -82,7 +83,8 @@ def statements(draw: st.DrawFn) -> str:
     if form == "async":
         return f"async def h():\n    async with a as b, c:\n        if {cond}:\n            {raise_}\n"
     if form == "try":
-        return f"try:\n    pass\nexcept* (OSError, ValueError) as eg:\n    if {cond}:\n        {raise_}\nfinally:\n    pass\n"
+        return (f"try:\n    pass\nexcept* (OSError, ValueError) as eg:\n"
+                f"    if {cond}:\n        {raise_}\nfinally:\n    pass\n")
     if form == "class":
         return f"class K(B, metaclass=M):\n    def m(self):\n        if {cond}:\n            {raise_}\n"
     if form == "with":

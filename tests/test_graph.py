@@ -13,7 +13,7 @@ from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
 from errcat.cli import main
 from extractor.callers import with_caller_guards
-from extractor.ir import Compare, Const, In, Not, Ref, RefKind, Truthy
+from extractor.ir import And, Apply, Compare, Const, In, Not, Ref, RefKind, Seq, Truthy
 from extractor.profile import load_profile
 from extractor.sites import extract_file
 
@@ -34,6 +34,15 @@ X = Ref(RefKind.FLAG, "x", "cfg.x")
         (Compare(">", X, Const(1)), None),
         (In(X, Const(("a", None))), None),
         (Truthy(Ref(RefKind.ENV, "E", "E")), None),
+        (Not(Not(Truthy(X))), True),
+        (Not(Compare("is", X, Const(None))), True),
+        (Compare("==", X, Const(0)), False),
+        (Compare("!=", X, Const(False)), True),
+        (Compare("is", Const(None), X), None),  # the constant on the left: not read
+        (In(X, Seq((Const("a"),))), None),
+        (In(X, Const(())), None),
+        (And((Truthy(X), Truthy(X))), None),  # a conjunction: its parts say something, it does not
+        (Truthy(Apply("len", (X,), "len(x)")), None),
     ],
 )
 def test_flag_polarity(cond, expected) -> None:
@@ -77,6 +86,27 @@ def test_every_error_links_to_the_flags_its_trigger_reads(graph) -> None:
     errors = [n for n in graph if n.startswith("error:")]
     assert len(errors) == 2
     assert all(graph.has_edge(e, "flag:--enable-lora", key="trigger") for e in errors)
+
+
+NEVER = """
+def check(cfg):
+    if cfg.k != 1:
+        raise ValueError("k must be 1")
+    if cfg.x and cfg.k != 1:
+        raise ValueError("x needs k 1")
+"""
+
+
+def test_trigger_edges_are_what_the_entry_trigger_reads() -> None:
+    """The graph reads each entry's published trigger: the second check cannot fire after
+    the first (its trigger is "never"), so it reads nothing, whatever its guards name."""
+    fs = extract_file("m.py", textwrap.dedent(NEVER), load_profile("sglang"))
+    entries = build_entries(fs.sites, lambda p: [""] * 20, lambda p, n: f"u#{n}", Renderer())
+    graph = build_graph(entries, Renderer())
+    for entry in entries:
+        targets = {dst for _, dst, role in graph.out_edges(f"error:{entry.id}", keys=True) if role == "trigger"}
+        assert targets == {f"flag:{f}" for f in entry.trigger.flags}
+    assert [e.trigger.text for e in entries if e.site.template.text == "x needs k 1"] == ["never"]
 
 
 def test_graph_files_load_back_with_networkx(graph, tmp_path) -> None:

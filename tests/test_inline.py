@@ -76,7 +76,8 @@ def test_a_function_of_the_config_alone_that_returns_a_value_is_a_helper(code, q
         pytest.param("def f(cfg, x):\n    return cfg.a > 1\n", id="two-params"),
         pytest.param("def f(x):\n    return x.a > 1\n", id="param-not-a-config-name"),
         pytest.param("class Other:\n    def m(self):\n        return self.a > 1\n", id="method-of-non-config-class"),
-        pytest.param("class ServerArgs:\n    def m(self, k):\n        return self.a > k\n", id="config-method-with-arg"),
+        pytest.param("class ServerArgs:\n    def m(self, k):\n        return self.a > k\n",
+                     id="config-method-with-arg"),
         pytest.param("def f(cfg):\n    log(cfg)\n    return cfg.a > 1\n", id="call-for-effect"),
         pytest.param("def f(cfg):\n    if cfg.b:\n        return True\n    return cfg.a > 1\n", id="if-statement"),
         pytest.param("def f(cfg):\n    for x in cfg.a:\n        pass\n    return cfg.b\n", id="loop"),
@@ -113,14 +114,16 @@ def test_helpers_round_trip_through_the_file_record():
     "code, text",
     [
         pytest.param(
-            "def enabled_of(cfg):\n    return cfg.dp_size > 1 or cfg.mode == 'scale'\n" + CHECK.format(call="enabled_of(cfg)"),
+            "def enabled_of(cfg):\n    return cfg.dp_size > 1 or cfg.mode == 'scale'\n"
+            + CHECK.format(call="enabled_of(cfg)"),
             "`--dp-size` > 1 or `--mode` is scale", id="helper-call"),
         pytest.param(
             "def inner(cfg):\n    return cfg.a > 1\ndef outer(cfg):\n    return inner(cfg) and cfg.b\n"
             + CHECK.format(call="outer(cfg)"),
             "`--a` > 1 and `--b` is set", id="helper-calling-helper"),
         pytest.param(
-            "def size_of(cfg):\n    n = cfg.tp_size * cfg.pp_size\n    return n\n" + CHECK.format(call="size_of(cfg) > 8"),
+            "def size_of(cfg):\n    n = cfg.tp_size * cfg.pp_size\n    return n\n"
+            + CHECK.format(call="size_of(cfg) > 8"),
             "`--tp-size` * `--pp-size` > 8", id="helper-as-a-term"),
         pytest.param(
             "def pick(cfg):\n    return (cfg.a, cfg.b)[0]\n" + CHECK.format(call="pick(cfg) > 2"),
@@ -243,7 +246,8 @@ AVAILABLE = ["python/pkg/lib.py", "python/pkg/mylib.py", "python/pkg/other.py", 
         ("from pkg.lib import h", {"g()"}, []),  # not a wanted name
         ("from pkg.missing import h", {"h()"}, []),  # not among the available files
         ("from pkg.t import h", {"h()"}, []),  # already read
-        ("from pkg.lib import h\nfrom pkg.other import g", {"h()", "g()"}, ["python/pkg/lib.py", "python/pkg/other.py"]),
+        ("from pkg.lib import h\nfrom pkg.other import g", {"h()", "g()"},
+         ["python/pkg/lib.py", "python/pkg/other.py"]),
     ],
 )
 def test_helper_paths_follow_the_imports_of_wanted_names(imports, names, expected):

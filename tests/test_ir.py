@@ -68,7 +68,9 @@ def test_negate_keeps_unknown_comparisons_wrapped() -> None:
     assert negate(Compare("<", X, Const(2))) == Not(Compare("<", X, Const(2)))
 
 
-@pytest.mark.parametrize("expr", [A, And((A, Not(B))), In(X, Const(("a", None))), Unknown("f()"), conj([A, disj([B, ENV])])])
+@pytest.mark.parametrize(
+    "expr", [A, And((A, Not(B))), In(X, Const(("a", None))), Unknown("f()"), conj([A, disj([B, ENV])])]
+)
 def test_json_round_trip(expr) -> None:
     assert from_dict(expr.as_dict()) == expr
 

@@ -65,7 +65,8 @@ TWO = Real("error", "AssertionError", "two 1", "p.py", 3)
     (OK, OK, REFUTED, "no-error"),
     (Real("argparse", "SystemExit", "argument --x: invalid choice: 'y'"), OK, REFUTED,
      "argparse: argument --x: invalid choice: 'y'"),
-    (Real("error", "KeyError", "'k'", "r.py", 9), OK, REFUTED, "fires-first: outside the catalog (KeyError at r.py:9: 'k')"),
+    (Real("error", "KeyError", "'k'", "r.py", 9), OK, REFUTED,
+     "fires-first: outside the catalog (KeyError at r.py:9: 'k')"),
     (Real("timeout", message="over 60 s"), OK, NOT_RUN, "not-run: before timeout (over 60 s)"),
     (ONE, Real("crash", message="Segmentation fault"), NOT_RUN, "not-run: after crash (Segmentation fault)"),
 ])

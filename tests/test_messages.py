@@ -115,6 +115,18 @@ def site_texts(code: str) -> list[str]:
         ('(a,)', "({a!r},)"),
         ('"  x  ".strip()', "x"),
         ('textwrap.dedent("""\n    a\n      b\n""")', "\na\n  b\n"),
+        ('inspect.cleandoc("""\n    a\n      b""")', "a\n  b"),
+        ('"A-B".lower()', "a-b"),
+        ('"a-b".replace("-", "+")', "a+b"),
+        ("ascii('\u00e9')", "'\\xe9'"),
+        # a handler's call whose arguments it cannot read stays one hole
+        ('"x".strip(a)', '{"x".strip(a)}'),
+        ('"x".strip("a", "b")', '{"x".strip("a", "b")}'),  # Python raises: wrong arity
+        ('str(a, b)', "{str(a, b)}"),
+        ('" ".join(xs, key=1)', '{" ".join(xs, key=1)}'),
+        ('fmt.format(a)', "{fmt.format(a)}"),
+        ('format(v, spec)', "{format(v, spec)}"),
+        ('dedent(text)', "{dedent(text)}"),
         # names
         ('msg = "m"\nmsg', "m"),
         ('reason = compute()\nreason', "{reason}"),

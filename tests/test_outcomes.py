@@ -75,10 +75,14 @@ class _Entry:
 
 
 def test_apply_outcomes_merges_variants_too():
-    entry = _Entry("e1", dict(FIX), ({"values": {}, "example_fix": dict(FIX)},))
+    from analyzers.entries import EntryVariant, Trigger
+    from extractor.ir import TRUE
+
+    row = EntryVariant((), "m", Trigger(TRUE, "always", (), (), (), ()), (), dict(FIX))
+    entry = _Entry("e1", dict(FIX), (row, dataclasses.replace(row, example_fix=None)))
     merged = apply_outcomes([entry], Outcomes({}).with_([_outcome(CONFIRMED, "confirmed")]), "1.0")
     assert merged[0].example_fix["verified"] == "true"
-    assert merged[0].variants[0]["example_fix"]["verified"] == "true"
+    assert [v.example_fix and v.example_fix["verified"] for v in merged[0].variants] == ["true", None]
 
 
 def test_confirm_json_round_trips(tmp_path):

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.entries import Entry
+from analyzers.entries import Entry, Trigger
 from analyzers.overlay import OverlayError, apply_overlay, entry_fingerprint, load_overlay, parse_overlay
+from extractor.ir import FALSE, TRUE
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
 
@@ -13,7 +14,7 @@ ID = "0123456789abcdef"
 
 def make(template="port must be > 0", trigger_text="t", expr=None):
     site = RaiseSite("p.py", 3, "check", SiteKind.RAISE, "ValueError", parse_template(template), ())
-    trigger = {"text": trigger_text, "expr": expr or {"op": "const", "value": True}}
+    trigger = Trigger(TRUE if expr is None else expr, trigger_text, (), (), (), ())
     return Entry(ID, site, "u", 1, "", trigger, (), meaning="derived", solutions=("derived fix",))
 
 
@@ -30,7 +31,7 @@ FP = entry_fingerprint(make())
         (make(template="port must be >= 0"), {"fingerprint": FP, "meaning": "curated"}, "derived",
          ("derived fix",), "stale"),
         # the condition changed
-        (make(expr={"op": "const", "value": False}), {"fingerprint": FP, "meaning": "curated"}, "derived",
+        (make(expr=FALSE), {"fingerprint": FP, "meaning": "curated"}, "derived",
          ("derived fix",), "stale"),
     ],
 )

@@ -27,8 +27,8 @@ SNIPPETS = {
     "long method first in its class": "class C:\n    def m(self, cfg):\n" + "".join(
         f"        if cfg.x{i}:\n            raise ValueError('{i}')\n" for i in range(8)) + "    x = 1\n",
     "body on the header line": "class D: x = [\n    1,\n    2,\n    3,\n]\ndef g(): return [\n    1,\n    2,\n]\n",
-    "multi-line signature": "def f(\n    a,\n    # arg comment\n    b,\n):  # after colon\n    x = a\n    y = b\n    z = 1\n"
-                            "    return x\n",
+    "multi-line signature": "def f(\n    a,\n    # arg comment\n    b,\n):  # after colon\n"
+                            "    x = a\n    y = b\n    z = 1\n    return x\n",
     "async and nested defs": "async def f(cfg):\n    async with x:\n        pass\n    def g():\n        return 1\n"
                              "    await g()\n    raise ValueError('z')\n",
     "CRLF line ends": "def f(cfg):\r\n    if cfg.a:\r\n        raise ValueError('a')\r\n    x = 1\r\n    y = 2\r\n",

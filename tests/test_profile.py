@@ -70,7 +70,8 @@ def test_bad_profile_names_the_key(tmp_path, capsys, extra, message):
         {},
         {"pypi": None, "declarations": None, "config": {}},  # empty sections keep the defaults
         {"declarations": {"flags": None, "conventions": {"arg": "Opt", "derived": ["A", "B"]}}},
-        {"url_template": "https://git.example/{repo}/src/{pin}/{path}?line={line:d}", "release_tag": "release-{version}"},
+        {"url_template": "https://git.example/{repo}/src/{pin}/{path}?line={line:d}",
+         "release_tag": "release-{version}"},
         {"release_paths": {"pkg/": "src/pkg/"}, "launch": "python -m tiny"},
         {"platform": {"patterns": [r"is_sm\d+_supported"]}},
         {"examples": None},

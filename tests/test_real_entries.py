@@ -37,13 +37,14 @@ def test_lora_speculative_entry_guard_has_caller_and_early_return(lora_entry) ->
     assert ("early-exit", 'not (cfg.speculative_algorithm in ["NGRAM", None])') in texts
     callers = [t for o, t in texts if o == "caller"]
     assert callers and "check_lora_server_args" in callers[0] and "cfg.enable_lora" in callers[0]
-    assert {"--enable-lora", "--speculative-algorithm"} <= set(lora_entry.trigger["flags"])
+    assert {"--enable-lora", "--speculative-algorithm"} <= set(lora_entry.trigger.flags)
 
 
 @pytest.mark.parametrize(
     "row, reason_start, flags, env",
     [
-        (0, "does not support SGLANG_RAGGED_VERIFY_MODE={ragged_mode!r}", ["--speculative-algorithm"], ["SGLANG_RAGGED_VERIFY_MODE"]),
+        (0, "does not support SGLANG_RAGGED_VERIFY_MODE={ragged_mode!r}",
+         ["--speculative-algorithm"], ["SGLANG_RAGGED_VERIFY_MODE"]),
         (1, "does not support --speculative-adaptive", ["--speculative-adaptive"], []),
         (2, "does not support the experimental_sgl_trtllm MoE runner",
          ["--moe-runner-backend", "--speculative-moe-runner-backend"], []),
@@ -53,9 +54,9 @@ def test_lora_speculative_entry_guard_has_caller_and_early_return(lora_entry) ->
 def test_lora_speculative_entry_has_one_variant_per_table_row(lora_entry, row, reason_start, flags, env) -> None:
     assert len(lora_entry.variants) == 4
     variant = lora_entry.variants[row]
-    assert variant["values"]["reason"].startswith(reason_start)
-    assert variant["template"].startswith("LoRA with EAGLE/NEXTN/EAGLE3 speculative decoding " + reason_start)
-    assert (variant["trigger"]["flags"], variant["trigger"]["env"]) == (flags, env)
+    assert dict(variant.values)["reason"].startswith(reason_start)
+    assert variant.template.startswith("LoRA with EAGLE/NEXTN/EAGLE3 speculative decoding " + reason_start)
+    assert (list(variant.trigger.flags), list(variant.trigger.env)) == (flags, env)
 
 
 def _loop_iterables_over_local_literals(source: str) -> set[str]:
@@ -71,7 +72,9 @@ def _loop_iterables_over_local_literals(source: str) -> set[str]:
         }
         for loop in ast.walk(func):
             if isinstance(loop, ast.For) and any(isinstance(n, ast.Raise) for n in ast.walk(loop)):
-                it = loop.iter.func.value if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute) else loop.iter
+                it = (loop.iter.func.value
+                      if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute)
+                      else loop.iter)
                 if isinstance(it, ast.Name) and it.id in literals:
                     found.add(it.id)
     return found
@@ -96,8 +99,8 @@ def test_no_config_attribute_is_left_unknown(release, sglang_profile, version) -
     catalog = build_catalog(release(version), sglang_profile)
     config_read = re.compile(r"^(cfg|self|server_args|view|args)\.(\w+)$")
     unknown = [
-        o for e in catalog.entries for t in (e.trigger, *(v["trigger"] for v in e.variants))
-        for o in t["other"] if o.startswith("unknown:")
+        o for e in catalog.entries for t in e.triggers
+        for o in t.other if o.startswith("unknown:")
         for m in [config_read.match(o[len("unknown:"):])] if m and catalog.flags.by_dest(m.group(2))
     ]
     assert unknown == []

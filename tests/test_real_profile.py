@@ -20,7 +20,8 @@ GOOD: dict[str, Any] = {
     "env": {"HF_HUB_OFFLINE": "1"},
     "args": ["--device", "cuda"],
     "validate": [
-        {"from": "2.0", "module": "tgt.args", "steps": [{"call": "prepare"}, {"method": "resolve"}, {"method": "check"}]},
+        {"from": "2.0", "module": "tgt.args",
+         "steps": [{"call": "prepare"}, {"method": "resolve"}, {"method": "check"}]},
         {"until": "2.0", "module": "tgt.old_args", "steps": [{"call": "prepare"}, {"method": "check"}]},
     ],
     "models": {"default": "Tiny", "configs": {"Tiny": {"architectures": ["Tiny"]}}},

@@ -3,13 +3,29 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.related import related
+from analyzers.entries import Entry, EntryVariant, Trigger
+from analyzers.related import Reader, reads, related
+from extractor.ir import TRUE
+from extractor.records import RaiseSite, SiteKind
+from extractor.templates import parse_template
 
 
-def entry(eid: str, flags=(), env=(), path="a.py", function="f", variants=()):
-    return {"id": eid, "source": {"path": path, "function": function},
-            "trigger": {"flags": list(flags), "env": list(env)},
-            "variants": [{"trigger": {"flags": list(v), "env": []}} for v in variants]}
+def _trigger(flags=(), env=()) -> Trigger:
+    return Trigger(TRUE, "t", tuple(flags), (), tuple(env), ())
+
+
+def full_entry(eid: str, flags=(), env=(), path="a.py", function="f", variants=()) -> Entry:
+    site = RaiseSite(path, 1, function, SiteKind.RAISE, "ValueError", parse_template("m"), ())
+    rows = tuple(EntryVariant((), "m", _trigger(v)) for v in variants)
+    return Entry(eid, site, "u", 1, "", _trigger(flags, env), rows)
+
+
+def entry(eid: str, flags=(), env=(), path="a.py", function="f", variants=()) -> Reader:
+    return Reader.of(full_entry(eid, flags, env, path, function, variants))
+
+
+def test_reads_the_trigger_and_the_rows_flags_and_env_vars():
+    assert reads(full_entry("a", ["--x"], ["E"], variants=[["--y"], ["--x"]])) == {"--x", "--y", "E"}
 
 
 @pytest.mark.parametrize(
@@ -41,7 +57,7 @@ def test_at_most_five():
 def test_ranking_matches_the_pairwise_score():
     import random
 
-    from analyzers.related import _rank, reads
+    from analyzers.related import _rank
 
     rng = random.Random(3)
     flags = [f"--f{i}" for i in range(12)]
@@ -49,8 +65,8 @@ def test_ranking_matches_the_pairwise_score():
                      env=rng.sample(["E1", "E2"], rng.randrange(0, 2)),
                      path=rng.choice(["a.py", "b.py"]), function=rng.choice(["f", "g", "h"]))
                for i in range(80)]
-    read = {e["id"]: reads(e) for e in entries}
-    where = {e["id"]: (e["source"]["path"], e["source"]["function"]) for e in entries}
+    read = {e.id: e.reads for e in entries}
+    where = {e.id: (e.path, e.function) for e in entries}
     counts: dict[str, int] = {}
     for ids in read.values():
         for ref in ids:
@@ -58,7 +74,7 @@ def test_ranking_matches_the_pairwise_score():
     weight = {ref: 1.0 / n for ref, n in counts.items()}
     found = related(entries)
     for e in entries:
-        me = e["id"]
+        me = e.id
         others = [o for o in read if o != me and (read[o] & read[me] or where[o] == where[me])]
         want = sorted(others, key=lambda o: _rank(me, o, read, where, weight))[:5]
         assert found[me] == tuple(want)

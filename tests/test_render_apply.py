@@ -57,7 +57,8 @@ def guard(condition: str):
                              "(cfg.a if cfg.a is not None else 4)"), flag("b"))),
         ("max(cfg.a, cfg.b if cfg.c else 1) > 2",
          Compare(">", Apply("max", (flag("a"), Apply(IF, (Truthy(flag("c")), flag("b"), Const(1)),
-                                                           "cfg.b if cfg.c else 1")), "max(cfg.a, cfg.b if cfg.c else 1)"),
+                                                           "cfg.b if cfg.c else 1")),
+                            "max(cfg.a, cfg.b if cfg.c else 1)"),
                  Const(2))),
     ],
 )
@@ -126,7 +127,8 @@ def test_an_if_term_has_the_value_of_the_branch_its_test_picks(term, flags, fact
         (Compare(">", if_(Truthy(TP), TP, Const(8)), Const(2)), {"tp_size": 4}, Truth.TRUE),
         (Compare(">", if_(Truthy(TP), TP, Const(8)), Const(2)), {}, Truth.FALSE),
         (Compare(">", if_(Truthy(TP), TP, Const(8)), Const(2)), {"tp_size": 0}, Truth.TRUE),
-        (Compare(">", if_(Truthy(HIP), Const(4), Const(5)), Const(2)), {}, Truth.UNKNOWN),  # branches differ (both pass)
+        # branches differ (both pass)
+        (Compare(">", if_(Truthy(HIP), Const(4), Const(5)), Const(2)), {}, Truth.UNKNOWN),
         (Truthy(if_(Truthy(TP), Const(0), FROB)), {}, Truth.FALSE),
     ],
 )

@@ -159,7 +159,8 @@ def test_entry_schema_for_entry_files(doc, ok):
         (_set(CATALOG, "schema_version", True), "schema_version: expected integer, got boolean"),
         (_set(CATALOG, "stats", {"a\nb": -1}), 'stats["a\\nb"]: -1 is less than 0'),
         ([1, 2], "document: expected object, got array"),
-        (_set(CATALOG, "schema_version", 99), f"schema_version 99 is newer than this errcat reads (up to {SCHEMA_VERSION})"),
+        (_set(CATALOG, "schema_version", 99),
+         f"schema_version 99 is newer than this errcat reads (up to {SCHEMA_VERSION})"),
     ],
 )
 def test_catalog_problem_names_the_place(doc, problem):

@@ -1,17 +1,20 @@
 """Site extraction: where each raise/assert is, what it raises, and the guards on its path."""
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
 from extractor.ir import RefKind, Truthy, Unknown, conj, refs, unknowns
+from extractor.positions import statement_spans
 from extractor.profile import load_profile
 from extractor.records import GuardOrigin, RaiseSite
-from extractor.sites import extract_file
+from extractor.sites import SiteWalker, extract_file
 
 PROFILE = load_profile("sglang")
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +53,19 @@ def guard_texts(site: RaiseSite) -> list[tuple[str, str]]:
 def test_kind_exception_and_line(code: str, kind: str, exception: str, line: int) -> None:
     site = one(code)
     assert (str(site.kind), site.exception, site.line) == (kind, exception, line)
+
+
+@pytest.mark.parametrize("spans, fallback", [
+    ("ast", False),
+    (None, True),  # ast could not parse the text
+    ((), True),  # ast lists other statements than libcst
+])
+def test_lines_come_from_ast_else_position_provider(spans, fallback) -> None:
+    code = "def f(x):\n    if x:\n        raise ValueError('a')\n    assert x, 'b'\n"
+    given = statement_spans(ast.parse(code)) if spans == "ast" else spans
+    found = SiteWalker("m.py", cst.parse_module(code), PROFILE, given).run()
+    assert [s.line for s in found.sites] == [3, 4]
+    assert ("m.py: positions taken from PositionProvider" in found.diagnostics) is fallback
 
 
 def test_every_site_in_nested_defs_and_classes_is_found_with_its_qualname() -> None:
@@ -193,18 +209,27 @@ def test_passed_assert_constrains_later_sites() -> None:
 @pytest.mark.parametrize(
     "code, text",
     [
-        ("def f(server_args):\n    if server_args.enable_lora:\n        raise ValueError('x')\n", "`--enable-lora` is set"),
-        ("def f(sa):\n    cfg = resolving_view(sa)\n    if cfg.x is None:\n        raise ValueError('x')\n", "`--x` is unknown"),
-        ("def f(server_args):\n    cfg = resolving_view(server_args)\n    if cfg.x is None:\n        raise ValueError('x')\n", "`--x` is not given"),
-        ("class ServerArgs:\n    def f(self):\n        view = self._resolved()\n        if view.tp_size != 2:\n            raise ValueError('x')\n", "`--tp-size` is not 2"),
-        ("def f(server_args):\n    if getattr(server_args, 'dp_size') > 1:\n        raise ValueError('x')\n", "`--dp-size` > 1"),
-        ("def f(server_args):\n    b = server_args.backend\n    if b == 'fa3':\n        raise ValueError('x')\n", "`--backend` is fa3"),
+        ("def f(server_args):\n    if server_args.enable_lora:\n        raise ValueError('x')\n",
+         "`--enable-lora` is set"),
+        ("def f(sa):\n    cfg = resolving_view(sa)\n    if cfg.x is None:\n        raise ValueError('x')\n",
+         "`--x` is unknown"),
+        ("def f(server_args):\n    cfg = resolving_view(server_args)\n"
+         "    if cfg.x is None:\n        raise ValueError('x')\n",
+         "`--x` is not given"),
+        ("class ServerArgs:\n    def f(self):\n        view = self._resolved()\n"
+         "        if view.tp_size != 2:\n            raise ValueError('x')\n",
+         "`--tp-size` is not 2"),
+        ("def f(server_args):\n    if getattr(server_args, 'dp_size') > 1:\n        raise ValueError('x')\n",
+         "`--dp-size` > 1"),
+        ("def f(server_args):\n    b = server_args.backend\n    if b == 'fa3':\n        raise ValueError('x')\n",
+         "`--backend` is fa3"),
         ("def f(cfg):\n    if envs.SGLANG_X.get():\n        raise ValueError('x')\n", "`SGLANG_X=1`"),
         ("def f(cfg):\n    if os.environ.get('SGLANG_Y') == 'a':\n        raise ValueError('x')\n", "`SGLANG_Y=a`"),
         ("def f(cfg):\n    if get_bool_env_var('SGLANG_Z'):\n        raise ValueError('x')\n", "`SGLANG_Z=1`"),
         ("def f(cfg):\n    if 'SGLANG_W' in os.environ:\n        raise ValueError('x')\n", "`SGLANG_W` is set"),
         ("def f(cfg):\n    if is_hip():\n        raise ValueError('x')\n", "platform check `is_hip()` is true"),
-        ("def f(cfg):\n    if not get_platform().is_hip:\n        raise ValueError('x')\n", "platform check `get_platform().is_hip` is false"),
+        ("def f(cfg):\n    if not get_platform().is_hip:\n        raise ValueError('x')\n",
+         "platform check `get_platform().is_hip` is false"),
     ],
 )
 def test_condition_leaves_resolve_to_flags_env_and_platform(code: str, text: str) -> None:
@@ -234,8 +259,10 @@ def test_list_of_tuples_table_gives_one_variant_per_row() -> None:
         """
     )
     assert site.template.text == "LoRA {reason}."
-    assert [dict(v.values)["reason"] for v in site.variants] == ["does not support --a", "does not support b={cfg.b!r}"]
-    assert [v.template.text for v in site.variants] == ["LoRA does not support --a.", "LoRA does not support b={cfg.b!r}."]
+    assert [dict(v.values)["reason"] for v in site.variants] == [
+        "does not support --a", "does not support b={cfg.b!r}"]
+    assert [v.template.text for v in site.variants] == [
+        "LoRA does not support --a.", "LoRA does not support b={cfg.b!r}."]
     assert [RENDER.text(v.guards[0].expr) for v in site.variants] == ["`--a` is set", "`--b` is x"]
 
 
@@ -260,7 +287,8 @@ def test_dict_table_grown_under_branches_carries_the_branch_condition() -> None:
         "`--arch` is A and `--y` is set",
         "`--arch` is not A and `--arch` is B and `--z` is set",
     ]
-    assert [v.template.text for v in site.variants] == ["--x is not supported", "--y is not supported", "--z is not supported"]
+    assert [v.template.text for v in site.variants] == [
+        "--x is not supported", "--y is not supported", "--z is not supported"]
 
 
 def test_lambda_rows_are_called_in_the_loop() -> None:
@@ -287,7 +315,8 @@ def test_loop_over_literal_keys_substitutes_the_loop_variable() -> None:
         """
     )
     assert [v.template.text for v in site.variants] == ["missing image", "missing video"]
-    assert [RENDER.text(v.guards[0].expr) for v in site.variants] == ["`--image` is not given", "`--video` is not given"]
+    assert [RENDER.text(v.guards[0].expr) for v in site.variants] == [
+        "`--image` is not given", "`--video` is not given"]
 
 
 def test_module_level_table_referenced_by_name() -> None:
@@ -420,7 +449,8 @@ def test_parameters_passed_different_values_stay_unknown() -> None:
 
 
 def test_or_of_config_and_view_is_an_alias() -> None:
-    site = one("def f(server_args, cfg=None):\n    cfg = cfg or resolving_view(server_args)\n    if cfg.pp_size != 1:\n        raise ValueError('x')\n")
+    site = one("def f(server_args, cfg=None):\n    cfg = cfg or resolving_view(server_args)\n"
+               "    if cfg.pp_size != 1:\n        raise ValueError('x')\n")
     assert RENDER.text(site.guards[0].expr) == "`--pp-size` is not 1"
 
 
@@ -503,7 +533,8 @@ def test_adjustment_in_a_function_nothing_analysed_calls(name, unknown_guard) ->
 
 
 def test_adjustment_in_a_called_private_function_has_the_callers_guard() -> None:
-    fs = extract_file("m.py", "def _h(cfg):\n    cfg.a = 1\n\ndef entry(cfg):\n    if cfg.b:\n        _h(cfg)\n", PROFILE)
+    fs = extract_file(
+        "m.py", "def _h(cfg):\n    cfg.a = 1\n\ndef entry(cfg):\n    if cfg.b:\n        _h(cfg)\n", PROFILE)
     adj = with_caller_guards([fs])[0].adjustments[0]
     assert not any(unknowns(g.expr) for g in adj.guards) and RENDER.text(adj.guards[0].expr) == "`--b` is set"
 
@@ -597,7 +628,8 @@ _DEEP = {
                    + "".join(f"    elif a == {i}:\n        pass\n" for i in range(1, 1000))
                    + "    else:\n        raise ValueError('v')\n"),
     "1000-part message": "def f(a):\n    if a:\n        raise ValueError(" + " + ".join(["'x'"] * 1000) + ")\n",
-    "a binding chain of 1000 names": ("def f(a):\n    x0 = a\n" + "".join(f"    x{i} = x{i - 1} + 1\n" for i in range(1, 1000))
+    "a binding chain of 1000 names": ("def f(a):\n    x0 = a\n"
+                                      + "".join(f"    x{i} = x{i - 1} + 1\n" for i in range(1, 1000))
                                       + "    if x999:\n        raise ValueError('v')\n"),
     "2000 nested parentheses": ("def f(y):\n    x = " + "(" * 2000 + "1" + ")" * 2000
                                 + "\n    if y:\n        raise ValueError('deep')\n"),
@@ -605,7 +637,8 @@ _DEEP = {
 _DEEP_RUNNER = """
 import json, sys
 from extractor.profile import load_profile
-from extractor.sites import extract_file
+from extractor.positions import statement_spans
+from extractor.sites import SiteWalker, extract_file
 from extractor.records import FileSites
 cases = json.load(sys.stdin)
 for name, text in cases.items():

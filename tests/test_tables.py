@@ -18,6 +18,7 @@ from extractor.tables import (
     row_parts,
     table_of,
     target_names,
+    unconditional_items,
 )
 from extractor.templates import Template
 
@@ -73,6 +74,21 @@ def test_rows_carry_the_guards_they_were_added_under() -> None:
 def test_items_are_what_iterating_yields(literal: str, items: list[str]) -> None:
     table = table_of(cst.parse_expression(literal))
     assert table is not None and [CODE(n) for n in table.items()] == items
+
+
+@pytest.mark.parametrize(
+    "literal, guards, items",
+    [
+        ("[a, b]", (), ["a", "b"]),
+        ("{'k': v}", (), ["'k'"]),  # a dict yields its keys
+        ("[a]", (GUARD,), None),  # a row added under a condition may be missing
+    ],
+)
+def test_unconditional_items(literal: str, guards: tuple[Guard, ...], items: list[str] | None) -> None:
+    table = table_of(cst.parse_expression(literal), guards)
+    assert table is not None
+    found = unconditional_items(table)
+    assert (None if found is None else [CODE(n) for n in found]) == items
 
 
 @pytest.mark.parametrize(

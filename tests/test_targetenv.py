@@ -174,7 +174,8 @@ def test_build_leaves_only_the_env_and_its_lock(built):
 def test_scripts_point_at_the_final_directory(built):
     env, _, _ = built
     pip = (env.dir / "bin" / "pip").read_text()
-    assert pip.splitlines()[0].startswith(f"#!{env.dir}/bin/python") and ".build-" not in (env.dir / "bin" / "activate").read_text()
+    assert (pip.splitlines()[0].startswith(f"#!{env.dir}/bin/python")
+            and ".build-" not in (env.dir / "bin" / "activate").read_text())
     assert run(env.dir / "bin" / "pip", "--version").returncode == 0
 
 
@@ -342,7 +343,8 @@ def test_real_sglang_0_5_23_env():
     assert env.dir.parent == conftest.test_cache_dir() / "targets"
     # sglang itself imports only with the profile's torch op shim: the driver's business
     # (tests/test_real_confirm.py runs it); here, what is installed where
-    code = "import importlib.util as u, importlib.metadata as m; print(m.version('sglang'), u.find_spec('sglang').origin)"
+    code = ("import importlib.util as u, importlib.metadata as m; "
+            "print(m.version('sglang'), u.find_spec('sglang').origin)")
     done = run(env.python, "-c", code, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     version, where = done.stdout.split()[-2:]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.trigger import Renderer, trigger_dict
-from extractor.ir import And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
+from analyzers.trigger import Renderer
+from extractor.ir import KINDS, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, Visitor
 
 FLAG = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
 ADAPTIVE = Ref(RefKind.FLAG, "speculative_adaptive", "cfg.speculative_adaptive")
@@ -26,8 +26,10 @@ R = Renderer()
         (Not(Not(Truthy(ENV))), "`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1`"),
         (Compare("==", ENV, Const("static")), "`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=static`"),
         (And((Truthy(ADAPTIVE), Or((Truthy(ENV), Compare("==", FLAG, Const("X")))))),
-         "`--speculative-adaptive` is set and (`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1` or `--speculative-algorithm` is X)"),
-        (Not(And((Truthy(ADAPTIVE), Truthy(ENV)))), "`--speculative-adaptive` is not set or `SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset"),
+         "`--speculative-adaptive` is set and "
+         "(`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1` or `--speculative-algorithm` is X)"),
+        (Not(And((Truthy(ADAPTIVE), Truthy(ENV)))),
+         "`--speculative-adaptive` is not set or `SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset"),
         (And((Truthy(ADAPTIVE), Const(True))), "`--speculative-adaptive` is set"),
         (Truthy(Unknown("f(x)")), "`f(x)` (unknown) is true/non-empty"),
     ],
@@ -36,12 +38,62 @@ def test_render(expr, text) -> None:
     assert R.text(expr) == text
 
 
-def test_trigger_lists_flags_env_and_other_references() -> None:
-    expr = And((Truthy(ADAPTIVE), Truthy(ENV), Truthy(Ref(RefKind.PLATFORM, "is_hip", "is_hip()")), Truthy(Unknown("g()"))))
-    trig = trigger_dict(expr, R)
-    assert (trig["flags"], trig["env"], trig["other"]) == (
-        ["--speculative-adaptive"], ["SGLANG_ENABLE_OVERLAP_PLAN_STREAM"], ["platform:is_hip", "unknown:g()"]
-    )
+HIP = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
+ARCH = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
+
+
+@pytest.mark.parametrize(
+    "expr, text",
+    [
+        (Truthy(HIP), "platform check `is_hip()` is true"),
+        (Not(Truthy(HIP)), "platform check `is_hip()` is false"),
+        (Truthy(ARCH), "model property `hf_config.architectures` is true/non-empty"),
+        (Not(Truthy(Seq((ADAPTIVE,)))), "`--speculative-adaptive` is false/empty"),
+        (Truthy(Apply("isinstance", (FLAG, Const("dict")), "isinstance(x, dict)")),
+         "`--speculative-algorithm` is a dict"),
+        (Not(Truthy(Apply("isinstance", (FLAG, Const("dict")), "isinstance(x, dict)"))),
+         "`--speculative-algorithm` is not a dict"),
+        (Compare("<", Const(1), FLAG), "`--speculative-algorithm` > 1"),  # the constant goes right
+        (Not(Compare("<", Const(1), FLAG)), "`--speculative-algorithm` <= 1"),
+        (Compare("is not", ENV, Const(None)), "`SGLANG_ENABLE_OVERLAP_PLAN_STREAM` is set"),
+        (Not(Compare("is not", ENV, Const(None))), "`SGLANG_ENABLE_OVERLAP_PLAN_STREAM` is unset"),
+        (In(FLAG, Const(("A", None))), "`--speculative-algorithm` is A or is not given"),
+        (In(FLAG, Const((None,))), "`--speculative-algorithm` is not given"),
+        (Not(In(FLAG, Const((None,)))), "`--speculative-algorithm` is given"),
+        (In(FLAG, Seq((ADAPTIVE, Const("X")))), "`--speculative-algorithm` is in `--speculative-adaptive`, X"),
+        (Not(Or((Truthy(ADAPTIVE), And((Truthy(ENV), Truthy(HIP)))))),
+         "`--speculative-adaptive` is not set and (`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset "
+         "or platform check `is_hip()` is false)"),
+    ],
+)
+def test_render_each_kind_as_a_condition(expr, text) -> None:
+    assert R.text(expr) == text
+
+
+@pytest.mark.parametrize(
+    "expr, text",
+    [
+        (Const(None), "not given"),
+        (Const(True), "true"),
+        (Const(("a", ("b", 1))), "a, (b, 1)"),
+        (Unknown("f(x)"), "`f(x)` (unknown)"),
+        (Ref(RefKind.FLAG, "x", "cfg.x"), "`--x`"),
+        (Ref(RefKind.RUNTIME, "os.path.exists(p)", "os.path.exists(p)"), "`os.path.exists(p)`"),
+        (Seq((ADAPTIVE, Const(2))), "`--speculative-adaptive`, 2"),
+        (Or((Truthy(ADAPTIVE), Truthy(Const(1)))), "(`--speculative-adaptive` or 1)"),  # Python's value of `a or 1`
+        (And((Truthy(ADAPTIVE), Compare(">", FLAG, Const(1)))),
+         "(`--speculative-adaptive` is set and `--speculative-algorithm` > 1)"),  # a condition: a sentence
+        (Not(Truthy(ADAPTIVE)), "(`--speculative-adaptive` is not set)"),
+        (In(FLAG, Const(("A", "B"))), "(`--speculative-algorithm` is one of A, B)"),
+    ],
+)
+def test_render_each_kind_as_a_value(expr, text) -> None:
+    assert R.value(expr) == text
+
+
+def test_the_renderer_is_a_visitor_with_a_handler_for_every_kind() -> None:
+    assert isinstance(R, Visitor)
+    assert all(hasattr(Renderer, f"visit_{kind.__name__}") for kind in KINDS)
 
 
 def test_nested_tuples_render_as_tuples() -> None:

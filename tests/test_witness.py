@@ -169,7 +169,8 @@ def test_falsify_prefers_undoing_what_before_set(part, given, after):
         (Compare(">", FROB, Const(1)), Launch(), [FROB]),  # an unknown function of known arguments
         (Compare(">", Apply("+", (TP, FROB), "tp + frob(tp)"), Const(1)), Launch(), [FROB]),  # not the sum
         (Truthy(Apply("frob", (HIP,), "frob(is_hip())")), Launch(), [HIP]),  # not the call: its argument
-        (Compare("==", Apply("//", (TP, Const(0)), "tp // 0"), Const(1)), Launch(), [Apply("//", (TP, Const(0)), "tp // 0")]),
+        (Compare("==", Apply("//", (TP, Const(0)), "tp // 0"), Const(1)), Launch(),
+         [Apply("//", (TP, Const(0)), "tp // 0")]),
         (And((Truthy(HIP), Not(Truthy(HIP)))), Launch(), [HIP]),  # once
         (Truthy(flag("undeclared")), Launch(), [flag("undeclared")]),  # no default
         (Truthy(HIP), Launch(facts={"platform:is_hip": True}), []),  # stated as a fact
@@ -215,7 +216,8 @@ def test_an_undecided_fact_still_shows_the_users_part_in_before():
      ["platform check `is_hip()` is true"], ["platform:is_hip=true"]),
     # two architectures at once: no single model states them
     (And((Compare("==", ARCH, Const("ArchA")), In(Const("ArchB"), ARCHS))), "<model>",
-     ["model property `hf_config.architectures[0]` is ArchA", "model property `hf_config.architectures` is ArchB"], None),
+     ["model property `hf_config.architectures[0]` is ArchA",
+      "model property `hf_config.architectures` is ArchB"], None),
 ])
 def test_an_example_states_the_architecture_and_assumes_other_facts(condition, model, assuming, needs):
     fix = fix_for(And((condition, Truthy(LORA))))
@@ -380,7 +382,8 @@ MODE = Ref(RefKind.ENV, "SGLANG_MODE", "envs.SGLANG_MODE.get()")
 
 @pytest.mark.parametrize("expr, before", [
     # a value the code names nowhere: one the program accepts, not a made-up word
-    (And((Truthy(MODULES), Not(In(Const("q_proj"), MODULES)))), "serve --model-path <model> --lora-target-modules k_proj"),
+    (And((Truthy(MODULES), Not(In(Const("q_proj"), MODULES)))),
+     "serve --model-path <model> --lora-target-modules k_proj"),
     # a list grown by one item: an accepted one
     (ALL_WITH_OTHERS, "serve --model-path <model> --lora-target-modules all q_proj"),
     (And((Truthy(MODE), Compare("!=", MODE, Const("static")))), "SGLANG_MODE=compact serve --model-path <model>"),
@@ -402,3 +405,23 @@ def test_profile_accepts_is_checked(accepts, problem):
 
     with pytest.raises(ProfileError, match=problem):
         parse_profile({"name": "n", "repo": "o/r", "targets": ["a.py"], "examples": {"accepts": accepts}}, "p")
+
+
+# ------------------------------------------------------------------ memo
+
+
+def test_candidates_tell_constants_of_different_types_apart():
+    from analyzers.witness import candidates
+    model = value_model()
+    chunk = Ref(RefKind.MODEL, "model_config.chunk", "model_config.chunk")
+    one, true = (candidates(Leaf(RefKind.MODEL, chunk.name), Compare("==", chunk, Const(c)), model) for c in (1, True))
+    assert (one, true) == ([NOT_GIVEN, 1, True, False, 2, 0], [NOT_GIVEN, True, False])  # 1 == True in Python
+
+
+def test_a_question_asked_again_is_answered_from_the_memo():
+    from analyzers.witness import satisfy
+    model = context().model
+    expr = And((Truthy(LORA), Compare(">", TP, Const(4))))
+    first = satisfy(expr, model, base_launch(model))
+    assert satisfy(expr, model, base_launch(model)) is first
+    assert satisfy(expr, context().model, base_launch(model)) == first  # a fresh model finds the same

@@ -227,36 +227,54 @@ def confirm(
 def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Profile, version: str,
                   session: _Session, index: EntryIndex, repair: bool, record: str | Path | None,
                   recorded: Outcomes) -> list[Outcome]:
-    real = profile.real
-    assert real is not None  # `confirm` refuses a profile without one
+    """Run `todo` (each example once, then repairs of the refuted ones), in `todo`'s order."""
     outcomes: dict[int, Outcome] = {}
     pairs: dict[int, Pair] = {}
     for i, example in enumerate(todo):
-        why = _unrunnable(example, real)
-        if why is not None:
-            outcomes[i] = _not_run(example, version, why)
-            continue
-        try:
-            before = split_command(example.before or "", profile.launch)
-            after = split_command(example.after, profile.launch) if example.after else None
-        except ValueError as exc:
-            outcomes[i] = _not_run(example, version, f"not a command line ({exc})")
-            continue
-        pairs[i] = Pair(example, before, after)
+        pair_or_why = _pair(example, profile)
+        if isinstance(pair_or_why, str):
+            outcomes[i] = _not_run(example, version, pair_or_why)
+        else:
+            pairs[i] = pair_or_why
     session.label = "examples"
     _judged(list(pairs.values()), session, index)
+    search = Search.of(data, index, pairs.values(), recorded, version, profile.launch)
+    repaired = _repaired(pairs, search, session, index, REPAIR_ROUNDS if repair else 0)
+    for i, pair in pairs.items():
+        outcomes[i] = _outcome(pair, version, repaired.get(i))
+    if record is not None:
+        _record(record, session, version, index)
+    return [outcomes[i] for i in sorted(outcomes)]
 
+
+def _pair(example: Example, profile: Profile) -> Pair | str:
+    """The example's command lines to run, or why it cannot run here."""
+    real = profile.real
+    assert real is not None  # `confirm` refuses a profile without one
+    why = _unrunnable(example, real)
+    if why is not None:
+        return why
+    try:
+        before = split_command(example.before or "", profile.launch)
+        after = split_command(example.after, profile.launch) if example.after else None
+    except ValueError as exc:
+        return f"not a command line ({exc})"
+    return Pair(example, before, after)
+
+
+def _repaired(pairs: Mapping[int, Pair], search: Search, session: _Session, index: EntryIndex,
+              rounds: int) -> dict[int, Pair]:
+    """Per refuted pair (by its key in `pairs`), the first repair the real program confirmed: each
+    round runs the candidates of the repairs the previous round refuted."""
     open_ = {i: [p] for i, p in pairs.items() if p.verdict is not None and p.verdict.status == REFUTED}
     repaired: dict[int, Pair] = {}
-    search = Search.of(data, index, pairs.values(), recorded, version, profile.launch)
-    for round_ in range(REPAIR_ROUNDS if repair else 0):
+    for round_ in range(rounds):
         tries = {i: [r for p in ps for r in search.candidates(p)] for i, ps in open_.items()}
         tries = {i: rs for i, rs in tries.items() if rs}
         if not tries:
             break
-        flat = [r for rs in tries.values() for r in rs]
         session.label = f"repairs, round {round_ + 1}"
-        _judged(flat, session, index)
+        _judged([r for rs in tries.values() for r in rs], session, index)
         open_ = {}
         for i, rs in tries.items():
             good = next((r for r in rs if r.verdict is not None and r.verdict.status == CONFIRMED), None)
@@ -264,11 +282,7 @@ def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Pro
                 repaired[i] = good
             else:
                 open_[i] = rs
-    for i, pair in pairs.items():
-        outcomes[i] = _outcome(pair, version, repaired.get(i))
-    if record is not None:
-        _record(record, session, version, index)
-    return [outcomes[i] for i in sorted(outcomes)]
+    return repaired
 
 
 def _unrunnable(example: Example, real: RealProfile) -> str | None:

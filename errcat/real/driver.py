@@ -42,6 +42,15 @@ import tempfile
 import threading
 import time
 import traceback
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:  # typing only: the driver runs on the target's interpreter (3.8+), annotations unevaluated
+    import _socket  # where typeshed declares socket.socket's connect/connect_ex (the slots patched below)
+    from collections.abc import Iterator
+
+    from _typeshed import ReadableBuffer
+
+    Address = tuple[Any, ...] | str | ReadableBuffer  # what socket.connect takes (typeshed's socket._Address)
 
 TRACEBACK_CHARS = 4000  # tail of the formatted traceback sent along (for reports)
 PARENT_POLL_SECONDS = 1.0
@@ -82,18 +91,19 @@ def _no_network() -> None:
     network the validation must not use (UDP `connect` sends nothing: left alone)."""
     plain_connect, plain_connect_ex = socket.socket.connect, socket.socket.connect_ex
 
-    def refused(sock: socket.socket, address: object) -> bool:
+    def refused(sock: _socket.socket, address: Address) -> bool:
         return sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM \
             and not _loopback(address)
 
-    def connect(self: socket.socket, address: object) -> None:
+    def connect(self: _socket.socket, address: Address) -> None:
         if refused(self, address):
             raise OSError(errno.ENETUNREACH, f"network disabled by errcat's driver: {address!r}")
         plain_connect(self, address)
 
-    def connect_ex(self: socket.socket, address: object) -> int:
+    def connect_ex(self: _socket.socket, address: Address) -> int:
         return errno.ENETUNREACH if refused(self, address) else plain_connect_ex(self, address)
 
+    # Patching the class is the point: every socket, whoever creates it, goes through these.
     socket.socket.connect = connect  # type: ignore[method-assign]
     socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
 
@@ -103,7 +113,7 @@ class _Stderr(io.TextIOBase):
     keeps a copy (argparse's message). Installed once, so loggers that bind sys.stderr
     during a launch keep writing to the real stderr afterwards."""
 
-    def __init__(self, real: io.TextIOBase) -> None:
+    def __init__(self, real: TextIO) -> None:
         self._real = real
         self._copy: io.StringIO | None = None
 
@@ -125,12 +135,13 @@ class _Stderr(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
-    @property
+    @property  # typeshed declares a plain attribute; this one is the real stream's, read-only
     def encoding(self) -> str:  # type: ignore[override]
         return self._real.encoding
 
     @contextlib.contextmanager
-    def copied(self):  # yields the copy (a StringIO)
+    def copied(self) -> Iterator[io.StringIO]:
+        """Keeps a copy of what is written meanwhile, in the StringIO it yields."""
         self._copy = io.StringIO()
         try:
             yield self._copy
@@ -227,6 +238,7 @@ class Driver:
         self.module = importlib.import_module(setup["module"])
         self.package_dirs = _package_dirs(setup["package"])
         self._real: dict[str, str | None] = {}
+        self.libraries: list = []  # the torch op libraries defined for the target: alive as long as the driver
 
     def _inside(self, filename: str) -> str | None:
         """`filename` relative to the package's parent directory, when inside the package."""
@@ -317,7 +329,7 @@ def _start(setup: dict, stderr: _Stderr) -> tuple[Driver | None, dict]:
         sys.path[:0] = list(setup.get("path") or [])
         libraries = _define_torch_ops(setup.get("torch_ops") or {})
         driver = Driver(setup, stderr)
-        driver.libraries = libraries  # type: ignore[attr-defined]
+        driver.libraries = libraries
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return None, {"ready": False, "error": text,

@@ -57,8 +57,9 @@ class Change:
     def __bool__(self) -> bool:
         return bool(self.drop or self.set or self.env)
 
-    def options(self) -> set[str]:
-        return set(self.drop) | {o for o, _ in self.set}
+    def options(self) -> frozenset[str]:  # (`set` here is the field, not the builtin)
+        """The options this change drops or sets."""
+        return self.drop | {o for o, _ in self.set}
 
     def apply(self, line: CommandLine) -> CommandLine:
         groups = [(o, v) for o, v in _groups(line.argv) if o not in self.drop]

@@ -98,7 +98,10 @@ class _Worker:
         except OSError as exc:
             self.stderr.close()
             raise ErrcatError(f"cannot run the target interpreter {python}: {exc}") from None
-        self.fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None  # both are pipes
+        self.stdin, self.stdout = stdin, stdout
+        self.fd = stdout.fileno()
         self.buffer = b""
         self.ready: dict[str, Any] | None = None
         self.task: tuple[int, Launch] | None = None
@@ -108,8 +111,8 @@ class _Worker:
 
     def _write(self, data: Mapping[str, Any]) -> None:
         try:
-            self.proc.stdin.write((json.dumps(data) + "\n").encode())  # type: ignore[union-attr]
-            self.proc.stdin.flush()  # type: ignore[union-attr]
+            self.stdin.write((json.dumps(data) + "\n").encode())
+            self.stdin.flush()
         except OSError:
             pass  # it died already: its stdout ends, and the loop sees that
 
@@ -137,15 +140,15 @@ class _Worker:
         with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone already
             os.killpg(self.proc.pid, signal.SIGKILL)
         code = self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.stdin, self.stdout):
             with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
+                stream.close()
         return f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
 
     def close(self) -> None:
         """Ask the driver to leave (end of input), then make sure it did."""
         try:
-            self.proc.stdin.close()  # type: ignore[union-attr]
+            self.stdin.close()
             self.proc.wait(timeout=2)
         except (OSError, subprocess.TimeoutExpired):
             pass
@@ -225,7 +228,8 @@ class Runner:
         if not self._workers:
             raise ErrcatError("the runner is not started (use it as a context manager)")
         todo = deque(enumerate(launches))
-        total, done, results = len(todo), 0, {}
+        total, done = len(todo), 0
+        results: dict[int, tuple[Launch, Result]] = {}
         try:
             while done < total:
                 for worker in self._workers:
@@ -302,9 +306,9 @@ class Runner:
             tail = worker.stderr_tail().strip().splitlines()
             raise ErrcatError(f"the target interpreter {self.python} ended before it was ready ({how})"
                               + (f": {tail[-1]}" if tail else ""))
-        tail = worker.stderr_tail(worker.stderr_at)
+        since_launch = worker.stderr_tail(worker.stderr_at)
         return self._restart(worker, results, Result("crash", seconds=round(time.monotonic() - worker.started, 3),
-                                                     detail=f"{how}\n{tail}".strip()))
+                                                     detail=f"{how}\n{since_launch}".strip()))
 
     def _restart(self, worker: _Worker, results: dict[int, tuple[Launch, Result]] | None,
                  result: Result | None = None) -> _Worker:

@@ -104,10 +104,17 @@ def _supported_tags() -> frozenset[tuple[str, str, str]]:
     try:
         from packaging.tags import sys_tags
     except ImportError:
-        try:  # pip vendors the same module; every interpreter with a venv has pip
-            from pip._vendor.packaging.tags import sys_tags
-        except ImportError:
-            return frozenset()
+        return _pip_supported_tags()
+    return frozenset((t.interpreter, t.abi, t.platform) for t in sys_tags())
+
+
+def _pip_supported_tags() -> frozenset[tuple[str, str, str]]:
+    """The same from pip's vendored copy of packaging (every interpreter with a venv has pip);
+    its Tag is a class of its own to a type checker, hence a function of its own."""
+    try:
+        from pip._vendor.packaging.tags import sys_tags
+    except ImportError:
+        return frozenset()
     return frozenset((t.interpreter, t.abi, t.platform) for t in sys_tags())
 
 
@@ -319,8 +326,9 @@ def ensure_target_env(
     Raises ErrcatError (one line) for an uncovered version or a failing step.
     """
     plan = plan_for(profile, version)
-    explicit = root is not None and os.fspath(root) != ""
-    env_dir = Path(root).expanduser().absolute() if explicit else default_env_dir(plan, cache_dir)  # type: ignore[arg-type]
+    given = None if root is None or os.fspath(root) == "" else Path(root).expanduser().absolute()
+    explicit = given is not None
+    env_dir = given if given is not None else default_env_dir(plan, cache_dir)
     env = TargetEnv(python=env_python(env_dir), version=version, dir=env_dir)
     if not explicit:
         _refuse_untrusted(cache_dir)  # also before a cache hit: its python is what runs next
