@@ -158,7 +158,8 @@ def test_oscillating_adjustments_end_unknown():
 
 
 def test_rules_from_catalog_dicts():
-    data = {"dest": "enable_lora", "value": TRUE.as_dict(), "when": {"text": "t", "expr": Truthy(flag("lora_paths")).as_dict()}}
+    when = {"text": "t", "expr": Truthy(flag("lora_paths")).as_dict()}
+    data = {"dest": "enable_lora", "value": TRUE.as_dict(), "when": when}
     assert rules_from_adjustments([data]) == (IMPLIES_LORA,)
 
 
