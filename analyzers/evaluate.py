@@ -6,22 +6,25 @@ adjustments (``if self.lora_paths: self.enable_lora = True``) are applied to a f
 point first. Platform, model and runtime leaves are unknown unless the launch states
 them as facts. Unknown propagates by Kleene logic: ``false and unknown`` is false.
 
-`evaluate` is asked tens of thousands of times per catalog by the witness search, so it
-is memoised on the `Model`: a condition other than and/or/not keeps its result per
-what the launch gives for the settings it (and its adjustments) can read, and/or/not
-are decided from their operands; conditions asked often are compiled to closures.
-`truth`/`value` are the reference semantics (the tests check the memoised and compiled
-forms against them).
+The semantics are defined once, by `_ValueCode` and `_TruthCode`: one handler per IR
+kind, each turning a node into a function of the resolved settings (`Values`).
+`evaluate` is asked tens of thousands of times per catalog by the witness search, so
+its answers are memoised in the model's `EvalCache`: a condition other than
+and/or/not (a `_Plan`) keeps its result per what the launch gives for the settings it
+(and its adjustments) can read, and/or/not are decided from their operands with the
+same Kleene combinator the compiled code uses. `tests/test_evaluate.py` keeps a plain
+tree walk of the same semantics and checks this fast path against it.
 """
 from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
+from functools import lru_cache, partial
+from typing import Any, Generic, Protocol, TypeVar
 
+from analyzers.adjustments import adjustment_guard
 from analyzers.examples import Examples
 from analyzers.launch import Launch
 from extractor.compat import StrEnum
@@ -41,8 +44,13 @@ from extractor.ir import (
     Seq,
     Truthy,
     Unknown,
+    Visitor,
+    as_condition,
     children,
+    conjuncts,
     from_dict,
+    is_condition,
+    is_truthiness,
     refs,
 )
 
@@ -93,8 +101,6 @@ class Rule:
 
 def rules_from_adjustments(adjustments: Iterable[Any]) -> tuple[Rule, ...]:
     """Rules from `extractor.records.Adjustment` records or catalog dicts (either works)."""
-    from analyzers.adjustments import adjustment_guard
-
     out = []
     for adj in adjustments:
         if isinstance(adj, Mapping):
@@ -102,6 +108,12 @@ def rules_from_adjustments(adjustments: Iterable[Any]) -> tuple[Rule, ...]:
         else:
             out.append(Rule(adj.flag, adj.value, adjustment_guard(adj), (adj.path, adj.function, adj.order)))
     return tuple(out)
+
+
+def base_dest(name: str) -> str:
+    """``device.startswith()`` reads ``device``."""
+    head, _, method = name.rpartition(".")
+    return head if head and method.endswith("()") else name
 
 
 # ------------------------------------------------------------------ defaults
@@ -133,137 +145,97 @@ def env_value(raw: str, type_name: str | None) -> Any:
     return raw
 
 
+# ------------------------------------------------------------------ the model
+
+
 @dataclass(frozen=True, slots=True)
 class Model:
     """What the evaluator knows besides the launch: declared flags/env and adjustments.
 
     `flags` is an `analyzers.flags.FlagModel` or None (then every leaf the launch does
-    not give is unknown).
+    not give is unknown). `cache` is where evaluation and the searches over this model
+    remember what they found (see `EvalCache`); it is not part of the model's value.
     """
 
     flags: Any = None
     rules: tuple[Rule, ...] = ()
     examples: Examples = field(default_factory=Examples)  # how examples write values (the witness search reads it)
-    # memos (the witness search asks the same questions many times); ids are safe as keys
-    # because each memo holds the object whose id it uses
-    _writers: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)  # dest -> rule indices
-    _reads: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)  # per rule: flags read
-    _closure: dict[str, frozenset[int]] = field(init=False, repr=False, compare=False)  # dest -> rules that matter
-    _relevant: dict[Expr, tuple[Rule, ...]] = field(init=False, repr=False, compare=False)
-    _rule_sets: dict[tuple[int, ...], tuple[Rule, ...]] = field(
-        init=False, repr=False, compare=False)  # one tuple per set of relevant rules (ids stay meaningful)
-    _resolved: dict[int, _Inputs] = field(
-        init=False, repr=False, compare=False)  # id of a rule tuple -> its inputs and adjustments per launch
-    _keys: dict[int, int] = field(init=False, repr=False, compare=False)  # id of a node -> its key
-    _held: list[Expr] = field(init=False, repr=False, compare=False)  # every node in _keys (ids stay unique)
-    _recent: dict[int, tuple[Expr, int]] = field(init=False, repr=False, compare=False)  # and/or/not nodes
-    _shapes: dict[tuple[Any, ...], int] = field(init=False, repr=False, compare=False)  # node shape -> key
-    _plans: dict[int, Any] = field(init=False, repr=False, compare=False)  # key of a condition -> its plan
-    _nodes: dict[int, tuple[Expr, Any]] = field(
-        init=False, repr=False, compare=False)  # id of a node -> (it, its decider)
-    _code: dict[int, tuple[Any, Any]] = field(
-        init=False, repr=False, compare=False)  # id of a rule (or rule tuple) -> (it, its compiled code)
-    _pool: dict[Any, Any] = field(init=False, repr=False, compare=False)  # one `_Reads` per content
-    _compiled: dict[tuple[int, bool], Any] = field(
-        init=False, repr=False, compare=False)  # (key of a node, truth?) -> its code
-    _defaults: dict[tuple[str, str], Any] = field(init=False, repr=False, compare=False)
-    memo: dict[Any, Any] = field(init=False, repr=False, compare=False)  # for searches over this model
+    cache: EvalCache = field(default_factory=lambda: EvalCache(), init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        writers: dict[str, list[int]] = {}
-        for i, rule in enumerate(self.rules):
-            writers.setdefault(rule.dest, []).append(i)
-        reads = tuple(
-            tuple(_base_dest(r.name) for e in (rule.when, rule.value) for r in refs(e) if r.kind is RefKind.FLAG)
-            for rule in self.rules
-        )
-        object.__setattr__(self, "_writers", {k: tuple(v) for k, v in writers.items()})
-        object.__setattr__(self, "_reads", reads)
-        for name in ("_closure", "_relevant", "_rule_sets", "_resolved", "_keys", "_recent", "_shapes", "_plans",
-                     "_nodes", "_code", "_pool", "_compiled", "_defaults", "memo"):
-            object.__setattr__(self, name, {})
-        object.__setattr__(self, "_held", [])
+    @property
+    def memo(self) -> dict[Hashable, Any]:
+        """`EvalCache.searches`: what searches over this model remember (the witness search
+        keeps its `WitnessMemo` there under its type)."""
+        return self.cache.searches
 
     def forget_nodes(self) -> None:
-        """Drop what is remembered per condition object (results stay: they are kept per
-        condition shape). Call between unrelated questions, e.g. per catalog entry, so
-        the conditions already asked about can be freed."""
-        self._keys.clear()
-        self._held.clear()
-        self._nodes.clear()
-        self._recent.clear()
+        """`EvalCache.forget_nodes`: call between unrelated questions, e.g. per catalog entry."""
+        self.cache.forget_nodes()
 
     def adjusts(self, dest: str) -> bool:
         """Does some automatic adjustment write `dest`?"""
-        return dest in self._writers
+        return dest in self._graph().writers
 
     def flag_default(self, dest: str) -> Any:
-        key = ("flag", dest)
-        try:
-            return self._defaults[key]
-        except KeyError:
-            pass
-        flag = self.flags.by_dest(dest) if self.flags is not None else None
-        if flag is None or flag.derived:  # a derived field is whatever code sets it to
-            found = UNKNOWN
-        elif flag.action and flag.action.endswith("store_true") and flag.default is None and flag.type == "bool":
-            found = False
-        else:
-            found = _literal_default(flag.default)
-        self._defaults[key] = found
-        return found
+        known = self.cache.flag_defaults
+        if dest not in known:
+            flag = self.flags.by_dest(dest) if self.flags is not None else None
+            if flag is None or flag.derived:  # a derived field is whatever code sets it to
+                known[dest] = UNKNOWN
+            elif flag.action and flag.action.endswith("store_true") and flag.default is None and flag.type == "bool":
+                known[dest] = False
+            else:
+                known[dest] = _literal_default(flag.default)
+        return known[dest]
 
     def env_default(self, name: str) -> Any:
-        key = ("env", name)
-        try:
-            return self._defaults[key]
-        except KeyError:
-            pass
-        var = self.flags.env_var(name) if self.flags is not None else None
-        found = self._defaults[key] = UNKNOWN if var is None else _literal_default(var.default)
-        return found
+        known = self.cache.env_defaults
+        if name not in known:
+            var = self.flags.env_var(name) if self.flags is not None else None
+            known[name] = UNKNOWN if var is None else _literal_default(var.default)
+        return known[name]
 
     def env_type(self, name: str) -> str | None:
-        key = ("type", name)
-        try:
-            return self._defaults[key]
-        except KeyError:
-            pass
-        var = self.flags.env_var(name) if self.flags is not None else None
-        found = self._defaults[key] = var.type if var is not None else None
-        return found
+        known = self.cache.env_types
+        if name not in known:
+            var = self.flags.env_var(name) if self.flags is not None else None
+            known[name] = var.type if var is not None else None
+        return known[name]
 
     def relevant_rules(self, expr: Expr) -> tuple[Rule, ...]:
         """Adjustments that can change a flag `expr` reads, transitively, in model order."""
+        return self.rule_set(expr).rules
+
+    def rule_set(self, expr: Expr) -> RuleSet:
+        """`relevant_rules` with what they read and their results per launch."""
+        known = self.cache.relevant
         try:
-            return self._relevant[expr]
+            return known[expr]
         except KeyError:
             pass
         except TypeError:  # a constant holding a list: not hashable, not memoised
-            return self._collect(expr)
-        found = self._collect(expr)
-        self._relevant[expr] = found
+            return self._rule_set_of(refs(expr))
+        found = known[expr] = self._rule_set_of(refs(expr))
         return found
 
-    def _collect(self, expr: Expr) -> tuple[Rule, ...]:
-        return self._collect_refs(refs(expr))
-
-    def _collect_refs(self, found: Iterable[Ref]) -> tuple[Rule, ...]:
+    def _rule_set_of(self, found: Iterable[Ref]) -> RuleSet:
         chosen: set[int] = set()
         for ref in found:
             if ref.kind is RefKind.FLAG:
-                chosen |= self._rules_for(_base_dest(ref.name))
+                chosen |= self._rules_for(base_dest(ref.name))
         key = tuple(sorted(chosen))
-        rules = self._rule_sets.get(key)
-        if rules is None:  # one tuple per set: memos keyed by its id are shared by every condition
-            rules = self._rule_sets[key] = tuple(self.rules[i] for i in key)
+        known = self.cache.rule_sets
+        rules = known.get(key)
+        if rules is None:  # one per set: what it remembers is shared by every condition it serves
+            rules = known[key] = RuleSet.of(key, tuple(self.rules[i] for i in key), self.cache)
         return rules
 
     def _rules_for(self, dest: str) -> frozenset[int]:
         """Indices of the rules that can change `dest`, transitively."""
-        found = self._closure.get(dest)
+        found = self.cache.closure.get(dest)
         if found is not None:
             return found
+        graph = self._graph()
         wanted: set[str] = set()
         todo = [dest]
         while todo:
@@ -271,16 +243,142 @@ class Model:
             if name in wanted:
                 continue
             wanted.add(name)
-            for i in self._writers.get(name, ()):
-                todo += self._reads[i]
-        found = self._closure[dest] = frozenset(i for name in wanted for i in self._writers.get(name, ()))
+            for i in graph.writers.get(name, ()):
+                todo += graph.reads[i]
+        found = self.cache.closure[dest] = frozenset(i for name in wanted for i in graph.writers.get(name, ()))
         return found
 
+    def _graph(self) -> RuleGraph:
+        graph = self.cache.graph
+        if graph is None:
+            graph = self.cache.graph = RuleGraph.of(self.rules)
+        return graph
 
-def _base_dest(name: str) -> str:
-    """``device.startswith()`` reads ``device``."""
-    head, _, method = name.rpartition(".")
-    return head if head and method.endswith("()") else name
+
+@dataclass(frozen=True, slots=True)
+class RuleGraph:
+    """Which rules write each setting, and which settings each rule reads."""
+
+    writers: Mapping[str, tuple[int, ...]]  # dest -> indices of the rules that write it
+    reads: tuple[tuple[str, ...], ...]  # per rule: the flags its condition and value read
+
+    @classmethod
+    def of(cls, rules: Sequence[Rule]) -> RuleGraph:
+        writers: dict[str, list[int]] = {}
+        for i, rule in enumerate(rules):
+            writers.setdefault(rule.dest, []).append(i)
+        reads = tuple(
+            tuple(base_dest(r.name) for e in (rule.when, rule.value) for r in refs(e) if r.kind is RefKind.FLAG)
+            for rule in rules
+        )
+        return cls({k: tuple(v) for k, v in writers.items()}, reads)
+
+
+# ------------------------------------------------------------------ the cache
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Identity(Generic[K, V]):
+    """A map keyed by object identity: the one place where ids are keys.
+
+    For IR nodes, whose structural hash walks the whole tree on every look-up. Each entry
+    holds its key object, so no other object can take its id while the entry lives.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: dict[int, tuple[K, V]] = {}
+
+    def get(self, obj: K) -> V | None:
+        hit = self._items.get(id(obj))
+        return hit[1] if hit is not None and hit[0] is obj else None
+
+    def put(self, obj: K, value: V) -> V:
+        self._items[id(obj)] = (obj, value)
+        return value
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+RECENT = 1024  # and/or/not nodes whose key is remembered (then forgotten, not to keep them alive)
+_REBUILT = (And, Or, Not)  # the kinds a search rebuilds freely around the literals it reuses
+
+# A node's shape without its children: with the children's keys it makes the node's key.
+# Constants by repr: `Const(1) == Const(True)` as dataclasses, not to the evaluator.
+_OWN_SHAPE: dict[type, Callable[[Any], tuple[Hashable, ...]]] = {
+    Const: lambda e: ("c", repr(e.value)), Ref: lambda e: ("r", str(e.kind), e.name, e.text),
+    Unknown: lambda e: ("u", e.text), Apply: lambda e: ("a", e.fn, e.text), Compare: lambda e: ("p", e.op),
+    Seq: lambda e: ("s",), Truthy: lambda e: ("t",), In: lambda e: ("i",), Not: lambda e: ("n",),
+    And: lambda e: ("&",), Or: lambda e: ("|",),
+}
+
+
+@dataclass(slots=True)
+class EvalCache:
+    """What evaluation over one `Model` remembers (the witness search asks the same
+    questions many times). Owned by the model (`Model.cache`); nothing in it changes
+    an answer. Keys are structural, except the `Identity` maps (see there), and IR
+    nodes are interned by `key`."""
+
+    graph: RuleGraph | None = None  # built from the model's rules on first use
+    closure: dict[str, frozenset[int]] = field(default_factory=dict)  # dest -> indices of the rules that matter
+    rule_sets: dict[tuple[int, ...], RuleSet] = field(default_factory=dict)  # rule indices -> their set
+    relevant: dict[Expr, RuleSet] = field(default_factory=dict)  # condition -> the rules it depends on
+    rule_code: dict[int, RuleCode] = field(default_factory=dict)  # rule index -> compiled rule
+    flag_defaults: dict[str, Any] = field(default_factory=dict)
+    env_defaults: dict[str, Any] = field(default_factory=dict)
+    env_types: dict[str, str | None] = field(default_factory=dict)
+    shapes: dict[tuple[Hashable, ...], int] = field(default_factory=dict)  # node shape -> its key
+    keys: Identity[Expr, int] = field(default_factory=Identity)  # nodes below and/or/not -> key
+    recent: Identity[Expr, int] = field(default_factory=Identity)  # and/or/not -> key (at most RECENT)
+    plans: dict[int, _Plan] = field(default_factory=dict)  # key of a condition -> its plan
+    nodes: Identity[Expr, Decider] = field(default_factory=Identity)  # node -> its decider
+    code: dict[tuple[int, bool], Code] = field(default_factory=dict)  # (key, truth?) -> compiled code
+    reads: dict[Reads, Reads] = field(default_factory=dict)  # one object per content
+    searches: dict[Hashable, Any] = field(default_factory=dict)  # for searches over the model (witness)
+    compiler: _Compiler = field(init=False, repr=False)  # compiles into `code`
+
+    def __post_init__(self) -> None:
+        self.compiler = _Compiler(self)
+
+    def forget_nodes(self) -> None:
+        """Drop what is remembered per condition object (results stay: they are kept per
+        condition shape). Call between unrelated questions, e.g. per catalog entry, so
+        the conditions already asked about can be freed."""
+        self.keys.clear()
+        self.nodes.clear()
+        self.recent.clear()
+
+    def key(self, expr: Expr) -> int:
+        """A number equal for two conditions exactly when they are the same tree with the
+        same constants, types included. Remembered per node object below and/or/not (the
+        literals a search keeps reusing); the and/or/not above them are rebuilt freely by
+        the search, so only the `RECENT` latest are kept alive."""
+        rebuilt = type(expr) in _REBUILT
+        held = self.recent if rebuilt else self.keys
+        found = held.get(expr)
+        if found is not None:
+            return found
+        shape = _OWN_SHAPE[type(expr)](expr) + tuple([self.key(c) for c in children(expr)])
+        found = self.shapes.setdefault(shape, len(self.shapes))
+        if rebuilt and len(self.recent) >= RECENT:
+            self.recent.clear()
+        return held.put(expr, found)
+
+    def intern(self, reads: Reads) -> Reads:
+        return self.reads.setdefault(reads, reads)
+
+
+def expr_key(model: Model, expr: Expr) -> int:
+    """`EvalCache.key` of the model's cache."""
+    return model.cache.key(expr)
 
 
 # ------------------------------------------------------------------ values
@@ -330,8 +428,9 @@ def _method_call(text: str) -> tuple[str, tuple[Any, ...]] | None:
 
 def _isinstance(value: Any, kind: Any) -> bool:
     names = kind if isinstance(kind, tuple) else (kind,)
-    types = {"dict": Mapping, "str": str, "int": int, "float": float, "bool": bool, "list": (list, tuple),
-             "tuple": (list, tuple), "set": (set, frozenset, list, tuple)}
+    types: dict[str, type | tuple[type, ...]] = {
+        "dict": Mapping, "str": str, "int": int, "float": float, "bool": bool, "list": (list, tuple),
+        "tuple": (list, tuple), "set": (set, frozenset, list, tuple)}
     if not all(isinstance(n, str) and n in types for n in names):
         raise TypeError("unknown type")
     return any(isinstance(value, types[n]) for n in names)
@@ -367,8 +466,6 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "|": lambda a, b: _as_set(a) | _as_set(b), "&": lambda a, b: _as_set(a) & _as_set(b),
 }
 
-_CMP = COMPARE  # one comparison semantics for constant folding and evaluation
-
 
 def _apply(fn: str, args: Sequence[Any]) -> Any:
     func = _FUNCTIONS.get(fn)
@@ -381,37 +478,6 @@ def _apply(fn: str, args: Sequence[Any]) -> Any:
     if isinstance(result, float) and not math.isfinite(result):
         return UNKNOWN
     return result
-
-
-# ------------------------------------------------------------------ evaluation
-
-
-def value(expr: Expr, values: Values) -> Any:
-    """The Python value a term has (UNKNOWN when it cannot be decided)."""
-    if isinstance(expr, Const):
-        return expr.value
-    if isinstance(expr, Ref):
-        if expr.kind is RefKind.FLAG:
-            got = values.flag(expr.name)
-            return _method_ref(expr, values) if got is UNKNOWN and _base_dest(expr.name) != expr.name else got
-        if expr.kind is RefKind.ENV:
-            return values.env(expr.name)
-        return values.fact(expr)
-    if isinstance(expr, Unknown):
-        return UNKNOWN
-    if isinstance(expr, Seq):
-        items = tuple(value(i, values) for i in expr.items)
-        return UNKNOWN if any(i is UNKNOWN for i in items) else items
-    if isinstance(expr, Apply):
-        if expr.fn == IF and len(expr.args) == 3:
-            return _choose(truth(expr.args[0], values), lambda i: value(expr.args[i], values))
-        return _apply(expr.fn, [value(a, values) for a in expr.args])
-    if isinstance(expr, (And, Or)):
-        return _value_and_or(expr, values)
-    if isinstance(expr, Truthy) and not isinstance(expr.term, (Truthy, Compare, In, Not, And, Or)):
-        return value(expr.term, values)  # operand of `a or b` in value position
-    result = truth(expr, values)
-    return UNKNOWN if result is None else result
 
 
 def _choose(test: bool | None, branch: Callable[[int], Any]) -> Any:
@@ -429,50 +495,27 @@ def _method_ref(ref: Ref, values: Values) -> Any:
     call = _method_call(ref.text)
     if call is None or call[0] != ref.name.rpartition(".")[2][:-2]:
         return UNKNOWN
-    return _apply(call[0], [values.flag(_base_dest(ref.name)), *call[1]])
+    return _apply(call[0], [values.flag(base_dest(ref.name)), *call[1]])
 
 
-def _value_and_or(expr: And | Or, values: Values) -> Any:
-    """Python's ``a and b`` / ``a or b``: the deciding operand's value."""
-    last: Any = UNKNOWN
-    for arg in expr.args:
-        last = value(arg, values)
-        if last is UNKNOWN:
-            return UNKNOWN
-        try:
-            decided = bool(last)
-        except Exception:
-            return UNKNOWN
-        if decided != isinstance(expr, And):
-            return last
-    return last
+def _same(a: Any, b: Any) -> bool:
+    if a is UNKNOWN or b is UNKNOWN:
+        return a is b
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
 
 
-def truth(expr: Expr, values: Values) -> bool | None:
-    """Kleene truth of a condition: True, False or None (unknown)."""
-    if isinstance(expr, Not):
-        inner = truth(expr.arg, values)
-        return None if inner is None else not inner
-    if isinstance(expr, And):
-        results = [truth(a, values) for a in expr.args]
-        return False if False in results else None if None in results else True
-    if isinstance(expr, Or):
-        results = [truth(a, values) for a in expr.args]
-        return True if True in results else None if None in results else False
-    if isinstance(expr, Compare):
-        left, right = value(expr.left, values), value(expr.right, values)
-        if left is UNKNOWN or right is UNKNOWN or expr.op not in _CMP:
-            return None
-        try:
-            return bool(_CMP[expr.op](left, right))
-        except Exception:
-            return None
-    if isinstance(expr, In):
-        return _contains(expr, values)
-    term = expr.term if isinstance(expr, Truthy) else expr
-    if isinstance(term, (Truthy, Compare, In, Not, And, Or)):
-        return truth(term, values)
-    got = value(term, values)
+# The combinators below take their operands as functions of one argument (the settings
+# for compiled code, the launch for `node`s), so both evaluate them with the same code;
+# compiled code binds the operands with `partial` (positionally: keywords would cost a dict
+# per call), which costs no Python frame.
+
+
+def _truthy(get: Callable[[Any], Any], arg: Any) -> bool | None:
+    """Python's ``bool(get(arg))``; None when it is unknown or raises."""
+    got = get(arg)
     if got is UNKNOWN:
         return None
     try:
@@ -481,79 +524,111 @@ def truth(expr: Expr, values: Values) -> bool | None:
         return None
 
 
-def _contains(expr: In, values: Values) -> bool | None:
-    item = value(expr.item, values)
-    if isinstance(expr.container, Seq):  # decided by the known items even if some are not
-        found: list[bool | None] = []
-        for elem in expr.container.items:
-            got = value(elem, values)
-            found.append(None if got is UNKNOWN or item is UNKNOWN else got == item)
-        return True if True in found else None if None in found else False
-    container = value(expr.container, values)
-    if item is UNKNOWN or container is UNKNOWN:
-        return None
-    try:
-        return item in container
-    except Exception:
-        return None
+def kleene(parts: Sequence[Callable[[Any], bool | None]], stop: bool, arg: Any) -> bool | None:
+    """Kleene ``or`` (`stop` True) or ``and`` (`stop` False) of ``part(arg)`` for each part:
+    the first part that is `stop` decides (evaluation has no side effects, so stopping
+    early changes nothing), else unknown if one is, else ``not stop``."""
+    undecided = False
+    for part in parts:
+        result = part(arg)
+        if result is stop:
+            return stop
+        if result is None:
+            undecided = True
+    return None if undecided else not stop
 
 
-# ------------------------------------------------------------------ compiled evaluation
-# `value`/`truth` walk the IR on every call; the search asks the same conditions tens of
-# thousands of times, so each condition is translated once into closures with exactly
-# the same semantics (`tests/test_evaluate.py` checks both agree).
+def negated(part: Callable[[Any], bool | None], arg: Any) -> bool | None:
+    """Kleene ``not`` of ``part(arg)``."""
+    result = part(arg)
+    return None if result is None else not result
 
-_CONDITIONS = (Truthy, Compare, In, Not, And, Or)
+
+# ------------------------------------------------------------------ the semantics
+# Each kind's meaning, once: a handler turns a node into a function of the settings.
+# `_ValueCode` gives the Python value of a node (UNKNOWN when it cannot be decided),
+# `_TruthCode` its Kleene truth (True, False or None for unknown).
 
 Code = Callable[[Values], Any]
 
 
-def compile_value(expr: Expr, model: Model | None = None) -> Code:
-    """`value` of `expr` as a function of the settings (with `model`, equal sub-trees
-    share their code: see `expr_key`)."""
-    return _compiled(expr, model, False)
+class _Compiler:
+    """Compiles nodes; with a cache, equal sub-trees share their code (see `EvalCache.key`)."""
+
+    __slots__ = ("_truth", "_value", "cache")
+
+    def __init__(self, cache: EvalCache | None) -> None:
+        self.cache = cache
+        self._value = _ValueCode(self)
+        self._truth = _TruthCode(self)
+
+    def value(self, expr: Expr) -> Code:
+        return self._code(expr, False)
+
+    def truth(self, expr: Expr) -> Code:
+        return self._code(expr, True)
+
+    def _code(self, expr: Expr, condition: bool) -> Code:
+        visitor: Visitor[Code] = self._truth if condition else self._value
+        if self.cache is None:
+            return visitor.visit(expr)
+        key = (self.cache.key(expr), condition)
+        code = self.cache.code.get(key)
+        if code is None:
+            code = self.cache.code[key] = visitor.visit(expr)
+        return code
 
 
-def compile_truth(expr: Expr, model: Model | None = None) -> Code:
-    """`truth` of `expr` as a function of the settings (with `model`, equal sub-trees
-    share their code: see `expr_key`)."""
-    return _compiled(expr, model, True)
+def _unknown(values: Values) -> Any:
+    return UNKNOWN
 
 
-def _compiled(expr: Expr, model: Model | None, condition: bool) -> Code:
-    build = _truth_code if condition else _value_code
-    if model is None:
-        return build(expr, model)
-    key = (expr_key(model, expr), condition)
-    code = model._compiled.get(key)
-    if code is None:
-        code = model._compiled[key] = build(expr, model)
-    return code
+def _undecided(values: Values) -> bool | None:
+    return None
 
 
-def _value_code(expr: Expr, model: Model | None) -> Code:
-    if isinstance(expr, Const):
+def _flag_code(ref: Ref) -> Code:
+    name = ref.name
+    if base_dest(name) == name:
+        return lambda values: values.flag(name)
+
+    def method_flag(values: Values) -> Any:  # set by an adjustment, else the method applied
+        got = values.flag(name)
+        return _method_ref(ref, values) if got is UNKNOWN else got
+    return method_flag
+
+
+def _env_code(ref: Ref) -> Code:
+    name = ref.name
+    return lambda values: values.env(name)
+
+
+def _fact_code(ref: Ref) -> Code:
+    key = f"{ref.kind}:{ref.name}"
+    return lambda values: values.launch.facts.get(key, UNKNOWN)
+
+
+_REF_CODE: dict[RefKind, Callable[[Ref], Code]] = {RefKind.FLAG: _flag_code, RefKind.ENV: _env_code}
+
+
+class _ValueCode(Visitor[Code]):
+    """The value of a node; a condition's is its truth (UNKNOWN for unknown)."""
+
+    def __init__(self, sub: _Compiler) -> None:
+        self.sub = sub
+
+    def visit_Const(self, expr: Const) -> Code:
         const = expr.value
         return lambda values: const
-    if isinstance(expr, Ref):
-        name = expr.name
-        if expr.kind is RefKind.FLAG:
-            if _base_dest(name) == name:
-                return lambda values: values.flag(name)
-            ref = expr
 
-            def method_flag(values: Values) -> Any:
-                got = values.flag(name)
-                return _method_ref(ref, values) if got is UNKNOWN else got
-            return method_flag
-        if expr.kind is RefKind.ENV:
-            return lambda values: values.env(name)
-        key = f"{expr.kind}:{name}"
-        return lambda values: values.launch.facts.get(key, UNKNOWN)
-    if isinstance(expr, Unknown):
-        return lambda values: UNKNOWN
-    if isinstance(expr, Seq):
-        items = tuple(compile_value(i, model) for i in expr.items)
+    def visit_Ref(self, expr: Ref) -> Code:
+        return _REF_CODE.get(expr.kind, _fact_code)(expr)
+
+    def visit_Unknown(self, expr: Unknown) -> Code:
+        return _unknown
+
+    def visit_Seq(self, expr: Seq) -> Code:
+        items = tuple(self.sub.value(i) for i in expr.items)
 
         def seq(values: Values) -> Any:
             out = []
@@ -564,18 +639,27 @@ def _value_code(expr: Expr, model: Model | None) -> Code:
                 out.append(got)
             return tuple(out)
         return seq
-    if isinstance(expr, Apply):
+
+    def visit_Apply(self, expr: Apply) -> Code:
         fn = expr.fn
-        args = tuple(compile_value(a, model) for a in expr.args)
-        if fn == IF and len(args) == 3:
-            test = compile_truth(expr.args[0], model)
+        args = tuple(self.sub.value(a) for a in expr.args)
+        if fn == IF and len(args) == 3:  # ``then if test else other``, decided lazily
+            test = self.sub.truth(expr.args[0])
             return lambda values: _choose(test(values), lambda i: args[i](values))
         if fn not in _FUNCTIONS:
-            return lambda values: UNKNOWN
+            return _unknown
         return lambda values: _apply(fn, [a(values) for a in args])
-    if isinstance(expr, (And, Or)):
-        parts = tuple(compile_value(a, model) for a in expr.args)
-        stop_on = not isinstance(expr, And)  # `and` stops at a falsy operand, `or` at a truthy one
+
+    def visit_And(self, expr: And) -> Code:
+        return self._deciding(expr.args, stop=False)
+
+    def visit_Or(self, expr: Or) -> Code:
+        return self._deciding(expr.args, stop=True)
+
+    def _deciding(self, args: tuple[Expr, ...], stop: bool) -> Code:
+        """Python's ``a and b`` (`stop` False: a falsy operand decides) or ``a or b``
+        (`stop` True: a truthy one does): the deciding operand's value."""
+        parts = tuple(self.sub.value(a) for a in args)
 
         def and_or(values: Values) -> Any:
             last: Any = UNKNOWN
@@ -587,59 +671,46 @@ def _value_code(expr: Expr, model: Model | None) -> Code:
                     decided = bool(last)
                 except Exception:
                     return UNKNOWN
-                if decided == stop_on:
+                if decided == stop:
                     return last
             return last
         return and_or
-    if isinstance(expr, Truthy) and not isinstance(expr.term, _CONDITIONS):
-        return compile_value(expr.term, model)
-    check = compile_truth(expr, model)
 
-    def condition(values: Values) -> Any:
-        result = check(values)
-        return UNKNOWN if result is None else result
-    return condition
+    def visit_Truthy(self, expr: Truthy) -> Code:
+        if is_truthiness(expr):  # an operand of ``a or b`` in value position
+            return self.sub.value(expr.term)
+        return self.generic(expr)
+
+    def generic(self, expr: Expr) -> Code:
+        """A condition (compare, in, not, truthy of a condition): its truth as a value."""
+        check = self.sub.truth(expr)
+
+        def condition(values: Values) -> Any:
+            result = check(values)
+            return UNKNOWN if result is None else result
+        return condition
 
 
-def _truth_code(expr: Expr, model: Model | None) -> Code:
-    if isinstance(expr, Not):
-        inner = compile_truth(expr.arg, model)
+class _TruthCode(Visitor[Code]):
+    """The Kleene truth of a node; a term's is its truthiness."""
 
-        def negation(values: Values) -> bool | None:
-            result = inner(values)
-            return None if result is None else not result
-        return negation
-    if isinstance(expr, And):
-        parts = tuple(compile_truth(a, model) for a in expr.args)
+    def __init__(self, sub: _Compiler) -> None:
+        self.sub = sub
 
-        def conjunction(values: Values) -> bool | None:
-            undecided = False
-            for part in parts:  # evaluation has no side effects: a false operand decides
-                result = part(values)
-                if result is False:
-                    return False
-                if result is None:
-                    undecided = True
-            return None if undecided else True
-        return conjunction
-    if isinstance(expr, Or):
-        parts = tuple(compile_truth(a, model) for a in expr.args)
+    def visit_Not(self, expr: Not) -> Code:
+        return partial(negated, self.sub.truth(expr.arg))
 
-        def disjunction(values: Values) -> bool | None:
-            undecided = False
-            for part in parts:
-                result = part(values)
-                if result is True:
-                    return True
-                if result is None:
-                    undecided = True
-            return None if undecided else False
-        return disjunction
-    if isinstance(expr, Compare):
-        left, right = compile_value(expr.left, model), compile_value(expr.right, model)
-        op = _CMP.get(expr.op)
+    def visit_And(self, expr: And) -> Code:
+        return partial(kleene, tuple(self.sub.truth(a) for a in expr.args), False)
+
+    def visit_Or(self, expr: Or) -> Code:
+        return partial(kleene, tuple(self.sub.truth(a) for a in expr.args), True)
+
+    def visit_Compare(self, expr: Compare) -> Code:
+        op = COMPARE.get(expr.op)  # one comparison semantics for constant folding and evaluation
         if op is None:
-            return lambda values: None
+            return _undecided
+        left, right = self.sub.value(expr.left), self.sub.value(expr.right)
 
         def comparison(values: Values) -> bool | None:
             a = left(values)
@@ -653,51 +724,66 @@ def _truth_code(expr: Expr, model: Model | None) -> Code:
             except Exception:
                 return None
         return comparison
-    if isinstance(expr, In):
-        return _compile_contains(expr, model)
-    term = expr.term if isinstance(expr, Truthy) else expr
-    if isinstance(term, _CONDITIONS):
-        return compile_truth(term, model)
-    get = compile_value(term, model)
 
-    def truthy(values: Values) -> bool | None:
-        got = get(values)
-        if got is UNKNOWN:
-            return None
-        try:
-            return bool(got)
-        except Exception:
-            return None
-    return truthy
+    def visit_In(self, expr: In) -> Code:
+        item = self.sub.value(expr.item)
+        if isinstance(expr.container, Seq):  # decided by the known items even if some are not
+            elems = tuple(self.sub.value(e) for e in expr.container.items)
 
+            def among(values: Values) -> bool | None:
+                wanted = item(values)
+                found: list[Any] = []
+                for elem in elems:
+                    got = elem(values)
+                    found.append(None if got is UNKNOWN or wanted is UNKNOWN else got == wanted)
+                return True if True in found else None if None in found else False
+            return among
+        container = self.sub.value(expr.container)
 
-def _compile_contains(expr: In, model: Model | None) -> Code:
-    item = compile_value(expr.item, model)
-    if isinstance(expr.container, Seq):  # decided by the known items even if some are not
-        elems = tuple(compile_value(e, model) for e in expr.container.items)
-
-        def among(values: Values) -> bool | None:
+        def contains(values: Values) -> bool | None:
             wanted = item(values)
-            found: list[Any] = []
-            for elem in elems:
-                got = elem(values)
-                found.append(None if got is UNKNOWN or wanted is UNKNOWN else got == wanted)
-            return True if True in found else None if None in found else False
-        return among
-    container = compile_value(expr.container, model)
+            if wanted is UNKNOWN:
+                return None
+            within = container(values)
+            if within is UNKNOWN:
+                return None
+            try:
+                return wanted in within
+            except Exception:
+                return None
+        return contains
 
-    def contains(values: Values) -> bool | None:
-        wanted = item(values)
-        if wanted is UNKNOWN:
-            return None
-        within = container(values)
-        if within is UNKNOWN:
-            return None
-        try:
-            return wanted in within
-        except Exception:
-            return None
-    return contains
+    def visit_Truthy(self, expr: Truthy) -> Code:
+        return self.sub.truth(expr.term)  # a term's truthiness, or the condition's truth
+
+    def generic(self, expr: Expr) -> Code:
+        """A term (a leaf, a call, a tuple, ``a and b`` as a value): its truthiness."""
+        return partial(_truthy, self.sub.value(expr))
+
+
+_UNSHARED = _Compiler(None)
+
+
+def compile_value(expr: Expr, model: Model | None = None) -> Code:
+    """The value of `expr` as a function of the settings (UNKNOWN when undecided; with
+    `model`, equal sub-trees share their code: see `EvalCache.key`)."""
+    return (model.cache.compiler if model is not None else _UNSHARED).value(expr)
+
+
+def compile_truth(expr: Expr, model: Model | None = None) -> Code:
+    """The truth of `expr` as a function of the settings (True, False or None)."""
+    return (model.cache.compiler if model is not None else _UNSHARED).truth(expr)
+
+
+def value(expr: Expr, values: Values) -> Any:
+    """The Python value a term has (UNKNOWN when it cannot be decided)."""
+    return compile_value(expr, values.model)(values)
+
+
+def truth(expr: Expr, values: Values) -> bool | None:
+    """Kleene truth of a condition: True, False or None (unknown)."""
+    result: bool | None = compile_truth(expr, values.model)(values)
+    return result
 
 
 # ------------------------------------------------------------------ memoised evaluation
@@ -708,8 +794,16 @@ def _compile_contains(expr: In, model: Model | None) -> Code:
 # operands' rules as well changes none of the values it reads.
 
 
+_NOTHING: frozenset[str] = frozenset()
+
+
+def _frozen(names: Iterable[str]) -> frozenset[str]:
+    """`names` frozen; one shared object when empty (most conditions read no env or fact)."""
+    return frozenset(names) if names else _NOTHING
+
+
 @dataclass(frozen=True, slots=True)
-class _Reads:
+class Reads:
     """Launch keys an evaluation can read: flag dests, env names, fact keys."""
 
     flags: frozenset[str]
@@ -717,23 +811,23 @@ class _Reads:
     facts: frozenset[str]
 
     @classmethod
-    def of(cls, found: Iterable[Ref], dests: Iterable[str] = ()) -> _Reads:
+    def of(cls, found: Iterable[Ref], dests: Iterable[str] = ()) -> Reads:
         flags: set[str] = set(dests)
         env: set[str] = set()
         facts: set[str] = set()
         for ref in found:
             if ref.kind is RefKind.FLAG:
                 flags.add(ref.name)
-                flags.add(_base_dest(ref.name))
+                flags.add(base_dest(ref.name))
             elif ref.kind is RefKind.ENV:
                 env.add(ref.name)
             else:
                 facts.add(f"{ref.kind}:{ref.name}")
         return cls(_frozen(flags), _frozen(env), _frozen(facts))
 
-    def __or__(self, other: _Reads) -> _Reads:
-        return _Reads(_frozen(self.flags | other.flags), _frozen(self.env | other.env),
-                      _frozen(self.facts | other.facts))
+    def __or__(self, other: Reads) -> Reads:
+        return Reads(_frozen(self.flags | other.flags), _frozen(self.env | other.env),
+                     _frozen(self.facts | other.facts))
 
     def key(self, launch: Launch) -> str:
         """What `launch` gives for these keys (see `_items`)."""
@@ -767,31 +861,62 @@ def _items(launch: Launch) -> tuple[Any, ...]:
     return items
 
 
-_NOTHING: frozenset[str] = frozenset()
+RuleCode = tuple[str, Code, Code]  # (dest, its condition, its value) of one rule, compiled
 
 
-def _frozen(names: Iterable[str]) -> frozenset[str]:
-    """`names` frozen; one shared object when empty (most conditions read no env or fact)."""
-    return frozenset(names) if names else _NOTHING
+@dataclass(slots=True, eq=False)
+class RuleSet:
+    """The rules one condition depends on (one object per set: `Model.rule_set`), what they
+    read, and the settings they adjust per what a launch gives for those."""
 
-
-@dataclass(slots=True)
-class _Inputs:
-    """A rule tuple (held so its id stays unique), what it reads and its adjustments per launch."""
-
+    indices: tuple[int, ...]  # in the model's rules
     rules: tuple[Rule, ...]
-    reads: _Reads
-    adjusted: dict[str, dict[str, Any]]
+    reads: Reads
+    adjusted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    compiled: list[RuleCode] | None = None
+
+    @classmethod
+    def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
+        reads = Reads.of((x for r in rules for e in (r.when, r.value) for x in refs(e)), (r.dest for r in rules))
+        return cls(indices, rules, cache.intern(reads))
+
+    def code(self, model: Model) -> list[RuleCode]:
+        """Each rule compiled, in order (each rule once per model: sets share rules)."""
+        if self.compiled is None:
+            known = model.cache.rule_code
+            self.compiled = []
+            for i, rule in zip(self.indices, self.rules):
+                one = known.get(i)
+                if one is None:
+                    one = known[i] = (rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model))
+                self.compiled.append(one)
+        return self.compiled
+
+
+class Decider(Protocol):
+    """A condition ready to decide launches (`node`)."""
+
+    def decide(self, launch: Launch) -> bool | None:
+        """`truth` of the condition on `launch`, with the adjustments it depends on."""
+
+    def decide_whole(self, launch: Launch) -> bool | None:
+        """`decide`, for a whole condition asked again and again (not for each operand)."""
+
+    def all_reads(self) -> Reads:
+        """The launch keys the result depends on."""
+
+    def outcomes(self, launch: Launch) -> tuple[bool, bool]:
+        """(can be true, can be false) on launches that differ from `launch` only in flags
+        and env vars."""
 
 
 class _Plan:
     """A condition other than and/or/not, with its rules and results per launch; compiled
-    once it is evaluated a few times (most are evaluated once or twice: walking the
-    tree is cheaper then, and makes fewer objects)."""
+    on first use (sub-trees shared with every other condition of the model)."""
 
     __slots__ = ("check", "expr", "model", "reads", "results", "rules")
 
-    def __init__(self, model: Model, expr: Expr, rules: tuple[Rule, ...], reads: _Reads) -> None:
+    def __init__(self, model: Model, expr: Expr, rules: RuleSet, reads: Reads) -> None:
         self.model, self.expr, self.rules, self.reads = model, expr, rules, reads
         self.check: Code | None = None
         self.results: dict[str, bool | None] = {}
@@ -802,23 +927,19 @@ class _Plan:
             return self.results[key]
         except KeyError:
             pass
-        values = resolved(self.model, launch, self.rules)
-        if self.check is not None:
-            result = self.check(values)
-        elif len(self.results) < COMPILE_AFTER:
-            result = truth(self.expr, values)
-        else:
+        if self.check is None:
             self.check = compile_truth(self.expr, self.model)
-            result = self.check(values)
+        result: bool | None = self.check(resolved(self.model, launch, self.rules))
         self.results[key] = result
         return result
 
-    def all_reads(self) -> _Reads:
+    decide_whole = decide
+
+    def all_reads(self) -> Reads:
         return self.reads
 
     def outcomes(self, launch: Launch) -> tuple[bool, bool]:
-        """(can be true, can be false) on launches that differ from `launch` only in
-        flags and env vars: anything, unless this reads neither (then as on `launch`)."""
+        """Anything, unless this reads neither flags nor env vars (then as on `launch`)."""
         if self.reads.flags or self.reads.env:
             return True, True
         result = self.decide(launch)
@@ -828,15 +949,19 @@ class _Plan:
 class _Junction:
     """``and`` (`stop` False) or ``or`` (`stop` True) decided from its operands' results."""
 
-    __slots__ = ("_pool", "_reads", "parts", "results", "stop")
+    __slots__ = ("_decides", "_reads", "cache", "parts", "results", "stop")
 
-    def __init__(self, parts: tuple[Any, ...], stop: bool, pool: dict[Any, Any]) -> None:
-        self.parts, self.stop, self._reads, self._pool = parts, stop, None, pool
+    def __init__(self, parts: tuple[Decider, ...], stop: bool, cache: EvalCache) -> None:
+        self.parts, self.stop, self.cache = parts, stop, cache
+        self._decides = tuple(p.decide for p in parts)
+        self._reads: Reads | None = None
         self.results: dict[str, bool | None] | None = None
 
+    def decide(self, launch: Launch) -> bool | None:
+        return kleene(self._decides, self.stop, launch)
+
     def decide_whole(self, launch: Launch) -> bool | None:
-        """`decide`, remembered per what the launch gives for everything the operands read
-        (for a whole condition asked again and again, not for each operand)."""
+        """`decide`, remembered per what the launch gives for everything the operands read."""
         if self.results is None:
             self.results = {}
         key = self.all_reads().key(launch)
@@ -846,31 +971,22 @@ class _Junction:
             result = self.results[key] = self.decide(launch)
             return result
 
-    def decide(self, launch: Launch) -> bool | None:
-        stop = self.stop
-        undecided = False
-        for part in self.parts:  # evaluation has no side effects: stopping early changes nothing
-            result = part.decide(launch)
-            if result is stop:
-                return stop
-            if result is None:
-                undecided = True
-        return None if undecided else not stop
-
     def outcomes(self, launch: Launch) -> tuple[bool, bool]:
         found = [part.outcomes(launch) for part in self.parts]
-        can_true = any(t for t, _ in found) if self.stop else all(t for t, _ in found)
-        can_false = all(f for _, f in found) if self.stop else any(f for _, f in found)
-        return can_true, can_false
+        can_true = [t for t, _ in found]
+        can_false = [f for _, f in found]
+        if self.stop:  # or: true when one can be, false when all can be
+            return any(can_true), all(can_false)
+        return all(can_true), any(can_false)
 
-    def all_reads(self) -> _Reads:
+    def all_reads(self) -> Reads:
         if self._reads is None:
             reads = {p.all_reads() for p in self.parts}
-            union = reads.pop() if len(reads) == 1 else _Reads(
+            union = reads.pop() if len(reads) == 1 else Reads(
                 _frozen(frozenset().union(*(r.flags for r in reads))),
                 _frozen(frozenset().union(*(r.env for r in reads))),
                 _frozen(frozenset().union(*(r.facts for r in reads))))
-            self._reads = self._pool.setdefault(union, union)
+            self._reads = self.cache.intern(union)
         return self._reads
 
 
@@ -879,14 +995,15 @@ class _Negation:
 
     __slots__ = ("part",)
 
-    def __init__(self, part: Any) -> None:
+    def __init__(self, part: Decider) -> None:
         self.part = part
 
     def decide(self, launch: Launch) -> bool | None:
-        result = self.part.decide(launch)
-        return None if result is None else not result
+        return negated(self.part.decide, launch)
 
-    def all_reads(self) -> _Reads:
+    decide_whole = decide
+
+    def all_reads(self) -> Reads:
         return self.part.all_reads()
 
     def outcomes(self, launch: Launch) -> tuple[bool, bool]:
@@ -894,93 +1011,50 @@ class _Negation:
         return can_false, can_true
 
 
-COMPILE_AFTER = 6  # evaluations of a condition before it is compiled
-RECENT = 1024  # and/or/not nodes whose key is remembered (then forgotten, not to keep them alive)
+class _Deciders(Visitor[Decider]):
+    """`node` per kind: and/or/not from their operands, every other condition one plan."""
 
+    def __init__(self, model: Model) -> None:
+        self.model = model
 
-def expr_key(model: Model, expr: Expr) -> int:
-    """A number equal for two conditions exactly when they are the same tree with the same
-    constants, types included (`Const(1) == Const(True)` as dataclasses; not here).
+    def visit_And(self, expr: And) -> Decider:
+        return _Junction(tuple(node(self.model, a) for a in expr.args), False, self.model.cache)
 
-    Memoised per node object below and/or/not (the literals a search keeps reusing); the
-    and/or/not above them are rebuilt freely by the search, so they are not kept alive.
-    """
-    kind = type(expr)
-    if kind is And or kind is Or or kind is Not:
-        recent = model._recent
-        hit = recent.get(id(expr))
-        if hit is not None and hit[0] is expr:
-            return hit[1]
-        key = model._shapes.setdefault((_TAGS[kind], *(expr_key(model, c) for c in children(expr))),
-                                       len(model._shapes))
-        if len(recent) >= RECENT:
-            recent.clear()
-        recent[id(expr)] = (expr, key)  # holding the node keeps its id from being reused
-        return key
-    key = model._keys.get(id(expr))
-    if key is not None:
-        return key
-    if kind is Const:
-        shape: tuple[Any, ...] = ("c", repr(expr.value))
-    elif kind is Ref:
-        shape = ("r", str(expr.kind), expr.name, expr.text)
-    elif kind is Unknown:
-        shape = ("u", expr.text)
-    elif kind is Apply:
-        shape = ("a", expr.fn, expr.text, *(expr_key(model, a) for a in expr.args))
-    elif kind is Compare:
-        shape = ("p", expr.op, expr_key(model, expr.left), expr_key(model, expr.right))
-    else:
-        shape = (_TAGS[kind], *(expr_key(model, c) for c in children(expr)))
-    key = model._keys[id(expr)] = model._shapes.setdefault(shape, len(model._shapes))
-    model._held.append(expr)  # its id stays its own while it is in `_keys`
-    return key
+    def visit_Or(self, expr: Or) -> Decider:
+        return _Junction(tuple(node(self.model, a) for a in expr.args), True, self.model.cache)
 
+    def visit_Not(self, expr: Not) -> Decider:
+        return _Negation(node(self.model, expr.arg))
 
-_TAGS = {Seq: "s", Truthy: "t", In: "i", Not: "n", And: "&", Or: "|"}
+    def visit_Truthy(self, expr: Truthy) -> Decider:
+        return node(self.model, expr.term) if is_condition(expr.term) else self.generic(expr)
 
-
-def node(model: Model, expr: Expr) -> Any:
-    """`expr` ready to decide launches: ``node(m, e).decide(launch)`` is
-    `truth(e, resolve(m, launch, m.relevant_rules(e)))`, memoised (see above)."""
-    hit = model._nodes.get(id(expr))
-    if hit is not None and hit[0] is expr:
-        return hit[1]
-    kind = type(expr)
-    if kind is And or kind is Or:
-        found: Any = _Junction(tuple(node(model, a) for a in expr.args), kind is Or, model._pool)
-    elif kind is Not:
-        found = _Negation(node(model, expr.arg))
-    elif kind is Truthy and isinstance(expr.term, _CONDITIONS):
-        found = node(model, expr.term)
-    else:  # one plan per condition shape, for as long as the model lives
-        key = expr_key(model, expr)
-        found = model._plans.get(key)
+    def generic(self, expr: Expr) -> Decider:
+        """One plan per condition shape, for as long as the model lives."""
+        model, cache = self.model, self.model.cache
+        key = cache.key(expr)
+        found = cache.plans.get(key)
         if found is None:
             leaves = refs(expr)
-            rules = model._collect_refs(leaves)
-            reads = _Reads.of(leaves) | _rule_inputs(model, rules).reads
-            found = model._plans[key] = _Plan(model, expr, rules, model._pool.setdefault(reads, reads))
-    model._nodes[id(expr)] = (expr, found)  # holding `expr` keeps its id from being reused
+            rules = model._rule_set_of(leaves)
+            reads = cache.intern(Reads.of(leaves) | rules.reads)
+            found = cache.plans[key] = _Plan(model, expr, rules, reads)
+        return found
+
+
+def node(model: Model, expr: Expr) -> Decider:
+    """`expr` ready to decide launches: ``node(m, e).decide(launch)`` is the truth of `e`
+    on `launch` with the adjustments it depends on, memoised (see above)."""
+    found = model.cache.nodes.get(expr)
+    if found is None:
+        found = model.cache.nodes.put(expr, _Deciders(model).visit(expr))
     return found
 
 
-def conjuncts(model: Model, expr: Expr) -> tuple[Any, ...]:
-    """The operands of `expr` as an ``and`` (itself if it is none), as `node`s: each has
-    ``decide(launch)`` and ``all_reads()`` (the launch keys its result depends on)."""
-    while type(expr) is Truthy and isinstance(expr.term, _CONDITIONS):
-        expr = expr.term
-    if type(expr) is And:  # not kept as a node: searches build many conjunctions once
-        return tuple(node(model, a) for a in expr.args)
-    return (node(model, expr),)
-
-
-def _rule_inputs(model: Model, rules: tuple[Rule, ...]) -> _Inputs:
-    inputs = model._resolved.get(id(rules))
-    if inputs is None or inputs.rules is not rules:
-        reads = _Reads.of((x for r in rules for e in (r.when, r.value) for x in refs(e)), (r.dest for r in rules))
-        inputs = model._resolved[id(rules)] = _Inputs(rules, reads, {})
-    return inputs
+def deciders(model: Model, expr: Expr) -> tuple[Decider, ...]:
+    """The `node`s of the operands of `expr` as an ``and`` (itself if it is none). Not kept
+    as a node itself: searches build many conjunctions once."""
+    return tuple(node(model, a) for a in conjuncts(as_condition(expr)))
 
 
 def can_hold(model: Model, expr: Expr, launch: Launch) -> bool:
@@ -989,38 +1063,21 @@ def can_hold(model: Model, expr: Expr, launch: Launch) -> bool:
     return node(model, expr).outcomes(launch)[0]
 
 
-def _rules_code(model: Model, rules: Sequence[Rule]) -> list[tuple[str, Code, Code]]:
-    """(dest, compiled condition, compiled value) per rule, in order (kept per rule tuple)."""
-    hit = model._code.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    code = []
-    for rule in rules:
-        one = model._code.get(id(rule))
-        if one is None or one[0] is not rule:
-            one = model._code[id(rule)] = (
-                rule, [(rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model))])
-        code += one[1]
-    if isinstance(rules, tuple):  # a list could change
-        model._code[id(rules)] = (rules, code)  # holding `rules` keeps its id from being reused
-    return code
-
-
 # ------------------------------------------------------------------ adjustments
 
 
-def resolve(model: Model, launch: Launch, rules: Sequence[Rule] | None = None) -> Values:
+def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     """Settings after automatic adjustments, applied until nothing changes.
 
     A rule whose condition is unknown makes its setting unknown unless both outcomes
     agree; a setting still changing after `MAX_ROUNDS` passes is unknown.
     """
     values = Values(model, launch)
-    rules = model.rules if rules is None else rules
     given = launch.flags
-    code = [c for c in _rules_code(model, rules) if c[0] not in given]  # the command line wins
+    code = [c for c in rules.code(model) if c[0] not in given]  # the command line wins
+    changed: set[str] = set()
     for _ in range(MAX_ROUNDS):
-        changed: set[str] = set()
+        changed = set()
         for dest, when, get in code:
             fires = when(values)
             if fires is False:
@@ -1039,40 +1096,28 @@ def resolve(model: Model, launch: Launch, rules: Sequence[Rule] | None = None) -
     return values
 
 
-def _same(a: Any, b: Any) -> bool:
-    if a is UNKNOWN or b is UNKNOWN:
-        return a is b
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False
-
-
-def resolved(model: Model, launch: Launch, rules: tuple[Rule, ...]) -> Values:
-    """`resolve`, memoised per rule tuple and what the launch gives for the settings
-    those rules read (the search asks the same often)."""
-    if not rules:
+def resolved(model: Model, launch: Launch, rules: RuleSet) -> Values:
+    """`resolve`, memoised per rule set and what the launch gives for the settings those
+    rules read (the search asks the same often)."""
+    if not rules.rules:
         return Values(model, launch)
-    inputs = _rule_inputs(model, rules)
-    key = inputs.reads.key(launch)
-    adjusted = inputs.adjusted.get(key)
+    key = rules.reads.key(launch)
+    adjusted = rules.adjusted.get(key)
     if adjusted is None:
-        adjusted = inputs.adjusted[key] = resolve(model, launch, rules).adjusted
+        adjusted = rules.adjusted[key] = resolve(model, launch, rules).adjusted
     return Values(model, launch, adjusted)  # shared, never written after `resolve`
 
 
 def evaluate(expr: Expr, launch: Launch, model: Model) -> Truth:
     """Does `expr` hold for `launch`? Only adjustments that can matter are applied."""
-    found = node(model, expr)
-    result = found.decide_whole(launch) if isinstance(found, _Junction) else found.decide(launch)
-    return Truth.UNKNOWN if result is None else Truth.TRUE if result else Truth.FALSE
+    return Truth.of(node(model, expr).decide_whole(launch))
 
 
-def undecided(expr: Expr, launch: Launch, model: Model) -> list[Expr]:
+def undecided(expr: Expr, launch: Launch, model: Model) -> list[Ref | Unknown | Apply]:
     """The smallest terms of `expr` whose value is unknown for `launch` (why a result is
     unknown): leaves, and calls of functions we cannot evaluate on known arguments."""
-    values = resolved(model, launch, model.relevant_rules(expr))
-    out: list[Expr] = []
+    values = resolved(model, launch, model.rule_set(expr))
+    out: list[Ref | Unknown | Apply] = []
 
     def visit(node: Expr) -> None:
         kids = children(node)
@@ -1081,14 +1126,20 @@ def undecided(expr: Expr, launch: Launch, model: Model) -> list[Expr]:
             visit(kid)
         if len(out) > before or node in out:
             return
-        if not kids:
-            if isinstance(node, Unknown) or (isinstance(node, Ref) and value(node, values) is UNKNOWN):
-                out.append(node)
-        elif isinstance(node, Apply) and value(node, values) is UNKNOWN:
+        if isinstance(node, Ref | Unknown | Apply) and _is_unknown(node, values):
             out.append(node)
 
     visit(expr)
     return out
+
+
+def _is_unknown(term: Ref | Unknown | Apply, values: Values) -> bool:
+    """A leaf nobody gives, or a call with arguments (all known) whose result is not."""
+    if isinstance(term, Unknown):
+        return True
+    if isinstance(term, Apply) and not term.args:
+        return False
+    return value(term, values) is UNKNOWN
 
 
 def undecided_leaves(expr: Expr, launch: Launch, model: Model) -> list[str]:
@@ -1098,7 +1149,7 @@ def undecided_leaves(expr: Expr, launch: Launch, model: Model) -> list[str]:
         if isinstance(node, Ref):
             text = node.name if node.kind in (RefKind.FLAG, RefKind.ENV) else f"{node.kind}:{node.name}"
         else:
-            text = node.text  # type: ignore[union-attr]
+            text = node.text
         if text not in out:
             out.append(text)
     return out

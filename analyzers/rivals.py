@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import Model, conjuncts, node
+from analyzers.evaluate import Model, deciders, node
 from analyzers.launch import Launch
 from analyzers.witness import base_launch
 from extractor.ir import Expr
@@ -62,7 +62,7 @@ class Rivals:
         rivals: list[Rival] = []
         by_key: dict[str, list[int]] = {}
         for entry_id, expr in conditions:
-            parts = [Part(p, _keys(p.all_reads()), p.decide(base)) for p in conjuncts(model, expr)]
+            parts = [Part(p, _keys(p.all_reads()), p.decide(base)) for p in deciders(model, expr)]
             parts.sort(key=lambda p: (p.base is not False, len(p.keys)))
             keys = parts[0].keys if parts[0].base is False else _keys(node(model, expr).all_reads())
             for key in sorted(keys):

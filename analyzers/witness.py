@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import UNKNOWN, Model, Truth, _base_dest, can_hold, evaluate, expr_key, node
-from analyzers.evaluate import conjuncts as operand_nodes
+from analyzers.evaluate import UNKNOWN, Model, Truth, base_dest, can_hold, deciders, evaluate, expr_key, node
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
 from analyzers.flag_types import ValueKind, ValueType, value_type
 from analyzers.flags import Flag
@@ -102,7 +101,7 @@ def settable(ref: Ref, model: Model) -> Leaf | None:
         return Leaf(RefKind.ENV, ref.name)
     if ref.kind is not RefKind.FLAG:
         return None
-    name = _base_dest(ref.name)
+    name = base_dest(ref.name)
     if not name.isidentifier():
         return None
     if model.flags is None or not model.flags.flags:
@@ -498,7 +497,7 @@ class _Operands:
 
     @classmethod
     def of(cls, model: Model, target: Expr, launch: Launch) -> _Operands:
-        parts = operand_nodes(model, target)
+        parts = deciders(model, target)
         return cls(parts, tuple(p.all_reads() for p in parts), launch, [_UNSET] * len(parts))
 
     def split(self, group: Sequence[Leaf]) -> tuple[list[Any], bool] | None:

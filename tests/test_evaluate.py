@@ -1,13 +1,42 @@
 """Three-valued evaluation of the condition IR: Kleene logic, defaults, env typing, adjustments."""
 from __future__ import annotations
 
-import pytest
+import random
+from dataclasses import FrozenInstanceError
 
-from analyzers.evaluate import Model, Rule, Truth, evaluate, rules_from_adjustments, undecided_leaves
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analyzers.evaluate import (
+    MAX_ROUNDS,
+    UNKNOWN,
+    Model,
+    Rule,
+    Truth,
+    Values,
+    _apply,
+    _choose,
+    _method_ref,
+    _same,
+    base_dest,
+    can_hold,
+    compile_truth,
+    compile_value,
+    deciders,
+    evaluate,
+    expr_key,
+    kleene,
+    rules_from_adjustments,
+    undecided_leaves,
+)
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from extractor.ir import (
+    COMPARE,
+    CONDITION_KINDS,
     FALSE,
+    IF,
     TRUE,
     And,
     Apply,
@@ -129,7 +158,8 @@ def test_oscillating_adjustments_end_unknown():
 
 
 def test_rules_from_catalog_dicts():
-    data = {"dest": "enable_lora", "value": TRUE.as_dict(), "when": {"text": "t", "expr": Truthy(flag("lora_paths")).as_dict()}}
+    when = {"text": "t", "expr": Truthy(flag("lora_paths")).as_dict()}
+    data = {"dest": "enable_lora", "value": TRUE.as_dict(), "when": when}
     assert rules_from_adjustments([data]) == (IMPLIES_LORA,)
 
 
@@ -143,46 +173,119 @@ def test_no_flag_model_means_unknown_defaults():
     assert evaluate(Compare("==", flag("tp_size"), Const(1)), Launch({"tp_size": 1}), Model()) is Truth.TRUE
 
 
-# ------------------------------------------------------------------ memoised and compiled forms
-
-import random  # noqa: E402
-
-from analyzers.evaluate import (  # noqa: E402
-    MAX_ROUNDS,
-    UNKNOWN,
-    Values,
-    _same,
-    compile_truth,
-    compile_value,
-    truth,
-    value,
-)
-
-ENV_LIMIT = env("SGLANG_LIMIT")
-X = flag("x_mode")  # no declaration: its default is unknown
-CHAINED = (
-    IMPLIES_LORA,
-    Rule("tp_size", Const(2), Truthy(HIP)),                                   # unknown condition
-    Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))),   # chained
-    Rule("speculative_algorithm", Const("EAGLE"), Compare(">", ENV_LIMIT, Const(5))),
-    Rule("x_mode", TRUE, Not(Truthy(X))),                                     # oscillating
-    Rule("x_mode", FALSE, Truthy(X)),
-)
+# ------------------------------------------------------------------ the fast path against a plain walk
+# `analyzers.evaluate` defines the semantics once, as compiled code, and memoises per
+# condition shape and launch. This is the same semantics as a plain tree walk, written
+# independently of it: the fast path must give exactly its answers.
 
 
-def reference_resolve(model, launch, rules):
-    """The adjustment fixed point as first written: a plain walk of each rule."""
+def walk_value(expr, values):
+    """The Python value a term has (UNKNOWN when it cannot be decided)."""
+    if isinstance(expr, Const):
+        return expr.value
+    if isinstance(expr, Ref):
+        return walk_ref(expr, values)
+    if isinstance(expr, Unknown):
+        return UNKNOWN
+    if isinstance(expr, Seq):
+        items = tuple(walk_value(i, values) for i in expr.items)
+        return UNKNOWN if any(i is UNKNOWN for i in items) else items
+    if isinstance(expr, Apply):
+        if expr.fn == IF and len(expr.args) == 3:
+            return _choose(walk_truth(expr.args[0], values), lambda i: walk_value(expr.args[i], values))
+        return _apply(expr.fn, [walk_value(a, values) for a in expr.args])
+    if isinstance(expr, (And, Or)):
+        return walk_and_or(expr, values)
+    if isinstance(expr, Truthy) and not isinstance(expr.term, CONDITION_KINDS):
+        return walk_value(expr.term, values)
+    result = walk_truth(expr, values)
+    return UNKNOWN if result is None else result
+
+
+def walk_ref(ref, values):
+    if ref.kind is RefKind.FLAG:
+        got = values.flag(ref.name)
+        return _method_ref(ref, values) if got is UNKNOWN and base_dest(ref.name) != ref.name else got
+    if ref.kind is RefKind.ENV:
+        return values.env(ref.name)
+    return values.fact(ref)
+
+
+def walk_and_or(expr, values):
+    """Python's ``a and b`` / ``a or b``: the deciding operand's value."""
+    last = UNKNOWN
+    for arg in expr.args:
+        last = walk_value(arg, values)
+        if last is UNKNOWN:
+            return UNKNOWN
+        try:
+            decided = bool(last)
+        except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
+            return UNKNOWN
+        if decided != isinstance(expr, And):
+            return last
+    return last
+
+
+def walk_truth(expr, values):
+    """Kleene truth of a condition: True, False or None (unknown)."""
+    if isinstance(expr, Not):
+        inner = walk_truth(expr.arg, values)
+        return None if inner is None else not inner
+    if isinstance(expr, (And, Or)):
+        results = [walk_truth(a, values) for a in expr.args]
+        stop = isinstance(expr, Or)
+        return stop if stop in results else None if None in results else not stop
+    if isinstance(expr, Compare):
+        left, right = walk_value(expr.left, values), walk_value(expr.right, values)
+        if left is UNKNOWN or right is UNKNOWN or expr.op not in COMPARE:
+            return None
+        try:
+            return bool(COMPARE[expr.op](left, right))
+        except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
+            return None
+    if isinstance(expr, In):
+        return walk_contains(expr, values)
+    term = expr.term if isinstance(expr, Truthy) else expr
+    if isinstance(term, CONDITION_KINDS):
+        return walk_truth(term, values)
+    got = walk_value(term, values)
+    if got is UNKNOWN:
+        return None
+    try:
+        return bool(got)
+    except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
+        return None
+
+
+def walk_contains(expr, values):
+    item = walk_value(expr.item, values)
+    if isinstance(expr.container, Seq):  # decided by the known items even if some are not
+        found = [None if got is UNKNOWN or item is UNKNOWN else got == item
+                 for got in (walk_value(e, values) for e in expr.container.items)]
+        return True if True in found else None if None in found else False
+    container = walk_value(expr.container, values)
+    if item is UNKNOWN or container is UNKNOWN:
+        return None
+    try:
+        return item in container
+    except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
+        return None
+
+
+def walk_resolve(model, launch, rules):
+    """The adjustment fixed point, walking each rule."""
     values = Values(model, launch)
     for _ in range(MAX_ROUNDS):
         changed = set()
         for rule in rules:
             if rule.dest in launch.flags:
                 continue
-            fires = truth(rule.when, values)
+            fires = walk_truth(rule.when, values)
             if fires is False:
                 continue
             current = values.flag(rule.dest)
-            new = value(rule.value, values)
+            new = walk_value(rule.value, values)
             if fires is None and not _same(new, current):
                 new = UNKNOWN
             if not _same(new, current):
@@ -196,9 +299,19 @@ def reference_resolve(model, launch, rules):
 
 
 def reference(expr, launch, model):
-    return Truth.of(truth(expr, reference_resolve(model, launch, model.relevant_rules(expr))))
+    return Truth.of(walk_truth(expr, walk_resolve(model, launch, model.relevant_rules(expr))))
 
 
+ENV_LIMIT = env("SGLANG_LIMIT")
+X = flag("x_mode")  # no declaration: its default is unknown
+CHAINED = (
+    IMPLIES_LORA,
+    Rule("tp_size", Const(2), Truthy(HIP)),                                   # unknown condition
+    Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))),   # chained
+    Rule("speculative_algorithm", Const("EAGLE"), Compare(">", ENV_LIMIT, Const(5))),
+    Rule("x_mode", TRUE, Not(Truthy(X))),                                     # oscillating
+    Rule("x_mode", FALSE, Truthy(X)),
+)
 TERMS = [flag("tp_size"), flag("device"), flag("enable_lora"), flag("lora_paths"), SPEC, X, env("SGLANG_PLAN"),
          ENV_LIMIT, env("SGLANG_MODE"), HIP, Unknown("f(x)"),
          flag("device.startswith()", 'cfg.device.startswith("cu")'),
@@ -214,6 +327,7 @@ VALUES = {
     "x_mode": [True, False, 0],
 }
 ENVS = {"SGLANG_PLAN": ["1", "0", "yes"], "SGLANG_LIMIT": ["3", "7", "many"], "SGLANG_MODE": ["static", "x"]}
+OPS = ["==", "!=", "is", "is not", "<", ">=", "~"]  # "~": no comparison we know
 
 
 def random_condition(rng, depth=0):
@@ -222,7 +336,7 @@ def random_condition(rng, depth=0):
         kind = rng.randrange(4)
         term, const = rng.choice(TERMS), rng.choice(CONSTS)
         if kind == 0:
-            return Compare(rng.choice(["==", "!=", "is", "is not", "<", ">=", "~"]), term, const)
+            return Compare(rng.choice(OPS), term, const)
         if kind == 1:
             return In(term, const if isinstance(const.value, tuple) else Seq((const, rng.choice(TERMS))))
         if kind == 2:
@@ -254,17 +368,107 @@ def test_memoised_evaluation_matches_the_reference_walk():
             assert evaluate(expr, launch, Model(FLAGS, CHAINED)) is reference(expr, launch, model), (expr, launch)
 
 
-def test_compiled_code_matches_the_reference_walk():
-    rng = random.Random(11)
+# hypothesis: terms and conditions of every kind, nested in each other
+_LEAVES = st.sampled_from(TERMS + CONSTS)
+_UNARY = st.sampled_from(["len", "str", "int", "bool", "lower", "sorted", "list", "abs", "frobnicate"])
+_BINARY = st.sampled_from(["+", "-", "*", "%", "//", "**", "|", "startswith", "get", "item", "isinstance", "max"])
+
+
+def _atoms(terms):
+    return st.one_of(
+        st.builds(Compare, st.sampled_from(OPS), terms, st.one_of(terms, st.sampled_from(CONSTS))),
+        st.builds(In, terms, st.one_of(st.sampled_from(CONSTS), terms,
+                                       st.builds(lambda i: Seq(tuple(i)), st.lists(terms, max_size=3)))),
+        st.builds(Truthy, terms),
+        st.sampled_from([TRUE, FALSE]),
+    )
+
+
+def _conditions(terms):
+    return st.recursive(_atoms(terms), lambda inner: st.one_of(
+        st.builds(Not, inner),
+        st.builds(Truthy, inner),
+        st.builds(lambda a: And(tuple(a)), st.lists(inner, min_size=2, max_size=3)),
+        st.builds(lambda a: Or(tuple(a)), st.lists(inner, min_size=2, max_size=3)),
+    ), max_leaves=8)
+
+
+def _terms(inner):
+    return st.one_of(
+        st.builds(lambda f, a: Apply(f, (a,), f"{f}(a)"), _UNARY, inner),
+        st.builds(lambda f, a, b: Apply(f, (a, b), f"{f}(a, b)"), _BINARY, inner, inner),
+        st.builds(lambda t, a, b: Apply(IF, (t, a, b), "a if t else b"), _atoms(_LEAVES), inner, inner),
+        st.builds(lambda a: Seq(tuple(a)), st.lists(inner, max_size=3)),
+        st.builds(lambda a: And(tuple(a)), st.lists(inner, min_size=2, max_size=3)),  # `a and b` as a value
+        st.builds(lambda a: Or(tuple(a)), st.lists(inner, min_size=2, max_size=3)),
+        st.builds(Truthy, inner),
+        st.builds(Not, _atoms(_LEAVES)),
+    )
+
+
+TERM_TREES = st.recursive(_LEAVES, _terms, max_leaves=6)
+CONDITIONS = _conditions(TERM_TREES)
+
+
+def _settings(table):
+    return st.lists(st.sampled_from([(k, v) for k, vs in table.items() for v in vs]), max_size=4).map(dict)
+
+
+LAUNCHES = st.builds(Launch, _settings(VALUES), _settings(ENVS),
+                     _settings({"platform:is_hip": [True, False, 0]}))
+SHARED = Model(FLAGS, CHAINED)  # across examples too: what it remembers must never change an answer
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(CONDITIONS, st.lists(LAUNCHES, min_size=1, max_size=4))
+def test_fast_path_matches_the_walk_on_any_condition(expr, launches):
+    for model in (SHARED, Model(FLAGS, CHAINED)):
+        for launch in launches:
+            want = reference(expr, launch, model)
+            assert evaluate(expr, launch, model) is want
+            parts = deciders(model, expr)
+            assert Truth.of(kleene(tuple(p.decide for p in parts), False, launch)) is want
+            if want is Truth.TRUE:
+                assert can_hold(model, expr, launch)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(TERM_TREES, CONDITIONS), LAUNCHES)
+def test_compiled_code_matches_the_walk_on_any_node(expr, launch):
+    values = walk_resolve(SHARED, launch, SHARED.relevant_rules(expr))
+    for model in (None, SHARED):
+        assert compile_truth(expr, model)(values) == walk_truth(expr, values)
+        got, want = compile_value(expr, model)(values), walk_value(expr, values)
+        assert got is want or _same(got, want)
+
+
+def test_the_model_is_frozen_and_its_cache_apart():
     model = Model(FLAGS, CHAINED)
-    for _ in range(300):
-        expr = random_condition(rng)
-        launch = random_launch(rng)
-        values = reference_resolve(model, launch, model.relevant_rules(expr))
-        assert compile_truth(expr)(values) == truth(expr, values), expr
-        assert compile_truth(expr, model)(values) == truth(expr, values), expr
-        got, want = compile_value(expr, model)(values), value(expr, values)
-        assert got is want or _same(got, want), expr
+    evaluate(And((LORA, Truthy(HIP))), Launch(), model)
+    assert model.cache.plans and model == Model(FLAGS, CHAINED)  # what it remembers is not its value
+    with pytest.raises(FrozenInstanceError):
+        model.rules = ()
+    model.forget_nodes()
+    assert not model.cache.nodes and model.cache.plans  # results are kept per shape
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        (Compare("==", flag("tp_size"), Const(1)), Compare("==", flag("tp_size"), Const(1)), True),
+        (Compare("==", flag("tp_size"), Const(1)), Compare("==", flag("tp_size"), Const(True)), False),
+        (Compare("==", flag("tp_size"), Const(1)), Compare("==", flag("tp_size"), Const(1.0)), False),
+        (And((LORA, Truthy(HIP))), And((LORA, Truthy(HIP))), True),
+        (And((LORA, Truthy(HIP))), Or((LORA, Truthy(HIP))), False),
+        (Not(LORA), Not(Truthy(flag("enable_lora"))), True),
+        (Truthy(flag("tp_size")), Truthy(flag("tp_size", "args.tp_size")), False),  # source text is part of it
+    ],
+)
+def test_expr_key_is_equal_exactly_for_the_same_tree(a, b, same):
+    model = Model(FLAGS)
+    assert (expr_key(model, a) == expr_key(model, b)) is same
+    model.forget_nodes()
+    assert (expr_key(model, a) == expr_key(model, b)) is same
 
 
 @pytest.mark.parametrize(
