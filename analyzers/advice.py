@@ -535,7 +535,7 @@ def situations(expr: Expr, ctx: Context) -> list[str]:
     flags = ctx.model.flags
     for ref in refs(expr):
         if ref.kind is RefKind.FLAG and flags is not None:
-            for flag in _flags_for_dest(ref.name, ctx):
+            for flag in flags.flags_for_dest(ref.name):
                 if flag.deprecated and flag.option:
                     hint = f"; use `{flag.replacement}`" if flag.replacement else ""
                     out.append(f"Still passing the deprecated `{flag.option}`{hint}.")
@@ -544,13 +544,6 @@ def situations(expr: Expr, ctx: Context) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _flags_for_dest(dest: str, ctx: Context) -> tuple[Any, ...]:
-    """`FlagModel.flags_for_dest` (a scan of every flag), remembered per dest."""
-    key = f"flags_for_dest|{dest}"
-    found = ctx.model.memo.get(key)
-    if found is None:
-        found = ctx.model.memo[key] = tuple(ctx.model.flags.flags_for_dest(dest))
-    return found
 
 
 # ------------------------------------------------------------------ entries

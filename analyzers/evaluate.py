@@ -162,12 +162,6 @@ class Model:
     examples: Examples = field(default_factory=Examples)  # how examples write values (the witness search reads it)
     cache: EvalCache = field(default_factory=lambda: EvalCache(), init=False, repr=False, compare=False)
 
-    @property
-    def memo(self) -> dict[Hashable, Any]:
-        """`EvalCache.searches`: what searches over this model remember (the witness search
-        keeps its `WitnessMemo` there under its type)."""
-        return self.cache.searches
-
     def forget_nodes(self) -> None:
         """`EvalCache.forget_nodes`: call between unrelated questions, e.g. per catalog entry."""
         self.cache.forget_nodes()

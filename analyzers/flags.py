@@ -172,6 +172,7 @@ class FlagModel:
     _by_dest: Mapping[str, Flag] = field(init=False, repr=False, compare=False)
     _by_option: Mapping[str, Flag] = field(init=False, repr=False, compare=False)
     _by_env: Mapping[str, EnvVar] = field(init=False, repr=False, compare=False)
+    _writers: Mapping[str, tuple[Flag, ...]] = field(init=False, repr=False, compare=False)  # dest -> its flags
 
     def __post_init__(self) -> None:
         by_dest: dict[str, Flag] = {}
@@ -196,6 +197,10 @@ class FlagModel:
         object.__setattr__(self, "_by_dest", by_dest)
         object.__setattr__(self, "_by_option", by_option)
         object.__setattr__(self, "_by_env", by_env)
+        writers: dict[str, list[Flag]] = {}
+        for flag in self.flags:
+            writers.setdefault(flag.dest, []).append(flag)
+        object.__setattr__(self, "_writers", {dest: tuple(found) for dest, found in writers.items()})
 
     def by_dest(self, name: str) -> Flag | None:
         """The flag that fills field `name` (a current option if there is one), or whose
@@ -235,7 +240,7 @@ class FlagModel:
 
     def flags_for_dest(self, name: str) -> tuple[Flag, ...]:
         """Every flag writing field `name` (e.g. a flag and its deprecated aliases)."""
-        return tuple(f for f in self.flags if f.dest == name)
+        return self._writers.get(name, ())
 
     def as_dict(self) -> dict[str, object]:
         return {

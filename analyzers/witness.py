@@ -85,10 +85,11 @@ class WitnessMemo:
 
 
 def _memo(model: Model) -> WitnessMemo:
-    """`model`'s witness memo, created on first use (kept in `Model.memo` under its type)."""
-    found = model.memo.get(WitnessMemo)
+    """`model`'s witness memo, created on first use (kept in its `EvalCache.searches` under its type)."""
+    searches = model.cache.searches
+    found = searches.get(WitnessMemo)
     if found is None:
-        found = model.memo[WitnessMemo] = WitnessMemo()
+        found = searches[WitnessMemo] = WitnessMemo()
     return found
 
 
