@@ -246,7 +246,7 @@ def build_entries(
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`)."""
     entries = []
-    for site, eid in zip(sites, assign_ids(sites)):
+    for site, eid in zip(sites, assign_ids(sites), strict=True):
         start, code = excerpt(lines_of(site.path), site.line)
         variants = tuple(
             EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied))

@@ -830,12 +830,13 @@ class Reads:
             items = _items(launch)
         wanted = self.flags
         names, atoms = items[0]
-        key = "" if wanted.isdisjoint(names) else "".join([a for name, a in zip(names, atoms) if name in wanted])
+        key = "" if wanted.isdisjoint(names) else "".join(
+            [a for name, a in zip(names, atoms, strict=True) if name in wanted])
         if items[1] is None:
             return key
         env, facts = self.env, self.facts
-        return "".join([key, *(atom for name, atom in zip(*items[1]) if name in env),
-                        *(atom for name, atom in zip(*items[2]) if name in facts)])
+        return "".join([key, *(atom for name, atom in zip(*items[1], strict=True) if name in env),
+                        *(atom for name, atom in zip(*items[2], strict=True) if name in facts)])
 
 
 def _items(launch: Launch) -> tuple[Any, ...]:
@@ -879,7 +880,7 @@ class RuleSet:
         if self.compiled is None:
             known = model.cache.rule_code
             self.compiled = []
-            for i, rule in zip(self.indices, self.rules):
+            for i, rule in zip(self.indices, self.rules, strict=True):
                 one = known.get(i)
                 if one is None:
                     one = known[i] = (rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model))

@@ -343,7 +343,7 @@ class _DeclWalker:
             return [{}]
         names = [name for name, _ in bound]
         combos = itertools.islice(itertools.product(*(v for _, v in bound)), _MAX_LOOP_EXPANSION)
-        return [dict(zip(names, combo)) for combo in combos]
+        return [dict(zip(names, combo, strict=True)) for combo in combos]
 
     # -- functions taking an argparse Namespace may copy dests onto fields ---
     def _enter_function(self, node: cst.FunctionDef) -> None:
@@ -537,7 +537,7 @@ class _DeclWalker:
     def _arg_kwargs(self, call: cst.Call) -> dict[str, cst.BaseExpression]:
         out: dict[str, cst.BaseExpression] = {}
         positional = [a for a in call.args if a.keyword is None]
-        for fname, arg in zip(_ARG_FIELDS, positional):
+        for fname, arg in zip(_ARG_FIELDS, positional, strict=False):
             out[fname] = arg.value
         for arg in call.args:
             if arg.keyword is None:

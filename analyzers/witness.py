@@ -478,7 +478,7 @@ def _trials(group: tuple[Leaf, ...], lit: Expr, launch: Launch, model: Model) ->
     options = [_grown(leaf, launch, model) + candidates(leaf, lit, model) for leaf in group]
     for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
         trial = launch
-        for leaf, value in zip(group, combo):
+        for leaf, value in zip(group, combo, strict=True):
             trial = assign(trial, leaf, value)
         yield trial
 
@@ -616,7 +616,7 @@ def _fix_disjunct(disjunct: Sequence[Expr], model: Model, base: Launch, allowed:
     """`base` changed literal by literal, each fixed while the ones before it keep holding."""
     launch = base
     held = 0  # leading parts of the prefix known to hold on `launch`
-    for lit, (prefix, parts) in zip(disjunct, _prefixes(disjunct)):
+    for lit, (prefix, parts) in zip(disjunct, _prefixes(disjunct), strict=True):
         holds, held = _holds(prefix, parts, held, launch, model)
         if holds:
             continue

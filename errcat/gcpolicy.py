@@ -23,7 +23,7 @@ def fewer_collections() -> Iterator[None]:
     if before[0] == 0:  # a first threshold of 0 turns automatic collection off: keep it off
         yield
         return
-    gc.set_threshold(*(max(a, b) for a, b in zip(before, THRESHOLDS)))
+    gc.set_threshold(*(max(a, b) for a, b in zip(before, THRESHOLDS, strict=False)))
     try:
         yield
     finally:

@@ -184,7 +184,8 @@ def history(
         tasks = [(s, prof.name, prof.raw, cache, use_results) for s in specs]
         results, total = _run_steps(tasks, [p.label for p in points], jobs, progress)
     steps = [
-        (Rev(p.label, p.commit or r.get("commit"), r.get("commit_date")), r) for p, r in zip(points, results)
+        (Rev(p.label, p.commit or r.get("commit"), r.get("commit_date")), r)
+        for p, r in zip(points, results, strict=True)
     ]
     return build_history(steps, total)
 

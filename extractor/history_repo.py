@@ -34,7 +34,7 @@ def default_paths(profile: Profile) -> list[str]:
         parts = pattern.split("/")[:-1]
         dirs.append(list(_takewhile_literal(parts)))
     common: list[str] = []
-    for column in zip(*dirs):
+    for column in zip(*dirs, strict=False):
         if len(set(column)) != 1:
             break
         common.append(column[0])

@@ -47,7 +47,7 @@ def extract_files(
         found[exc.path] = FileSites(path=exc.path, parse_error=str(exc))
     todo = [(path, key) for path, key in todo if path in decoded]
     texts = [(path, decoded[path]) for path, _ in todo]
-    for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs, cache is not None)):
+    for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs, cache is not None), strict=True):
         if cache is not None:
             if exact and sites.incomplete is None:  # a failure (memory ...) may not recur: not kept
                 cache.put(KIND, key, data)

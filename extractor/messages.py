@@ -399,7 +399,7 @@ def _percent(fmt: Template, right: cst.BaseExpression) -> Template:
     )
     args = _percent_args(right, fields)
     parts: list[Part] = []
-    for part, matches in zip(fmt.parts, found):
+    for part, matches in zip(fmt.parts, found, strict=True):
         if isinstance(part, Hole):
             parts.append(part)
             continue

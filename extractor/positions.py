@@ -130,7 +130,7 @@ class LineIndex:
         if spans is None or len(spans) != len(nodes):
             return self._lines
         self._agrees = True
-        for node, span in zip(nodes, spans):
+        for node, span in zip(nodes, spans, strict=True):
             self._lines[node] = span.line
             self._spans[node] = (span.first, span.last)
         for stmt in self._tree.body:

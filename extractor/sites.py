@@ -564,7 +564,7 @@ class SiteWalker:
         """Branch conditions in force now that were not when `before` was recorded."""
         guards = self.frame.guards
         common = 0
-        for a, b in zip(before, guards):
+        for a, b in zip(before, guards, strict=False):
             if a is not b:
                 break
             common += 1

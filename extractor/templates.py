@@ -106,7 +106,7 @@ class Template:
         found = self.matcher.match(message)
         if found is None:
             return None
-        return {h.text: v for h, v in zip(self.holes, found.groups())}
+        return {h.text: v for h, v in zip(self.holes, found.groups(), strict=True)}
 
     def fill(self, values: Mapping[str, Template]) -> Template:
         """Replace holes (by expression) with other templates, e.g. a table row's text.

@@ -178,7 +178,7 @@ def reference_fix(target, lit, leaves, launch, model):
             options = [candidates(leaf, lit, model) for leaf in group]
             for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
                 trial = launch
-                for leaf, val in zip(group, combo):
+                for leaf, val in zip(group, combo, strict=True):
                     trial = assign(trial, leaf, val)
                 result = evaluate(target, trial, model)
                 if result is Truth.TRUE:

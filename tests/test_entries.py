@@ -71,7 +71,7 @@ def test_id_is_pinned_for_a_known_site() -> None:
 )
 def test_id_is_stable_across_edits_that_keep_the_error(edited: str) -> None:
     found = sites(edited)
-    assert [i for s, i in zip(found, assign_ids(found)) if s.function == "f"] == [only_id(BASE)]
+    assert [i for s, i in zip(found, assign_ids(found), strict=True) if s.function == "f"] == [only_id(BASE)]
 
 
 @pytest.mark.parametrize(
@@ -104,7 +104,7 @@ def test_identical_sites_in_one_function_are_numbered_in_source_order() -> None:
         """
     )
     bad = [s for s in found if s.template.text == "bad"]
-    ids = dict(zip([id(s) for s in found], assign_ids(found)))
+    ids = dict(zip([id(s) for s in found], assign_ids(found), strict=True))
     assert [ids[id(s)] for s in bad] == [entry_id(s, n) for n, s in enumerate(bad)]
     assert len(set(assign_ids(found))) == 4
 
@@ -115,7 +115,8 @@ def test_ordinal_ignores_different_sites_in_between_and_other_functions() -> Non
         "def g():\n    raise ValueError('bad')\n"
         "def f(cfg):\n    raise ValueError('bad')\n    raise KeyError('bad')\n    raise ValueError('bad')\n"
     )
-    assert [i for s, i in zip(mixed, assign_ids(mixed)) if s.function == "f" and s.exception == "ValueError"] == plain
+    ids = zip(mixed, assign_ids(mixed), strict=True)
+    assert [i for s, i in ids if s.function == "f" and s.exception == "ValueError"] == plain
     assert assign_ids(mixed)[0] == entry_id(mixed[0], 0)
 
 
@@ -379,7 +380,7 @@ def test_one_variant_per_row(code: str, rows: list[tuple[dict, str, str]]) -> No
     assert got == rows
     assert entry.as_dict()["variants"] == [
         {"values": values, "template": template, "trigger": v.trigger.as_dict()}
-        for (values, template, _), v in zip(rows, entry.variants)
+        for (values, template, _), v in zip(rows, entry.variants, strict=True)
     ]
 
 

@@ -324,7 +324,7 @@ def same_template(ours: str, theirs: str) -> bool:
     a, b = parse_template(ours), parse_template(theirs)
     if len(a.parts) != len(b.parts):
         return False
-    for x, y in zip(a.parts, b.parts):
+    for x, y in zip(a.parts, b.parts, strict=True):
         if isinstance(x, Hole) and isinstance(y, Hole):
             if (x.conversion, x.spec) != (y.conversion, y.spec):
                 return False

@@ -48,7 +48,7 @@ def whole_and_cut(source: str, piece: int) -> tuple[cst.Module, cst.Module]:
 def test_cut_parse_equals_whole_parse(name, piece):
     whole, cut = whole_and_cut(SNIPPETS[name], piece)
     assert cut.code == whole.code
-    assert len(cut.body) == len(whole.body) and all(a.deep_equals(b) for a, b in zip(cut.body, whole.body))
+    assert len(cut.body) == len(whole.body) and all(a.deep_equals(b) for a, b in zip(cut.body, whole.body, strict=True))
     assert cut.deep_equals(whole)
 
 

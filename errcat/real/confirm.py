@@ -118,7 +118,7 @@ class _Session:
         """The real outcome of each command line (the same line twice: run once)."""
         keys = [(line.env, line.argv) for line in lines]
         todo: dict[Any, Launch] = {}
-        for key, line in zip(keys, lines):
+        for key, line in zip(keys, lines, strict=True):
             if key in self.cache or key in todo:
                 continue
             try:
@@ -129,7 +129,7 @@ class _Session:
                 continue
             todo[key] = Launch(argv, env)
         # results come in input order
-        for n, (key, (_, result)) in enumerate(zip(list(todo), self.runner.run(list(todo.values()))), 1):
+        for n, (key, (_, result)) in enumerate(zip(list(todo), self.runner.run(list(todo.values())), strict=True), 1):
             self.cache[key] = _real(result, self.profile)
             self.launches += 1
             if self.progress is not None:
