@@ -19,10 +19,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from analyzers.entries import Entry, EntryVariant, Trigger
 from extractor.errors import ErrcatError
+
+if TYPE_CHECKING:  # annotations only: loading an overlay on the warm path must not import libcst
+    from analyzers.entries import Entry, EntryVariant, Trigger
 
 _ID = re.compile(r"^[0-9a-f]{16}$")
 _KEYS = {"fingerprint", "meaning", "solutions", "add_solutions", "notes"}
