@@ -120,6 +120,19 @@ def causes(cases: Iterable[Case], limit: int = 10) -> list[tuple[str, int]]:
     return Counter(f"{c.prediction.first} -> {c.first}" for c in disagreements(cases)).most_common(limit)
 
 
+def left_open(cases: Iterable[Case], limit: int = 10) -> list[tuple[str, int]]:
+    """The entries most often left unknown before a launch's first sure one (what keeps
+    predictions undecided), with the number of valid launches where each is."""
+    return Counter(e for c in cases if c.valid and not c.decided
+                   for e in c.prediction.may_fire if e != c.prediction.sure).most_common(limit)
+
+
+def falsely_sure(cases: Iterable[Case], limit: int = 10) -> list[tuple[str, int]]:
+    """The entries most often predicted to fire for sure where the real program met another first."""
+    return Counter(c.prediction.sure for c in cases if c.valid and c.prediction.sure is not None
+                   and c.prediction.sure != c.first).most_common(limit)
+
+
 # ------------------------------------------------------------------ minimising
 
 

@@ -26,8 +26,21 @@ from typing import Any, NoReturn
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analyzers.difftest import Case, Line, causes, disagreements, figures, minimise, real_first, regression_record
+from analyzers.difftest import (
+    Case,
+    Line,
+    causes,
+    disagreements,
+    falsely_sure,
+    figures,
+    left_open,
+    minimise,
+    real_first,
+    regression_record,
+)
+from analyzers.examples import MODEL
 from analyzers.first_error import Pipeline, Prediction
+from analyzers.flags import option_for_dest
 from analyzers.judge import EntryIndex, Real
 from analyzers.launch import CommandLine
 from analyzers.launchgen import Generated, example_lines, generate
@@ -38,6 +51,7 @@ from errcat.real.materials import Materials
 from errcat.real.runner import Runner, driver_setup, target_version
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
+from extractor.real_profile import Platform, RealProfile
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -111,48 +125,85 @@ def _python(args: argparse.Namespace, profile: Profile) -> str:
     return str(ensure_target_env(profile, args.release).python)
 
 
-def run(args: argparse.Namespace) -> list[str]:
-    """The whole test; returns the report's lines."""
-    profile = load_profile(args.profile)
+def _bare(cases: Sequence[Case], model_dest: str) -> list[str]:
+    """The bare launch of the default model: predicted and real (it must be predicted ok)."""
+    argv = (option_for_dest(model_dest), MODEL)
+    found = next((c for c in cases if c.argv == argv and not c.env), None)
+    if found is None:
+        return []
+    return [f"bare launch {' '.join(argv)}: predicted {found.prediction.first}"
+            + (f" (sure: {found.prediction.sure})" if found.prediction.sure else "") + f", real {found.first}"]
+
+
+def _platform(profile: Profile, name: str) -> tuple[RealProfile, Platform]:
     real = profile.real
     if real is None:
         raise ErrcatError(f"profile {profile.name} has no real: section (how to run the target)")
-    platform = real.platform(args.platform)
+    platform = real.platform(name)
     if platform is None:
-        raise ErrcatError(f"profile {profile.name} declares no platform {args.platform!r}")
+        raise ErrcatError(f"profile {profile.name} declares no platform {name!r}")
+    return real, platform
+
+
+def _checked(args: argparse.Namespace, data: dict[str, Any], profile: Profile, real: RealProfile) -> str:
+    """The target interpreter, once the catalog and it are known to be of `--release`."""
+    version = catalog_version(data, profile)
+    if version != args.release:
+        raise ErrcatError(f"the catalog describes {version}, not {args.release}")
+    python = _python(args, profile)
+    if (installed := target_version(python, real.package)) != version:
+        raise ErrcatError(f"{python} has {real.package} {installed or '(none)'} installed, not {version}")
+    return python
+
+
+def _report(cases: Sequence[Case], model_dest: str) -> list[str]:
+    report = figures(cases).lines() + [f"disagreements: {len(disagreements(cases))}"]
+    report += [f"  {n} x {cause}" for cause, n in causes(cases)]
+    report += _bare(cases, model_dest)
+    report += ["entries most often left unknown (undecided launches):"]
+    report += [f"  {n} x {entry}" for entry, n in left_open(cases)]
+    report += ["entries most often predicted to fire for sure where another came first:"]
+    return report + [f"  {n} x {entry}" for entry, n in falsely_sure(cases)]
+
+
+def _regressions(path: str | Path, found: Sequence[Case], version: str) -> str:
+    """Writes the minimised disagreements (each distinct one once, sorted); the report's line."""
+    unique = {json.dumps(r, sort_keys=True): r for r in (regression_record(c, version) for c in found)}
+    _write_lines(path, [unique[k] for k in sorted(unique)])
+    return f"minimised disagreements: {len(unique)} -> {path}"
+
+
+def run(args: argparse.Namespace) -> list[str]:
+    """The whole test; returns the report's lines."""
+    profile = load_profile(args.profile)
+    real, platform = _platform(profile, args.platform)
     with tempfile.TemporaryDirectory(prefix="errcat-difftest-") as tmp:
         data = load_catalog(_catalog(args, Path(tmp)))
-        version = catalog_version(data, profile)
-        if version != args.release:
-            raise ErrcatError(f"the catalog describes {version}, not {args.release}")
-        python = _python(args, profile)
-        if (installed := target_version(python, real.package)) != version:
-            raise ErrcatError(f"{python} has {real.package} {installed or '(none)'} installed, not {version}")
+        python = _checked(args, data, profile, real)
+        version = args.release
+        setup = driver_setup(real, version)  # refuses a release the profile cannot validate
         validation = real.validation_for(version)
-        assert validation is not None  # driver_setup below refuses a release without one
-        pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps], profile.examples)
+        steps = [s.name for s in validation.steps] if validation is not None else []
+        pipeline = Pipeline.of_catalog(data, steps, profile.examples)
         stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples)
         architectures = [a for a, _ in real.model_configs if a != real.default_model]
         generated = generate(pipeline.checks, example_lines(data["entries"], profile.launch), pipeline.model,
                              architectures, count=args.count, seed=args.seed)
         progress = progress_bar(sys.stderr, quiet=args.quiet)
-        with Runner(python, driver_setup(real, version), jobs=args.jobs, timeout=args.timeout) as runner, \
+        with Runner(python, setup, jobs=args.jobs, timeout=args.timeout) as runner, \
                 tempfile.TemporaryDirectory(prefix="errcat-difftest-materials-") as materials:
             subject = _Subject(pipeline, stated, EntryIndex(data["entries"]),
                                Session(runner, profile, Materials(real, Path(materials)), progress))
             cases = subject.cases(generated)
             _write_lines(args.out, [c.as_dict(version) for c in cases])
-            found = disagreements(cases)
-            if found and not args.no_minimise:
+            found = [] if args.no_minimise else disagreements(cases)
+            if found:
                 subject.session.label = "minimising"
                 found = minimise(found, subject.judge)
-        report = figures(cases).lines() + [f"disagreements: {len(disagreements(cases))}"]
-        report += [f"  {n} x {cause}" for cause, n in causes(cases)]
-        if found and not args.no_minimise:
-            regressions = args.regressions or ROOT / "tests" / "data" / "real" / f"difftest-{version}.jsonl"
-            unique = {json.dumps(r, sort_keys=True): r for r in (regression_record(c, version) for c in found)}
-            _write_lines(regressions, [unique[k] for k in sorted(unique)])
-            report.append(f"minimised disagreements: {len(unique)} -> {regressions}")
+    report = _report(cases, pipeline.model.examples.model)
+    if found:
+        report.append(_regressions(args.regressions or ROOT / "tests" / "data" / "real" / f"difftest-{version}.jsonl",
+                                   found, version))
     return report
 
 
