@@ -46,6 +46,20 @@ class Validation:
 
 
 @dataclass(frozen=True, slots=True)
+class Platform:
+    """A machine a launch is judged on: the options every launch there gets (unless it gives
+    them) and what its platform predicates (``is_cuda()``, ``get_platform().is_sm90``) read.
+
+    `generic` is the machine `errcat confirm` runs on: the section's `args` given, every
+    predicate false (`analyzers.platform_facts` turns a platform into evaluator facts)."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    predicates: bool | None = None  # what every predicate not in `facts` reads (None: unknown)
+    facts: tuple[tuple[str, Any], ...] = ()  # predicate name -> value, where it reads otherwise
+
+
+@dataclass(frozen=True, slots=True)
 class RealProfile:
     package: str
     install: tuple[Install, ...] = ()
@@ -58,6 +72,7 @@ class RealProfile:
     model_configs: tuple[tuple[str, str], ...] = ()
     # what every platform predicate reads on the machine confirm runs on (None: unknown)
     platform_default: bool | None = None
+    platforms: tuple[Platform, ...] = ()  # named machines (`platform`), in profile order
 
     def install_for(self, version: str) -> Install | None:
         return next((i for i in self.install if in_range(version, i.start, i.until)), None)
@@ -68,6 +83,15 @@ class RealProfile:
     def model_config(self, architecture: str) -> dict[str, Any] | None:
         text = dict(self.model_configs).get(architecture)
         return json.loads(text) if text is not None else None
+
+    def stand_in_config(self, architecture: str) -> dict[str, Any] | None:
+        """The config.json a generated model of `architecture` has: the profile's config for
+        it, else the default config under its name (checks keyed on the name alone pass)."""
+        config = self.model_config(architecture) or self.model_config(self.default_model)
+        return None if config is None else {**config, "architectures": [architecture]}
+
+    def platform(self, name: str) -> Platform | None:
+        return next((p for p in self.platforms if p.name == name), None)
 
 
 # ------------------------------------------------------------------ checking
@@ -150,6 +174,25 @@ def _models(data: Any) -> str | None:
     return None
 
 
+def _platforms(data: Any) -> str | None:
+    if not isinstance(data, dict) or not all(isinstance(k, str) and re.fullmatch(_IDENT, k) for k in data):
+        return "platforms: expected platform name -> {args, predicates, facts}"
+    for name, item in data.items():
+        at = f"platforms.{name}"
+        if not isinstance(item, dict):
+            return f"{at}: expected a mapping"
+        if (p := _unknown(item, "args", "predicates", "facts")) is not None:
+            return f"{at}.{p}"
+        if "args" in item and _strs(item["args"]) is not None:
+            return f"{at}.args: expected a list of strings"
+        if "predicates" in item and not isinstance(item["predicates"], bool):
+            return f"{at}.predicates: expected true or false"
+        facts = item.get("facts", {})
+        if not isinstance(facts, dict) or not all(isinstance(k, str) and k for k in facts):
+            return f"{at}.facts: expected predicate name -> value"
+    return None
+
+
 def real_problem(data: Any) -> str | None:
     """The first problem of a `real:` section, as "key: what is wrong"; None when fine."""
     if data is None:
@@ -157,7 +200,7 @@ def real_problem(data: Any) -> str | None:
     if not isinstance(data, dict):
         return "expected a mapping"
     if (p := _unknown(data, "package", "install", "torch_ops", "env", "args", "validate", "models",
-                      "platform_default")) is not None:
+                      "platform_default", "platforms")) is not None:
         return p
     if not isinstance(data.get("package"), str) or not re.fullmatch(_MODULE, data["package"]):
         return "package: expected the target's import package name"
@@ -172,12 +215,22 @@ def real_problem(data: Any) -> str | None:
         ("args", lambda v: None if _strs(v) is None else "args: expected a list of strings"),
         ("models", _models),
         ("platform_default", lambda v: None if isinstance(v, bool) else "platform_default: expected true or false"),
+        ("platforms", _platforms),
     ]
     return next((p for key, check in checks if key in data and (p := check(data[key])) is not None), None)
 
 
 def _ranges(items: Sequence[Mapping[str, Any]]) -> list[tuple[str | None, str | None, Mapping[str, Any]]]:
     return [(d.get("from"), d.get("until"), d) for d in items]
+
+
+def _parse_platforms(data: Mapping[str, Any]) -> tuple[Platform, ...]:
+    """Each platform's `args` default to the section's (what every launch here gets)."""
+    return tuple(
+        Platform(name, tuple(item.get("args", data.get("args") or ())), item.get("predicates"),
+                 tuple(sorted((item.get("facts") or {}).items())))
+        for name, item in (data.get("platforms") or {}).items()
+    )
 
 
 def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
@@ -198,6 +251,7 @@ def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
         ),
         default_model=models.get("default", ""),
         platform_default=data.get("platform_default"),
+        platforms=_parse_platforms(data),
         model_configs=tuple(
             (arch, json.dumps(config, sort_keys=True)) for arch, config in sorted((models.get("configs") or {}).items())
         ),

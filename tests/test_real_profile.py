@@ -8,7 +8,7 @@ import pytest
 
 from extractor.errors import ProfileError
 from extractor.profile import load_profile, parse_profile
-from extractor.real_profile import Step, parse_real, real_problem
+from extractor.real_profile import Platform, Step, parse_real, real_problem
 
 GOOD: dict[str, Any] = {
     "package": "tgt",
@@ -26,6 +26,7 @@ GOOD: dict[str, Any] = {
     ],
     "models": {"default": "Tiny", "configs": {"Tiny": {"architectures": ["Tiny"]}}},
     "platform_default": False,
+    "platforms": {"generic": {"predicates": False}, "h100": {"args": [], "facts": {"is_sm90": True}}},
 }
 
 
@@ -51,7 +52,8 @@ def test_good_section_has_no_problem():
 @pytest.mark.parametrize("data, problem", [
     (["package"], "expected a mapping"),
     ({**GOOD, "extra": 1},
-     "extra: unknown key (known: package, install, torch_ops, env, args, validate, models, platform_default)"),
+     "extra: unknown key (known: package, install, torch_ops, env, args, validate, models, platform_default, "
+     "platforms)"),
     (with_("package", ...), "package: expected the target's import package name"),
     (with_("package", "a-b"), "package: expected the target's import package name"),
     (with_("install", []), "install: expected a non-empty list of release ranges"),
@@ -88,6 +90,14 @@ def test_good_section_has_no_problem():
     (with_("models.default", "Huge"), "models.default: 'Huge' is not one of configs"),
     (with_("models.default", ["Tiny"]), "models.default: ['Tiny'] is not one of configs"),
     (with_("platform_default", "no"), "platform_default: expected true or false"),
+    (with_("platforms", ["generic"]), "platforms: expected platform name -> {args, predicates, facts}"),
+    (with_("platforms", {"a-b": {}}), "platforms: expected platform name -> {args, predicates, facts}"),
+    (with_("platforms.generic", False), "platforms.generic: expected a mapping"),
+    (with_("platforms.generic.device", "cuda"),
+     "platforms.generic.device: unknown key (known: args, predicates, facts)"),
+    (with_("platforms.generic.args", "--device cuda"), "platforms.generic.args: expected a list of strings"),
+    (with_("platforms.generic.predicates", "no"), "platforms.generic.predicates: expected true or false"),
+    (with_("platforms.h100.facts", ["is_sm90"]), "platforms.h100.facts: expected predicate name -> value"),
 ])
 def test_each_problem_is_named(data, problem):
     assert real_problem(data) == problem
@@ -135,6 +145,17 @@ def test_parsed_fields():
     assert REAL.default_model == "Tiny" and REAL.platform_default is False
     assert REAL.model_config("Tiny") == {"architectures": ["Tiny"]} and REAL.model_config("Huge") is None
     assert parse_real(None) is None
+
+
+def test_platforms_take_the_sections_args_unless_they_give_theirs():
+    assert REAL.platform("generic") == Platform("generic", ("--device", "cuda"), False)
+    assert REAL.platform("h100") == Platform("h100", (), None, (("is_sm90", True),))
+    assert REAL.platform("tpu") is None
+
+
+def test_a_stand_in_config_is_the_architectures_or_the_default_under_its_name():
+    assert REAL.stand_in_config("Tiny") == {"architectures": ["Tiny"]}
+    assert REAL.stand_in_config("Huge") == {"architectures": ["Huge"]}
 
 
 @pytest.mark.parametrize("version, steps", [

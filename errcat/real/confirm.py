@@ -103,8 +103,8 @@ def examples_of(data: Mapping[str, Any], only: Sequence[str] = ()) -> list[Examp
 
 
 @dataclass(slots=True)
-class _Session:
-    """The launches of one confirm run, through one runner."""
+class Session:
+    """The launches of one run (a confirm run, a difftest), through one runner; each distinct line runs once."""
 
     runner: Any
     profile: Profile
@@ -130,14 +130,14 @@ class _Session:
             todo[key] = Launch(argv, env)
         # results come in input order
         for n, (key, (_, result)) in enumerate(zip(list(todo), self.runner.run(list(todo.values())), strict=True), 1):
-            self.cache[key] = _real(result, self.profile)
+            self.cache[key] = real_of(result, self.profile)
             self.launches += 1
             if self.progress is not None:
                 self.progress(n, len(todo), self.label)
         return [self.cache[k] for k in keys]
 
 
-def _real(result: Any, profile: Profile) -> Real:
+def real_of(result: Any, profile: Profile) -> Real:
     """The runner's `Result` in the judge's terms (frame paths in repository layout)."""
     path = (profile.repo_path(result.path) or result.path) if result.path else ""
     message = result.message or ""
@@ -146,7 +146,7 @@ def _real(result: Any, profile: Profile) -> Real:
     return Real(result.outcome, result.type or "", message, path, int(result.line or 0))
 
 
-def _judged(pairs: Sequence[Pair], session: _Session, index: EntryIndex) -> None:
+def _judged(pairs: Sequence[Pair], session: Session, index: EntryIndex) -> None:
     lines: list[CommandLine] = []
     for pair in pairs:
         lines.append(pair.before)
@@ -216,7 +216,7 @@ def confirm(
         index = EntryIndex(data["entries"])
         with tempfile.TemporaryDirectory(prefix="errcat-confirm-") as tmp, \
                 Runner(str(python), driver_setup(real, version), jobs=jobs or 2, timeout=timeout) as runner:
-            session = _Session(runner, profile, Materials(real, Path(tmp)), progress)
+            session = Session(runner, profile, Materials(real, Path(tmp)), progress)
             new = _run_examples(todo, data, profile, version, session, index, repair, record, recorded)
             launches = session.launches
     outcomes = recorded.with_(new)
@@ -225,7 +225,7 @@ def confirm(
 
 
 def _run_examples(todo: Sequence[Example], data: Mapping[str, Any], profile: Profile, version: str,
-                  session: _Session, index: EntryIndex, repair: bool, record: str | Path | None,
+                  session: Session, index: EntryIndex, repair: bool, record: str | Path | None,
                   recorded: Outcomes) -> list[Outcome]:
     """Run `todo` (each example once, then repairs of the refuted ones), in `todo`'s order."""
     outcomes: dict[int, Outcome] = {}
@@ -262,7 +262,7 @@ def _pair(example: Example, profile: Profile) -> Pair | str:
     return Pair(example, before, after)
 
 
-def _repaired(pairs: Mapping[int, Pair], search: Search, session: _Session, index: EntryIndex,
+def _repaired(pairs: Mapping[int, Pair], search: Search, session: Session, index: EntryIndex,
               rounds: int) -> dict[int, Pair]:
     """Per refuted pair (by its key in `pairs`), the first repair the real program confirmed: each
     round runs the candidates of the repairs the previous round refuted."""
@@ -302,7 +302,7 @@ def _met(need: str, real: RealProfile) -> bool:
     return kind == "platform" and real.platform_default is not None and value == json.dumps(real.platform_default)
 
 
-def _record(path: str | Path, session: _Session, version: str, index: EntryIndex) -> None:
+def _record(path: str | Path, session: Session, version: str, index: EntryIndex) -> None:
     """Every launch this run made (placeholders as written), what the real program did and
     which catalog entry that was: test data for the static side."""
     lines = []

@@ -1,0 +1,152 @@
+"""Static first-error prediction: which catalog entry a launch meets first, if any.
+
+The real program stops at its first error, so what a user sees is the first entry, in
+the order the validation pipeline runs its checks, whose condition holds. Each entry's
+condition (its trigger, and one of its table rows when it has some) is evaluated on the
+launch (`analyzers.evaluate`); walking the entries in pipeline order:
+
+- every condition false: ``ok``;
+- the first condition that is not false is true: that entry (``error``);
+- it is unknown: ``undecided``, with the facts that decide it (the unknown leaves of
+  the entries that may fire before the first one that surely does).
+
+The order is `pipeline_order`, the one place that knows it (issue 13's reach/order work
+replaces it). Today's rule, as far as the catalog knows the program: the profile's
+validation steps in order (`real.validate`: ``prepare_server_args``, ``resolve_once``,
+``check_server_args`` for sglang 0.5.2x); an entry belongs to the step its function is
+named after, and an entry of any other function to the step before the last (the hooks
+a launcher's resolution or ``__post_init__`` runs before the final check); within a
+step, files by path and entries by line.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided_leaves
+from analyzers.examples import Examples
+from analyzers.flags import FlagModel
+from analyzers.launch import Launch
+from extractor.ir import Expr, conj, disj, from_dict
+from extractor.profile import ExampleRules
+
+OK, ERROR, UNDECIDED = "ok", "error", "undecided"
+MAX_DECIDING = 12  # facts listed for an undecided prediction
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One catalog entry as the pipeline meets it."""
+
+    id: str
+    path: str
+    line: int
+    function: str
+    condition: Expr  # when it fires
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    status: str  # OK, ERROR or UNDECIDED
+    entry: str | None = None  # ERROR: the entry the user sees
+    may_fire: tuple[str, ...] = ()  # entries not surely false, in pipeline order (up to the first sure one)
+    deciding: tuple[str, ...] = ()  # UNDECIDED: the unknown leaves that decide it
+    sure: str | None = None  # the first entry that surely fires (the last of `may_fire`), if any
+
+    @property
+    def first(self) -> str:
+        """What the prediction names: an entry id, ``ok`` or ``undecided``."""
+        return self.entry if self.entry is not None else self.status
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"status": self.status}
+        if self.entry is not None:
+            data["entry"] = self.entry
+        if self.may_fire:
+            data["may_fire"] = list(self.may_fire)
+        if self.deciding:
+            data["deciding"] = list(self.deciding)
+        if self.sure is not None:
+            data["sure"] = self.sure
+        return data
+
+    def covers(self, first: str) -> bool:
+        """Is `first` (an entry id or ``ok``) one of the outcomes this prediction leaves open?"""
+        return first in self.may_fire if first != OK else self.sure is None
+
+
+def check_of(entry: Mapping[str, Any]) -> Check:
+    """A catalog.json entry as a `Check`: its trigger, and one of its rows when it has a table."""
+    trigger = from_dict(entry["trigger"]["expr"])
+    rows = [from_dict(v["trigger"]["expr"]) for v in entry.get("variants") or ()]
+    source = entry["source"]
+    return Check(entry["id"], source["path"], int(source["line"]), str(source.get("function") or ""),
+                 conj([trigger, disj(rows)]) if rows else trigger)
+
+
+def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check, ...]:
+    """`checks` in the order the validation pipeline runs them (see the module doc); `steps`:
+    the names of the validation steps in order (a profile's `Validation.steps`)."""
+    rank = {name: i for i, name in enumerate(steps)}
+    hooks = max(len(steps) - 2, 0)  # where a function no step names runs
+
+    def key(check: Check) -> tuple[int, str, int, str]:
+        step = rank.get(check.function.rpartition(".")[2], hooks)
+        return (step, check.path, check.line, check.id)
+
+    return tuple(sorted(checks, key=key))
+
+
+def predict(launch: Launch, checks: Sequence[Check], model: Model) -> Prediction:
+    """The first entry of `checks` (in pipeline order) `launch` meets, or why it cannot be told."""
+    may: list[Check] = []
+    for check in checks:
+        found = evaluate(check.condition, launch, model)
+        if found is Truth.FALSE:
+            continue
+        may.append(check)
+        if found is Truth.TRUE:
+            break
+    if not may:
+        return Prediction(OK)
+    ids = tuple(c.id for c in may)
+    sure = may[-1].id if evaluate(may[-1].condition, launch, model) is Truth.TRUE else None
+    if len(may) == 1 and sure is not None:
+        return Prediction(ERROR, sure, ids, sure=sure)
+    unknown = may[:-1] if sure is not None else may
+    return Prediction(UNDECIDED, None, ids, _deciding(unknown, launch, model), sure)
+
+
+def _deciding(unknown: Sequence[Check], launch: Launch, model: Model) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for check in unknown:
+        found.update(dict.fromkeys(undecided_leaves(check.condition, launch, model)))
+        if len(found) >= MAX_DECIDING:
+            break
+    return tuple(found)[:MAX_DECIDING]
+
+
+@dataclass(frozen=True, slots=True)
+class Pipeline:
+    """A catalog as a program to predict with: its checks in pipeline order and the
+    evaluator's model (its flag model and adjustments; `examples` says which flag is the model's)."""
+
+    checks: tuple[Check, ...]
+    model: Model
+
+    @classmethod
+    def of_catalog(cls, data: Mapping[str, Any], steps: Sequence[str],
+                   examples: ExampleRules | None = None) -> Pipeline:
+        """From catalog.json's data; `steps`: the names of the validation steps (`pipeline_order`)."""
+        checks = [check_of(e) for e in data["entries"]]
+        known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
+        flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
+        model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)
+        return cls(pipeline_order(checks, steps), model)
+
+    def conditions(self) -> list[Expr]:
+        return [c.condition for c in self.checks]
+
+    def predict(self, launch: Launch) -> Prediction:
+        return predict(launch, self.checks, self.model)

@@ -1,0 +1,91 @@
+"""Static first-error prediction: pipeline order, and ok / the first entry / undecided with its facts."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analyzers.evaluate import Model
+from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, check_of, pipeline_order, predict
+from analyzers.flags import build_flag_model
+from analyzers.launch import Launch
+from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy
+
+FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
+    def add_cli_args(parser):
+        parser.add_argument("--tp-size", type=int, default=1)
+        parser.add_argument("--enable-lora", action="store_true")
+''')})
+TP = Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")
+LORA = Ref(RefKind.FLAG, "enable_lora", "cfg.enable_lora")
+HIP = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
+STEPS = ("prepare_server_args", "resolve_once", "check_server_args")
+
+
+def check(id_: str, path: str = "a.py", line: int = 1, function: str = "hook", condition=TRUE) -> Check:
+    return Check(id_, path, line, function, condition)
+
+
+@pytest.mark.parametrize(("checks", "steps", "order"), [
+    # the step named by the function; other functions in the step before the last
+    ([check("c", function="ServerArgs.check_server_args"), check("h", "z.py"),
+      check("p", "z.py", function="prepare_server_args")], STEPS, ["p", "h", "c"]),
+    # within a step: path, then line
+    ([check("b2", "b.py", 2), check("b1", "b.py", 1), check("a9", "a.py", 9)], STEPS, ["a9", "b1", "b2"]),
+    # two steps (0.5.18): the hooks run in the first (__post_init__ inside prepare_server_args)
+    ([check("c", function="check_server_args"), check("h")], ("prepare_server_args", "check_server_args"),
+     ["h", "c"]),
+])
+def test_pipeline_order(checks, steps, order):
+    assert [c.id for c in pipeline_order(checks, steps)] == order
+
+
+MODEL = Model(FLAGS)
+BIG_TP = check("tp", line=1, condition=Compare(">", TP, Const(4)))
+LORA_ON = check("lora", line=2, condition=Truthy(LORA))
+ON_HIP = check("hip", line=0, condition=Truthy(HIP))
+
+
+@pytest.mark.parametrize(("checks", "launch", "status", "entry", "may_fire"), [
+    ([BIG_TP, LORA_ON], Launch(), OK, None, ()),
+    ([BIG_TP, LORA_ON], Launch({"enable_lora": True}), ERROR, "lora", ("lora",)),
+    ([BIG_TP, LORA_ON], Launch({"tp_size": 8, "enable_lora": True}), ERROR, "tp", ("tp",)),  # the first one wins
+    ([ON_HIP, BIG_TP], Launch({"tp_size": 8}), UNDECIDED, None, ("hip", "tp")),
+    ([ON_HIP, BIG_TP], Launch({"tp_size": 8}, facts={"platform:is_hip": False}), ERROR, "tp", ("tp",)),
+    ([ON_HIP, BIG_TP], Launch(), UNDECIDED, None, ("hip",)),
+])
+def test_predict(checks, launch, status, entry, may_fire):
+    found = predict(launch, checks, MODEL)
+    assert (found.status, found.entry, found.may_fire) == (status, entry, may_fire)
+
+
+def test_an_undecided_prediction_names_what_decides_it_and_what_surely_fires():
+    found = predict(Launch({"tp_size": 8}), [ON_HIP, BIG_TP], MODEL)
+    assert found.deciding == ("platform:is_hip",) and found.sure == "tp" and found.first == UNDECIDED
+    assert found.covers("hip") and found.covers("tp") and not found.covers(OK)
+    assert predict(Launch(), [ON_HIP, BIG_TP], MODEL).covers(OK)
+
+
+def _entry(id_: str, line: int, expr: dict, rows: list[dict] | None = None) -> dict:
+    return {"id": id_, "source": {"path": "a.py", "line": line, "function": "check_server_args"},
+            "trigger": {"expr": expr}, "variants": [{"trigger": {"expr": r}} for r in rows or []]}
+
+
+def test_a_catalog_as_a_pipeline_reads_its_flags_adjustments_and_table_rows():
+    tp = {"op": "ref", "kind": "flag", "name": "tp_size", "text": "cfg.tp_size"}
+    lora = {"op": "ref", "kind": "flag", "name": "enable_lora", "text": "cfg.enable_lora"}
+    data = {
+        "entries": [_entry("rows", 2, {"op": "const", "value": True},
+                           [{"op": "compare", "cmp": "==", "left": tp, "right": {"op": "const", "value": 3}}]),
+                    _entry("lora", 1, {"op": "truthy", "term": lora})],
+        "flags": FLAGS.as_dict(),
+        # --tp-size 3 turns LoRA on
+        "adjustments": [{"dest": "enable_lora", "value": {"op": "const", "value": True},
+                         "when": {"expr": {"op": "compare", "cmp": "==", "left": tp, "right": {"op": "const",
+                                                                                                "value": 3}}}}],
+    }
+    pipeline = Pipeline.of_catalog(data, STEPS)
+    assert [c.id for c in pipeline.checks] == ["lora", "rows"]
+    assert pipeline.predict(Launch({"tp_size": 3})).entry == "lora"
+    assert pipeline.predict(Launch({"tp_size": 2})).status == OK
+    assert check_of(data["entries"][0]).condition != TRUE  # the row is part of the condition

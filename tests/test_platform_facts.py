@@ -1,0 +1,88 @@
+"""A launch on a platform: argv parsed by declaration, the platform's args and predicates, the
+model stand-in's facts; the profile's `generic` platform."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analyzers.argv import launch_of_argv
+from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.examples import Examples
+from analyzers.flags import build_flag_model
+from analyzers.launch import Launch
+from analyzers.platform_facts import Stated, architecture_of, model_facts, on_platform, platform_facts
+from extractor.ir import Compare, Const, In, Ref, RefKind, Truthy
+from extractor.profile import ExampleRules, load_profile
+from extractor.real_profile import Platform, RealProfile
+
+FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
+    def add_cli_args(parser):
+        parser.add_argument("--model-path", type=str, required=True)
+        parser.add_argument("--device", type=str, default=None)
+        parser.add_argument("--tp-size", type=int, default=1)
+        parser.add_argument("--mem", type=float, default=0.5)
+        parser.add_argument("--enable-lora", action="store_true")
+        parser.add_argument("--modules", type=str, nargs="*")
+        parser.add_argument("--mm-config", type=json.loads)
+        parser.add_argument("--overlap", action=argparse.BooleanOptionalAction, default=True)
+''')})
+GENERIC = Platform("generic", ("--device", "cuda"), False)
+EXAMPLES = Examples(ExampleRules(model="model_path", architecture=(r"(.*\.)?architectures(\[0\])?",)))
+
+
+@pytest.mark.parametrize(("argv", "flags"), [
+    (["--tp-size", "2", "--mem=0.8"], {"tp_size": 2, "mem": 0.8}),
+    (["--enable-lora", "--no-overlap"], {"enable_lora": True, "overlap": False}),
+    (["--modules", "a", "b", "--modules"], {"modules": ()}),  # the last one wins
+    (["--mm-config", '{"a": 1}'], {"mm_config": {"a": 1}}),
+    (["--tp-size", "two", "--unknown-flag", "v"], {"tp_size": "two", "unknown_flag": "v"}),
+    (["--model-path", "<model:Arch>"], {"model_path": "<model:Arch>"}),
+])
+def test_launch_of_argv(argv, flags):
+    assert launch_of_argv(argv, FLAGS) == Launch(flags)
+
+
+def test_the_platform_adds_its_args_unless_given_and_states_its_predicates():
+    launch = on_platform(Launch({"tp_size": 2}), GENERIC, FLAGS, ["is_hip", "get_platform().is_sm90"])
+    assert launch.flags == {"device": "cuda", "tp_size": 2}
+    assert launch.facts == {"platform:is_hip": False, "platform:get_platform().is_sm90": False}
+    assert on_platform(Launch({"device": "cpu"}), GENERIC, FLAGS, []).flags == {"device": "cpu"}
+
+
+def test_named_facts_override_the_predicates_and_unknown_ones_stay_unknown():
+    h100 = Platform("h100", (), None, (("is_sm90", True),))
+    assert platform_facts(h100, ["is_sm90", "is_hip"]) == {"platform:is_sm90": True}
+
+
+@pytest.mark.parametrize(("path", "arch"), [("<model>", "Llama"), ("<model:Qwen>", "Qwen"), ("/real/dir", None)])
+def test_architecture_of(path, arch):
+    assert architecture_of(path, "Llama") == arch
+
+
+def test_model_facts_come_from_the_architecture_and_the_config():
+    names = ["hf_config.architectures", "hf_config.architectures[0]", "model_config.hf_config.num_hidden_layers",
+             "hf_config.missing", "model_config.context_len"]
+    assert model_facts("Qwen", {"num_hidden_layers": 2}, names, EXAMPLES) == {
+        "model:hf_config.architectures": ("Qwen",), "model:hf_config.architectures[0]": "Qwen",
+        "model:model_config.hf_config.num_hidden_layers": 2}
+
+
+def test_a_stated_launch_decides_platform_and_architecture_conditions():
+    arch = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
+    hip = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
+    exprs = [In(Const("Qwen"), arch), Truthy(hip), Compare("==", Ref(RefKind.FLAG, "device", "cfg.device"),
+                                                           Const("cuda"))]
+    real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", '{"num_hidden_layers": 2}'),))
+    stated = Stated.of(exprs, FLAGS, GENERIC, real, EXAMPLES)
+    model = Model(FLAGS)
+    qwen, llama = stated.launch(["--model-path", "<model:Qwen>"]), stated.launch(["--model-path", "<model>"])
+    assert [evaluate(e, qwen, model) for e in exprs] == [Truth.TRUE, Truth.FALSE, Truth.TRUE]
+    assert evaluate(exprs[0], llama, model) is Truth.FALSE
+
+
+def test_the_profile_defines_generic_as_this_machine():
+    real = load_profile("sglang").real
+    assert real is not None
+    assert real.platform("generic") == Platform("generic", real.args, real.platform_default)
+    assert real.args == ("--device", "cuda") and real.platform_default is False
