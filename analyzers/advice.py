@@ -10,6 +10,7 @@ real program (`errcat confirm`) and is "not-run" here.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -506,17 +507,21 @@ def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]],
 
 
 def meaning(entry: Entry, ctx: Context) -> str:
+    """What the error is and why the restriction exists, in the source's words: the
+    reason the message gives after its statement, the comment at the check, the
+    enclosing function's docstring. The trigger is its own field: never repeated here."""
     site = entry.site
     function = site.function or "module level"
     doc = ctx.docstrings.get((site.path, site.function), "")
     where = f"`{function}`" + (f" (“{doc.rstrip('.')}”)" if doc else "")
-    trigger = entry.trigger.text or "always"
     if site.kind == "assert":
-        head = f"An assertion in {where} fails"
+        text = f"An internal check (`assert`) in {where} fails, so the launch stops."
     else:
-        head = f"{site.exception} raised by {where}"
-    when = " whenever that code runs" if trigger == "always" else f" when {trigger}"
-    text = head + when + "."
+        text = f"{site.exception} raised by {where}: the launch stops with this message."
+    why = [f"Why, per the message: {reason}" for reason in [message_reason(site.template.text)] if reason]
+    if site.comment:
+        why.append(f"The code's comment at the check: “{_clip(site.comment).rstrip('.')}”.")
+    text += "".join(" " + w for w in why)
     holes = [h.text for h in site.template.holes]
     if entry.variants:
         text += (f" The message has {len(entry.variants)} variants, one per row of a condition table;"
@@ -524,6 +529,37 @@ def meaning(entry: Entry, ctx: Context) -> str:
     elif holes:
         text += " The message shows " + ", ".join(f"`{h}`" for h in holes[:4]) + "."
     return text
+
+
+# A clause of a message that is a value dump or advice, not a reason ("got x", "use y").
+_NOT_A_REASON = re.compile(
+    r"(got|but got|current values?|supported|allowed|available|valid|expected|please|use|set|unset|"
+    r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.)\b",
+    re.IGNORECASE)
+# Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>".
+_REASON_SPLIT = re.compile(r"(?::|;| --| —) (?=\S)|(?=\b(?:because|since) )")
+
+
+_GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r})" inside a reason
+
+
+def message_reason(template: str) -> str:
+    """The part of a message that says why, e.g. "the draft is built from a static
+    snapshot" from "X does not support Y: the draft is built from a static snapshot.";
+    "" when the message only states the refusal, shows values or gives advice."""
+    for clause in _REASON_SPLIT.split(template)[1:]:
+        clause = _GOT.sub("", clause.split(". ")[0]).strip().rstrip(".").removeprefix("because ").removeprefix("since ")
+        words = clause.split()
+        holes = clause.count("{") - 2 * clause.count("{{")
+        listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
+        if len(words) >= 5 and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
+            return _clip(clause) + "."
+    return ""
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 # ------------------------------------------------------------------ situations

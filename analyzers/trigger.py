@@ -1,7 +1,8 @@
 """Render condition IR in user terms: flags as ``--options``, env vars as ``NAME=value``."""
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -42,16 +43,26 @@ def more(hidden: int, joiner: str, noun: str) -> str:
 # dest -> option text (e.g. "--tp-size"); None when the field has no CLI option.
 OptionNamer = Callable[[str], "str | None"]
 
+# A derived setting documented as filled from one option (``help="Resolved from --x."``).
+_RESOLVED_FROM = re.compile(r"\s*resolved from (--[\w-]+)\.?\s*", re.IGNORECASE)
+
+
+def _no_option(dest: str) -> None:
+    return None
+
 
 @dataclass(frozen=True, slots=True)
 class Renderer(Visitor[str]):
     """IR in user terms: `value` renders a term (one handler per kind), `text` a condition."""
 
     option: OptionNamer = option_for_dest
+    # dest of a derived setting -> the option it is resolved from (a field of a JSON flag)
+    source: OptionNamer = _no_option
 
     @classmethod
     def for_model(cls, model: FlagModel | None) -> Renderer:
-        """Options as declared; a config attribute with no CLI option is a derived setting."""
+        """Options as declared; a config attribute with no CLI option is a derived setting,
+        or a field of the option its help says it is resolved from."""
         if model is None or not model.flags:
             return cls()
 
@@ -59,7 +70,12 @@ class Renderer(Visitor[str]):
             flag = model.by_dest(dest)
             return flag.option if flag is not None else None
 
-        return cls(option)
+        def source(dest: str) -> str | None:
+            flag = model.by_dest(dest)
+            found = _RESOLVED_FROM.fullmatch(flag.help or "") if flag is not None else None
+            return found.group(1) if found and model.by_option(found.group(1)) is not None else None
+
+        return cls(option, source)
 
     def text(self, expr: Expr) -> str:
         """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"."""
@@ -70,8 +86,7 @@ class Renderer(Visitor[str]):
 
     def name(self, ref: Ref) -> str:
         if ref.kind is RefKind.FLAG:
-            option = self.option(ref.name)
-            return f"`{option}`" if option else f"`{ref.name}` (derived setting)"
+            return self._setting(ref.name)
         if ref.kind is RefKind.ENV:
             return f"`{ref.name}`"
         if ref.kind is RefKind.PLATFORM:
@@ -82,6 +97,23 @@ class Renderer(Visitor[str]):
         if ref.kind is RefKind.RUNTIME:
             return f"`{ref.text}`"
         return f"`{ref.text}` (unknown)"
+
+    def _setting(self, dest: str) -> str:
+        """`--tp-size`; a field of a JSON option (```--cuda-graph-config` field `prefill.bs```),
+        whether read through its dotted path or filled from it; else a derived setting."""
+        option = self.option(dest)
+        if option:
+            return f"`{option}`"
+        head, dot, path = dest.partition(".")
+        option = self.option(head) if dot else None
+        if option:
+            return f"`{option}` field `{path}`"
+        option = self.source(dest)
+        if option:
+            stem = option.lstrip("-").replace("-", "_")
+            prefix = stem.rsplit("_", 1)[0] + "_"  # watermark_config -> watermark_
+            return f"`{option}` field `{dest.removeprefix(prefix) or dest}`"
+        return f"`{dest}` (derived setting)"
 
     # ------------------------------------------------------------ values, per kind
 
@@ -116,7 +148,12 @@ class Renderer(Visitor[str]):
     def _junction(self, expr: And | Or, joiner: str) -> str:
         if all(is_truthiness(a) for a in expr.args):
             # Python's `x or 1` as a value (the first truthy operand), not a condition
-            return "(" + joiner.join(self.visit(cast(Truthy, a).term) for a in expr.args) + ")"
+            terms = [cast(Truthy, a).term for a in expr.args]
+            if isinstance(expr, Or) and _is_empty(terms[-1]):
+                terms.pop()  # `(x or "")`, `(x or {})`: x, read as empty when not given
+            if len(terms) == 1:
+                return self.visit(terms[0])
+            return "(" + joiner.join(self.visit(t) for t in terms) + ")"
         return self._condition(expr)
 
     def _condition(self, expr: Expr) -> str:
@@ -249,14 +286,16 @@ class _Sentence(Visitor[str]):
     def visit_In(self, expr: In) -> str:
         subject, container = self.r.value(expr.item), expr.container
         if isinstance(container, Const) and isinstance(container.value, tuple):
-            return self._one_of(subject, container.value)
+            return self._one_of(subject, [None if v is None else _const(v, nested=True) for v in container.value])
+        if isinstance(container, Seq):  # `x in (None, 1, cfg.tp_size)`
+            return self._one_of(subject, [None if i == Const(None) else self.r.value(i) for i in container.items])
         return f"{subject} is {'not ' if self.negated else ''}in {self.r.value(container)}"
 
-    def _one_of(self, subject: str, values: tuple[Any, ...]) -> str:
-        """Membership in a literal tuple; `None` in it reads as (not) given."""
+    def _one_of(self, subject: str, values: Sequence[str | None]) -> str:
+        """Membership in a literal tuple (items as shown); `None` in it reads as (not) given."""
         named = [v for v in values if v is not None]
         verb = "one of " if len(named) > 1 else ""
-        shown = ", ".join(_const(v, nested=True) for v in named)
+        shown = ", ".join(named)
         text = f"{subject} is {'not ' if self.negated else ''}{verb}{shown}" if named else ""
         if len(named) == len(values):
             return text
@@ -268,10 +307,20 @@ def _is_env(expr: Expr) -> bool:
     return isinstance(expr, Ref) and expr.kind is RefKind.ENV
 
 
+def _is_empty(expr: Expr) -> bool:
+    """An empty literal (``""``, ``()``, ``{}``, ``[]``) as a fallback value."""
+    return (isinstance(expr, Seq) and not expr.items) or (
+        isinstance(expr, Const) and isinstance(expr.value, (str, tuple, Mapping, frozenset)) and not expr.value)
+
+
 def _const(value: Any, nested: bool = False) -> str:
     if isinstance(value, tuple):
         inner = ", ".join(_const(v, True) for v in value)
-        return f"({inner})" if nested else inner
+        return f"({inner})" if nested or not value else inner
+    if isinstance(value, str) and not value:
+        return '""'
+    if isinstance(value, Mapping) and not value:
+        return "{}"
     if value is None:
         return "not given"
     if isinstance(value, bool):

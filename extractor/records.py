@@ -151,6 +151,7 @@ class RaiseSite:
     # come before ``direct[at]``; `priors` is the file's table, shared by all its sites
     prior_runs: tuple[Run, ...] = ()
     priors: PriorTable = field(default=NO_PRIORS, compare=False, repr=False)
+    comment: str = ""  # the source's comments above/beside the check (`extractor.docstrings`)
 
     @property
     def guards(self) -> tuple[Guard, ...]:
@@ -177,6 +178,7 @@ class RaiseSite:
             "hole_refs": [[h, e.as_dict()] for h, e in self.hole_refs],
             "adjusted_before": self.adjusted_before,
             "prior_runs": [list(r) for r in self.prior_runs],
+            **({"comment": self.comment} if self.comment else {}),
         }
 
     @classmethod
@@ -191,6 +193,7 @@ class RaiseSite:
             data.get("adjusted_before", 0),
             tuple((a, b, s, e) for a, b, s, e in data.get("prior_runs", [])),
             priors,
+            data.get("comment", ""),
         )
 
     def map_exprs(self, fn: ExprMap) -> RaiseSite:

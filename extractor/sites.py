@@ -20,7 +20,7 @@ import libcst as cst
 from extractor import depth, pieces
 from extractor.cst_ir import term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
-from extractor.docstrings import first_lines
+from extractor.docstrings import check_comments, first_lines
 from extractor.ir import (
     TRUE,
     Compare,
@@ -884,8 +884,11 @@ def extract_file(path: str, source: str, profile: Profile) -> FileSites:
         where = path if too_deep.line is None else f"{path}:{too_deep.line}"
         return FileSites(path=path, parse_error=f"{where}: {too_deep.reason}")
     spans, how, docs = statement_spans(tree), pieces.cut(source, tree), first_lines(tree)
+    comments = dict(check_comments(tree, source))
     del tree  # the `ast` of a large file is hundreds of MB: not kept while libcst parses
     found = depth.call_deep(_extract, path, source, profile, spans, how)
+    if comments:
+        found = replace(found, sites=tuple(replace(s, comment=comments.get(s.line, "")) for s in found.sites))
     return replace(found, docstrings=docs) if docs else found
 
 

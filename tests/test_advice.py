@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.advice import Context, advise, example_fix, solutions
+from analyzers.advice import Context, advise, example_fix, message_reason, solutions
 from analyzers.entries import Entry, EntryVariant, Trigger
 from analyzers.evaluate import Model, Rule
 from analyzers.examples import Examples
@@ -136,7 +136,7 @@ def test_advise_fills_variants_and_meaning():
     entry = _entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN)), ("b", Compare(">", flag("tp_size"), Const(1)))])
     done = advise(entry, Context(CTX.model, CTX.renderer, "serve", {("p/check.py", "check_lora"): "Check LoRA."}))
     assert done.meaning == (
-        "ValueError raised by `check_lora` (“Check LoRA”) when `--enable-lora` is set. "
+        "ValueError raised by `check_lora` (“Check LoRA”): the launch stops with this message. "
         "The message has 2 variants, one per row of a condition table; each row has its own condition."
     )
     assert [v.solutions for v in done.variants] == [
@@ -395,3 +395,33 @@ def test_entry_fix_policy(rows, own, expected):
     got = entry_fix(rows, lambda: searched.append(1) or own)
     assert got is (own if expected == "own" else rows[expected])
     assert searched == ([] if expected == 1 and rows[1]["predicted"] == "true" else [1])  # own only when needed
+
+
+@pytest.mark.parametrize("template, reason", [
+    ("X does not support Y: HiSparse selects a non-sharded allocator and owns pages.",
+     "HiSparse selects a non-sharded allocator and owns pages."),
+    ("Z is supported only on CUDA because draft sampling uses a Triton kernel.",
+     "draft sampling uses a Triton kernel."),
+    ("K needs static mode; compact/cap-accept are not validated under DCP (got {m!r}).",
+     "compact/cap-accept are not validated under DCP."),
+    ("Invalid {q}. \nMOE supports only: 'fp8', 'mxfp8', 'nvfp4_online', or bfloat16 (None).", ""),  # a list
+    ("A is not supported; response storage must remain disabled in PD mode.",
+     "response storage must remain disabled in PD mode."),
+    ("UNO requires FA3; got prefill={p!r}, decode={d!r}.", ""),  # values, not a reason
+    ("B unsupported under PD; use --strategy extra_buffer instead of it.", ""),  # advice
+    ("Invalid devices for {c}: {devs}. Available devices: {av}", ""),
+    ("x must be positive", ""),
+])
+def test_message_reason_is_the_clause_that_says_why(template, reason):
+    assert message_reason(template) == reason
+
+
+def test_meaning_cites_the_reason_and_the_comment_never_the_trigger():
+    site = RaiseSite("p/check.py", 10, "check_lora", SiteKind.RAISE, "ValueError",
+                     parse_template("LoRA is off: the adapter pool is not built."), (), comment="pool built later")
+    entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(Truthy(flag("enable_lora")), CTX.renderer), ())
+    done = advise(entry, CTX)
+    assert done.meaning == (
+        "ValueError raised by `check_lora`: the launch stops with this message. "
+        "Why, per the message: the adapter pool is not built. The code's comment at the check: “pool built later”.")
+    assert entry.trigger.text not in done.meaning

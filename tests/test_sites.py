@@ -410,7 +410,7 @@ def test_unary_minus_and_invert_do_not_recurse() -> None:
 def test_self_referencing_table_binding_terminates() -> None:
     site = one("def f(cfg):\n    xs = [1]\n    xs = [xs[0], 2]\n    if xs[0] in xs:\n        raise ValueError('x')\n")
     # the table's reference to itself is read once, then stays an unknown leaf
-    assert RENDER.text(site.guards[0].expr) == "`xs[0]` (unknown) is in `xs[0]` (unknown), 2"
+    assert RENDER.text(site.guards[0].expr) == "`xs[0]` (unknown) is one of `xs[0]` (unknown), 2"
 
 
 @pytest.mark.parametrize(
@@ -761,3 +761,18 @@ def test_file_records_first_docstring_lines(code, expected):
 
     found = extract_file("m.py", code, PROFILE)
     assert found.docstrings == expected and FileSites.from_dict(found.as_dict()) == found
+
+
+@pytest.mark.parametrize("body, comment", [
+    ("    # pool is per rank\n    if cfg.a:\n        raise ValueError('x')\n", "pool is per rank"),
+    ("    if cfg.a:  # beside the test\n        raise ValueError('x')  # and beside the raise\n",
+     "beside the test and beside the raise"),
+    ("    if cfg.a:\n        # inside\n        raise ValueError('x')\n", "inside"),
+    ("    # about y\n    y = 1\n    assert cfg.a, 'x'\n", ""),
+    ("    assert cfg.a, 'x'  # noqa: E501\n", ""),
+])
+def test_sites_carry_the_comments_at_their_check(body, comment):
+    from extractor.profile import load_profile
+    from extractor.sites import extract_file
+    found = extract_file("p/check.py", "def check(cfg):\n" + body, load_profile("sglang"))
+    assert [s.comment for s in found.sites] == [comment]

@@ -60,7 +60,7 @@ ARCH = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
         (In(FLAG, Const(("A", None))), "`--speculative-algorithm` is A or is not given"),
         (In(FLAG, Const((None,))), "`--speculative-algorithm` is not given"),
         (Not(In(FLAG, Const((None,)))), "`--speculative-algorithm` is given"),
-        (In(FLAG, Seq((ADAPTIVE, Const("X")))), "`--speculative-algorithm` is in `--speculative-adaptive`, X"),
+        (In(FLAG, Seq((ADAPTIVE, Const("X")))), "`--speculative-algorithm` is one of `--speculative-adaptive`, X"),
         (Not(Or((Truthy(ADAPTIVE), And((Truthy(ENV), Truthy(HIP)))))),
          "`--speculative-adaptive` is not set and (`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset "
          "or platform check `is_hip()` is false)"),
@@ -138,3 +138,75 @@ def test_a_long_chain_gives_bounded_entry_texts(tmp_path, capsys) -> None:
              "solutions": len(json.dumps(entry["solutions"])), "example_fix": len(json.dumps(entry["example_fix"]))}
     assert all(size < 5000 for size in sizes.values()), sizes
     assert entry["trigger"]["text"].endswith("… and 560 more conditions")
+
+
+TP = Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")
+
+
+def _upper(term):
+    return Apply("upper", (term,), "(x or '').upper()")
+
+
+@pytest.mark.parametrize(
+    "expr, text",
+    [
+        # `x or <empty literal>` as a value is x (issue 13: "(`--x` or ).upper()")
+        (Compare("==", _upper(Or((Truthy(FLAG), Truthy(Const(""))))), Const("EAGLE")),
+         "`--speculative-algorithm`.upper() is EAGLE"),
+        (In(Const("W"), Or((Truthy(FLAG), Truthy(Const(()))))), "W is in `--speculative-algorithm`"),
+        (In(Const("W"), Or((Truthy(FLAG), Truthy(Seq(()))))), "W is in `--speculative-algorithm`"),
+        # a non-empty fallback stays
+        (Compare(">", Or((Truthy(TP), Truthy(Const(1)))), Const(2)), "(`--tp-size` or 1) > 2"),
+        # an empty literal elsewhere is shown, not dropped
+        (Compare("==", FLAG, Const("")), '`--speculative-algorithm` is ""'),
+        # membership in a tuple of terms with None in it: (not) given, not "in not given"
+        (Not(In(FLAG, Seq((Const(None), Const(1), TP)))),
+         "`--speculative-algorithm` is not one of 1, `--tp-size` and is given"),
+        (In(FLAG, Seq((Const(None), TP))), "`--speculative-algorithm` is `--tp-size` or is not given"),
+        (In(FLAG, Seq((Const(1), TP))), "`--speculative-algorithm` is one of 1, `--tp-size`"),
+    ],
+)
+def test_render_fallbacks_and_memberships(expr, text) -> None:
+    assert R.text(expr) == text
+
+
+def test_an_empty_dict_constant_renders_as_braces() -> None:
+    assert R.value(Const({})) == "{}"
+
+
+JSON_FLAGS = Renderer(
+    option={"cuda_graph_config": "--cuda-graph-config", "watermark_config": "--watermark-config"}.get,
+    source={"watermark_context_window": "--watermark-config"}.get,
+)
+
+
+@pytest.mark.parametrize(
+    "dest, text",
+    [
+        ("cuda_graph_config", "`--cuda-graph-config`"),
+        ("cuda_graph_config.prefill.backend", "`--cuda-graph-config` field `prefill.backend`"),
+        ("watermark_context_window", "`--watermark-config` field `context_window`"),
+        ("other.field", "`other.field` (derived setting)"),
+        ("uses_cache", "`uses_cache` (derived setting)"),
+    ],
+)
+def test_fields_of_a_json_option_are_named_by_it(dest, text) -> None:
+    assert JSON_FLAGS.name(Ref(RefKind.FLAG, dest, f"cfg.{dest}")) == text
+
+
+def test_for_model_reads_resolved_from_in_a_derived_settings_help() -> None:
+    from dataclasses import replace
+
+    from analyzers.flags import FlagModel, build_flag_model
+
+    base = build_flag_model({"p/args.py": (
+        "def add_cli_args(parser):\n"
+        "    parser.add_argument('--watermark-config', type=str, default=None)\n")})
+    json_flag = base.flags[0]
+    derived = [replace(json_flag, dest=d, option=None, derived=True, help=h) for d, h in (
+        ("watermark_key", "Resolved from --watermark-config."),
+        ("watermark_other", "Resolved from --watermark-config and the model."),
+        ("watermark_lost", "Resolved from --missing."))]
+    r = Renderer.for_model(FlagModel((json_flag, *derived), (), ()))
+    assert [r.name(Ref(RefKind.FLAG, f.dest, f.dest)) for f in derived] == [
+        "`--watermark-config` field `key`", "`watermark_other` (derived setting)", "`watermark_lost` (derived setting)"]
