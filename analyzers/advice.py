@@ -630,13 +630,17 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     full = _full(entry)
     ctx = _at_site(entry, full, ctx)
     sols = solutions(trigger, ctx)
+    unreached = entry.extra.get("reachable") is False  # no launch runs it: no command raises it
+    none = _example(None, None, "false", note="No entry point of the launch reaches this check "
+                    "(`reachable: false`): launching never raises it.")
     variants = []
     fixes = []
     for variant in entry.variants:
         row_sols = solutions(variant.trigger.expr, ctx)
-        fixes.append(example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
+        fixes.append(none if unreached else
+                     example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
         variants.append(replace(variant, solutions=tuple(s.text for s in row_sols), example_fix=fixes[-1]))
-    fix = entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
+    fix = none if unreached else entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
     found = situations(conj([t.expr for t in entry.triggers]), ctx)
     return replace(
         entry, meaning=meaning(entry, ctx), solutions=tuple(s.text for s in sols), example_fix=fix,
@@ -656,7 +660,7 @@ def complete_entries(
     conditions = (t.expr for e in entries for t in e.triggers)
     known = Examples(examples or ExampleRules()).with_known(conditions)
     model = Model(flags, rules_from_adjustments(adjustments), known)
-    full = ((e.id, _full(e)) for e in entries)
+    full = ((e.id, _full(e)) for e in entries if e.extra.get("reachable") is not False)  # what a launch can raise
     ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model))
 
     def advised() -> Iterator[Entry]:

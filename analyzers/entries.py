@@ -243,10 +243,14 @@ def build_entries(
     permalink: Callable[[str, int], str],
     renderer: Renderer,
     implied: Mapping[str, Sequence[str]] | None = None,
+    reach: Mapping[tuple[str, str], str] | None = None,
 ) -> list[Entry]:
-    """One entry per site, sorted by id (`implied`: see `Trigger.build`)."""
+    """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
+    (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
+    entry whose function is not reached, or not known to be, says so in `reachable`."""
     entries = []
     for site, eid in zip(sites, assign_ids(sites), strict=True):
+        reached = (reach or {}).get((site.path, site.function), "true")
         start, code = excerpt(lines_of(site.path), site.line)
         variants = tuple(
             EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied))
@@ -261,6 +265,7 @@ def build_entries(
                 excerpt=code,
                 trigger=Trigger.build(site_trigger(site), renderer, implied),
                 variants=variants,
+                extra={} if reached == "true" else {"reachable": False if reached == "false" else "unknown"},
             )
         )
     entries.sort(key=lambda e: e.id)

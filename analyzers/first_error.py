@@ -139,7 +139,8 @@ class Pipeline:
     def of_catalog(cls, data: Mapping[str, Any], steps: Sequence[str],
                    examples: ExampleRules | None = None) -> Pipeline:
         """From catalog.json's data; `steps`: the names of the validation steps (`pipeline_order`)."""
-        checks = [check_of(e) for e in data["entries"]]
+        # a site no entry point reaches is never what a launch meets
+        checks = [check_of(e) for e in data["entries"] if e.get("reachable", True) is not False]
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
         flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
         model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)

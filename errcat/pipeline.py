@@ -24,6 +24,7 @@ from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, writ
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.flags import FlagModel
+    from extractor.callers import EntryPoints
     from extractor.records import FileSites
 
 
@@ -59,7 +60,52 @@ def extract_sites(
         if not more:
             break
         extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
-    return inline_helpers(with_caller_guards(files), extra)
+    callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
+    return inline_helpers(with_caller_guards(files, callers), extra)
+
+
+def caller_files(
+    snapshot: Snapshot, profile: Profile, paths: Sequence[str], *,
+    cache: ResultCache | None = None, jobs: int | None = 1,
+) -> list[FileSites]:
+    """The profile's `config.callers` files outside `paths`, read for their calls only."""
+    from extractor.incremental import extract_files
+
+    have = set(paths)
+    more = [p for p in snapshot.glob(profile.callers) if p not in have] if profile.callers else []
+    return extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else []
+
+
+def entry_points(profile: Profile) -> EntryPoints:
+    """What the launcher runs (`extractor.callers.reachability`): every `real.validate` range's
+    steps (a union: any release's launcher may be the one), the profile's `config.entry_points`."""
+    from extractor.callers import EntryPoints
+
+    functions: list[tuple[str, str]] = []
+    methods: list[str] = []
+    for validation in profile.real.validate if profile.real is not None else ():
+        module = validation.module.replace(".", "/") + ".py"
+        for step in validation.steps:
+            if step.kind == "call":
+                functions.append((module, step.name))
+            else:
+                methods.append(step.name)
+    return EntryPoints(tuple(functions), tuple(methods), profile.entry_points, profile.config_classes, profile.views)
+
+
+def reachable_functions(
+    snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
+    cache: ResultCache | None = None, jobs: int | None = 1,
+) -> dict[tuple[str, str], str] | None:
+    """Per function of `files`: can a launch reach it (`extractor.callers.reachability`)?
+    None when the profile names no entry point (nothing is decided)."""
+    points = entry_points(profile)
+    if not points.functions and not points.methods and not points.named:
+        return None
+    from extractor.callers import reachability
+
+    callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
+    return reachability(files, callers, points)
 
 
 @fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
@@ -76,6 +122,7 @@ def build_catalog(
             f"no target files at {snapshot.ref}: nothing matches {', '.join(profile.targets)}"
         )
     files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
+    reach = reachable_functions(snapshot, profile, files, cache=cache, jobs=jobs)
     diagnostics = list(snapshot.diagnostics)  # what the source left out (symlinks)
     diagnostics += [d for fs in files for d in fs.diagnostics]
     diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]
@@ -105,7 +152,7 @@ def build_catalog(
     implied: dict[str, list[str]] = {}
     for imp in implications(adjustments, renderer):
         implied.setdefault(imp.target, []).append(imp.source)
-    entries = build_entries(sites, lines_of, permalink, renderer, implied)
+    entries = build_entries(sites, lines_of, permalink, renderer, implied, reach)
     from analyzers.advice import complete_entries
     from analyzers.overlay import apply_overlay
 

@@ -20,7 +20,7 @@ from extractor.ir import (
     unknowns,
 )
 from extractor.records import CallSite, FileSites, Guard, GuardOrigin, map_guards
-from extractor.sites import PARAMETER
+from extractor.sites import MODULE, PARAMETER
 
 MAX_DEPTH = 4  # call-chain levels followed above the enclosing function
 MAX_CALL_SITES = 12  # call sites OR-ed per function before we stop listing them
@@ -41,7 +41,9 @@ def _module_path(dotted: str) -> str:
 class CallGraph:
     """Resolves call sites to the functions they call, across the analysed files."""
 
-    def __init__(self, files: Sequence[FileSites]) -> None:
+    def __init__(self, files: Sequence[FileSites], callers: Sequence[FileSites] = ()) -> None:
+        """`callers`: files read only for their calls (the profile's `config.callers`)."""
+        files = [*files, *callers]
         self.defined: set[Func] = set()
         self.params: dict[Func, tuple[str, ...]] = {}
         self.constants: dict[str, dict[str, Expr]] = {fs.path: dict(fs.constants) for fs in files}
@@ -58,6 +60,8 @@ class CallGraph:
         self.callers: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)
         for fs in files:
             for call in fs.calls:
+                if call.ref:
+                    continue
                 for target in self.resolve(fs.path, call):
                     self.callers[target].append((fs.path, call))
 
@@ -165,8 +169,8 @@ def _bind_guards(guards: tuple[Guard, ...], mapping: dict[Ref, Expr]) -> tuple[G
 class _Context:
     """Per function: parameter/constant bindings and the callers' guard, computed once."""
 
-    def __init__(self, files: Sequence[FileSites]) -> None:
-        self.graph = CallGraph(files)
+    def __init__(self, files: Sequence[FileSites], callers: Sequence[FileSites] = ()) -> None:
+        self.graph = CallGraph(files, callers)
         self.constants = {fs.path: self.graph.imported_constants(fs.path) for fs in files}
         self.memo: dict[Func, tuple[dict[Ref, Expr], Guard | None]] = {}
 
@@ -201,11 +205,12 @@ class _Context:
         return found
 
 
-def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
+def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] = ()) -> list[FileSites]:
     """Each site's (and config adjustment's) guards plus the guard of its enclosing
     function's callers; parameters that all call sites bind to the same known value, and
-    constants imported from other analysed files, are replaced by that value."""
-    ctx = _Context(files)
+    constants imported from other analysed files, are replaced by that value. `callers`:
+    files outside the targets read only for their calls (dispatchers of target functions)."""
+    ctx = _Context(files, callers)
     out: list[FileSites] = []
     for fs in files:
         # the file's earlier raises once, each block with its own function's bindings
@@ -228,3 +233,111 @@ def with_caller_guards(files: Sequence[FileSites]) -> list[FileSites]:
         )
         out.append(replace(fs, sites=tuple(sites), adjustments=adjustments, priors=priors))
     return out
+
+
+# ------------------------------------------------------------------ reachability
+
+REACHED, NOT_REACHED, MAYBE_REACHED = "true", "false", "unknown"
+_CONSTRUCTORS = ("__new__", "__init__", "__post_init__")
+_WRITE_HOOKS = ("__setattr__", "__delattr__")  # run by writing through an object
+
+
+@dataclass(frozen=True, slots=True)
+class EntryPoints:
+    """What the launcher runs: module functions (``(module path suffix, name)``, e.g.
+    ``("sglang/srt/server_args.py", "prepare_server_args")``), methods run on the config
+    object it returns, and other functions the profile names (qualified names)."""
+
+    functions: tuple[tuple[str, str], ...] = ()
+    methods: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
+    config_classes: frozenset[str] = frozenset()
+    views: frozenset[str] = frozenset()  # read-only views of the config: writes through them are no launch's
+
+
+class _Reach:
+    """The call graph for reachability: resolved calls and function references, with
+    methods reached through an object when one class alone defines them, and classes'
+    constructors reached by calling the class."""
+
+    def __init__(self, files: Sequence[FileSites], callers: Sequence[FileSites]) -> None:
+        self.graph = graph = CallGraph(files, callers)
+        self.methods: dict[str, list[Func]] = defaultdict(list)
+        for func in graph.defined:
+            if func[1].count(".") == 1:
+                self.methods[func[1].split(".")[1]].append(func)
+        self.edges: dict[Func, set[Func]] = defaultdict(set)
+        self.unresolved: set[str] = set()  # last names of calls that resolve to nothing analysed
+        self.modules: set[Func] = {(fs.path, MODULE) for fs in (*files, *callers)}  # run on import
+        for fs in (*files, *callers):
+            for call in fs.calls:
+                targets = self.targets(fs.path, call)
+                self.edges[(fs.path, call.caller)].update(targets)
+                if not targets and not call.ref:
+                    self.unresolved.add(call.callee.rpartition(".")[2])
+
+    def _class_members(self, path: str, call: CallSite) -> list[Func]:
+        """``Cls(...)`` -> its constructors; ``Cls.m(...)`` / ``cls(...)`` likewise, in this
+        file or through the import of ``Cls``."""
+        head, _, rest = call.callee.partition(".")
+        if head == "cls":
+            head = call.caller.split(".", 1)[0]
+        names = (rest,) if rest and "." not in rest else _CONSTRUCTORS if not rest else ()
+        found = [(path, f"{head}.{n}") for n in names if (path, f"{head}.{n}") in self.graph.defined]
+        target = self.graph.imports.get(path, {}).get(head)
+        if not found and target is not None:
+            module, _, cls = target.rpartition(".")
+            suffix = _module_path(module) + ".py"
+            found = [f for n in names for f in self.methods.get(n, [])
+                     if f[0].endswith(suffix) and f[1] == f"{cls}.{n}"]
+        return found
+
+    def targets(self, path: str, call: CallSite) -> list[Func]:
+        found = self.graph.resolve(path, call) or self._class_members(path, call)
+        if found or call.ref or "." not in call.callee:
+            return found
+        owners = self.methods.get(call.callee.rpartition(".")[2], [])
+        return owners if len(owners) == 1 else []  # obj.m(...): one class defines m
+
+    def entries(self, entry: EntryPoints) -> set[Func]:
+        defined = self.graph.defined
+        seeds = {f for f in defined if any(f[0].endswith(m) and f[1] == n for m, n in entry.functions)}
+        seeds |= {f for f in defined if f[1] in entry.named}
+        for name in entry.methods:
+            own = [f for f in self.methods.get(name, []) if f[1].split(".")[0] in entry.config_classes]
+            seeds.update(own or self.methods.get(name, []))
+        seeds |= {f for n in _CONSTRUCTORS for f in self.methods.get(n, [])
+                  if f[1].split(".")[0] in entry.config_classes}  # the launcher builds the config
+        return seeds | (self.graph.registered & defined) | self.modules
+
+    def closure(self, seeds: set[Func], skip: frozenset[Func] | set[Func] = frozenset()) -> set[Func]:
+        seen = set(seeds) - skip
+        todo = list(seen)
+        while todo:
+            for callee in self.edges.get(todo.pop(), ()):
+                if callee not in seen and callee not in skip:
+                    seen.add(callee)
+                    todo.append(callee)
+        return seen
+
+
+def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints) -> dict[Func, str]:
+    """Whether a launch can run each function of `files`: ``"true"`` when a chain of calls
+    (or function references) leads to it from an entry point; ``"unknown"`` when the code
+    does not say (a method or nested function nothing resolved reaches, which may be run
+    through an object, a property or a registry; a function named like a call errcat could
+    not resolve; anything those call); ``"false"`` otherwise: a module-level function no entry
+    point reaches, and the write hooks (``__setattr__``) of the config's read-only views.
+    Code outside `files` and `callers` is assumed not to call back into them."""
+    graph = _Reach(files, callers)
+    reached = graph.closure(graph.entries(entry))
+    never = {f for f in graph.graph.defined
+             if f[1].count(".") == 1 and f[1].split(".")[1] in _WRITE_HOOKS and f[1].split(".")[0] in entry.views}
+    maybe_seeds = {f for f in graph.graph.defined - reached - never
+                   if "." in f[1] or f[1].rpartition(".")[2] in graph.unresolved
+                   or (f[1].startswith("__") and f[1].endswith("__"))}  # a module's __getattr__: implicit
+    maybe = graph.closure(maybe_seeds, reached | never)
+    return {
+        (fs.path, q): REACHED if (fs.path, q) in reached else MAYBE_REACHED if (fs.path, q) in maybe else NOT_REACHED
+        for fs in files for q in fs.functions
+    }

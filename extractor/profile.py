@@ -51,6 +51,11 @@ class Profile:
     # launch (passes), or only for the models named in the decorator (model_overrides)
     passes: frozenset[str] = frozenset()
     model_overrides: frozenset[str] = frozenset()
+    # files outside the targets read only for their calls: code that dispatches to target
+    # functions (their callers' guards, and whether a launch reaches them)
+    callers: tuple[str, ...] = ()
+    # functions the launcher runs besides the `real.validate` steps (qualified names)
+    entry_points: tuple[str, ...] = ()
     env_registries: frozenset[str] = frozenset()
     env_readers: frozenset[str] = frozenset()
     platform_predicates: frozenset[str] = frozenset()
@@ -200,7 +205,8 @@ _SCHEMA: dict[str, Any] = {
     "targets": _strings(required=True),
     "declarations": {"flags": _strings(), "env": _strings(),
                      "conventions": {"arg": _names, "derived": _names, "field": _names}},
-    "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "passes", "model_overrides")},
+    "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "passes", "model_overrides",
+                                                        "callers", "entry_points")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
     "platform": {"predicates": _strings(), "patterns": _strings(item=_regex)},
@@ -271,6 +277,8 @@ def parse_profile(data: Any, origin: str) -> Profile:
         setters=frozenset(_strs(data, "config", "setters")),
         passes=frozenset(_strs(data, "config", "passes")),
         model_overrides=frozenset(_strs(data, "config", "model_overrides")),
+        callers=_strs(data, "config", "callers"),
+        entry_points=_strs(data, "config", "entry_points"),
         env_registries=frozenset(_strs(data, "env", "registries")),
         env_readers=frozenset(_strs(data, "env", "readers")),
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),

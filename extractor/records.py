@@ -214,18 +214,24 @@ class CallSite:
     callee: str  # dotted text: "self._handle_x", "check_lora_server_args", "mod.fn"
     guards: tuple[Guard, ...]
     args: tuple[tuple[str, Expr], ...] = ()  # position ("0", "1" ...) or keyword -> value
+    # not called here: `callee` is handed to another call (``run_hook(fn, cfg)``), which may
+    # call it; counts for reachability only, not for caller guards
+    ref: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "caller": self.caller, "callee": self.callee, "guards": [g.as_dict() for g in self.guards],
             "args": [[k, v.as_dict()] for k, v in self.args],
         }
+        if self.ref:
+            data["ref"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CallSite:
         return cls(
             data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]),
-            tuple((k, from_dict(v)) for k, v in data.get("args", [])),
+            tuple((k, from_dict(v)) for k, v in data.get("args", [])), bool(data.get("ref", False)),
         )
 
 

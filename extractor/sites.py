@@ -648,21 +648,46 @@ class SiteWalker:
 
     def call(self, node: cst.Call) -> None:
         callee = dotted(node.func)
-        if callee is None:
+        if callee is None:  # f(cfg).get(...): the calls the callee expression makes
+            for inner in _calls_in(node.func):
+                if (name := dotted(inner.func)) is not None:
+                    self._record(inner, name)
+            self._record_inner(node)
             return
         method = last_name(node.func)
         self._declared_update(node, method)
         if self._table_growth(node, method):
+            self._record_inner(node)
             return
         if method in self.profile.setters:
             for arg in node.args:
                 if arg.keyword is not None:
                     self.adjust(arg.keyword.value, arg.value, node)
+        self._record(node, callee)
+
+    def _record(self, node: cst.Call, callee: str) -> None:
+        """`node` as a call site, then the calls and function references in its arguments:
+        ``overrides.update(_f(cfg))`` calls `_f` too, ``run_hook(handle_x, cfg)`` hands
+        `handle_x` over (a reference: it may be called there)."""
+        guards = tuple(self.frame.guards)
         args = tuple(
             (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value))
             for i, arg in enumerate(node.args) if not arg.star
         )
-        self.found.calls.append(CallSite(self.function, callee, tuple(self.frame.guards), args))
+        self.found.calls.append(CallSite(self.function, callee, guards, args))
+        self._record_inner(node)
+
+    def _record_inner(self, node: cst.Call) -> None:
+        guards = tuple(self.frame.guards)
+        for arg in node.args:
+            name = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
+            if name is not None and self.scope.lookup(name.partition(".")[0]) is None \
+                    and not self.scope.is_config(cst.Name(name.partition(".")[0])):
+                self.found.calls.append(CallSite(self.function, name, guards, ref=True))
+            for inner in _calls_in(arg.value):
+                name = dotted(inner.func)
+                if name is not None:
+                    self._record(inner, name)
 
     def _declared_update(self, node: cst.Call, method: str | None) -> None:
         """``declared.update({...})`` / ``declared.update(field=value)`` in a provider."""
@@ -916,3 +941,16 @@ def _extract(
         return _not_analysed(path, "too deeply nested to analyse")
     except Exception as exc:  # noqa: BLE001 - a shape we mishandle must not sink the whole catalog
         return _not_analysed(path, f"analysis failed: {type(exc).__name__}: {exc}")
+
+
+_LATER = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """The outermost calls inside `node` (itself included), not inside a lambda or a
+    comprehension (those run later, or once per item)."""
+    if isinstance(node, cst.Call):
+        return [node]
+    if isinstance(node, _LATER):
+        return []
+    return [c for child in node.children for c in _calls_in(child)]

@@ -151,3 +151,60 @@ def test_with_caller_guards_puts_the_caller_guard_first_and_shifts_prior_runs() 
 def test_adjustments_of_uncalled_private_functions_run_under_an_unknown(source: str, unknown: bool) -> None:
     (fs,) = with_caller_guards(files(m=source))
     assert any(unknowns(g.expr) for g in fs.adjustments[0].guards) is unknown
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def leaf(cfg): return {}\ndef entry(cfg):\n    out = {}\n    if cfg.x:\n        out.update(leaf(cfg))\n",
+        "def leaf(cfg): return {}\ndef entry(cfg):\n    if cfg.x:\n        return leaf(cfg).get('a')\n",
+    ],
+)
+def test_calls_inside_arguments_and_callee_chains_are_call_sites(source: str) -> None:
+    g = graph(m=source)
+    found = g.guard(("m.py", "leaf"))
+    assert found is not None and "cfg.x" in found.text
+
+
+def test_caller_files_give_their_guards_without_sites_of_their_own() -> None:
+    target = files(pkg__hook="def _handle(cfg):\n    raise ValueError('x')\n")
+    caller = files(pkg__disp="from pkg.hook import _handle\ndef run(cfg):\n    if cfg.algo == 'A':\n"
+                              "        _handle(cfg)\n")
+    (fs,) = with_caller_guards(target, caller)
+    assert fs.sites[0].guards[0].origin is GuardOrigin.CALLER and "cfg.algo" in fs.sites[0].guards[0].text
+
+
+REACH_SOURCE = """
+def prepare(argv):
+    run_hook(hook, argv)
+    helper(argv)
+def run_hook(fn, a): fn(a)
+def hook(cfg): pass
+def helper(cfg): pass
+def retired(): raise RuntimeError('retired')
+def called_by_name(): pass
+def entry2(x):
+    x.called_by_name()
+class View:
+    def __setattr__(self, n, v): raise AttributeError('read-only')
+class Other:
+    def method(self): pass
+"""
+
+
+@pytest.mark.parametrize(
+    "function, expected",
+    [
+        ("prepare", "true"), ("hook", "true"),  # an entry point; a function handed to a call
+        ("helper", "true"), ("retired", "false"),  # called; nothing reaches it
+        ("called_by_name", "unknown"),  # named like a call errcat cannot resolve
+        ("View.__setattr__", "false"),  # a read-only view's write hook
+        ("Other.method", "unknown"),  # a method may run through an object or a property
+    ],
+)
+def test_reachability_from_the_entry_points(function: str, expected: str) -> None:
+    from extractor.callers import EntryPoints, reachability
+
+    found = reachability(files(pkg__m=REACH_SOURCE), (),
+                         EntryPoints((("pkg/m.py", "prepare"),), views=frozenset({"View"})))
+    assert found[("pkg/m.py", function)] == expected
