@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -114,6 +114,8 @@ def _comparison(node: cst.Comparison, scope: Scope) -> Expr:
                 parts.append(is_set if isinstance(op, cst.In) else negate(is_set))
                 left = target.comparator
                 continue
+        if isinstance(op, (cst.In, cst.NotIn)) and isinstance(rhs, Const) and isinstance(rhs.value, Mapping):
+            rhs = Const(tuple(rhs.value))  # membership in a dict sees its keys
         if isinstance(op, cst.In):
             parts.append(In(lhs, rhs))
         elif isinstance(op, cst.NotIn):

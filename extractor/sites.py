@@ -19,7 +19,7 @@ import libcst as cst
 
 from extractor import depth, pieces
 from extractor.cst_ir import term, to_ir
-from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
+from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
 from extractor.docstrings import first_lines
 from extractor.ir import (
     TRUE,
@@ -831,7 +831,7 @@ def _args_tuple(positional: Sequence[cst.BaseExpression]) -> Template:
         if value is not None:
             parts.append(Template.literal(repr(value)))
         elif ok:
-            parts.append(Template.literal(repr(lit)))
+            parts.append(Template.literal(repr(python_value(lit))))
         else:
             parts.append(Template.hole(norm_code(arg), "r"))
     joined = Template.literal("(")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
+from extractor.constant_values import FrozenMap
 from extractor.cst_ir import MAX_DEPTH, term, to_ir
 from extractor.ir import (
     Apply,
@@ -63,6 +64,7 @@ def value(code: str) -> Expr:
         ("cfg.b in ('x', 'y')", In(flag("b"), Const(("x", "y")))),
         ("cfg.b not in ('x',)", Not(In(flag("b"), Const(("x",))))),
         ("'X' in os.environ", Compare("is not", Ref(RefKind.ENV, "X", "'X'"), Const(None))),
+        ("cfg.b in {'x': 1, 'y': 2}", In(flag("b"), Const(("x", "y")))),  # membership sees the keys
         ("'X' not in os.environ", Compare("is", Ref(RefKind.ENV, "X", "'X'"), Const(None))),
     ],
 )
@@ -93,6 +95,9 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("cfg", Ref(RefKind.FLAG, "*", "cfg")),
         ("unbound", Ref(RefKind.UNKNOWN, "unbound", "unbound")),
         ("f(x=1)", Unknown("f(x=1)")),
+        ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
+        ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
+        ("{'a': x}", Unknown("{'a': x}")),
     ],
 )
 def test_terms_by_source(code: str, expected: Expr) -> None:
