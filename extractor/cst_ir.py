@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
     IF,
@@ -227,6 +228,14 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
 
 
 def _table_term(table: Table, scope: Scope) -> Expr:
+    if table.is_dict and not any(row.guards for row in table.rows):  # a dict of constants is that dict
+        pairs = [(term(row.node[0], scope), term(row.node[1], scope)) for row in table.rows
+                 if isinstance(row.node, tuple)]
+        if all(isinstance(k, Const) and isinstance(v, Const) for k, v in pairs):
+            try:
+                return Const(FrozenMap((k.value, v.value) for k, v in pairs))  # type: ignore[union-attr]
+            except TypeError:  # an unhashable key
+                pass
     items = [term(item, scope) for item in table.items()]
     values = [i.value for i in items if isinstance(i, Const)]
     return Const(tuple(values)) if len(values) == len(items) else Seq(tuple(items))

@@ -115,9 +115,12 @@ def test_terms_by_source(code: str, expected: Expr) -> None:
         (term, "c.a", {"c": "resolving_view(cfg)"}, flag("a", "c.a")),
         # a name whose value is not known statically keeps its description
         (term, "it", {"it": Opaque("it (element of f())")}, Ref(RefKind.UNKNOWN, "it", "it (element of f())")),
-        # a table of literals is one constant tuple; a dict table is its keys
+        # a table of literals is one constant tuple; a dict table is that dict, its keys in membership tests
         (term, "names", {"names": "['a', 'b']"}, Const(("a", "b"))),
-        (term, "modes", {"modes": "{'x': 1, 'y': 2}"}, Const(("x", "y"))),
+        (term, "modes", {"modes": "{'x': 1, 'y': 2}"}, Const(FrozenMap({"x": 1, "y": 2}))),
+        (to_ir, "cfg.m in modes", {"modes": "{'x': 1, 'y': 2}"}, In(flag("m"), Const(("x", "y")))),
+        (term, "modes[cfg.m]", {"modes": "{'x': 1}"},
+         Apply("item", (Const(FrozenMap({"x": 1})), flag("m")), "modes[cfg.m]")),
         (term, "rows", {"rows": "[cfg.a, 1]"}, Seq((flag("a"), Const(1)))),
         # a lambda called without arguments is its body
         (to_ir, "check()", {"check": "lambda: cfg.a"}, Truthy(flag("a"))),
