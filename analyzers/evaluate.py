@@ -123,9 +123,7 @@ def _literal_default(default: Any) -> Any:
     """A declared default as a value; ``{"expr": src}`` (computed at run time) is unknown."""
     if isinstance(default, Mapping) and set(default) == {"expr"}:
         return UNKNOWN
-    if isinstance(default, Mapping):
-        return dict(default)
-    return default
+    return default  # a dict default stays the immutable `FrozenMap` the flag model holds
 
 
 _TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
@@ -496,6 +494,8 @@ def _same(a: Any, b: Any) -> bool:
     if a is UNKNOWN or b is UNKNOWN:
         return a is b
     try:
+        if isinstance(a, Mapping) and isinstance(b, Mapping):  # a dict given, a `FrozenMap` declared
+            return bool(a == b)
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 
+from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
     IF,
@@ -114,6 +115,8 @@ def _comparison(node: cst.Comparison, scope: Scope) -> Expr:
                 parts.append(is_set if isinstance(op, cst.In) else negate(is_set))
                 left = target.comparator
                 continue
+        if isinstance(op, (cst.In, cst.NotIn)) and isinstance(rhs, Const) and isinstance(rhs.value, Mapping):
+            rhs = Const(tuple(rhs.value))  # membership in a dict sees its keys
         if isinstance(op, cst.In):
             parts.append(In(lhs, rhs))
         elif isinstance(op, cst.NotIn):
@@ -225,6 +228,14 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
 
 
 def _table_term(table: Table, scope: Scope) -> Expr:
+    if table.is_dict and not any(row.guards for row in table.rows):  # a dict of constants is that dict
+        pairs = [(term(row.node[0], scope), term(row.node[1], scope)) for row in table.rows
+                 if isinstance(row.node, tuple)]
+        if all(isinstance(k, Const) and isinstance(v, Const) for k, v in pairs):
+            try:
+                return Const(FrozenMap((k.value, v.value) for k, v in pairs))  # type: ignore[union-attr]
+            except TypeError:  # an unhashable key
+                pass
     items = [term(item, scope) for item in table.items()]
     values = [i.value for i in items if isinstance(i, Const)]
     return Const(tuple(values)) if len(values) == len(items) else Seq(tuple(items))

@@ -7,6 +7,8 @@ from typing import Any
 
 import libcst as cst
 
+from extractor.constant_values import FrozenMap
+
 _EMPTY = cst.Module(body=[])
 _OPEN_WS = re.compile(r"([(\[{])\s+")
 _CLOSE_WS = re.compile(r"\s+([)\]}])")
@@ -213,9 +215,17 @@ def _int(text: str) -> tuple[bool, object]:
 
 
 def literal_value(node: cst.CSTNode) -> tuple[bool, object]:
-    """(True, value) for literals and tuples/lists of literals; (False, None) otherwise."""
+    """(True, value) for literals, tuples/lists of literals and dicts of them (a `FrozenMap`);
+    (False, None) otherwise."""
     read = _LITERAL.get(type(node))
     return (False, None) if read is None else read(node)
+
+
+def python_value(value: object) -> object:
+    """A `literal_value` as Python holds it (`FrozenMap` as a dict), for ``repr``/``str``."""
+    if isinstance(value, FrozenMap):
+        return {k: python_value(v) for k, v in value.items()}
+    return tuple(python_value(v) for v in value) if isinstance(value, tuple) else value
 
 
 def _literal_string(node: cst.SimpleString | cst.ConcatenatedString) -> tuple[bool, object]:
@@ -246,9 +256,17 @@ def _literal_negative(node: cst.UnaryOperation) -> tuple[bool, object]:
     return False, None
 
 
-def _literal_keys(node: cst.Dict) -> tuple[bool, object]:
-    """A dict's keys: membership tests see the keys."""
-    return _all_literal(el.key if isinstance(el, cst.DictElement) else None for el in node.elements)
+def _literal_dict(node: cst.Dict) -> tuple[bool, object]:
+    """A dict of literals as an immutable `FrozenMap` (``{}`` too); ``**d`` makes it unknown."""
+    items = [(el.key, el.value) if isinstance(el, cst.DictElement) else (None, None) for el in node.elements]
+    ok_keys, keys = _all_literal(k for k, _ in items)
+    ok_values, values = _all_literal(v for _, v in items)
+    if not (ok_keys and ok_values) or not isinstance(keys, tuple) or not isinstance(values, tuple):
+        return False, None
+    try:
+        return True, FrozenMap(zip(keys, values, strict=True))
+    except TypeError:  # an unhashable key (a list): Python raises too
+        return False, None
 
 
 def _literal_items(node: cst.Tuple | cst.List | cst.Set) -> tuple[bool, object]:
@@ -270,6 +288,6 @@ def _all_literal(nodes: Iterable[cst.BaseExpression | None]) -> tuple[bool, obje
 _LITERAL: dict[type[cst.CSTNode], Callable[[Any], tuple[bool, object]]] = {
     cst.SimpleString: _literal_string, cst.ConcatenatedString: _literal_string,
     cst.Integer: _literal_int, cst.Float: _literal_float, cst.Name: _literal_name,
-    cst.UnaryOperation: _literal_negative, cst.Dict: _literal_keys,
+    cst.UnaryOperation: _literal_negative, cst.Dict: _literal_dict,
     cst.Tuple: _literal_items, cst.List: _literal_items, cst.Set: _literal_items,
 }

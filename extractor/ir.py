@@ -35,7 +35,7 @@ class Ref:
 
 @dataclass(frozen=True, slots=True)
 class Const:
-    value: Any  # None, bool, int, float, str, or a tuple of those; see `is_member_text`
+    value: Any  # None, bool, int, float, str, a tuple or `FrozenMap` of those; see `is_member_text`
 
     def as_dict(self) -> dict[str, Any]:
         return {"op": "const", "value": _lists(self.value)}
@@ -236,11 +236,16 @@ def map_children(node: Expr, fn: Callable[[Expr], Expr]) -> Expr:
 
 
 def _tuples(value: Any) -> Any:
-    """JSON lists back to the tuples `Const` holds, at every depth."""
+    """JSON lists back to the tuples `Const` holds, at every depth; objects to `FrozenMap`s."""
+    if isinstance(value, dict):
+        from extractor.constant_values import FrozenMap  # only for dict constants: keeps imports light
+        return FrozenMap((k, _tuples(v)) for k, v in value.items())
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _lists(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _lists(v) for k, v in value.items()}
     return [_lists(v) for v in value] if isinstance(value, tuple) else value
 
 

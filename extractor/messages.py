@@ -27,6 +27,7 @@ from extractor.cstutil import (
     literal_value,
     norm_code,
     norm_text,
+    python_value,
     string_value,
 )
 from extractor.ir import TRUE, Expr, conj, negate
@@ -150,7 +151,7 @@ def _tuple(node: cst.Tuple) -> Template:
             return Template.hole(_expr(node))
         items.append(", " if i else "")
         ok, value = literal_value(el.value)
-        items.append(repr(value) if ok else Hole(_expr(el.value), "r"))
+        items.append(repr(python_value(value)) if ok else Hole(_expr(el.value), "r"))
     trail = "," if len(node.elements) == 1 else ""
     return Template.of("(", *items, trail + ")")
 
@@ -541,7 +542,7 @@ def _str_call(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> li
     if len(args) != 1:
         return None
     ok, value = literal_value(args[0])
-    return [_lit(str(value))] if ok else build(args[0], scope)
+    return [_lit(str(python_value(value)))] if ok else build(args[0], scope)
 
 
 def _repr_call(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> list[Option] | None:
@@ -550,7 +551,7 @@ def _repr_call(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> l
         return None
     ok, value = literal_value(args[0])
     convert = repr if name == "repr" else ascii
-    return [_lit(convert(value))] if ok else [_whole(args[0], name[0])]
+    return [_lit(convert(python_value(value)))] if ok else [_whole(args[0], name[0])]
 
 
 def _dedent_call(name: str, args: Sequence[cst.BaseExpression], scope: Scope) -> list[Option] | None:

@@ -10,6 +10,7 @@ guard scopes are context managers, so what a branch pushes is gone when it is le
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -19,7 +20,7 @@ import libcst as cst
 
 from extractor import depth, pieces
 from extractor.cst_ir import term, to_ir
-from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
+from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
 from extractor.docstrings import check_comments, first_lines
 from extractor.ir import (
     TRUE,
@@ -156,6 +157,9 @@ class Frame:
     bound_under: dict[str, tuple[Guard, ...]] = field(default_factory=dict)  # guards in force at a name's binding
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
     declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
+    # locals built as ``d = {...}; d["field"] = v`` for a setter's ``**d``: per name, the
+    # (field, value, guards) items so far, or None once a key is not a literal
+    splats: dict[str, list[tuple[str, Expr, tuple[Guard, ...]]] | None] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -580,6 +584,7 @@ class SiteWalker:
         if isinstance(tgt, cst.Name):
             self.rebind(tgt.value, value)
             self._declaration_dict(tgt.value, value, node)
+            self._splat_start(tgt.value, value)
         elif isinstance(tgt, (cst.Tuple, cst.List)):
             self._unpack(tgt, value, node)
         elif isinstance(tgt, cst.Attribute) and self.scope.is_config(tgt.value):
@@ -588,6 +593,7 @@ class SiteWalker:
             key = self._declared_key(tgt)  # declared["field"] = value
             if key is not None:
                 self.adjust(key, value, node)
+            self._splat_item(tgt, value)
 
     def _unpack(self, tgt: cst.Tuple | cst.List, value: cst.BaseExpression, node: cst.Assign) -> None:
         """``a, b = value``: each name bound to its item; ``cfg.a, cfg.b = f(cfg)`` adjusts."""
@@ -619,12 +625,57 @@ class SiteWalker:
             declared.add(name)
             self.declare(value, node)
 
+    def _splat_start(self, name: str, value: cst.BaseExpression) -> None:
+        """``d = {...}`` (literal keys) may become a setter's ``**d``; any other binding ends that."""
+        splats = self.frame.splats
+        splats.pop(name, None)
+        if isinstance(value, cst.Dict):
+            items = [(string_value(el.key), el.value) if isinstance(el, cst.DictElement) else (None, el.value)
+                     for el in value.elements]
+            guards = tuple(self.frame.guards)
+            splats[name] = (None if any(k is None for k, _ in items)
+                            else [(k, term(v, self.scope), guards) for k, v in items if k is not None])
+
+    def _splat_item(self, tgt: cst.Subscript, value: cst.BaseExpression) -> None:
+        """``d["field"] = v`` (or ``d[k]`` with `k` bound to a string, as a table row binds it)."""
+        splats = self.frame.splats
+        if not isinstance(tgt.value, cst.Name) or splats.get(tgt.value.value) is None:
+            return
+        name = tgt.value.value
+        index = tgt.slice[0].slice if len(tgt.slice) == 1 else None
+        key_node = index.value if isinstance(index, cst.Index) else None
+        if isinstance(key_node, cst.Name):
+            bound = self.scope.lookup(key_node.value)
+            key_node = bound if isinstance(bound, cst.BaseExpression) else None
+        key = string_value(key_node) if key_node is not None else None
+        items = splats[name]
+        if key is None or items is None:
+            splats[name] = None
+        else:
+            items.append((key, term(value, self.scope), tuple(self.frame.guards)))
+
+    def _splat(self, name: str, node: cst.CSTNode) -> None:
+        """A setter's ``**name``: one adjustment per item, under the guards of its assignment
+        and of the call, except the call's tests of the dict itself (``if fields:``); an item
+        whose own guards read the dict (``if d.get(k) == v``) is left out."""
+        items = self.frame.splats.get(name)
+        if not items:
+            return
+        mentions = re.compile(rf"\b{re.escape(name)}\b")
+        at_call = [g for g in self.frame.guards if not mentions.search(g.text)]
+        for key, value, guards in items:
+            if any(mentions.search(g.text) for g in guards):
+                continue
+            extra = [g for g in at_call if not any(g is h for h in guards)]
+            self._adjustment(key, value, (*guards, *extra))
+
     def adjust(self, flag: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
+        self._adjustment(flag, term(value, self.scope), tuple(self.frame.guards))
+
+    def _adjustment(self, flag: str, value: Expr, guards: tuple[Guard, ...]) -> None:
         adjustments = self.found.adjustments
-        adjustments.append(
-            Adjustment(self.function, 0, flag, term(value, self.scope), tuple(self.frame.guards), self.path,
-                       len(adjustments))
-        )
+        adjustments.append(Adjustment(self.function, 0, flag, value, guards, self.path,
+                                      len(adjustments)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if not isinstance(node.target, cst.Name):
@@ -663,6 +714,8 @@ class SiteWalker:
             for arg in node.args:
                 if arg.keyword is not None:
                     self.adjust(arg.keyword.value, arg.value, node)
+                elif arg.star == "**" and isinstance(arg.value, cst.Name):
+                    self._splat(arg.value.value, node)
         self._record(node, callee)
 
     def _record(self, node: cst.Call, callee: str) -> None:
@@ -856,7 +909,7 @@ def _args_tuple(positional: Sequence[cst.BaseExpression]) -> Template:
         if value is not None:
             parts.append(Template.literal(repr(value)))
         elif ok:
-            parts.append(Template.literal(repr(lit)))
+            parts.append(Template.literal(repr(python_value(lit))))
         else:
             parts.append(Template.hole(norm_code(arg), "r"))
     joined = Template.literal("(")

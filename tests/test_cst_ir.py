@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
+from extractor.constant_values import FrozenMap
 from extractor.cst_ir import MAX_DEPTH, term, to_ir
 from extractor.ir import (
     Apply,
@@ -63,6 +64,7 @@ def value(code: str) -> Expr:
         ("cfg.b in ('x', 'y')", In(flag("b"), Const(("x", "y")))),
         ("cfg.b not in ('x',)", Not(In(flag("b"), Const(("x",))))),
         ("'X' in os.environ", Compare("is not", Ref(RefKind.ENV, "X", "'X'"), Const(None))),
+        ("cfg.b in {'x': 1, 'y': 2}", In(flag("b"), Const(("x", "y")))),  # membership sees the keys
         ("'X' not in os.environ", Compare("is", Ref(RefKind.ENV, "X", "'X'"), Const(None))),
     ],
 )
@@ -93,6 +95,9 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("cfg", Ref(RefKind.FLAG, "*", "cfg")),
         ("unbound", Ref(RefKind.UNKNOWN, "unbound", "unbound")),
         ("f(x=1)", Unknown("f(x=1)")),
+        ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
+        ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
+        ("{'a': x}", Unknown("{'a': x}")),
     ],
 )
 def test_terms_by_source(code: str, expected: Expr) -> None:
@@ -110,9 +115,12 @@ def test_terms_by_source(code: str, expected: Expr) -> None:
         (term, "c.a", {"c": "resolving_view(cfg)"}, flag("a", "c.a")),
         # a name whose value is not known statically keeps its description
         (term, "it", {"it": Opaque("it (element of f())")}, Ref(RefKind.UNKNOWN, "it", "it (element of f())")),
-        # a table of literals is one constant tuple; a dict table is its keys
+        # a table of literals is one constant tuple; a dict table is that dict, its keys in membership tests
         (term, "names", {"names": "['a', 'b']"}, Const(("a", "b"))),
-        (term, "modes", {"modes": "{'x': 1, 'y': 2}"}, Const(("x", "y"))),
+        (term, "modes", {"modes": "{'x': 1, 'y': 2}"}, Const(FrozenMap({"x": 1, "y": 2}))),
+        (to_ir, "cfg.m in modes", {"modes": "{'x': 1, 'y': 2}"}, In(flag("m"), Const(("x", "y")))),
+        (term, "modes[cfg.m]", {"modes": "{'x': 1}"},
+         Apply("item", (Const(FrozenMap({"x": 1})), flag("m")), "modes[cfg.m]")),
         (term, "rows", {"rows": "[cfg.a, 1]"}, Seq((flag("a"), Const(1)))),
         # a lambda called without arguments is its body
         (to_ir, "check()", {"check": "lambda: cfg.a"}, Truthy(flag("a"))),

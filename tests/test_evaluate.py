@@ -32,6 +32,7 @@ from analyzers.evaluate import (
 )
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
+from extractor.constant_values import FrozenMap
 from extractor.ir import (
     COMPARE,
     CONDITION_KINDS,
@@ -106,6 +107,10 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         # a Seq container decides on its known items
         (In(Const("a"), Seq((Unknown("u"), Const("a")))), {}, {}, Truth.TRUE),
         (In(Const("b"), Seq((Unknown("u"), Const("a")))), {}, {}, Truth.UNKNOWN),
+        # a dict constant is a dict (`isinstance(x, dict)`, `d[k]`)
+        (Truthy(Apply("isinstance", (Const(FrozenMap()), Const("dict")), "isinstance(x, dict)")), {}, {}, Truth.TRUE),
+        (Compare("==", Apply("item", (Const(FrozenMap({"a": "b"})), Const("a")), "d['a']"), Const("b")), {}, {},
+         Truth.TRUE),
         # functions of flags
         (Compare("==", Apply("%", (flag("tp_size"), Const(3)), "tp % 3"), Const(1)), {"tp_size": 4}, {}, Truth.TRUE),
         (Truthy(Apply("startswith", (flag("device"), Const("cu")), "d.startswith('cu')")), {}, {}, Truth.TRUE),

@@ -99,6 +99,13 @@ def test_nested_tuples_survive_the_json_round_trip() -> None:
     assert from_dict(json.loads(json.dumps(expr.as_dict()))) == expr
 
 
+def test_dict_constants_survive_the_json_round_trip() -> None:
+    from extractor.constant_values import FrozenMap
+    expr = Compare("==", Ref(RefKind.FLAG, "c", "cfg.c"), Const(FrozenMap({"a": (1, 2), "b": FrozenMap()})))
+    back = from_dict(json.loads(json.dumps(expr.as_dict())))
+    assert back == expr and isinstance(back.right.value["b"], FrozenMap)
+
+
 @pytest.mark.parametrize("value, member", [
     ("ConnectorType.INSTANCE", True),
     ("Backend.FULL_2", True),

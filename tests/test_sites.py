@@ -580,6 +580,45 @@ def test_provider_decisions_are_adjustments(src, expected) -> None:
     assert _adjusted(src) == expected
 
 
+@pytest.mark.parametrize("src, expected", [
+    # built by subscript assignment under their own guards; `if fields:` adds nothing
+    ("""
+     def h(server_args):
+         cfg = resolving_view(server_args)
+         fields = {}
+         if cfg.r is None:
+             fields["r"] = 2.0
+         if cfg.s:
+             fields["t"] = None
+         if fields:
+             declare_resolution(server_args, "h", **fields)
+     """, [("r", "2.0", "`--r` is not given"), ("t", "not given", "`--s` is set")]),
+    # a loop over literal names binds the key per row; a dict of constants is looked up
+    ("""
+     def h(server_args):
+         aliases = {"old": "new"}
+         renamed = {}
+         for attr in ("a", "b"):
+             v = getattr(server_args, attr, None)
+             if v in aliases:
+                 renamed[attr] = aliases[v]
+         if renamed.get("b") == "new":
+             renamed["b"] = "other"
+         if renamed:
+             declare_resolution(server_args, "h", **renamed)
+     """, [("a", "{'old': 'new'}[`--a`]", "`--a` is old"), ("b", "{'old': 'new'}[`--b`]", "`--b` is old")]),
+    # a key not known statically: nothing is modelled
+    ("""
+     def h(server_args, k):
+         d = {}
+         d[k] = 1
+         declare_resolution(server_args, "h", **d)
+     """, []),
+])
+def test_setter_splat_of_a_built_dict_adjusts_each_item(src, expected) -> None:
+    assert _adjusted(src) == expected
+
+
 def test_a_registered_provider_runs_on_every_launch() -> None:
     fs = extract_file("m.py", "@register_post_process\ndef _p(view):\n    return {'b': 1}\n", PROFILE)
     assert fs.registered == ("_p",)
