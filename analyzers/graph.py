@@ -31,7 +31,7 @@ from analyzers.launch import Launch
 from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
 from analyzers.witness import Leaf, base_launch, fact_leaves, satisfy, settable
-from extractor.ir import Compare, Const, Expr, Not, Ref, RefKind, conj, conjuncts, negate, refs, simplify
+from extractor.ir import Compare, Const, Expr, Not, Ref, RefKind, conj, conjuncts, disj, negate, refs, simplify
 from extractor.records import Adjustment
 
 
@@ -81,8 +81,10 @@ class _Builder:
             elif isinstance(value, list):
                 data[name] = sorted({*data.get(name, []), *value})
 
-    def relations(self, expr: Expr, evidence: str, judge: _Judge) -> None:
-        """constrains / conflicts / requires edges among the user flags one condition reads."""
+    def relations(self, expr: Expr, whole: Expr, evidence: str, judge: _Judge) -> None:
+        """constrains / conflicts / requires edges among the user flags one condition reads
+        (an entry's, or one row's of its table); avoiding it means avoiding `whole`, the
+        entry's condition with any row (another row's message is the same error)."""
         expr = simplify(expr)
         compared = self.comparisons(expr, evidence)
         polar: dict[str, tuple[Ref, bool]] = {}
@@ -95,13 +97,13 @@ class _Builder:
             if frozenset((na, nb)) in compared or not (pa or pb):
                 continue
             if pa and pb:
-                assumed = judge.conflict(expr, a, b)
+                assumed = judge.conflict(expr, whole, a, b)
                 if assumed is not None:
                     src, dst = sorted((na, nb))
                     self.edge(src, dst, "conflicts", evidence, assuming=assumed)
                 continue
             (user, nu), (unset, nn) = ((a, na), (b, nb)) if pa else ((b, nb), (a, na))
-            assumed = judge.requirement(expr, user, unset)
+            assumed = judge.requirement(expr, whole, user, unset)
             if assumed is not None:
                 self.edge(nu, nn, "requires", evidence, assuming=assumed)
 
@@ -164,35 +166,36 @@ class _Judge:
         found = settable(ref, self.model)
         return found if found is not None and found.kind is RefKind.FLAG else None
 
-    def needed(self, expr: Expr, leaves: Sequence[Leaf]) -> Launch | None:
+    def needed(self, expr: Expr, leaves: Sequence[Leaf], whole: Expr | None = None) -> Launch | None:
         """A launch on which `expr` holds, every leaf given and each one needed: dropping
-        it (back to its default, adjustments applied) makes `expr` false."""
+        it (back to its default, adjustments applied) makes `whole` (default: `expr`) false."""
+        whole = expr if whole is None else whole
         launch, truth = satisfy(expr, self.model, self.base, [*leaves, *fact_leaves(expr)])
         if truth is not Truth.TRUE:
             return None
         for leaf in leaves:
             if leaf.name not in launch.flags or leaf.name in self.base.flags:
                 return None
-            if evaluate(expr, launch.without_flag(leaf.name), self.model) is not Truth.FALSE:
+            if evaluate(whole, launch.without_flag(leaf.name), self.model) is not Truth.FALSE:
                 return None
         return launch
 
-    def conflict(self, expr: Expr, a: Ref, b: Ref) -> list[str] | None:
+    def conflict(self, expr: Expr, whole: Expr, a: Ref, b: Ref) -> list[str] | None:
         la, lb = self.leaf(a), self.leaf(b)
         if la is None or lb is None or la == lb:
             return None
-        launch = self.needed(expr, [la, lb])
+        launch = self.needed(expr, [la, lb], whole)
         return None if launch is None else _assumed(launch)
 
-    def requirement(self, expr: Expr, user: Ref, unset: Ref) -> list[str] | None:
-        """`user` given alone fires `expr` (and is needed); giving `unset` a value avoids it."""
+    def requirement(self, expr: Expr, whole: Expr, user: Ref, unset: Ref) -> list[str] | None:
+        """`user` given alone fires `expr` (and is needed); giving `unset` a value avoids `whole`."""
         lu, ln = self.leaf(user), self.leaf(unset)
         if lu is None or ln is None or lu == ln:
             return None
-        launch = self.needed(expr, [lu])
+        launch = self.needed(expr, [lu], whole)
         if launch is None or ln.name in launch.flags:
             return None
-        after, truth = satisfy(negate(expr), self.model, launch, [ln])
+        after, truth = satisfy(negate(whole), self.model, launch, [ln])
         if truth is not Truth.TRUE or after.flags.get(ln.name) in (None, False):
             return None
         return _assumed(launch)
@@ -246,13 +249,14 @@ def build_graph(
         base = entry.trigger.expr
         for ref in refs(base):
             b.edge(err, b.ref(ref), "trigger")
+        whole = conj([base, disj([v.trigger.expr for v in entry.variants])]) if entry.variants else base
         for variant in entry.variants:
             row = variant.trigger.expr
             for ref in refs(row):
                 b.edge(err, b.ref(ref), "trigger")
-            b.relations(conj([base, row]), entry.id, judge)
+            b.relations(conj([base, row]), whole, entry.id, judge)
         if not entry.variants:
-            b.relations(base, entry.id, judge)
+            b.relations(base, base, entry.id, judge)
         for _, value in entry.site.hole_refs:
             for ref in refs(value):
                 b.edge(err, b.ref(ref), "message")

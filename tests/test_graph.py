@@ -127,7 +127,8 @@ def _flag_edges(graph: nx.MultiDiGraph) -> set[tuple[str, str, str]]:
         ("if cfg.max_ep_size is not None and cfg.max_ep_size > cfg.tp_size: raise ValueError('m')",
          {("--max-ep-size", "--tp-size", "constrains")}),
         # one given, the other unset
-        ("if cfg.mode == 'a' and cfg.max_loras is None: raise ValueError('m')", {("--mode", "--max-loras", "requires")}),
+        ("if cfg.mode == 'a' and cfg.max_loras is None: raise ValueError('m')",
+         {("--mode", "--max-loras", "requires")}),
         # undecided (an unknown function): no edge
         ("if cfg.x and cfg.y and mystery(): raise ValueError('m')", set()),
     ],
@@ -243,3 +244,17 @@ def test_graph_json_follows_its_shipped_schema() -> None:
     data = json.loads(json.dumps(graph_json(_graph(source))))
     assert {link["role"] for link in data["links"]} >= {"conflicts", "requires", "constrains", "implies"}
     jsonschema.Draft202012Validator(load_schema("graph.schema.json")).validate(data)
+
+
+def test_a_table_row_is_avoided_only_when_the_whole_error_is() -> None:
+    """Two rows of one error (one message with and one without a tail): giving `--y` picks
+    the other row, it does not avoid the error, so `--x` does not require `--y`."""
+    source = """
+    def check(cfg):
+        if cfg.x:
+            msg = "x fails."
+            if cfg.y:
+                msg += " And y too."
+            raise ValueError(msg)
+    """
+    assert _flag_edges(_graph(textwrap.dedent(source))) == set()
