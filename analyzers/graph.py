@@ -3,10 +3,17 @@
 Nodes: errors, flags (with their declaration data), env vars, platform/model/runtime facts.
 Edges (`role`):
 - ``trigger`` / ``message``: error -> what its trigger reads / what its message shows;
-- ``conflicts``: flag -- flag, both set in one trigger (an error fires);
-- ``requires``: flag -> flag, one set and the other not set in one trigger;
-- ``implies``: flag -> flag, an automatic adjustment sets the second when the first is set.
-Flag-to-flag edges carry the entry ids (or adjustment functions) as evidence.
+- ``conflicts``: flag -- flag, an error fires with both given and no other flag or env var
+  changed, and dropping either one (back to its default) avoids it;
+- ``requires``: flag -> flag, an error fires with the first given alone, dropping it avoids
+  it, and so does giving the second (the flag it says is unset);
+- ``constrains``: flag -> flag, an error's trigger compares them (``relation``: that text);
+- ``implies``: flag -> flag, giving the first alone turns the second on by an automatic adjustment.
+Flag-to-flag edges carry the entry ids (or adjustment functions) as evidence. conflicts /
+requires / implies are decided by the one evaluator (`analyzers.evaluate`) on launches the
+witness search finds: a pair it cannot decide (an unknown leaf, a function it cannot
+evaluate) gets no edge; platform checks and model properties may be assumed, and the edge
+then lists them in ``assuming`` (empty when some evidence needs none).
 """
 from __future__ import annotations
 
@@ -17,11 +24,14 @@ from xml.etree.ElementTree import _escape_attrib, _escape_cdata  # type: ignore[
 
 import networkx as nx
 
-from analyzers.adjustments import implications
+from analyzers.adjustments import adjustment_guard
 from analyzers.entries import Entry
+from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments
+from analyzers.launch import Launch
 from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
-from extractor.ir import Expr, Ref, RefKind, conj, conjuncts, refs, simplify
+from analyzers.witness import Leaf, base_launch, fact_leaves, satisfy, settable
+from extractor.ir import Compare, Const, Expr, Not, Ref, RefKind, conj, conjuncts, disj, negate, refs, simplify
 from extractor.records import Adjustment
 
 
@@ -57,29 +67,164 @@ class _Builder:
         return self.node(node_id, kind=kind, name=node_id.split(":", 1)[1])
 
     def edge(self, src: str, dst: str, role: str, evidence: str | None = None, **attrs: Any) -> None:
-        if self.graph.has_edge(src, dst, key=role):
-            data = self.graph.edges[src, dst, role]
-            if evidence and evidence not in data["evidence"]:
-                data["evidence"] = sorted([*data["evidence"], evidence])
+        """Add the edge, or merge into it: evidence and list attributes are unions (sorted);
+        ``assuming`` is empty as soon as one piece of evidence needs no assumption."""
+        if not self.graph.has_edge(src, dst, key=role):
+            self.graph.add_edge(src, dst, key=role, role=role, evidence=[evidence] if evidence else [], **attrs)
             return
-        self.graph.add_edge(src, dst, key=role, role=role, evidence=[evidence] if evidence else [], **attrs)
+        data = self.graph.edges[src, dst, role]
+        if evidence and evidence not in data["evidence"]:
+            data["evidence"] = sorted([*data["evidence"], evidence])
+        for name, value in attrs.items():
+            if name == "assuming":
+                data[name] = [] if not value or not data[name] else sorted({*data[name], *value})
+            elif isinstance(value, list):
+                data[name] = sorted({*data.get(name, []), *value})
 
-    def relations(self, expr: Expr, evidence: str) -> None:
-        """conflicts / requires edges among the user flags one trigger constrains."""
+    def relations(self, expr: Expr, whole: Expr, evidence: str, judge: _Judge) -> None:
+        """constrains / conflicts / requires edges among the user flags one condition reads
+        (an entry's, or one row's of its table); avoiding it means avoiding `whole`, the
+        entry's condition with any row (another row's message is the same error)."""
+        expr = simplify(expr)
+        compared = self.comparisons(expr, evidence)
         polar: dict[str, tuple[Ref, bool]] = {}
-        for conjunct in conjuncts(simplify(expr)):
+        for conjunct in conjuncts(expr):
             found = flag_polarity(conjunct)
             if found is not None and _user_flag(found[0], self.renderer):
                 polar.setdefault(found[0].name, found)
         for (a, pa), (b, pb) in itertools.combinations(sorted(polar.values(), key=lambda x: x[0].name), 2):
             na, nb = self.ref(a), self.ref(b)
+            if frozenset((na, nb)) in compared or not (pa or pb):
+                continue
             if pa and pb:
-                src, dst = sorted((na, nb))
-                self.edge(src, dst, "conflicts", evidence)
-            elif pa and not pb:
-                self.edge(na, nb, "requires", evidence)
-            elif pb and not pa:
-                self.edge(nb, na, "requires", evidence)
+                assumed = judge.conflict(expr, whole, a, b)
+                if assumed is not None:
+                    src, dst = sorted((na, nb))
+                    self.edge(src, dst, "conflicts", evidence, assuming=assumed)
+                continue
+            (user, nu), (unset, nn) = ((a, na), (b, nb)) if pa else ((b, nb), (a, na))
+            assumed = judge.requirement(expr, whole, user, unset)
+            if assumed is not None:
+                self.edge(nu, nn, "requires", evidence, assuming=assumed)
+
+    def comparisons(self, expr: Expr, evidence: str) -> set[frozenset[str]]:
+        """``constrains`` edges for the comparisons between flags the condition needs (its
+        conjuncts): left-hand flags -> right-hand flags; the pairs they join."""
+        pairs: set[frozenset[str]] = set()
+        for conjunct in conjuncts(expr):
+            compare = conjunct.arg if isinstance(conjunct, Not) else conjunct
+            if not isinstance(compare, Compare):
+                continue
+            left = [r for r in refs(compare.left) if _user_flag(r, self.renderer)]
+            right = [r for r in refs(compare.right) if _user_flag(r, self.renderer)]
+            relation = self.renderer.text(conjunct)
+            for a in left:
+                for b in right:
+                    na, nb = self.ref(a), self.ref(b)
+                    if na != nb:
+                        self.edge(na, nb, "constrains", evidence, relation=[relation])
+                        pairs.add(frozenset((na, nb)))
+        return pairs
+
+
+    def implications(self, adj: Adjustment, judge: _Judge) -> None:
+        """``implies`` edges of one automatic adjustment that sets a flag to a true value:
+        from each flag its guard says is set and that, given alone, makes the guard hold."""
+        target = self.renderer.option(adj.flag)
+        if target is None or not (isinstance(adj.value, Const) and bool(adj.value.value)):
+            return
+        guard = simplify(adjustment_guard(adj))
+        for conjunct in conjuncts(guard):
+            found = flag_polarity(conjunct)
+            source = self.renderer.option(found[0].name) if found and found[1] and found[0].name != adj.flag else None
+            assumed = judge.implication(guard, found[0], adj.flag) if source is not None and found else None
+            if source is not None and assumed is not None:
+                src = self.node(ref_node("flag", source), kind="flag", name=source)
+                dst = self.node(ref_node("flag", target), kind="flag", name=target)
+                self.edge(src, dst, "implies", adj.function, when=self.renderer.text(guard),
+                          value=_scalar_text(adj.value.value), assuming=assumed)
+
+
+class _Judge:
+    """Decides flag-to-flag relations with the evaluator: on launches the witness search
+    finds from the smallest valid command line, changing only the flags in question (and
+    assuming platform/model facts where they decide). Each answer is None (no edge) or the
+    facts assumed (``kind:name=value``; [] when none were)."""
+
+    def __init__(self, flags: Any, adjustments: Sequence[Adjustment]) -> None:
+        self.model = Model(flags, rules_from_adjustments(adjustments))
+        self.base = base_launch(self.model)
+        self.without: dict[str, _Judge] = {}
+
+    @classmethod
+    def of(cls, model: Model) -> _Judge:
+        judge = cls.__new__(cls)
+        judge.model, judge.base, judge.without = model, base_launch(model), {}
+        return judge
+
+    def leaf(self, ref: Ref) -> Leaf | None:
+        found = settable(ref, self.model)
+        return found if found is not None and found.kind is RefKind.FLAG else None
+
+    def needed(self, expr: Expr, leaves: Sequence[Leaf], whole: Expr | None = None) -> Launch | None:
+        """A launch on which `expr` holds, every leaf given and each one needed: dropping
+        it (back to its default, adjustments applied) makes `whole` (default: `expr`) false."""
+        whole = expr if whole is None else whole
+        launch, truth = satisfy(expr, self.model, self.base, [*leaves, *fact_leaves(expr)])
+        if truth is not Truth.TRUE:
+            return None
+        for leaf in leaves:
+            if leaf.name not in launch.flags or leaf.name in self.base.flags:
+                return None
+            if evaluate(whole, launch.without_flag(leaf.name), self.model) is not Truth.FALSE:
+                return None
+        return launch
+
+    def conflict(self, expr: Expr, whole: Expr, a: Ref, b: Ref) -> list[str] | None:
+        la, lb = self.leaf(a), self.leaf(b)
+        if la is None or lb is None or la == lb:
+            return None
+        launch = self.needed(expr, [la, lb], whole)
+        return None if launch is None else _assumed(launch)
+
+    def requirement(self, expr: Expr, whole: Expr, user: Ref, unset: Ref) -> list[str] | None:
+        """`user` given alone fires `expr` (and is needed); giving `unset` a value avoids `whole`."""
+        lu, ln = self.leaf(user), self.leaf(unset)
+        if lu is None or ln is None or lu == ln:
+            return None
+        launch = self.needed(expr, [lu], whole)
+        if launch is None or ln.name in launch.flags:
+            return None
+        after, truth = satisfy(negate(whole), self.model, launch, [ln])
+        if truth is not Truth.TRUE or after.flags.get(ln.name) in (None, False):
+            return None
+        return _assumed(launch)
+
+    def implication(self, guard: Expr, source: Ref, target: str) -> list[str] | None:
+        """Giving `source` alone makes the adjustment's `guard` hold (and it does not
+        without), read before the adjustments that write `target` (the guard of
+        ``if x is None: x = True`` reads `x` as the command line leaves it)."""
+        leaf = self.leaf(source)
+        if leaf is None:
+            return None
+        launch = self.before(target).needed(guard, [leaf])
+        return None if launch is None else _assumed(launch)
+
+    def before(self, target: str) -> _Judge:
+        """This judge without the adjustments that write `target`."""
+        found = self.without.get(target)
+        if found is None:
+            found = self.without[target] = _Judge.of(
+                Model(self.model.flags, tuple(r for r in self.model.rules if r.dest != target)))
+        return found
+
+
+def _scalar_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _assumed(launch: Launch) -> list[str]:
+    return sorted(f"{key}={_scalar_text(value)}" for key, value in launch.facts.items())
 
 
 def build_graph(
@@ -90,6 +235,7 @@ def build_graph(
 ) -> nx.MultiDiGraph:
     renderer = renderer or Renderer()
     b = _Builder(renderer)
+    judge = _Judge(flags, adjustments)
     if flags is not None:
         for flag in flags.flags:
             if flag.option:
@@ -103,20 +249,19 @@ def build_graph(
         base = entry.trigger.expr
         for ref in refs(base):
             b.edge(err, b.ref(ref), "trigger")
+        whole = conj([base, disj([v.trigger.expr for v in entry.variants])]) if entry.variants else base
         for variant in entry.variants:
             row = variant.trigger.expr
             for ref in refs(row):
                 b.edge(err, b.ref(ref), "trigger")
-            b.relations(conj([base, row]), entry.id)
+            b.relations(conj([base, row]), whole, entry.id, judge)
         if not entry.variants:
-            b.relations(base, entry.id)
+            b.relations(base, base, entry.id, judge)
         for _, value in entry.site.hole_refs:
             for ref in refs(value):
                 b.edge(err, b.ref(ref), "message")
-    for imp in implications(adjustments, renderer):
-        src = b.node(ref_node("flag", imp.source), kind="flag", name=imp.source)
-        dst = b.node(ref_node("flag", imp.target), kind="flag", name=imp.target)
-        b.edge(src, dst, "implies", imp.function, when=imp.when)
+    for adj in adjustments:
+        b.implications(adj, judge)
     return b.graph
 
 
@@ -226,11 +371,11 @@ def _scalar(value: Any) -> Any:
     return str(value)
 
 
-FLAG_ROLES = ("conflicts", "requires", "implies")
+FLAG_ROLES = ("conflicts", "requires", "constrains", "implies")
 
 
 def flag_neighbourhood(graph: nx.MultiDiGraph, option: str) -> nx.MultiDiGraph:
-    """The flag, the flags related to it (conflicts/requires/implies, either direction)
+    """The flag, the flags related to it (conflicts/requires/constrains/implies, either direction)
     and every error that involves any of them: the subgraph `errcat graph --flag` shows."""
     center = ref_node("flag", option)
     if center not in graph:

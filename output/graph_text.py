@@ -15,6 +15,26 @@ def _error_line(graph: nx.MultiDiGraph, node: str) -> str:
     return f"    {node[6:]}  {data.get('exception')}: {data.get('template')}  ({data.get('path')}:{data.get('line')})"
 
 
+_VERBS = {"conflicts": ("conflicts with", "conflicts with"), "requires": ("requires", "is required by"),
+          "constrains": ("is compared with", "is compared with"), "implies": ("implies", "is implied by")}
+
+
+def _verb(role: str, outgoing: bool) -> str:
+    return _VERBS[role][0 if outgoing else 1]
+
+
+def _detail(role: str, attrs: dict) -> str:
+    """What the edge carries besides its evidence: the relation, the value set, the facts assumed."""
+    parts = []
+    if role == "constrains":
+        parts.append("; ".join(attrs.get("relation", [])))
+    if role == "implies" and attrs.get("value"):
+        parts.append(f"sets it to {attrs['value']}")
+    if attrs.get("assuming"):
+        parts.append("assuming " + ", ".join(attrs["assuming"]))
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def neighbourhood_text(graph: nx.MultiDiGraph, option: str) -> str:
     center = ref_node("flag", option)
     data = graph.nodes[center]
@@ -25,14 +45,8 @@ def neighbourhood_text(graph: nx.MultiDiGraph, option: str) -> str:
             continue
         other = dst if src == center else src
         name = other.split(":", 1)[1]
-        if role == "conflicts":
-            verb = "conflicts with"
-        elif role == "requires":
-            verb = "requires" if src == center else "is required by"
-        else:
-            verb = "implies" if src == center else "is implied by"
         evidence = ", ".join(attrs.get("evidence", []))
-        relations.append(f"  {verb} {name}  [{evidence}]")
+        relations.append(f"  {_verb(role, src == center)} {name}{_detail(role, attrs)}  [{evidence}]")
     lines += relations or ["  no related flags"]
     for node in [center] + sorted({n for n in graph.nodes if n.startswith("flag:") and n != center}):
         errors = _errors_of(graph, node)
@@ -56,7 +70,7 @@ def neighbourhood_dot(graph: nx.MultiDiGraph, option: str) -> str:
             shape = "ellipse" if node.startswith("flag:") else "diamond"
             lines.append(f"  {_dot_id(node)} [shape={shape}, label={_dot_id(node.split(':', 1)[1])}];")
     for src, dst, role in sorted(graph.edges(keys=True)):
-        style = {"conflicts": "bold, color=red", "requires": "color=blue",
+        style = {"conflicts": "bold, color=red", "requires": "color=blue", "constrains": "color=orange",
                  "implies": "color=darkgreen"}.get(role, "color=gray")
         lines.append(f"  {_dot_id(src)} -> {_dot_id(dst)} [label={_dot_id(role)}, {style}];")
     lines.append("}")

@@ -8,6 +8,7 @@ import networkx as nx
 import pytest
 
 from analyzers.entries import build_entries
+from analyzers.flags import build_flag_model
 from analyzers.graph import build_graph, flag_neighbourhood, graph_graphml, graph_json, load_graph_json
 from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
@@ -61,12 +62,34 @@ def check(server_args):
         raise ValueError("LoRA needs --max-loras")
 """
 
+# the options the snippets read, as argparse declares them (defaults decide "dropping" a flag)
+FLAGS = """
+def add_cli_args(parser):
+    parser.add_argument("--enable-lora", type=bool, default=None)
+    parser.add_argument("--lora-paths", type=str, nargs="*", default=None)
+    parser.add_argument("--speculative-adaptive", action="store_true")
+    parser.add_argument("--max-loras", type=int, default=None)
+    parser.add_argument("--tp-size", type=int, default=1)
+    parser.add_argument("--max-ep-size", type=int, default=None)
+    parser.add_argument("--use-ray", action="store_true")
+    parser.add_argument("--x", action="store_true")
+    parser.add_argument("--y", action="store_true")
+    parser.add_argument("--z", action="store_true")
+    parser.add_argument("--mode", type=str, default=None, choices=["a", "b"])
+"""
+
+
+def _graph(source: str) -> nx.MultiDiGraph:
+    flags = build_flag_model({"python/sglang/srt/server_args.py": textwrap.dedent(FLAGS)})
+    renderer = Renderer.for_model(flags)
+    fs = with_caller_guards([extract_file("m.py", textwrap.dedent(source), load_profile("sglang"))])[0]
+    entries = build_entries(fs.sites, lambda p: [""] * 20, lambda p, n: f"u#{n}", renderer)
+    return build_graph(entries, renderer, flags, fs.adjustments)
+
 
 @pytest.fixture(scope="module")
 def graph() -> nx.MultiDiGraph:
-    fs = with_caller_guards([extract_file("m.py", textwrap.dedent(SOURCE), load_profile("sglang"))])[0]
-    entries = build_entries(fs.sites, lambda p: [""] * 20, lambda p, n: f"u#{n}", Renderer())
-    return build_graph(entries, Renderer(), None, fs.adjustments)
+    return _graph(SOURCE)
 
 
 @pytest.mark.parametrize(
@@ -80,6 +103,50 @@ def graph() -> nx.MultiDiGraph:
 def test_flag_relations(graph, src, dst, role) -> None:
     assert graph.has_edge(src, dst, key=role)
     assert graph.edges[src, dst, role]["evidence"]
+
+
+def _flag_edges(graph: nx.MultiDiGraph) -> set[tuple[str, str, str]]:
+    return {(s[5:], d[5:], r) for s, d, r in graph.edges(keys=True)
+            if r in ("conflicts", "requires", "constrains", "implies")}
+
+
+@pytest.mark.parametrize(
+    "check, expected",
+    [
+        # both needed, dropping either avoids it
+        ("if cfg.x and cfg.y: raise ValueError('m')", {("--x", "--y", "conflicts")}),
+        # a third flag needed too: no pairwise edge
+        ("if cfg.x and cfg.y and cfg.z: raise ValueError('m')", set()),
+        # `--lora-paths` turns `--enable-lora` on: dropping `--enable-lora` does not avoid it
+        ("if cfg.lora_paths and cfg.enable_lora is None:\n"
+         "        declare_resolution(server_args, 'c', enable_lora=True)\n"
+         "    if cfg.enable_lora and cfg.lora_paths and not isinstance(cfg.lora_paths, list):\n"
+         "        raise ValueError('m')",
+         {("--lora-paths", "--enable-lora", "implies")}),
+        # a comparison between flags: constrains, carrying the relation; no conflicts
+        ("if cfg.max_ep_size is not None and cfg.max_ep_size > cfg.tp_size: raise ValueError('m')",
+         {("--max-ep-size", "--tp-size", "constrains")}),
+        # one given, the other unset
+        ("if cfg.mode == 'a' and cfg.max_loras is None: raise ValueError('m')",
+         {("--mode", "--max-loras", "requires")}),
+        # undecided (an unknown function): no edge
+        ("if cfg.x and cfg.y and mystery(): raise ValueError('m')", set()),
+    ],
+)
+def test_edges_mean_what_their_kind_says(check, expected) -> None:
+    source = "def check(server_args):\n    cfg = resolving_view(server_args)\n    " + check + "\n"
+    assert _flag_edges(_graph(source)) == expected
+
+
+def test_constrains_edge_carries_the_relation() -> None:
+    graph = _graph("def check(cfg):\n    if cfg.max_ep_size > cfg.tp_size:\n        raise ValueError('m')\n")
+    assert graph.edges["flag:--max-ep-size", "flag:--tp-size", "constrains"]["relation"] == [
+        "`--max-ep-size` > `--tp-size`"]
+
+
+def test_an_edge_that_needs_a_platform_fact_says_so() -> None:
+    graph = _graph("def check(cfg):\n    if cfg.x and cfg.y and is_hip():\n        raise ValueError('m')\n")
+    assert graph.edges["flag:--x", "flag:--y", "conflicts"]["assuming"] == ["platform:is_hip=true"]
 
 
 def test_every_error_links_to_the_flags_its_trigger_reads(graph) -> None:
@@ -167,3 +234,27 @@ def test_graph_command_on_0523(tmp_path, capsys) -> None:
     assert main(["graph", str(out), "--flag", "--lora-paths", "--format", "dot"]) == 0
     assert capsys.readouterr().out.startswith("digraph errcat {")
     assert main(["graph", str(out), "--flag", "--no-such-flag"]) == 2
+
+
+def test_graph_json_follows_its_shipped_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from output.schema import load_schema
+
+    source = SOURCE + "    if cfg.max_ep_size > cfg.tp_size:\n        raise ValueError('m')\n"
+    data = json.loads(json.dumps(graph_json(_graph(source))))
+    assert {link["role"] for link in data["links"]} >= {"conflicts", "requires", "constrains", "implies"}
+    jsonschema.Draft202012Validator(load_schema("graph.schema.json")).validate(data)
+
+
+def test_a_table_row_is_avoided_only_when_the_whole_error_is() -> None:
+    """Two rows of one error (one message with and one without a tail): giving `--y` picks
+    the other row, it does not avoid the error, so `--x` does not require `--y`."""
+    source = """
+    def check(cfg):
+        if cfg.x:
+            msg = "x fails."
+            if cfg.y:
+                msg += " And y too."
+            raise ValueError(msg)
+    """
+    assert _flag_edges(_graph(textwrap.dedent(source))) == set()
