@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from analyzers.argv import group_words, option_groups
 from analyzers.judge import CONFIRMED, EntryIndex, Real, Verdict
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import Outcomes, fingerprint
@@ -26,24 +27,6 @@ PER_ROUND = 3  # repairs of one kind tried per refuted example and round
 
 
 # ------------------------------------------------------------------ commands
-
-
-def _groups(argv: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """argv as (option, values) in order (``--x=v`` is ``--x v``)."""
-    out: list[tuple[str, list[str]]] = []
-    for word in argv:
-        if word.startswith("--"):
-            option, eq, value = word.partition("=")
-            out.append((option, [value] if eq else []))
-        elif out:
-            out[-1][1].append(word)
-        else:
-            out.append(("", [word]))
-    return [(o, tuple(v)) for o, v in out]
-
-
-def _words(groups: Iterable[tuple[str, tuple[str, ...]]]) -> list[str]:
-    return [w for option, values in groups for w in ((option,) if option else ()) + values]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +45,7 @@ class Change:
         return self.drop | {o for o, _ in self.set}
 
     def apply(self, line: CommandLine) -> CommandLine:
-        groups = [(o, v) for o, v in _groups(line.argv) if o not in self.drop]
+        groups = [(o, v) for o, v in option_groups(line.argv) if o not in self.drop]
         for option, values in self.set:
             groups = [(o, v) for o, v in groups if o != option] + [(option, values)]
         env = dict(line.env)
@@ -71,11 +54,11 @@ class Change:
                 env.pop(name, None)
             else:
                 env[name] = value
-        return CommandLine(tuple(sorted(env.items())), line.program, tuple(_words(groups)))
+        return CommandLine(tuple(sorted(env.items())), line.program, group_words(groups))
 
 
 def change_between(before: CommandLine, after: CommandLine) -> Change:
-    old, new = dict(_groups(before.argv)), dict(_groups(after.argv))
+    old, new = dict(option_groups(before.argv)), dict(option_groups(after.argv))
     old_env, new_env = dict(before.env), dict(after.env)
     return Change(
         frozenset(o for o in old if o not in new and o),
@@ -95,7 +78,7 @@ def _quote(word: str) -> str:
 
 def overlay(base: CommandLine, line: CommandLine) -> CommandLine:
     """`base` with every option and env var of `line` set as `line` has it."""
-    change = Change(set=tuple((o, v) for o, v in _groups(line.argv) if o), env=tuple(line.env))
+    change = Change(set=tuple((o, v) for o, v in option_groups(line.argv) if o), env=tuple(line.env))
     return change.apply(base)
 
 
