@@ -15,6 +15,7 @@ corpus's format. Without --catalog the release is extracted (cached) first.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 import tempfile
@@ -49,6 +50,7 @@ from errcat.progress import progress_bar
 from errcat.real.confirm import Session, catalog_version, load_catalog
 from errcat.real.materials import Materials
 from errcat.real.runner import Runner, driver_setup, target_version
+from extractor.atomic import write_bytes_atomically
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
 from extractor.real_profile import Platform, RealProfile
@@ -101,9 +103,13 @@ class _Subject:
 
 
 def _write_lines(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
+    """JSON lines, written atomically; gzip-compressed (reproducibly: no timestamp) for a
+    ``.gz`` path, as the committed corpora are."""
+    data = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records),
-                          encoding="utf-8")
+    write_bytes_atomically(Path(path), data)
 
 
 def _catalog(args: argparse.Namespace, tmp: Path) -> Path:
