@@ -1,6 +1,12 @@
 """Differential testing's pure side: naming the real first error, figures, minimising disagreements."""
 from __future__ import annotations
 
+import gzip
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
 import pytest
 
 from analyzers.difftest import Case, disagreements, figures, minimise, real_first, regression_record
@@ -64,3 +70,22 @@ def test_a_regression_record_is_the_recorded_corpus_line_with_the_prediction():
     record = regression_record(case("e2", SAYS_OK), "1.0")
     assert record == {"version": "1.0", "argv": ["--x"], "env": {}, "outcome": "error", "type": "E", "message": "m",
                       "entry": "e2", "predicted": "ok"}
+
+
+
+def _script():
+    path = Path(__file__).resolve().parents[1] / "scripts" / "difftest.py"
+    spec = importlib.util.spec_from_file_location("difftest", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["difftest"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name, opener", [("corpus.jsonl", open), ("corpus.jsonl.gz", gzip.open)])
+def test_the_corpus_is_json_lines_compressed_for_a_gz_name(tmp_path, name, opener):
+    records = [{"argv": ["--tp-size", "2"], "first": "ok"}, {"argv": [], "first": "abc"}]
+    _script()._write_lines(tmp_path / name, records)
+    with opener(tmp_path / name, "rt", encoding="utf-8") as fh:
+        assert [json.loads(line) for line in fh] == records
