@@ -27,10 +27,11 @@ def default_paths(profile: Profile) -> list[str]:
     """Every .py file under the deepest directory shared by the profile's globs.
 
     For sglang that is ``python/sglang/srt/**/*.py``: targets, flag and env
-    declarations plus the code around them, a fraction of the whole wheel.
+    declarations, the files read for their calls (`config.callers`) plus the code around
+    them, a fraction of the whole wheel.
     """
     dirs = []
-    for pattern in (*profile.targets, *profile.flag_globs, *profile.env_globs):
+    for pattern in (*profile.targets, *profile.flag_globs, *profile.env_globs, *profile.callers):
         parts = pattern.split("/")[:-1]
         dirs.append(list(_takewhile_literal(parts)))
     common: list[str] = []
