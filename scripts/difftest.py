@@ -181,6 +181,11 @@ def _regressions(path: str | Path, found: Sequence[Case], version: str) -> str:
 
 def run(args: argparse.Namespace) -> list[str]:
     """The whole test; returns the report's lines."""
+    for name, least in (("count", 1), ("jobs", 1)):
+        if getattr(args, name) < least:
+            raise ErrcatError(f"--{name} must be at least {least}")
+    if args.timeout <= 0:
+        raise ErrcatError("--timeout must be positive")
     profile = load_profile(args.profile)
     real, platform = _platform(profile, args.platform)
     with tempfile.TemporaryDirectory(prefix="errcat-difftest-") as tmp:

@@ -89,3 +89,14 @@ def test_the_corpus_is_json_lines_compressed_for_a_gz_name(tmp_path, name, opene
     _script()._write_lines(tmp_path / name, records)
     with opener(tmp_path / name, "rt", encoding="utf-8") as fh:
         assert [json.loads(line) for line in fh] == records
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--count", "-3"], "--count must be at least 1"),
+    (["--jobs", "0"], "--jobs must be at least 1"),
+    (["--timeout", "0"], "--timeout must be positive"),
+])
+def test_bad_numbers_are_one_line_refusals_and_write_nothing(tmp_path, capsys, option, message):
+    out = tmp_path / "corpus.jsonl"
+    assert _script().main(["--release", "0.5.23", "--catalog", str(tmp_path), "--out", str(out), *option]) == 2
+    assert capsys.readouterr().err == f"difftest: {message}\n" and not out.exists()
