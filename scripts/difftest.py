@@ -2,6 +2,7 @@
 
     python scripts/difftest.py --release 0.5.23 [--catalog DIR] [--python PY] [--platform generic]
                                --count N --seed S --jobs J --out FILE [--regressions FILE] [--no-minimise]
+    python scripts/difftest.py --release 0.5.23 [--catalog DIR] --replay CORPUS --out FILE
 
 Generates N launches from the catalog (`analyzers.launchgen`), runs each through the
 target's own validation (`errcat.real`: the driver `errcat confirm` uses, in the
@@ -11,6 +12,11 @@ error (`analyzers.judge.EntryIndex`), predicts it statically on the platform
 line to `--out` and prints the figures. Disagreements are minimised and written to
 `--regressions` (default: tests/data/real/difftest-<release>.jsonl), in the recorded
 corpus's format. Without --catalog the release is extracted (cached) first.
+
+With --replay, nothing runs: the launches of a corpus written earlier (``.gz`` or not)
+keep their recorded real outcomes and are predicted again with the catalog, so a change
+to errcat is measured against the real program in seconds (the real first error is named
+again too, by the catalog's own messages).
 """
 from __future__ import annotations
 
@@ -74,6 +80,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, metavar="S")
     parser.add_argument("--jobs", type=int, default=2, metavar="J")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S", help="per launch (default 60)")
+    parser.add_argument("--replay", default=None, metavar="CORPUS",
+                        help="re-predict a recorded corpus's launches (their real outcomes as recorded): no runs")
     parser.add_argument("--out", required=True, metavar="FILE", help="the corpus: one JSON line per launch")
     parser.add_argument("--regressions", default=None, metavar="FILE",
                         help="minimised disagreements (default: tests/data/real/difftest-<release>.jsonl)")
@@ -179,8 +187,45 @@ def _regressions(path: str | Path, found: Sequence[Case], version: str) -> str:
     return f"minimised disagreements: {len(unique)} -> {path}"
 
 
+def _recorded(path: str, version: str) -> list[dict[str, Any]]:
+    """The launches of a corpus `_write_lines` wrote, all of `version`."""
+    try:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as fh:
+            records = [json.loads(line) for line in fh if line.strip()]
+    except (OSError, EOFError, ValueError) as exc:
+        raise ErrcatError(f"cannot read the corpus {path}: {exc}") from exc
+    if not all(isinstance(r, dict) and r.get("version") == version for r in records):
+        raise ErrcatError(f"{path} is not a difftest corpus of {version}")
+    return records
+
+
+def replay(args: argparse.Namespace) -> list[str]:
+    """Predicts a recorded corpus's launches again; returns the report's lines."""
+    profile = load_profile(args.profile)
+    real, platform = _platform(profile, args.platform)
+    records = _recorded(args.replay, args.release)
+    with tempfile.TemporaryDirectory(prefix="errcat-difftest-") as tmp:
+        data = load_catalog(_catalog(args, Path(tmp)))
+    if (version := catalog_version(data, profile)) != args.release:
+        raise ErrcatError(f"the catalog describes {version}, not {args.release}")
+    validation = real.validation_for(version)
+    pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps] if validation else [], profile.examples)
+    stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples)
+    index = EntryIndex(data["entries"])
+    cases = []
+    for record in records:
+        argv, env = tuple(record["argv"]), tuple(sorted(record["env"].items()))
+        outcome = Real.from_dict(record)
+        cases.append(Case(argv, env, record["origin"], outcome, real_first(outcome, index),
+                          pipeline.predict(stated.launch(argv, env))))
+    _write_lines(args.out, [c.as_dict(version) for c in cases])
+    return _report(cases, pipeline.model.examples.model)
+
+
 def run(args: argparse.Namespace) -> list[str]:
     """The whole test; returns the report's lines."""
+    if args.replay is not None:
+        return replay(args)
     for name, least in (("count", 1), ("jobs", 1)):
         if getattr(args, name) < least:
             raise ErrcatError(f"--{name} must be at least {least}")
