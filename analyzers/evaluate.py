@@ -31,6 +31,7 @@ from extractor.compat import StrEnum
 from extractor.ir import (
     COMPARE,
     IF,
+    ON_COMMAND_LINE,
     And,
     Apply,
     Compare,
@@ -640,6 +641,9 @@ class _ValueCode(Visitor[Code]):
         if fn == IF and len(args) == 3:  # ``then if test else other``, decided lazily
             test = self.sub.truth(expr.args[0])
             return lambda values: _choose(test(values), lambda i: args[i](values))
+        if fn == ON_COMMAND_LINE and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
+            name = expr.args[0].name
+            return lambda values: name in values.launch.flags
         if fn not in _FUNCTIONS:
             return _unknown
         return lambda values: _apply(fn, [a(values) for a in args])

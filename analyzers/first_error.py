@@ -13,10 +13,12 @@ launch (`analyzers.evaluate`); walking the entries in pipeline order:
 The order is `pipeline_order`, the one place that knows it (issue 13's reach/order work
 replaces it). Today's rule, as far as the catalog knows the program: the profile's
 validation steps in order (`real.validate`: ``prepare_server_args``, ``resolve_once``,
-``check_server_args`` for sglang 0.5.2x); an entry belongs to the step its function is
-named after, and an entry of any other function to the step before the last (the hooks
-a launcher's resolution or ``__post_init__`` runs before the final check); within a
-step, files by path and entries by line.
+``check_server_args`` for sglang 0.5.2x); checks of a custom argparse action (guarded by
+their option being on the command line) come first, while the command line is parsed;
+an entry belongs to the step its function is named after, and an entry of any other
+function to the step before the last (the hooks a launcher's resolution or
+``__post_init__`` runs before the final check); within a step, files by path and
+entries by line.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, u
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
-from extractor.ir import Expr, conj, disj, from_dict
+from extractor.ir import ON_COMMAND_LINE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict
 from extractor.profile import ExampleRules
 
 OK, ERROR, UNDECIDED = "ok", "error", "undecided"
@@ -92,7 +94,9 @@ def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check
     hooks = max(len(steps) - 2, 0)  # where a function no step names runs
 
     def key(check: Check) -> tuple[int, str, int, str]:
-        step = rank.get(check.function.rpartition(".")[2], hooks)
+        parsing = isinstance(first := conjuncts(check.condition)[0], Truthy) and isinstance(first.term, Apply) \
+            and first.term.fn == ON_COMMAND_LINE  # an argparse action: runs while parsing, before any step
+        step = -1 if parsing else rank.get(check.function.rpartition(".")[2], hooks)
         return (step, check.path, check.line, check.id)
 
     return tuple(sorted(checks, key=key))

@@ -9,6 +9,7 @@ from typing import Any, cast
 from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
     IF,
+    ON_COMMAND_LINE,
     And,
     Apply,
     Compare,
@@ -256,6 +257,8 @@ class _Sentence(Visitor[str]):
         return self._truthy(expr)
 
     def visit_Apply(self, expr: Apply) -> str:
+        if expr.fn == ON_COMMAND_LINE and len(expr.args) == 1:
+            return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}on the command line"
         if expr.fn == "isinstance" and len(expr.args) == 2:
             kind = self.r.value(expr.args[1])
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"

@@ -145,7 +145,11 @@ def build_catalog(
     flags = build_flags(snapshot, profile, cache=cache)
     diagnostics += [f"flags: {d}" for d in flags.diagnostics] if flags is not None else []
     if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
-        files = [flags.with_field_names(fs) for fs in files]
+        from analyzers.actions import action_options, bind_action_calls, reach_action_calls
+
+        actions = action_options(flags)
+        files = [bind_action_calls(flags.with_field_names(fs), actions) for fs in files]
+        reach = reach_action_calls(reach, actions)
     sites = [s for fs in files for s in fs.sites]
     renderer = Renderer.for_model(flags)
     adjustments = tuple(a for fs in files for a in fs.adjustments)

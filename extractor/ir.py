@@ -125,6 +125,9 @@ TERM_KINDS: tuple[type, ...] = (Ref, Const, Unknown, Apply, Seq)  # values
 CONDITION_KINDS: tuple[type, ...] = (Truthy, Compare, In, Not, And, Or)  # truth values by construction
 KINDS = TERM_KINDS + CONDITION_KINDS
 IF = "if"  # Apply(IF, (condition, then, else)): Python's ``then if condition else else``
+# Apply(ON_COMMAND_LINE, (flag Ref,)): the option is on the command line (whatever its value;
+# its default is not): when argparse runs a custom action's ``__call__``
+ON_COMMAND_LINE = "on_command_line"
 
 TRUE = Const(True)
 FALSE = Const(False)

@@ -196,6 +196,11 @@ class RaiseSite:
             data.get("comment", ""),
         )
 
+    def with_first_guard(self, guard: Guard) -> RaiseSite:
+        """The site with `guard` before every other (e.g. when its function runs at all)."""
+        return replace(self, direct=(guard, *self.direct),
+                       prior_runs=tuple((at + 1, b, s, e) for at, b, s, e in self.prior_runs))
+
     def map_exprs(self, fn: ExprMap) -> RaiseSite:
         """The site with `fn` applied to its own conditions and hole references (the
         shared `priors` table is mapped once per file, by `FileSites.map_exprs`)."""
