@@ -47,3 +47,29 @@ def test_generated_launches_are_run_and_predicted(tmp_path: Path, sglang_profile
     bare = next(r for r in records if r["argv"] == ["--model-path", "<model>"])
     assert bare["first"] == "ok" and bare["outcome"] == "ok"  # real sglang accepts a bare Llama launch
     assert any(r["outcome"] == "error" and len(r["first"]) == 16 for r in records)  # an entry of the catalog fired
+
+
+@pytest.mark.parametrize("version", ["0.5.23", "0.5.18"])
+def test_the_committed_corpus_replays_against_the_catalog(tmp_path: Path, version: str) -> None:
+    """Every recorded launch is predicted again from today's catalog (no real runs): where the
+    prediction is decided it names the first error real sglang met."""
+    catalog = tmp_path / "catalog"
+    extract(SourceSpec(release=version), out=catalog, cache_dir=conftest.test_cache_dir())
+    corpus = ROOT / "tests" / "data" / "difftest" / f"sglang-{version}.jsonl.gz"
+    out = tmp_path / "replayed.jsonl"
+    difftest = _script()
+    report = difftest.run(difftest._arguments(["--release", version, "--catalog", str(catalog),
+                                               "--replay", str(corpus), "--out", str(out)]))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert report[0].startswith(f"launches: {len(records)}") and len(records) >= 1000
+    decided = [r for r in records if r["predicted"]["status"] != "undecided"
+               and r["first"] not in ("argparse", "timeout", "crash", "not-run")]
+    agreeing = [r for r in decided if r["predicted"].get("entry", r["predicted"]["status"]) == r["first"]]
+    assert len(agreeing) >= 0.9 * len(decided), "\n".join(report)
+
+
+def test_a_corpus_of_another_release_is_refused(tmp_path: Path, capsys) -> None:
+    corpus = ROOT / "tests" / "data" / "difftest" / "sglang-0.5.18.jsonl.gz"
+    code = _script().main(["--release", "0.5.23", "--catalog", str(tmp_path), "--replay", str(corpus),
+                           "--out", str(tmp_path / "out.jsonl")])
+    assert code == 2 and capsys.readouterr().err == f"difftest: {corpus} is not a difftest corpus of 0.5.23\n"
