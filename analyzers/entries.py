@@ -244,13 +244,19 @@ def build_entries(
     renderer: Renderer,
     implied: Mapping[str, Sequence[str]] | None = None,
     reach: Mapping[tuple[str, str], str] | None = None,
+    order: Mapping[tuple[str, str], int] | None = None,
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
-    entry whose function is not reached, or not known to be, says so in `reachable`."""
+    entry whose function is not reached, or not known to be, says so in `reachable`.
+    `order`: per function, where a launch starts it (`extractor.program_order`), published
+    as the entry's `order`."""
     entries = []
     for site, eid in zip(sites, assign_ids(sites), strict=True):
         reached = (reach or {}).get((site.path, site.function), "true")
+        extra: dict[str, Any] = {} if reached == "true" else {"reachable": False if reached == "false" else "unknown"}
+        if (rank := (order or {}).get((site.path, site.function))) is not None:
+            extra["order"] = rank
         start, code = excerpt(lines_of(site.path), site.line)
         variants = tuple(
             EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied))
@@ -265,7 +271,7 @@ def build_entries(
                 excerpt=code,
                 trigger=Trigger.build(site_trigger(site), renderer, implied),
                 variants=variants,
-                extra={} if reached == "true" else {"reachable": False if reached == "false" else "unknown"},
+                extra=extra,
             )
         )
     entries.sort(key=lambda e: e.id)

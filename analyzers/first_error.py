@@ -32,6 +32,7 @@ from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from extractor.ir import ON_COMMAND_LINE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict
 from extractor.profile import ExampleRules
+from extractor.templates import RERAISED
 
 OK, ERROR, UNDECIDED = "ok", "error", "undecided"
 MAX_DECIDING = 12  # facts listed for an undecided prediction
@@ -46,6 +47,7 @@ class Check:
     line: int
     function: str
     condition: Expr  # when it fires
+    order: int | None = None  # where a launch starts its function (the entry's `order`), if known
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +85,9 @@ def check_of(entry: Mapping[str, Any]) -> Check:
     trigger = from_dict(entry["trigger"]["expr"])
     rows = [from_dict(v["trigger"]["expr"]) for v in entry.get("variants") or ()]
     source = entry["source"]
+    order = entry.get("order")
     return Check(entry["id"], source["path"], int(source["line"]), str(source.get("function") or ""),
-                 conj([trigger, disj(rows)]) if rows else trigger)
+                 conj([trigger, disj(rows)]) if rows else trigger, int(order) if order is not None else None)
 
 
 def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check, ...]:
@@ -93,11 +96,14 @@ def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check
     rank = {name: i for i, name in enumerate(steps)}
     hooks = max(len(steps) - 2, 0)  # where a function no step names runs
 
-    def key(check: Check) -> tuple[int, str, int, str]:
+    def key(check: Check) -> tuple[int, int, str, int, str]:
         parsing = isinstance(first := conjuncts(check.condition)[0], Truthy) and isinstance(first.term, Apply) \
             and first.term.fn == ON_COMMAND_LINE  # an argparse action: runs while parsing, before any step
-        step = -1 if parsing else rank.get(check.function.rpartition(".")[2], hooks)
-        return (step, check.path, check.line, check.id)
+        if parsing:
+            return (-1, 0, check.path, check.line, check.id)
+        if check.order is not None:  # the program's own order is known
+            return (0, check.order, "", check.line, check.id)
+        return (1, rank.get(check.function.rpartition(".")[2], hooks), check.path, check.line, check.id)
 
     return tuple(sorted(checks, key=key))
 
@@ -143,8 +149,10 @@ class Pipeline:
     def of_catalog(cls, data: Mapping[str, Any], steps: Sequence[str],
                    examples: ExampleRules | None = None) -> Pipeline:
         """From catalog.json's data; `steps`: the names of the validation steps (`pipeline_order`)."""
-        # a site no entry point reaches is never what a launch meets
-        checks = [check_of(e) for e in data["entries"] if e.get("reachable", True) is not False]
+        # a site no entry point reaches is never what a launch meets; a bare ``raise`` in an
+        # ``except`` block shows the error it caught, which is that error's own entry
+        checks = [check_of(e) for e in data["entries"]
+                  if e.get("reachable", True) is not False and e.get("template") != RERAISED]
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
         flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
         model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)

@@ -108,6 +108,21 @@ def reachable_functions(
     return reachability(files, callers, points)
 
 
+def function_order(
+    snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
+    cache: ResultCache | None = None, jobs: int | None = 1,
+) -> dict[tuple[str, str], int]:
+    """Per function of `files` a launch reaches: where it starts in the order the launcher
+    runs the validation code (`extractor.program_order`); empty without entry points."""
+    points = entry_points(profile)
+    if not points.functions and not points.methods:
+        return {}
+    from extractor.program_order import program_order
+
+    callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
+    return program_order(files, callers, points).rank
+
+
 @fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
 def build_catalog(
     snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None, jobs: int | None = 1,
@@ -123,6 +138,7 @@ def build_catalog(
         )
     files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
     reach = reachable_functions(snapshot, profile, files, cache=cache, jobs=jobs)
+    order = function_order(snapshot, profile, files, cache=cache, jobs=jobs)
     diagnostics = list(snapshot.diagnostics)  # what the source left out (symlinks)
     diagnostics += [d for fs in files for d in fs.diagnostics]
     diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]
@@ -156,7 +172,7 @@ def build_catalog(
     implied: dict[str, list[str]] = {}
     for imp in implications(adjustments, renderer):
         implied.setdefault(imp.target, []).append(imp.source)
-    entries = build_entries(sites, lines_of, permalink, renderer, implied, reach)
+    entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order)
     from analyzers.advice import complete_entries
     from analyzers.overlay import apply_overlay
 

@@ -64,7 +64,7 @@ from extractor.tables import (
     row_bindings,
     target_names,
 )
-from extractor.templates import Template
+from extractor.templates import CAUGHT, Template
 
 MODULE = "<module>"
 # Guards that choose a branch (as opposed to early exits, which only decide reachability).
@@ -497,7 +497,7 @@ class SiteWalker:
             exception, options = "RuntimeError", [Option(Template.literal("No active exception to reraise"))]
         elif exc is None:
             exception = except_types[-1]
-            options = [Option(Template.hole("<caught exception>"))]
+            options = [Option(Template.hole(CAUGHT))]
             notes.append("re-raises the caught exception; its message is not known statically")
         elif isinstance(exc, cst.Call):
             exception = norm_code(exc.func)

@@ -50,6 +50,10 @@ def _escape(literal: str) -> str:
     return literal.replace("{", "{{").replace("}", "}}")
 
 
+# the message of a bare ``raise`` in an ``except`` block: the caught exception, raised again
+CAUGHT = "<caught exception>"
+RERAISED = "{" + CAUGHT + "}"  # such a site's template text
+
 @dataclass(frozen=True)
 class Template:
     parts: tuple[Part, ...]

@@ -10,6 +10,7 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, check_o
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy
+from extractor.templates import RERAISED
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):
@@ -89,3 +90,10 @@ def test_a_catalog_as_a_pipeline_reads_its_flags_adjustments_and_table_rows():
     assert pipeline.predict(Launch({"tp_size": 3})).entry == "lora"
     assert pipeline.predict(Launch({"tp_size": 2})).status == OK
     assert check_of(data["entries"][0]).condition != TRUE  # the row is part of the condition
+
+
+def test_a_bare_reraise_is_not_a_check_of_its_own():
+    """``except E: raise`` shows the caught error, whose own entry the launch met first."""
+    always = {"op": "const", "value": True}
+    data = {"entries": [{**_entry("reraise", 1, always), "template": RERAISED}, _entry("own", 2, always)]}
+    assert [c.id for c in Pipeline.of_catalog(data, STEPS).checks] == ["own"]
