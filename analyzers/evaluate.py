@@ -26,7 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from analyzers.adjustments import adjustment_guard
 from analyzers.examples import Examples
-from analyzers.launch import Launch
+from analyzers.launch import Launch, is_placeholder
 from extractor.compat import StrEnum
 from extractor.ir import (
     COMPARE,
@@ -780,7 +780,7 @@ class _TruthCode(Visitor[Code]):
             if wanted is UNKNOWN:
                 return None
             within = container(values)
-            if within is UNKNOWN:
+            if within is UNKNOWN or is_placeholder(within):  # ":" in <model:Arch>: the path it stands for decides
                 return None
             try:
                 return wanted in within

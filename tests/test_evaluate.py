@@ -32,7 +32,7 @@ from analyzers.evaluate import (
     undecided_leaves,
 )
 from analyzers.flags import build_flag_model
-from analyzers.launch import Launch
+from analyzers.launch import Launch, is_placeholder
 from extractor.constant_values import FrozenMap
 from extractor.ir import (
     COMPARE,
@@ -131,6 +131,9 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         # adjustments: --lora-paths implies --enable-lora
         (LORA, {"lora_paths": ("a",)}, {}, Truth.TRUE),
         (LORA, {}, {}, Truth.FALSE),
+        # a stand-in says nothing about the text of the path it stands for
+        (In(Const(":"), flag("device")), {"device": "<model:Arch>"}, {}, Truth.UNKNOWN),
+        (In(Const(":"), flag("device")), {"device": "cu:da"}, {}, Truth.TRUE),
     ],
 )
 def test_evaluate(expr, flags, envs, expected):
@@ -283,7 +286,7 @@ def walk_contains(expr, values):
                  for got in (walk_value(e, values) for e in expr.container.items)]
         return True if True in found else None if None in found else False
     container = walk_value(expr.container, values)
-    if item is UNKNOWN or container is UNKNOWN:
+    if item is UNKNOWN or container is UNKNOWN or is_placeholder(container):
         return None
     try:
         return item in container
@@ -338,7 +341,7 @@ TERMS = [flag("tp_size"), flag("device"), flag("enable_lora"), flag("lora_paths"
 CONSTS = [Const(v) for v in (1, True, 1.0, 2, 0, None, "cuda", "1", "1.0", "EAGLE", ("EAGLE", "EAGLE3"), ("a",), -0.0)]
 VALUES = {
     "tp_size": [1, True, 1.0, 2, 4, "1", -0.0],
-    "device": ["cuda", "cpu", "npu", 1, "<model>"],
+    "device": ["cuda", "cpu", "npu", 1, "<model:A>"],
     "enable_lora": [True, False, 1, None],
     "lora_paths": [("a",), (), ("a", "b"), ["a"], {"k": "v"}],
     "speculative_algorithm": ["EAGLE", "NGRAM", None, ("EAGLE",)],
