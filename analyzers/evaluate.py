@@ -780,10 +780,12 @@ class _TruthCode(Visitor[Code]):
             if wanted is UNKNOWN:
                 return None
             within = container(values)
-            if within is UNKNOWN or is_placeholder(within):  # ":" in <model:Arch>: the path it stands for decides
+            if within is UNKNOWN:
                 return None
             try:
-                return wanted in within
+                found = wanted in within
+                # ":" in <model:Arch> finds the stand-in's own markup: the path it stands for decides
+                return None if found and is_placeholder(within) else found
             except Exception:
                 return None
         return contains

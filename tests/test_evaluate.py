@@ -133,6 +133,7 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         (LORA, {}, {}, Truth.FALSE),
         # a stand-in says nothing about the text of the path it stands for
         (In(Const(":"), flag("device")), {"device": "<model:Arch>"}, {}, Truth.UNKNOWN),
+        (In(Const(":"), flag("device")), {"device": "<model>"}, {}, Truth.FALSE),
         (In(Const(":"), flag("device")), {"device": "cu:da"}, {}, Truth.TRUE),
     ],
 )
@@ -286,10 +287,10 @@ def walk_contains(expr, values):
                  for got in (walk_value(e, values) for e in expr.container.items)]
         return True if True in found else None if None in found else False
     container = walk_value(expr.container, values)
-    if item is UNKNOWN or container is UNKNOWN or is_placeholder(container):
+    if item is UNKNOWN or container is UNKNOWN:
         return None
     try:
-        return item in container
+        return None if item in container and is_placeholder(container) else item in container
     except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
         return None
 
