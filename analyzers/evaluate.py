@@ -26,7 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from analyzers.adjustments import adjustment_guard
 from analyzers.examples import Examples
-from analyzers.launch import Launch
+from analyzers.launch import Launch, is_placeholder
 from extractor.compat import StrEnum
 from extractor.ir import (
     COMPARE,
@@ -53,6 +53,7 @@ from extractor.ir import (
     is_condition,
     is_truthiness,
     refs,
+    walk,
 )
 
 MAX_ROUNDS = 8  # adjustment passes before a still-changing setting is given up as unknown
@@ -603,6 +604,42 @@ def _fact_code(ref: Ref) -> Code:
     return lambda values: values.launch.facts.get(key, UNKNOWN)
 
 
+def _runtime_code(fn: str, args: tuple[Code, ...]) -> Code:
+    """A call of a function the evaluator cannot compute (``check_gguf_file(cfg.model_path)``):
+    what the launch states it returns there. The fact ``runtime:<fn>`` holds rows of
+    (arguments, result), arguments None for any (`analyzers.platform_facts.runtime_facts`);
+    arguments no row names leave it unknown."""
+    key = f"{RefKind.RUNTIME}:{fn}"
+
+    def call(values: Values) -> Any:
+        rows = values.launch.facts.get(key)
+        if not rows:
+            return UNKNOWN
+        given: tuple[Any, ...] | None = None
+        for wanted, result in rows:
+            if wanted is None:
+                return result
+            if given is None:
+                given = tuple(a(values) for a in args)
+            if len(wanted) == len(given) and all(_same(w, g) for w, g in zip(wanted, given, strict=True)):
+                return result
+        return UNKNOWN
+    return call
+
+
+def runtime_refs(expr: Expr) -> list[Ref]:
+    """The facts `expr` reads besides its `Ref`s, as refs of kind runtime: a call of a
+    function the evaluator cannot compute (``runtime:<fn>``) and a leaf it could not
+    read (``runtime:<its text>``, e.g. ``runtime:is_in_ci()``)."""
+    out: dict[Ref, None] = {}
+    for node in walk(expr):
+        if isinstance(node, Apply) and node.fn not in _FUNCTIONS and node.fn not in (IF, ON_COMMAND_LINE):
+            out[Ref(RefKind.RUNTIME, node.fn, node.text)] = None
+        elif isinstance(node, Unknown):
+            out[Ref(RefKind.RUNTIME, node.text, node.text)] = None
+    return list(out)
+
+
 _REF_CODE: dict[RefKind, Callable[[Ref], Code]] = {RefKind.FLAG: _flag_code, RefKind.ENV: _env_code}
 
 
@@ -619,8 +656,8 @@ class _ValueCode(Visitor[Code]):
     def visit_Ref(self, expr: Ref) -> Code:
         return _REF_CODE.get(expr.kind, _fact_code)(expr)
 
-    def visit_Unknown(self, expr: Unknown) -> Code:
-        return _unknown
+    def visit_Unknown(self, expr: Unknown) -> Code:  # a call the launch may state (``is_in_ci()``)
+        return _fact_code(Ref(RefKind.RUNTIME, expr.text, expr.text))
 
     def visit_Seq(self, expr: Seq) -> Code:
         items = tuple(self.sub.value(i) for i in expr.items)
@@ -645,7 +682,7 @@ class _ValueCode(Visitor[Code]):
             name = expr.args[0].name
             return lambda values: name in values.launch.flags
         if fn not in _FUNCTIONS:
-            return _unknown
+            return _runtime_code(fn, args)
         return lambda values: _apply(fn, [a(values) for a in args])
 
     def visit_And(self, expr: And) -> Code:
@@ -746,7 +783,9 @@ class _TruthCode(Visitor[Code]):
             if within is UNKNOWN:
                 return None
             try:
-                return wanted in within
+                found = wanted in within
+                # ":" in <model:Arch> finds the stand-in's own markup: the path it stands for decides
+                return None if found and is_placeholder(within) else found
             except Exception:
                 return None
         return contains
@@ -876,7 +915,8 @@ class RuleSet:
 
     @classmethod
     def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
-        reads = Reads.of((x for r in rules for e in (r.when, r.value) for x in refs(e)), (r.dest for r in rules))
+        reads = Reads.of((x for r in rules for e in (r.when, r.value) for x in (*refs(e), *runtime_refs(e))),
+                         (r.dest for r in rules))
         return cls(indices, rules, cache.intern(reads))
 
     def code(self, model: Model) -> list[RuleCode]:
@@ -1036,7 +1076,7 @@ class _Deciders(Visitor[Decider]):
         if found is None:
             leaves = refs(expr)
             rules = model._rule_set_of(leaves)
-            reads = cache.intern(Reads.of(leaves) | rules.reads)
+            reads = cache.intern(Reads.of([*leaves, *runtime_refs(expr)]) | rules.reads)
             found = cache.plans[key] = _Plan(model, expr, rules, reads)
         return found
 
@@ -1134,8 +1174,6 @@ def undecided(expr: Expr, launch: Launch, model: Model) -> list[Ref | Unknown | 
 
 def _is_unknown(term: Ref | Unknown | Apply, values: Values) -> bool:
     """A leaf nobody gives, or a call with arguments (all known) whose result is not."""
-    if isinstance(term, Unknown):
-        return True
     if isinstance(term, Apply) and not term.args:
         return False
     return value(term, values) is UNKNOWN

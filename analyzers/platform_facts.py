@@ -1,11 +1,14 @@
 """What a launch states besides its settings, as the evaluator's facts (``Launch.facts``).
 
-Two sources: the platform it runs on (an `extractor.real_profile.Platform`, e.g. the
-profile's `generic`: every platform predicate false) and the model its ``--model-path``
-stand-in names (``<model:Arch>``: the profile's config.json for that architecture).
-The evaluator looks a platform or model leaf up as ``"kind:name"`` (`Values.fact`); a
-leaf no fact names stays unknown. Which names to state comes from the conditions that
-will be asked (`fact_names`), so a platform of "every predicate false" is a finite map.
+Three sources: the platform it runs on (an `extractor.real_profile.Platform`, e.g. the
+profile's `generic`: every platform predicate false), what runtime helpers return there
+(the platform's `runtime`: ``check_gguf_file(<model dir>)`` is false) and the model its
+``--model-path`` stand-in names (``<model:Arch>``: the profile's config.json for that
+architecture). The evaluator looks a platform or model leaf up as ``"kind:name"``
+(`Values.fact`), a call it cannot compute as ``runtime:<fn>`` (rows of arguments ->
+result) and a leaf it could not read as ``runtime:<its text>``; a leaf no fact names
+stays unknown. Which names to state comes from the conditions that will be asked
+(`fact_names`), so a platform of "every predicate false" is a finite map.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from extractor.ir import Expr, RefKind, refs
-from extractor.real_profile import Platform, RealProfile
+from extractor.real_profile import Platform, RealProfile, Runtime
 
 _MODEL = re.compile(r"<model(?::([A-Za-z_][A-Za-z0-9_]*))?>")
 # a model property the config.json holds as is: ``…hf_config.num_hidden_layers``
@@ -40,6 +43,29 @@ def platform_facts(platform: Platform, names: Iterable[str]) -> dict[str, Any]:
         found = given.get(name, platform.predicates)
         if found is not None:
             out[f"{RefKind.PLATFORM}:{name}"] = found
+    return out
+
+
+def runtime_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, Any]:
+    """What each helper returns for `launch` (`Runtime`): ``runtime:<helper>`` -> rows of
+    (arguments, result) for the calls the evaluator reads with their arguments (``model``:
+    one row per generated model directory the launch names, ``any``: arguments None), and
+    ``runtime:<helper>()`` -> the result of the call without arguments (``any``). A helper
+    reading an env var the launch sets states nothing."""
+    stand_ins = sorted({v for v in launch.flags.values() if architecture_of(v, "") is not None})
+    out: dict[str, Any] = {}
+    for helper in helpers:
+        if any(name in launch.env for name in helper.unset):
+            continue
+        returns = dict(helper.returns)
+        rows: list[tuple[tuple[Any, ...] | None, Any]] = []
+        if "model" in returns:
+            rows += [((stand_in,), returns["model"]) for stand_in in stand_ins]
+        if "any" in returns:
+            rows.append((None, returns["any"]))
+            out[f"{RefKind.RUNTIME}:{helper.helper}()"] = returns["any"]
+        if rows:
+            out[f"{RefKind.RUNTIME}:{helper.helper}"] = tuple(rows)
     return out
 
 
@@ -70,10 +96,12 @@ def model_facts(architecture: str, config: Mapping[str, Any], names: Iterable[st
 
 def on_platform(launch: Launch, platform: Platform, flags: FlagModel | None, names: Iterable[str]) -> Launch:
     """`launch` run on `platform`: its `args` added where the launch does not give the
-    option (as the driver adds them), its predicates in `names` stated as facts."""
+    option (as the driver adds them), its predicates in `names` and what its runtime
+    helpers return stated as facts."""
     added = launch_of_argv(platform.args, flags)
-    given = {**{k: v for k, v in added.flags.items() if k not in launch.flags}, **launch.flags}
-    return Launch(given, launch.env, {**launch.facts, **platform_facts(platform, names)})
+    given = Launch({**{k: v for k, v in added.flags.items() if k not in launch.flags}, **launch.flags}, launch.env)
+    return Launch(given.flags, launch.env,
+                  {**launch.facts, **platform_facts(platform, names), **runtime_facts(platform.runtime, given)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +125,9 @@ class Stated:
 
     def launch(self, argv: Sequence[str], env: Iterable[tuple[str, str]] = ()) -> Launch:
         given = on_platform(launch_of_argv(argv, self.flags, env), self.platform, self.flags, self.platform_names)
+        facts = dict(given.facts)
         architecture = architecture_of(given.flags.get(self.examples.model), self.real.default_model)
         config = self.real.stand_in_config(architecture) if architecture is not None else None
-        if architecture is None or config is None:
-            return given
-        return Launch(given.flags, given.env,
-                      {**given.facts, **model_facts(architecture, config, self.model_names, self.examples)})
+        if architecture is not None and config is not None:
+            facts.update(model_facts(architecture, config, self.model_names, self.examples))
+        return Launch(given.flags, given.env, facts)

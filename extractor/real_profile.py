@@ -45,10 +45,28 @@ class Validation:
         return {"module": self.module, "steps": [{s.kind: s.name} for s in self.steps]}
 
 
+# what a runtime helper's arguments must be for a stated value to hold
+RUNTIME_ARGS = ("any", "model")  # whatever they are / one generated model directory
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What a call of a runtime helper (``check_gguf_file(cfg.model_path)``, ``is_in_ci()``)
+    returns on a platform, per kind of arguments (`RUNTIME_ARGS`): ``any`` whatever they
+    are, ``model`` for one argument that is a generated model directory (a ``<model>``
+    stand-in). A value holds only where the launch leaves the `unset` env vars unset (the
+    helper reads them). Kinds not stated, and other arguments, stay unknown."""
+
+    helper: str  # the called name as the source writes it: "is_in_ci", "current_platform.is_out_of_tree"
+    returns: tuple[tuple[str, Any], ...]  # argument kind -> value (None: the helper returns None)
+    unset: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Platform:
     """A machine a launch is judged on: the options every launch there gets (unless it gives
-    them) and what its platform predicates (``is_cuda()``, ``get_platform().is_sm90``) read.
+    them), what its platform predicates (``is_cuda()``, ``get_platform().is_sm90``) read and
+    what runtime helpers return there.
 
     `generic` is the machine `errcat confirm` runs on: the section's `args` given, every
     predicate false (`analyzers.platform_facts` turns a platform into evaluator facts)."""
@@ -57,6 +75,7 @@ class Platform:
     args: tuple[str, ...] = ()
     predicates: bool | None = None  # what every predicate not in `facts` reads (None: unknown)
     facts: tuple[tuple[str, Any], ...] = ()  # predicate name -> value, where it reads otherwise
+    runtime: tuple[Runtime, ...] = ()  # what runtime helpers return here
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,23 +193,45 @@ def _models(data: Any) -> str | None:
     return None
 
 
+def _runtime(data: Any) -> str | None:
+    if not isinstance(data, dict) or not all(isinstance(k, str) and re.fullmatch(_MODULE, k) for k in data):
+        return "runtime: expected helper name -> {any, model, unset}"
+    for helper, said in data.items():
+        at = f"runtime.{helper}"
+        if not isinstance(said, dict):
+            return f"{at}: expected a mapping"
+        if (p := _unknown(said, *RUNTIME_ARGS, "unset")) is not None:
+            return f"{at}.{p}"
+        if not any(kind in said for kind in RUNTIME_ARGS):
+            return f"{at}: states no value (give {' or '.join(RUNTIME_ARGS)})"
+        bad = next((k for k in RUNTIME_ARGS if k in said and not isinstance(said[k], str | int | float | None)), None)
+        if bad is not None:
+            return f"{at}.{bad}: expected a plain value (string, number, true/false or null)"
+        if "unset" in said and _strs(said["unset"]) is not None:
+            return f"{at}.unset: expected a list of env var names"
+    return None
+
+
+def _platform(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return ": expected a mapping"
+    if (p := _unknown(item, "args", "predicates", "facts", "runtime")) is not None:
+        return p
+    if "args" in item and _strs(item["args"]) is not None:
+        return "args: expected a list of strings"
+    if "predicates" in item and not isinstance(item["predicates"], bool):
+        return "predicates: expected true or false"
+    facts = item.get("facts", {})
+    if not isinstance(facts, dict) or not all(isinstance(k, str) and k for k in facts):
+        return "facts: expected predicate name -> value"
+    return _runtime(item["runtime"]) if "runtime" in item else None
+
+
 def _platforms(data: Any) -> str | None:
     if not isinstance(data, dict) or not all(isinstance(k, str) and re.fullmatch(_IDENT, k) for k in data):
-        return "platforms: expected platform name -> {args, predicates, facts}"
-    for name, item in data.items():
-        at = f"platforms.{name}"
-        if not isinstance(item, dict):
-            return f"{at}: expected a mapping"
-        if (p := _unknown(item, "args", "predicates", "facts")) is not None:
-            return f"{at}.{p}"
-        if "args" in item and _strs(item["args"]) is not None:
-            return f"{at}.args: expected a list of strings"
-        if "predicates" in item and not isinstance(item["predicates"], bool):
-            return f"{at}.predicates: expected true or false"
-        facts = item.get("facts", {})
-        if not isinstance(facts, dict) or not all(isinstance(k, str) and k for k in facts):
-            return f"{at}.facts: expected predicate name -> value"
-    return None
+        return "platforms: expected platform name -> {args, predicates, facts, runtime}"
+    problems = ((name, p) for name, item in data.items() if (p := _platform(item)) is not None)
+    return next((f"platforms.{name}{p if p.startswith(':') else '.' + p}" for name, p in problems), None)
 
 
 def real_problem(data: Any) -> str | None:
@@ -228,7 +269,10 @@ def _parse_platforms(data: Mapping[str, Any]) -> tuple[Platform, ...]:
     """Each platform's `args` default to the section's (what every launch here gets)."""
     return tuple(
         Platform(name, tuple(item.get("args", data.get("args") or ())), item.get("predicates"),
-                 tuple(sorted((item.get("facts") or {}).items())))
+                 tuple(sorted((item.get("facts") or {}).items())),
+                 tuple(Runtime(helper, tuple((k, said[k]) for k in RUNTIME_ARGS if k in said),
+                               tuple(said.get("unset") or ()))
+                       for helper, said in sorted((item.get("runtime") or {}).items())))
         for name, item in (data.get("platforms") or {}).items()
     )
 

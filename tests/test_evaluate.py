@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzers.evaluate import (
+    _FUNCTIONS,
     MAX_ROUNDS,
     UNKNOWN,
     Model,
@@ -31,7 +32,7 @@ from analyzers.evaluate import (
     undecided_leaves,
 )
 from analyzers.flags import build_flag_model
-from analyzers.launch import Launch
+from analyzers.launch import Launch, is_placeholder
 from extractor.constant_values import FrozenMap
 from extractor.ir import (
     COMPARE,
@@ -130,6 +131,10 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         # adjustments: --lora-paths implies --enable-lora
         (LORA, {"lora_paths": ("a",)}, {}, Truth.TRUE),
         (LORA, {}, {}, Truth.FALSE),
+        # a stand-in says nothing about the text of the path it stands for
+        (In(Const(":"), flag("device")), {"device": "<model:Arch>"}, {}, Truth.UNKNOWN),
+        (In(Const(":"), flag("device")), {"device": "<model>"}, {}, Truth.FALSE),
+        (In(Const(":"), flag("device")), {"device": "cu:da"}, {}, Truth.TRUE),
     ],
 )
 def test_evaluate(expr, flags, envs, expected):
@@ -190,14 +195,16 @@ def walk_value(expr, values):
         return expr.value
     if isinstance(expr, Ref):
         return walk_ref(expr, values)
-    if isinstance(expr, Unknown):
-        return UNKNOWN
+    if isinstance(expr, Unknown):  # a call the launch may state: fact ``runtime:<text>``
+        return values.launch.facts.get(f"runtime:{expr.text}", UNKNOWN)
     if isinstance(expr, Seq):
         items = tuple(walk_value(i, values) for i in expr.items)
         return UNKNOWN if any(i is UNKNOWN for i in items) else items
     if isinstance(expr, Apply):
         if expr.fn == IF and len(expr.args) == 3:
             return _choose(walk_truth(expr.args[0], values), lambda i: walk_value(expr.args[i], values))
+        if expr.fn not in _FUNCTIONS:
+            return walk_runtime(expr, values)
         return _apply(expr.fn, [walk_value(a, values) for a in expr.args])
     if isinstance(expr, (And, Or)):
         return walk_and_or(expr, values)
@@ -205,6 +212,16 @@ def walk_value(expr, values):
         return walk_value(expr.term, values)
     result = walk_truth(expr, values)
     return UNKNOWN if result is None else result
+
+
+def walk_runtime(expr, values):
+    """A function the evaluator cannot compute: the row of fact ``runtime:<fn>`` for its
+    arguments (None: any), else unknown."""
+    args = [walk_value(a, values) for a in expr.args]
+    for wanted, result in values.launch.facts.get(f"runtime:{expr.fn}") or ():
+        if wanted is None or (len(wanted) == len(args) and all(_same(w, a) for w, a in zip(wanted, args, strict=True))):
+            return result
+    return UNKNOWN
 
 
 def walk_ref(ref, values):
@@ -273,7 +290,7 @@ def walk_contains(expr, values):
     if item is UNKNOWN or container is UNKNOWN:
         return None
     try:
-        return item in container
+        return None if item in container and is_placeholder(container) else item in container
     except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
         return None
 
@@ -321,11 +338,11 @@ TERMS = [flag("tp_size"), flag("device"), flag("enable_lora"), flag("lora_paths"
          ENV_LIMIT, env("SGLANG_MODE"), HIP, Unknown("f(x)"),
          flag("device.startswith()", 'cfg.device.startswith("cu")'),
          Apply("len", (flag("lora_paths"),), "len(p)"), Apply("str", (flag("tp_size"),), "str(tp)"),
-         Apply("%", (flag("tp_size"), Const(2)), "tp % 2")]
+         Apply("%", (flag("tp_size"), Const(2)), "tp % 2"), Apply("frobnicate", (flag("device"),), "frobnicate(d)")]
 CONSTS = [Const(v) for v in (1, True, 1.0, 2, 0, None, "cuda", "1", "1.0", "EAGLE", ("EAGLE", "EAGLE3"), ("a",), -0.0)]
 VALUES = {
     "tp_size": [1, True, 1.0, 2, 4, "1", -0.0],
-    "device": ["cuda", "cpu", "npu", 1],
+    "device": ["cuda", "cpu", "npu", 1, "<model:A>"],
     "enable_lora": [True, False, 1, None],
     "lora_paths": [("a",), (), ("a", "b"), ["a"], {"k": "v"}],
     "speculative_algorithm": ["EAGLE", "NGRAM", None, ("EAGLE",)],
@@ -359,6 +376,9 @@ def random_launch(rng):
     flags = {dest: rng.choice(values) for dest, values in VALUES.items() if rng.random() < 0.4}
     envs = {name: rng.choice(values) for name, values in ENVS.items() if rng.random() < 0.3}
     facts = {"platform:is_hip": rng.choice([True, False])} if rng.random() < 0.3 else {}
+    if rng.random() < 0.5:  # what runtime helpers return: launches differing only there must not share a memo
+        facts["runtime:f(x)"] = rng.choice([True, False])
+        facts["runtime:frobnicate"] = rng.choice([((("cuda",), True),), ((None, False),)])
     return Launch(flags, envs, facts)
 
 
@@ -419,8 +439,9 @@ def _settings(table):
     return st.lists(st.sampled_from([(k, v) for k, vs in table.items() for v in vs]), max_size=4).map(dict)
 
 
-LAUNCHES = st.builds(Launch, _settings(VALUES), _settings(ENVS),
-                     _settings({"platform:is_hip": [True, False, 0]}))
+LAUNCHES = st.builds(Launch, _settings(VALUES), _settings(ENVS), _settings({
+    "platform:is_hip": [True, False, 0], "runtime:f(x)": [True, 0, None, "cuda"],
+    "runtime:frobnicate": [((None, 2),), ((("cuda",), True), (("<model:A>",), None)), ((("a",), "cpu"),)]}))
 SHARED = Model(FLAGS, CHAINED)  # across examples too: what it remembers must never change an answer
 
 

@@ -11,10 +11,17 @@ from analyzers.evaluate import Model, Truth, evaluate
 from analyzers.examples import Examples
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
-from analyzers.platform_facts import Stated, architecture_of, model_facts, on_platform, platform_facts
-from extractor.ir import Compare, Const, In, Ref, RefKind, Truthy
+from analyzers.platform_facts import (
+    Stated,
+    architecture_of,
+    model_facts,
+    on_platform,
+    platform_facts,
+    runtime_facts,
+)
+from extractor.ir import Apply, Compare, Const, In, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules, load_profile
-from extractor.real_profile import Platform, RealProfile
+from extractor.real_profile import Platform, RealProfile, Runtime
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):
@@ -81,8 +88,52 @@ def test_a_stated_launch_decides_platform_and_architecture_conditions():
     assert evaluate(exprs[0], llama, model) is Truth.FALSE
 
 
+GGUF = Runtime("check_gguf_file", (("model", False),))
+CI = Runtime("is_in_ci", (("any", False),), ("SGLANG_IS_IN_CI",))
+
+
+@pytest.mark.parametrize(("helpers", "launch", "facts"), [
+    ([GGUF], Launch({"model_path": "<model>", "draft": "<model:Qwen>"}),
+     {"runtime:check_gguf_file": ((("<model:Qwen>",), False), (("<model>",), False))}),
+    ([GGUF], Launch({"model_path": "/real/dir"}), {}),  # not a generated model directory: unknown
+    ([CI], Launch(), {"runtime:is_in_ci": ((None, False),), "runtime:is_in_ci()": False}),
+    ([CI], Launch(env={"SGLANG_IS_IN_CI": "1"}), {}),  # the helper reads what the launch sets
+    ([Runtime("f", (("any", None), ("model", 1)))], Launch({"m": "<model>"}),
+     {"runtime:f": ((("<model>",), 1), (None, None)), "runtime:f()": None}),  # None: it returns None
+])
+def test_runtime_facts(helpers, launch, facts):
+    assert runtime_facts(helpers, launch) == facts
+
+
+MODEL_PATH = Ref(RefKind.FLAG, "model_path", "cfg.model_path")
+INSTANCE = Compare("==", Apply("parse_connector_type", (MODEL_PATH,), "parse_connector_type(cfg.model_path)"),
+                   Const("ConnectorType.INSTANCE"))
+ON_HERE = Platform("generic", ("--device", "cuda"), False, runtime=(
+    GGUF, CI, Runtime("parse_connector_type", (("model", ""),))))
+
+
+@pytest.mark.parametrize(("expr", "argv", "env", "truth"), [
+    (Truthy(Apply("check_gguf_file", (MODEL_PATH,), "check_gguf_file(cfg.model_path)")), ["--model-path", "<model>"],
+     (), Truth.FALSE),
+    (Truthy(Apply("check_gguf_file", (MODEL_PATH,), "check_gguf_file(cfg.model_path)")),
+     ["--model-path", "/x.gguf"], (), Truth.UNKNOWN),
+    (INSTANCE, ["--model-path", "<model:Qwen>"], (), Truth.FALSE),
+    (Truthy(Unknown("is_in_ci()")), ["--model-path", "<model>"], (), Truth.FALSE),
+    (Truthy(Unknown("is_in_ci()")), ["--model-path", "<model>"], (("SGLANG_IS_IN_CI", "1"),), Truth.UNKNOWN),
+    (Truthy(Unknown("resolve(cfg.model_path, revision=cfg.revision)")), ["--model-path", "<model>"], (),
+     Truth.UNKNOWN),
+])
+def test_a_stated_launch_decides_runtime_calls(expr, argv, env, truth):
+    real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),))
+    stated = Stated.of([expr], FLAGS, ON_HERE, real, EXAMPLES)
+    assert evaluate(expr, stated.launch(argv, env), Model(FLAGS)) is truth
+
+
 def test_the_profile_defines_generic_as_this_machine():
     real = load_profile("sglang").real
     assert real is not None
-    assert real.platform("generic") == Platform("generic", real.args, real.platform_default)
+    generic = real.platform("generic")
+    assert generic is not None and (generic.args, generic.predicates) == (real.args, real.platform_default)
     assert real.args == ("--device", "cuda") and real.platform_default is False
+    said = {r.helper: dict(r.returns) for r in generic.runtime}  # checked against the real functions
+    assert said["check_gguf_file"] == {"model": False} and said["parse_connector_type"] == {"model": ""}

@@ -8,7 +8,7 @@ import pytest
 
 from extractor.errors import ProfileError
 from extractor.profile import load_profile, parse_profile
-from extractor.real_profile import Platform, Step, parse_real, real_problem
+from extractor.real_profile import Platform, Runtime, Step, parse_real, real_problem
 
 GOOD: dict[str, Any] = {
     "package": "tgt",
@@ -26,7 +26,9 @@ GOOD: dict[str, Any] = {
     ],
     "models": {"default": "Tiny", "configs": {"Tiny": {"architectures": ["Tiny"]}}},
     "platform_default": False,
-    "platforms": {"generic": {"predicates": False}, "h100": {"args": [], "facts": {"is_sm90": True}}},
+    "platforms": {"generic": {"predicates": False,
+                              "runtime": {"is_in_ci": {"any": False, "unset": ["CI"]}, "check_gguf": {"model": False}}},
+                  "h100": {"args": [], "facts": {"is_sm90": True}}},
 }
 
 
@@ -90,14 +92,27 @@ def test_good_section_has_no_problem():
     (with_("models.default", "Huge"), "models.default: 'Huge' is not one of configs"),
     (with_("models.default", ["Tiny"]), "models.default: ['Tiny'] is not one of configs"),
     (with_("platform_default", "no"), "platform_default: expected true or false"),
-    (with_("platforms", ["generic"]), "platforms: expected platform name -> {args, predicates, facts}"),
-    (with_("platforms", {"a-b": {}}), "platforms: expected platform name -> {args, predicates, facts}"),
+    (with_("platforms", ["generic"]), "platforms: expected platform name -> {args, predicates, facts, runtime}"),
+    (with_("platforms", {"a-b": {}}), "platforms: expected platform name -> {args, predicates, facts, runtime}"),
     (with_("platforms.generic", False), "platforms.generic: expected a mapping"),
     (with_("platforms.generic.device", "cuda"),
-     "platforms.generic.device: unknown key (known: args, predicates, facts)"),
+     "platforms.generic.device: unknown key (known: args, predicates, facts, runtime)"),
     (with_("platforms.generic.args", "--device cuda"), "platforms.generic.args: expected a list of strings"),
     (with_("platforms.generic.predicates", "no"), "platforms.generic.predicates: expected true or false"),
     (with_("platforms.h100.facts", ["is_sm90"]), "platforms.h100.facts: expected predicate name -> value"),
+    (with_("platforms.generic.runtime", ["is_in_ci"]),
+     "platforms.generic.runtime: expected helper name -> {any, model, unset}"),
+    (with_("platforms.generic.runtime", {"f(x)": {"any": 1}}),
+     "platforms.generic.runtime: expected helper name -> {any, model, unset}"),
+    (with_("platforms.generic.runtime.is_in_ci", False), "platforms.generic.runtime.is_in_ci: expected a mapping"),
+    (with_("platforms.generic.runtime.is_in_ci", {"unset": ["CI"]}),
+     "platforms.generic.runtime.is_in_ci: states no value (give any or model)"),
+    (with_("platforms.generic.runtime.is_in_ci", {"always": False}),
+     "platforms.generic.runtime.is_in_ci.always: unknown key (known: any, model, unset)"),
+    (with_("platforms.generic.runtime.check_gguf.model", [False]),
+     "platforms.generic.runtime.check_gguf.model: expected a plain value (string, number, true/false or null)"),
+    (with_("platforms.generic.runtime.is_in_ci.unset", "CI"),
+     "platforms.generic.runtime.is_in_ci.unset: expected a list of env var names"),
 ])
 def test_each_problem_is_named(data, problem):
     assert real_problem(data) == problem
@@ -148,7 +163,8 @@ def test_parsed_fields():
 
 
 def test_platforms_take_the_sections_args_unless_they_give_theirs():
-    assert REAL.platform("generic") == Platform("generic", ("--device", "cuda"), False)
+    assert REAL.platform("generic") == Platform("generic", ("--device", "cuda"), False, runtime=(
+        Runtime("check_gguf", (("model", False),)), Runtime("is_in_ci", (("any", False),), ("CI",))))
     assert REAL.platform("h100") == Platform("h100", (), None, (("is_sm90", True),))
     assert REAL.platform("tpu") is None
 
