@@ -455,29 +455,32 @@ def _function(sources: SourceSet, path: str, qualname: str) -> cst.FunctionDef |
     return node if isinstance(node, cst.FunctionDef) else None
 
 
+def _built_from(fs: FileSites, call: CallSite, sources: SourceSet, cls: str) -> tuple[str, Expr] | None:
+    """``x.m(...)`` with ``x = cls.ctor(arg)`` (every binding of ``x`` in the calling
+    function): (ctor, the argument recorded at that call)."""
+    head = call.callee.rpartition(".")[0]
+    if "." in head or head in ("self", "cls", cls):
+        return None
+    func = _function(sources, fs.path, call.caller)
+    built = _assigned_calls(func, head) if func is not None else None
+    if not built or len(set(built)) != 1 or built[0].rpartition(".")[0] != cls:
+        return None
+    args = {a for c in fs.calls if c.caller == call.caller and c.callee == built[0] and not c.ref
+            for k, a in c.args if k == "0"}
+    if len(args) != 1 or unknowns(next(iter(args))):
+        return None
+    return built[0].rpartition(".")[2], next(iter(args))
+
+
 def _receiver(files: Sequence[FileSites], sources: SourceSet, cls: str, method: str) -> tuple[str, Expr] | None:
     """(constructor, its recorded argument) when every analysed call of ``x.method(...)``
     has ``x = cls.ctor(arg)`` in its function, with the same ctor and argument."""
-    seen: set[tuple[str, Expr]] = set()
+    seen: set[tuple[str, Expr] | None] = set()
     for fs in files:
         for call in fs.calls:
             head, _, last = call.callee.rpartition(".")
-            if last != method or call.ref or not head:
-                continue
-            if "." in head or head in ("self", "cls", cls):
-                return None
-            func = _function(sources, fs.path, call.caller)
-            built = _assigned_calls(func, head) if func is not None else None
-            if not built or any(b.rpartition(".")[0] != cls for b in built) or len(set(built)) != 1:
-                return None
-            args = {a for c in fs.calls if c.caller == call.caller and c.callee == built[0] and not c.ref
-                    for k, a in c.args if k == "0"}
-            if len(args) != 1:
-                return None
-            (arg,) = args
-            if unknowns(arg):
-                return None
-            seen.add((built[0].rpartition(".")[2], arg))
+            if last == method and head and not call.ref:
+                seen.add(_built_from(fs, call, sources, cls))
     return next(iter(seen)) if len(seen) == 1 else None
 
 
