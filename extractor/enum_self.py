@@ -258,6 +258,8 @@ class _Constructor:
                 out.append(Case(Unknown(f"what {self.enum.name}.{method} returns for other names")))
                 return out
             out.extend(step)
+            if isinstance(stmt, cst.Return):  # `return cls[key]`: any other key raises
+                return out
         return out
 
     def _term(self, node: cst.BaseExpression, local: Mapping[str, Expr]) -> Expr | None:
@@ -384,7 +386,9 @@ def _compact(cases: Sequence[Case], members: frozenset[str]) -> Expr | None:
         hits += [n for n in names if (n in members if case.by_name is not None else case.member in members)]
     if key is None:
         return None
-    base = key.args[0] if isinstance(key, Apply) and key.args else key
+    base = key
+    while isinstance(base, Apply) and base.args:  # the argument itself: `key` is `arg.upper()`
+        base = base.args[0]
     known = disj([In(key, Const(tuple(hits))) if hits else FALSE,
                   conj([Not(In(key, Const(tuple(claimed)))), tail])])
     return disj([none_hit, conj([Compare("is not", base, Const(None)), known])])

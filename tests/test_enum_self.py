@@ -162,6 +162,23 @@ def test_names_a_registry_may_resolve_stay_unknown(algo: str | None, expected: T
     assert evaluate(expr, Launch({"algo": algo} if algo is not None else {}), MODEL) is expected
 
 
+@pytest.mark.parametrize(
+    ("tail", "algo", "expected"),
+    [
+        # `return cls[key]` with no `try`: other names raise, later code never runs
+        ("return cls[upper]\n        return cls.FAST", "OTHER", Truth.FALSE),
+        ("return cls[upper]\n        return cls.FAST", "fast", Truth.TRUE),
+        # cases testing different keys: read one by one (each when no earlier one held)
+        ("if upper.strip() == 'SWIFT':\n            return cls.FAST\n        raise ValueError(name)", " swift",
+         Truth.TRUE),
+        ("if upper.strip() == 'SWIFT':\n            return cls.FAST\n        raise ValueError(name)", "SLOW",
+         Truth.FALSE),
+    ],
+)
+def test_constructor_shapes(tail: str, algo: str, expected: Truth) -> None:
+    assert evaluate(caller_guard("on_fast", tail), Launch({"algo": algo}), MODEL) is expected
+
+
 def test_a_method_with_other_logic_stays_unknown() -> None:
     assert [u.text for u in unknowns(caller_guard("on_odd"))] == ["self.is_odd()"]
 
