@@ -50,8 +50,10 @@ def extract_sites(
     """Per-file extraction (cached by blob id in `cache`; misses over `jobs` processes,
     None = CPU count), then cross-file caller guards."""
     from extractor.callers import with_caller_guards
+    from extractor.enum_self import Texts
     from extractor.incremental import extract_files
     from extractor.inline import helper_paths, inline_helpers, wanted
+    from extractor.source_set import SourceSet
 
     files = extract_files(snapshot, profile, paths, cache=cache, jobs=jobs)
     extra: list[FileSites] = []  # files read only for the config helpers targets import
@@ -61,7 +63,8 @@ def extract_sites(
             break
         extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
     callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
-    return inline_helpers(with_caller_guards(files, callers), extra)
+    sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
+    return inline_helpers(with_caller_guards(files, callers, sources), extra)
 
 
 def caller_files(

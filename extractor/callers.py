@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
+from extractor.enum_self import with_self_meanings
 from extractor.ir import (
     Expr,
     Ref,
@@ -21,6 +22,7 @@ from extractor.ir import (
 )
 from extractor.records import CallSite, FileSites, Guard, GuardOrigin, map_guards
 from extractor.sites import MODULE, PARAMETER
+from extractor.source_set import SourceSet
 
 MAX_DEPTH = 4  # call-chain levels followed above the enclosing function
 MAX_CALL_SITES = 12  # call sites OR-ed per function before we stop listing them
@@ -205,11 +207,17 @@ class _Context:
         return found
 
 
-def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] = ()) -> list[FileSites]:
+def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] = (),
+                       sources: SourceSet | None = None) -> list[FileSites]:
     """Each site's (and config adjustment's) guards plus the guard of its enclosing
     function's callers; parameters that all call sites bind to the same known value, and
     constants imported from other analysed files, are replaced by that value. `callers`:
-    files outside the targets read only for their calls (dispatchers of target functions)."""
+    files outside the targets read only for their calls (dispatchers of target functions).
+    `sources` (the snapshot's files, read on demand): where given, call sites guarded by
+    ``self.p()`` in an enum's method get what ``p`` means (`extractor.enum_self`)."""
+    if sources is not None:
+        both = with_self_meanings([*files, *callers], sources)
+        files, callers = both[:len(files)], both[len(files):]
     ctx = _Context(files, callers)
     out: list[FileSites] = []
     for fs in files:
