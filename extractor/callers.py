@@ -119,10 +119,22 @@ class CallGraph:
                 if up is not None:
                     parts.append(up.expr)
                     text = f"{text}, itself {up.text}" if guards else up.text
+                elif (runs := self.runs_unseen(caller)) is not None:  # not every launch runs it
+                    parts.append(Unknown(runs))
+                    text = f"{text}, if {runs}" if guards else f"if {runs}"
             options.append(conj(parts))
             texts.append(f"called from {call.caller} when {text}")
         return CallerGuard(disj(options), "; or ".join(texts))
 
+
+    def runs_unseen(self, func: Func) -> str | None:
+        """For a private function nothing analysed calls or registers (code we do not read
+        may call it, or nothing does): the unknown "when it runs"; None otherwise."""
+        name = func[1].rsplit(".", 1)[-1]
+        if name.startswith("_") and not name.endswith("__") and not self.callers.get(func) \
+                and func not in self.registered:
+            return f"{func[1]} runs (called from outside the analysed files)"
+        return None
 
     def imported_constants(self, path: str) -> dict[Ref, Expr]:
         """Names imported into `path` that are literal constants of another analysed file."""
@@ -199,10 +211,7 @@ class _Context:
         code we do not read, e.g. a registry), an unknown "when it runs": its changes
         are not applied to every launch. A site there still shows its own conditions."""
         found = self.guards(path, function, guards)
-        name = function.rsplit(".", 1)[-1]
-        if name.startswith("_") and not name.endswith("__") and not self.graph.callers.get((path, function)) \
-                and (path, function) not in self.graph.registered:
-            runs = f"{function} runs (called from outside the analysed files)"
+        if (runs := self.graph.runs_unseen((path, function))) is not None:
             found = (Guard(Unknown(runs), runs, GuardOrigin.CALLER), *found)
         return found
 

@@ -208,3 +208,12 @@ def test_reachability_from_the_entry_points(function: str, expected: str) -> Non
     found = reachability(files(pkg__m=REACH_SOURCE), (),
                          EntryPoints((("pkg/m.py", "prepare"),), views=frozenset({"View"})))
     assert found[("pkg/m.py", function)] == expected
+
+
+def test_a_call_from_a_private_function_nothing_calls_runs_only_maybe() -> None:
+    """A wrapper nobody analysed calls (a retired method, or one called from code we do not
+    read) does not make its callee run on every launch."""
+    (fs,) = files(m="class A:\n    def _old(self):\n        leaf(self)\n\ndef leaf(cfg):\n    raise ValueError('x')\n")
+    found = CallGraph([fs]).guard(("m.py", "leaf"))
+    assert found is not None and [u.text for u in unknowns(found.expr)] == [
+        "A._old runs (called from outside the analysed files)"]
