@@ -34,7 +34,7 @@ from extractor.ir import (
     is_member_text,
     negate,
 )
-from extractor.scope import Opaque, Scope
+from extractor.scope import Binding, Conditional, Opaque, Scope
 from extractor.tables import Table
 
 _CMP = {
@@ -129,9 +129,19 @@ def _comparison(node: cst.Comparison, scope: Scope) -> Expr:
 
 def _name_cond(node: cst.Name, scope: Scope) -> Expr:
     bound = _bound(node.value, scope)
-    if bound is not None and isinstance(bound, cst.BaseExpression):
-        return _resolving(node.value, scope, lambda: to_ir(bound, scope), Truthy(term(node, scope)))
+    if isinstance(bound, (cst.BaseExpression, Conditional)):
+        return _resolving(node.value, scope, lambda: _binding_cond(node.value, bound, scope), Truthy(term(node, scope)))
     return Truthy(term(node, scope))
+
+
+def _binding_cond(name: str, bound: Binding, scope: Scope) -> Expr:
+    """The condition a local's value states; where branches joined, as `_if_exp` does."""
+    if isinstance(bound, Conditional):
+        yes, no = _binding_cond(name, bound.value, scope), _binding_cond(name, bound.previous, scope)
+        return disj([conj([bound.cond, yes]), conj([negate(bound.cond), no])])
+    if isinstance(bound, cst.BaseExpression):
+        return to_ir(bound, scope)
+    return Truthy(_binding_term(name, bound, scope))
 
 
 def _if_exp(node: cst.IfExp, scope: Scope) -> Expr:
@@ -214,10 +224,8 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
     bound = _bound(name, scope)
     if isinstance(bound, Opaque):
         return Ref(RefKind.UNKNOWN, name, bound.text)
-    if isinstance(bound, Table):
-        return _resolving(name, scope, lambda: _table_term(bound, scope), Unknown(name))
-    if isinstance(bound, cst.BaseExpression):
-        return _resolving(name, scope, lambda: term(bound, scope), Unknown(name))
+    if isinstance(bound, (Table, cst.BaseExpression, Conditional)):
+        return _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
     if name in scope.profile.model_roots:
         return Ref(RefKind.MODEL, name, name)
     if scope.profile.is_platform(name.lstrip("_")):
@@ -225,6 +233,18 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
     if name in _TYPE_NAMES:
         return Const(name)  # isinstance(x, dict): the type, by name
     return Ref(RefKind.UNKNOWN, name, name)
+
+
+def _binding_term(name: str, bound: Binding, scope: Scope) -> Expr:
+    """A local's value: where branches joined, ``then if test else other`` (`IF`)."""
+    if isinstance(bound, Conditional):
+        then, other = _binding_term(name, bound.value, scope), _binding_term(name, bound.previous, scope)
+        return Apply(IF, (bound.cond, then, other), name)
+    if isinstance(bound, Opaque):
+        return Ref(RefKind.UNKNOWN, name, bound.text)
+    if isinstance(bound, Table):
+        return _table_term(bound, scope)
+    return term(bound, scope)
 
 
 def _table_term(table: Table, scope: Scope) -> Expr:

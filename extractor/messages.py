@@ -111,17 +111,22 @@ def _has_text(options: list[Option]) -> bool:
 
 def _conditional(node: cst.Name, bound: Conditional, scope: Scope) -> list[Option]:
     """``msg = "a"; if c: msg += " b"``: one rendering per branch, with its condition."""
-    previous = bound.previous
+    yes = [Option(o.template, conj([bound.cond, o.cond])) for o in _branch_value(node, bound.value, scope)]
+    no = [Option(o.template, conj([negate(bound.cond), o.cond])) for o in _branch_value(node, bound.previous, scope)]
+    return (yes + no)[: MAX_OPTIONS + 1]
+
+
+def _branch_value(node: cst.Name, value: object, scope: Scope) -> list[Option]:
+    """The renderings of one value a joined local may have, the name no longer resolving."""
+    if isinstance(value, Conditional):
+        return _conditional(node, value, scope)
+    if not isinstance(value, cst.BaseExpression):
+        return [_whole(node)]
     scope.resolving.add(node.value)
     try:
-        yes = [Option(o.template, conj([bound.cond, o.cond])) for o in build(bound.value, scope)]
-        earlier = build(previous, scope) if isinstance(previous, cst.BaseExpression) else [_whole(node)]
+        return build(value, scope)
     finally:
         scope.resolving.discard(node.value)
-    if isinstance(previous, Conditional):  # the earlier branch's own renderings, the name no longer resolving
-        earlier = _conditional(node, previous, scope)
-    no = [Option(o.template, conj([negate(bound.cond), o.cond])) for o in earlier]
-    return (yes + no)[: MAX_OPTIONS + 1]
 
 
 def _name(node: cst.Name, scope: Scope) -> list[Option]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from extractor.cstutil import last_name
-from extractor.ir import Expr
+from extractor.ir import Expr, conj
 from extractor.profile import Profile
 from extractor.tables import Table, table_of
 
@@ -29,16 +29,41 @@ class Opaque:
 
 @dataclass(frozen=True, slots=True)
 class Conditional:
-    """A name reassigned under a condition: `value` when `cond` holds, else `previous`."""
+    """A name's value where branches join: `value` when `cond` holds, else `previous`
+    (Python's ``value if cond else previous``; `cond` is the branch test as IR, read where
+    the test was, so a branch rebinding a name its test reads cannot change it)."""
 
     cond: Expr
-    value: cst.BaseExpression
+    value: Binding
     previous: Binding
 
 
 Binding = cst.BaseExpression | Opaque | Table | Conditional
 
 MAX_REBINDS = 4  # ``x = f(x)`` substitutions per name before its value counts as unknown
+MAX_BRANCH_VALUES = 8  # values a name may have where branches join before it counts as unknown
+
+
+def values_of(binding: Binding) -> int:
+    """How many values a binding chooses between (1 unless it is a `Conditional`)."""
+    if isinstance(binding, Conditional):
+        return values_of(binding.value) + values_of(binding.previous)
+    return 1
+
+
+def joined(name: str, branches: list[tuple[Expr, Binding | None]], otherwise: Binding | None) -> Binding | None:
+    """`name` after an if/elif/else chain: the value of the first branch whose test holds
+    (`branches` in order, each test read as if the earlier ones failed), else `otherwise`.
+    A branch that leaves the name unbound takes the other side's value (Python would
+    raise NameError there); past `MAX_BRANCH_VALUES` values the name is `Opaque`."""
+    result = otherwise
+    for cond, value in reversed(branches):
+        if value is None or value is result:
+            continue
+        result = value if result is None else _under(cond, value, result)
+    if result is not None and values_of(result) > MAX_BRANCH_VALUES:
+        return Opaque(f"{name} (reassigned in more than {MAX_BRANCH_VALUES} branches)")
+    return result
 
 
 @dataclass(slots=True)
@@ -79,27 +104,55 @@ class Scope:
     def bind(self, name: str, value: cst.BaseExpression) -> None:
         """Record ``name = value``; a config alias or view makes `name` an alias."""
         prev = self.bindings.get(name)
-        if isinstance(prev, cst.BaseExpression) and _mentions(value, name):
+        bound: Binding = value
+        if isinstance(prev, (cst.BaseExpression, Conditional)) and _mentions(value, name):
             depth = self.rebinds.get(name, 0) + 1
             if depth > MAX_REBINDS:  # x = x + ... in a long chain: the value grows without bound
                 self.bindings[name] = Opaque(f"{name} (reassigned from itself {depth} times)")
                 self.aliases.discard(name)
                 return
             self.rebinds[name] = depth
-            value = _substitute(value, name, prev)  # x = int(x): the new x is int(old x)
+            # x = int(x): the new x is int(old x); f(a if c else b) is f(a) if c else f(b)
+            bound = _distributed(value, name, prev)
         else:
             self.rebinds.pop(name, None)
-        self.bindings[name] = value
-        if self.is_config(value):
+        self.bindings[name] = bound
+        if isinstance(bound, cst.BaseExpression) and self.is_config(bound):
             self.aliases.add(name)
         else:
             self.aliases.discard(name)
-        if isinstance(value, cst.Lambda):
-            self.lambdas[name] = value
-        elif isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
-            table = table_of(value)
+        if isinstance(bound, cst.Lambda):
+            self.lambdas[name] = bound
+        elif isinstance(bound, (cst.List, cst.Tuple, cst.Dict)):
+            table = table_of(bound)
             if table is not None:
                 self.bindings[name] = table
+
+
+def _under(cond: Expr, value: Binding, other: Binding) -> Binding:
+    """``value if cond else other``; when `value` chose between values falling back to
+    `other` itself (a nested ``if``), its tests take `cond` on instead, so nesting adds
+    no copies of `other`: ``(v if d else o) if c else o`` is ``v if c and d else o``."""
+    flat = _flattened(cond, value, other)
+    return flat if flat is not None else Conditional(cond, value, other)
+
+
+def _flattened(cond: Expr, value: Binding, other: Binding) -> Binding | None:
+    if value is other:
+        return other
+    if not isinstance(value, Conditional):
+        return None
+    rest = _flattened(cond, value.previous, other)
+    return None if rest is None else Conditional(conj([cond, value.cond]), value.value, rest)
+
+
+def _distributed(value: cst.BaseExpression, name: str, prev: Binding) -> Binding:
+    """``x = f(x)`` where `x` is `prev`: `f` applied to each value `prev` chooses between."""
+    if isinstance(prev, Conditional):
+        return Conditional(prev.cond, _distributed(value, name, prev.value), _distributed(value, name, prev.previous))
+    if isinstance(prev, cst.BaseExpression):
+        return _substitute(value, name, prev)
+    return Opaque(f"{name} (computed from {prev.text if isinstance(prev, Opaque) else 'a table'})")
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:

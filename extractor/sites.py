@@ -52,7 +52,7 @@ from extractor.records import (
     SiteKind,
     Variant,
 )
-from extractor.scope import Conditional, Opaque, Scope
+from extractor.scope import Binding, Conditional, Opaque, Scope, joined
 from extractor.tables import (
     Pending,
     Row,
@@ -67,8 +67,6 @@ from extractor.tables import (
 from extractor.templates import CAUGHT, Template
 
 MODULE = "<module>"
-# Guards that choose a branch (as opposed to early exits, which only decide reachability).
-_BRANCH_ORIGINS = frozenset({GuardOrigin.IF, GuardOrigin.ELSE, GuardOrigin.WHILE, GuardOrigin.CASE, GuardOrigin.EXCEPT})
 PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
 
 
@@ -139,6 +137,81 @@ def _pushed(stack: list[_T], item: _T) -> Iterator[_T]:
         stack.pop()
 
 
+def _changed(scope: Scope, before: dict[str, Binding]) -> Iterator[tuple[str, Binding]]:
+    """Locals bound to something else than in `before`, except a condition table grown in
+    place (``rows.append(...)``): its new rows carry their own conditions, so its growth
+    stands after any branch."""
+    for name, value in list(scope.bindings.items()):
+        old = before.get(name)
+        if value is not old and not _grown(old, value):
+            yield name, value
+
+
+def _grown(old: Binding | None, new: Binding) -> bool:
+    return isinstance(old, Table) and isinstance(new, Table)
+
+
+@contextmanager
+def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[None]:
+    """Locals the block rebinds are unknown after it (unless `keep`): a loop may run any
+    number of times, a try block stop anywhere."""
+    before = dict(scope.bindings)
+    yield
+    if not keep:
+        for name, value in _changed(scope, before):
+            if not isinstance(value, Opaque):
+                scope.bindings[name] = Opaque(f"{name} (reassigned in {where})")
+
+
+class _Join:
+    """The locals of one if/elif/else chain (or match) where its branches meet: each branch
+    is walked from the bindings before the chain, and afterwards a local that some branch
+    rebinds is ``v1 if t1 else (v2 if t2 else ... before)`` (`extractor.scope.joined`);
+    branches that always leave (return, raise, ...) do not reach the join."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.before = dict(scope.bindings)
+        self.branches: list[tuple[Expr, dict[str, Binding]]] = []  # (test, rebound names) of branches that reach it
+        self.otherwise: dict[str, Binding] | None = None  # an else branch that reaches it
+        self.has_else = False
+
+    @contextmanager
+    def branch(self, test: Expr | None, leaves: bool) -> Iterator[None]:
+        """Walk one branch (`test` None: the ``else``) from the bindings before the chain."""
+        yield
+        scope, before = self.scope, self.before
+        rebound = dict(_changed(scope, before))
+        for name in rebound:
+            if name in before:
+                scope.bindings[name] = before[name]
+            else:
+                del scope.bindings[name]
+        before.update([(k, v) for k, v in scope.bindings.items() if _grown(before.get(k), v)])
+        if test is None:
+            self.has_else = True
+            if not leaves:
+                self.otherwise = rebound
+        elif not leaves:
+            self.branches.append((test, rebound))
+
+    def close(self) -> None:
+        """Bind each rebound local to its value where the branches meet."""
+        branches, otherwise = list(self.branches), self.otherwise
+        if self.has_else and otherwise is None:  # the else branch leaves: the last live branch is the fallback
+            if not branches:
+                return  # nothing reaches the join
+            otherwise = branches.pop()[1]
+        names = {n for _, rebound in self.branches for n in rebound} | set(otherwise or ())
+        scope, before = self.scope, self.before
+        for name in sorted(names):
+            old = before.get(name)
+            last = (otherwise or {}).get(name, old)
+            value = joined(name, [(test, rebound.get(name, old)) for test, rebound in branches], last)
+            if value is not None:
+                scope.bindings[name] = value
+
+
 @dataclass(slots=True)
 class Frame:
     """What the walk of one function carries; a ``def`` swaps in a fresh one and the
@@ -154,7 +227,6 @@ class Frame:
     except_types: list[str] = field(default_factory=list)  # exceptions being handled, innermost last
     rows: list[RowContext] = field(default_factory=list)  # table rows being expanded, innermost last
     loop_notes: list[str] = field(default_factory=list)  # loops over statically unknown items
-    bound_under: dict[str, tuple[Guard, ...]] = field(default_factory=dict)  # guards in force at a name's binding
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
     declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
     # locals built as ``d = {...}; d["field"] = v`` for a setter's ``**d``: per name, the
@@ -330,7 +402,7 @@ class SiteWalker:
     visit_SimpleStatementSuite = visit_SimpleStatementLine
 
     def visit_While(self, node: cst.While) -> None:
-        with self.guarded():
+        with self.guarded(), _unknown_after(self.scope, "a loop"):
             self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.WHILE)
             self.walk_suite(node.body)
         if node.orelse is not None:
@@ -345,17 +417,19 @@ class SiteWalker:
 
     def visit_If(self, node: cst.If) -> None:
         """An if/elif/else chain: each branch under its test and the earlier tests'
-        negations; branches that always leave constrain what follows the chain."""
+        negations; branches that always leave constrain what follows the chain, and the
+        locals the others rebind take their merged value where they join (`_Join`)."""
         prior: list[tuple[Expr, str]] = []
         exits: list[tuple[Expr, str, GuardOrigin]] = []
+        join = _Join(self.scope)
         current: cst.If | None = node
         while current is not None:
             test, text = to_ir(current.test, self.scope), self._cond_text(current.test)
-            with self.guarded():
+            kind = _exit_kind(current.body)
+            with self.guarded(), join.branch(test, leaves=kind is not None):
                 self.push_else(prior)
                 self.push(test, text, GuardOrigin.IF)
                 self.walk_suite(current.body)
-            kind = _exit_kind(current.body)
             if kind is not None:
                 cond = conj([negate(p) for p, _ in prior] + [test])
                 exits.append((cond, " and ".join([f"not ({t})" for _, t in prior] + [text]), kind))
@@ -364,13 +438,14 @@ class SiteWalker:
             if isinstance(orelse, cst.If):
                 current = orelse
             elif isinstance(orelse, cst.Else):
-                with self.guarded():
+                kind = _exit_kind(orelse.body)
+                with self.guarded(), join.branch(None, leaves=kind is not None):
                     self.push_else(prior)
                     self.walk_suite(orelse.body)
-                kind = _exit_kind(orelse.body)
                 if kind is not None:
                     cond = conj([negate(p) for p, _ in prior])
                     exits.append((cond, " and ".join(f"not ({t})" for _, t in prior), kind))
+        join.close()
         for cond, text, kind in exits:
             self.push(negate(cond), f"not ({text})", kind)
 
@@ -384,13 +459,19 @@ class SiteWalker:
         return norm_code(node)
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> None:
-        self.walk_suite(node.body)
-        for handler in node.handlers:
-            caught = norm_code(handler.type) if handler.type is not None else "Exception"
-            with self.guarded(), _pushed(self.frame.except_types, caught):
-                self.push(Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}"),
-                          f"except {caught}", GuardOrigin.EXCEPT)
-                self.walk_suite(handler.body)
+        """The body, then each handler under "the body raised"; a local the body rebinds
+        keeps its value after the statement only when every handler leaves (else the
+        body may have stopped anywhere), and one a handler rebinds is unknown after it."""
+        handlers_leave = all(_exit_kind(h.body) is not None for h in node.handlers)
+        with _unknown_after(self.scope, "a try block", keep=handlers_leave):
+            self.walk_suite(node.body)
+        with _unknown_after(self.scope, "an except block"):
+            for handler in node.handlers:
+                caught = norm_code(handler.type) if handler.type is not None else "Exception"
+                with self.guarded(), _pushed(self.frame.except_types, caught):
+                    self.push(Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}"),
+                              f"except {caught}", GuardOrigin.EXCEPT)
+                    self.walk_suite(handler.body)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
         if node.finalbody is not None:
@@ -401,16 +482,18 @@ class SiteWalker:
     def visit_Match(self, node: cst.Match) -> None:
         subject = term(node.subject, self.scope)
         prior: list[tuple[Expr, str]] = []
+        join = _Join(self.scope)
         for case in node.cases:
             cond, text = self._pattern(subject, case.pattern), f"case {norm_code(case.pattern)}"
             if case.guard is not None:
                 cond = conj([cond, to_ir(case.guard, self.scope)])
                 text += f" if {norm_code(case.guard)}"
-            with self.guarded():
+            with self.guarded(), join.branch(cond, leaves=_exit_kind(case.body) is not None):
                 self.push_else(prior)
                 self.push(cond, text, GuardOrigin.CASE)
                 self.walk_suite(case.body)
             prior.append((cond, text))
+        join.close()
 
     def _pattern(self, subject: Expr, pattern: cst.MatchPattern) -> Expr:
         if isinstance(pattern, (cst.MatchValue, cst.MatchSingleton)):
@@ -552,27 +635,8 @@ class SiteWalker:
             self.found.imports[local] = f"{module}.{norm_code(alias.name)}"
 
     def rebind(self, name: str, value: cst.BaseExpression) -> None:
-        """Bind `name`; a reassignment under a condition the first binding was not under
-        keeps both values (`Conditional`), so messages built from it get one rendering each."""
-        scope, bound_under = self.scope, self.frame.bound_under
-        previous = scope.bindings.get(name)
-        scope.bind(name, value)
-        extra = self._branch_guards_since(bound_under.get(name, ()))
-        if previous is not None and extra and name not in scope.aliases:
-            bound = scope.bindings[name]
-            if isinstance(bound, cst.BaseExpression):
-                scope.bindings[name] = Conditional(conj([g.expr for g in extra]), bound, previous)
-        bound_under[name] = tuple(self.frame.guards)
-
-    def _branch_guards_since(self, before: tuple[Guard, ...]) -> list[Guard]:
-        """Branch conditions in force now that were not when `before` was recorded."""
-        guards = self.frame.guards
-        common = 0
-        for a, b in zip(before, guards, strict=False):
-            if a is not b:
-                break
-            common += 1
-        return [g for g in guards[common:] if g.origin in _BRANCH_ORIGINS]
+        """Bind `name` (a branch's rebinding meets the others' where they join: `_Join`)."""
+        self.scope.bind(name, value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -784,6 +848,12 @@ class SiteWalker:
         any other loop once, its variables unknown."""
         names = target_names(node.target)
         rows = iterated(node.iter, self.scope.lookup)
+        with _unknown_after(self.scope, "a loop"):
+            self._loop_body(node, names, rows)
+        if node.orelse is not None:
+            self.walk_suite(node.orelse.body)
+
+    def _loop_body(self, node: cst.For, names: tuple[str, ...], rows: Sequence[Row] | None) -> None:
         if not rows or not names:
             with _pushed(self.frame.loop_notes,
                          f"inside a loop over `{norm_code(node.iter)}`, whose items are not known statically"):
@@ -791,8 +861,6 @@ class SiteWalker:
                 self.walk_suite(node.body)
         else:
             self._walk_rows(node, names, rows)
-        if node.orelse is not None:
-            self.walk_suite(node.orelse.body)
 
     def _unknown_items(self, names: tuple[str, ...], node: cst.For) -> None:
         for name in names:

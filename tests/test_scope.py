@@ -4,8 +4,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
+from extractor.ir import Ref, RefKind, conj
 from extractor.profile import load_profile
-from extractor.scope import MAX_REBINDS, Opaque, Scope
+from extractor.scope import MAX_BRANCH_VALUES, MAX_REBINDS, Conditional, Opaque, Scope, joined, values_of
 from extractor.tables import Table
 
 PROFILE = load_profile("sglang")
@@ -107,3 +108,35 @@ def test_lookup_prefers_locals_over_module_constants(
 ) -> None:
     found = bound(*assignments, consts=consts).lookup(name)
     assert (None if found is None else cst.Module([]).code_for_node(found)) == expected  # type: ignore[arg-type]
+
+
+C, D = Ref(RefKind.FLAG, "c", "cfg.c"), Ref(RefKind.FLAG, "d", "cfg.d")
+A, B, E = expr("'a'"), expr("'b'"), expr("'e'")
+
+
+@pytest.mark.parametrize("branches, otherwise, expected", [
+    ([(C, B)], A, Conditional(C, B, A)),  # if c: x = b
+    ([(C, B), (D, E)], A, Conditional(C, B, Conditional(D, E, A))),  # if c: ... elif d: ...
+    ([(C, None)], A, A),  # a branch that does not bind it
+    ([(C, A)], A, A),  # nor one that leaves it as it was
+    ([(C, B)], None, B),  # unbound before: Python would raise NameError on the other path
+    ([(C, Conditional(D, B, A))], A, Conditional(conj([C, D]), B, A)),  # nested: no second copy of `a`
+])
+def test_joined_is_the_first_branch_whose_test_holds(branches, otherwise, expected) -> None:
+    assert joined("x", branches, otherwise) == expected
+
+
+def test_joined_past_the_cap_is_opaque() -> None:
+    branches = [(C, expr(f"'v{i}'")) for i in range(MAX_BRANCH_VALUES)]
+    assert values_of(joined("x", branches[:-1], A)) == MAX_BRANCH_VALUES  # type: ignore[arg-type]
+    assert joined("x", branches, A) == Opaque(f"x (reassigned in more than {MAX_BRANCH_VALUES} branches)")
+
+
+def test_rebinding_a_joined_name_from_itself_applies_to_each_value() -> None:
+    scope = bound("x = cfg.a")
+    scope.bindings["x"] = Conditional(C, B, scope.bindings["x"])
+    scope.bind("x", expr("x.lower()"))
+    value = scope.lookup("x")
+    assert isinstance(value, Conditional) and value.cond == C
+    code = cst.Module([]).code_for_node
+    assert (code(value.value), code(value.previous)) == ("'b'.lower()", "cfg.a.lower()")  # type: ignore[arg-type]

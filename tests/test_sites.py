@@ -459,6 +459,59 @@ def test_rebinding_a_name_from_itself_keeps_the_old_value() -> None:
     assert RENDER.text(site.guards[0].expr) == "`--width` < 1"
 
 
+_MANY_IFS = "\n    ".join(f"if cfg.c{i}:\n        x = 'b{i}'" for i in range(20))
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("if cfg.c:\n        x = 'b'", "(b if `--c` is set, else `--a`) is z"),
+    ("if cfg.c:\n        x = 'b'\n    else:\n        x = 'd'", "(b if `--c` is set, else d) is z"),
+    ("if cfg.c:\n        pass\n    else:\n        x = 'd'", "(`--a` if `--c` is set, else d) is z"),
+    ("if cfg.c:\n        x = 'b'\n    elif cfg.e:\n        x = 'd'",
+     "(b if `--c` is set, else (d if `--e` is set, else `--a`)) is z"),
+    ("if cfg.c:\n        if cfg.e:\n            x = 'b'",
+     "(b if `--c` is set and `--e` is set, else `--a`) is z"),
+    ("if cfg.c:\n        x = 'b'\n        return", "`--a` is z"),  # a branch that leaves does not reach the join
+    ("if cfg.c:\n        x = 'b'\n    else:\n        return", "never"),  # only the if branch reaches it
+    ("if cfg.c:\n        x = 'b'\n    x = x.lower()", "(b.lower() if `--c` is set, else `--a`.lower()) is z"),
+    # the test is read before the branch rebinds the name
+    ("if x is None:\n        x = 'b'", "(b if `--a` is not given, else `--a`) is z"),
+    ("match cfg.m:\n        case 'q':\n            x = 'b'", "(b if `--m` is q, else `--a`) is z"),
+    # a tuple bound in one branch (a table) joins like any value (sglang 0.4.10 PortArgs.init_new)
+    ("if cfg.c:\n        x = ('h', 1)\n    else:\n        x = cfg.a.split(':')",
+     "(h, 1 if `--c` is set, else `--a`.split(:)) is z"),
+    ("for i in items:\n        x = 'b'", "`x (reassigned in a loop)` (unknown) is z"),
+    ("while cfg.c:\n        x = 'b'", "`x (reassigned in a loop)` (unknown) is z"),
+    ("try:\n        x = 'b'\n    except ValueError:\n        pass", "`x (reassigned in a try block)` (unknown) is z"),
+    ("try:\n        x = 'b'\n    except ValueError:\n        return", "never"),  # reached only if the body ran
+    ("try:\n        pass\n    except ValueError:\n        x = 'b'",
+     "`x (reassigned in an except block)` (unknown) is z"),
+    (_MANY_IFS, "(b19 if `--c19` is set, else (b18 if `--c18` is set, else (b17 if `--c17` is set, "
+                "else (b16 if `--c16` is set, else `x (reassigned in more than 8 branches)` (unknown))))) is z"),
+])
+def test_a_local_rebound_in_branches_has_their_merged_value_where_they_join(body: str, expected: str) -> None:
+    found = sites(f"def f(cfg):\n    x = cfg.a\n    {body}\n    if x == 'z':\n        raise ValueError('v')\n")
+    assert RENDER.text(found[-1].guards[-1].expr) == expected
+
+
+def test_a_local_rebound_in_a_branch_is_that_value_inside_it() -> None:
+    site = one("def f(cfg):\n    x = cfg.a\n    if cfg.c:\n        x = 'b'\n"
+               "        if x == 'z':\n            raise ValueError('v')\n")
+    assert RENDER.text(site.guards[-1].expr) == "never"
+
+
+def test_an_adjustment_from_a_local_rebound_under_a_condition_has_its_merged_value() -> None:
+    # sglang 0.5.23 overrides.py `_a2a_backend_overrides`: unchanged unless waterfill asks for it
+    value = "(d if `--w` is set and `--b` is not one of d, m, else `--b`)"
+    assert _adjusted("""
+        def _o(view):
+            b = view.b
+            if view.w and b not in ("d", "m"):
+                b = "d"
+            if b != view.b:
+                view.b = b
+        """) == [("b", value, f"{value} is not `--b`")]
+
+
 def test_constants_imported_from_another_analysed_file_are_resolved() -> None:
     files = [
         extract_file("pkg/choices.py", "SUPPORTED = ('a', 'b')\n", PROFILE),
@@ -489,7 +542,7 @@ def test_method_of_a_flag_value_reads_the_flag() -> None:
     "body, templates",
     [
         ("msg = 'a'\n    if cfg.c:\n        msg += ' b'\n    raise ValueError(msg)", ["a b", "a"]),
-        ("if cfg.c:\n        msg = 'a'\n    else:\n        msg = 'b'\n    raise ValueError(msg)", ["b", "a"]),
+        ("if cfg.c:\n        msg = 'a'\n    else:\n        msg = 'b'\n    raise ValueError(msg)", ["a", "b"]),
         ("msg = 'a'\n    msg = msg + 'x'\n    raise ValueError(msg)", None),
     ],
 )
