@@ -272,7 +272,7 @@ class EntryPoints:
     views: frozenset[str] = frozenset()  # read-only views of the config: writes through them are no launch's
 
 
-class _Reach:
+class CallEdges:
     """The call graph for reachability: resolved calls and function references, with
     methods reached through an object when one class alone defines them, and classes'
     constructors reached by calling the class."""
@@ -346,7 +346,7 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
     not resolve; anything those call); ``"false"`` otherwise: a module-level function no entry
     point reaches, and the write hooks (``__setattr__``) of the config's read-only views.
     Code outside `files` and `callers` is assumed not to call back into them."""
-    graph = _Reach(files, callers)
+    graph = CallEdges(files, callers)
     reached = graph.closure(graph.entries(entry))
     never = {f for f in graph.graph.defined
              if f[1].count(".") == 1 and f[1].split(".")[1] in _WRITE_HOOKS and f[1].split(".")[0] in entry.views}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from extractor.callers import EntryPoints, Func, _Reach
+from extractor.callers import CallEdges, EntryPoints, Func
 from extractor.records import FileSites
 
 MAX_FUNCTIONS = 100_000  # a bound on the walk (each function is visited once anyway)
@@ -29,7 +29,7 @@ class ProgramOrder:
 
 def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints) -> ProgramOrder:
     """`ProgramOrder` of the functions of `files` and `callers` from `entry`."""
-    graph = _Reach(files, callers)
+    graph = CallEdges(files, callers)
     calls: dict[Func, list[Func]] = {}
     for fs in (*files, *callers):
         for call in fs.calls:  # document order
@@ -46,7 +46,7 @@ def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entr
     return ProgramOrder(rank)
 
 
-def _seeds(graph: _Reach, entry: EntryPoints) -> list[Func]:
+def _seeds(graph: CallEdges, entry: EntryPoints) -> list[Func]:
     """The entry points in the order the launcher runs them: its module functions, then
     the config's constructors (a function builds it), then its methods, as listed."""
     defined = sorted(graph.graph.defined)
