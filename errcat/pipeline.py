@@ -96,34 +96,22 @@ def entry_points(profile: Profile) -> EntryPoints:
     return EntryPoints(tuple(functions), tuple(methods), profile.entry_points, profile.config_classes, profile.views)
 
 
-def reachable_functions(
+def launch_paths(
     snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
     cache: ResultCache | None = None, jobs: int | None = 1,
-) -> dict[tuple[str, str], str] | None:
-    """Per function of `files`: can a launch reach it (`extractor.callers.reachability`)?
-    None when the profile names no entry point (nothing is decided)."""
+) -> tuple[dict[tuple[str, str], str] | None, dict[tuple[str, str], int]]:
+    """Per function of `files`: can a launch reach it (`extractor.callers.reachability`; None
+    when the profile names no entry point: nothing is decided), and where a launch starts it
+    (`extractor.program_order`), from one call graph."""
     points = entry_points(profile)
     if not points.functions and not points.methods and not points.named:
-        return None
-    from extractor.callers import reachability
-
-    callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
-    return reachability(files, callers, points)
-
-
-def function_order(
-    snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
-    cache: ResultCache | None = None, jobs: int | None = 1,
-) -> dict[tuple[str, str], int]:
-    """Per function of `files` a launch reaches: where it starts in the order the launcher
-    runs the validation code (`extractor.program_order`); empty without entry points."""
-    points = entry_points(profile)
-    if not points.functions and not points.methods:
-        return {}
+        return None, {}
+    from extractor.callers import CallEdges, reachability
     from extractor.program_order import program_order
 
     callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
-    return program_order(files, callers, points).rank
+    graph = CallEdges(files, callers)
+    return reachability(files, callers, points, graph), program_order(files, callers, points, graph).rank
 
 
 @fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
@@ -140,8 +128,7 @@ def build_catalog(
             f"no target files at {snapshot.ref}: nothing matches {', '.join(profile.targets)}"
         )
     files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
-    reach = reachable_functions(snapshot, profile, files, cache=cache, jobs=jobs)
-    order = function_order(snapshot, profile, files, cache=cache, jobs=jobs)
+    reach, order = launch_paths(snapshot, profile, files, cache=cache, jobs=jobs)
     diagnostics = list(snapshot.diagnostics)  # what the source left out (symlinks)
     diagnostics += [d for fs in files for d in fs.diagnostics]
     diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]

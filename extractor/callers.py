@@ -338,15 +338,17 @@ class CallEdges:
         return seen
 
 
-def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints) -> dict[Func, str]:
+def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints,
+                 graph: CallEdges | None = None) -> dict[Func, str]:
     """Whether a launch can run each function of `files`: ``"true"`` when a chain of calls
     (or function references) leads to it from an entry point; ``"unknown"`` when the code
     does not say (a method or nested function nothing resolved reaches, which may be run
     through an object, a property or a registry; a function named like a call errcat could
     not resolve; anything those call); ``"false"`` otherwise: a module-level function no entry
     point reaches, and the write hooks (``__setattr__``) of the config's read-only views.
-    Code outside `files` and `callers` is assumed not to call back into them."""
-    graph = CallEdges(files, callers)
+    Code outside `files` and `callers` is assumed not to call back into them. `graph`: their
+    `CallEdges`, when already built."""
+    graph = graph or CallEdges(files, callers)
     reached = graph.closure(graph.entries(entry))
     never = {f for f in graph.graph.defined
              if f[1].count(".") == 1 and f[1].split(".")[1] in _WRITE_HOOKS and f[1].split(".")[0] in entry.views}

@@ -27,9 +27,11 @@ class ProgramOrder:
         return self.rank.get(func)
 
 
-def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints) -> ProgramOrder:
-    """`ProgramOrder` of the functions of `files` and `callers` from `entry`."""
-    graph = CallEdges(files, callers)
+def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints,
+                  graph: CallEdges | None = None) -> ProgramOrder:
+    """`ProgramOrder` of the functions of `files` and `callers` from `entry` (`graph`: their
+    `CallEdges`, when already built)."""
+    graph = graph or CallEdges(files, callers)
     calls: dict[Func, list[Func]] = {}
     for fs in (*files, *callers):
         for call in fs.calls:  # document order
