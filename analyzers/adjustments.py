@@ -45,11 +45,15 @@ def implications(adjustments: Sequence[Adjustment], renderer: Renderer) -> list[
     return sorted(set(out), key=lambda i: (i.target, i.source, i.function, i.when))
 
 
-def adjustments_as_dicts(adjustments: Sequence[Adjustment], renderer: Renderer) -> tuple[dict[str, Any], ...]:
+def adjustments_as_dicts(adjustments: Sequence[Adjustment], renderer: Renderer,
+                         order: Sequence[int | None] = ()) -> tuple[dict[str, Any], ...]:
+    """catalog.json's ``adjustments``; `order`: per adjustment, when a launch runs it (published
+    as ``order`` where known, as entries' are)."""
     out: list[dict[str, Any]] = []
-    for adj in adjustments:
+    for adj, at in zip(adjustments, [*order, *[None] * (len(adjustments) - len(order))], strict=True):
         guard = adjustment_guard(adj)
         out.append({
+            **({"order": at} if at is not None else {}),
             "flag": renderer.option(adj.flag) or adj.flag,
             "dest": adj.flag,
             "value": adj.value.as_dict(),

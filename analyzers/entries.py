@@ -244,18 +244,18 @@ def build_entries(
     renderer: Renderer,
     implied: Mapping[str, Sequence[str]] | None = None,
     reach: Mapping[tuple[str, str], str] | None = None,
-    order: Mapping[tuple[str, str], int] | None = None,
+    order: Mapping[tuple[str, str, int], int] | None = None,
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
     entry whose function is not reached, or not known to be, says so in `reachable`.
-    `order`: per function, where a launch starts it (`extractor.program_order`), published
-    as the entry's `order`."""
+    `order`: per (path, function, line), when a launch runs it (`extractor.program_order`),
+    published as the entry's `order`."""
     entries = []
     for site, eid in zip(sites, assign_ids(sites), strict=True):
         reached = (reach or {}).get((site.path, site.function), "true")
         extra: dict[str, Any] = {} if reached == "true" else {"reachable": False if reached == "false" else "unknown"}
-        if (rank := (order or {}).get((site.path, site.function))) is not None:
+        if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
         start, code = excerpt(lines_of(site.path), site.line)
         variants = tuple(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import math
+from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -89,11 +90,14 @@ class Rule:
     value: Expr
     when: Expr
     origin: tuple[str, str, int] | None = None  # (path, function, order) of the assignment, when known
+    at: int | None = None  # when a launch runs it (`extractor.program_order`), when known
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rule:
         """From catalog.json's ``adjustments`` items."""
-        return cls(data["dest"], from_dict(data["value"]), from_dict(data["when"]["expr"]))
+        at = data.get("order")
+        return cls(data["dest"], from_dict(data["value"]), from_dict(data["when"]["expr"]),
+                   at=int(at) if at is not None else None)
 
     def after(self, path: str, function: str, order: int) -> bool:
         """Is this the function's own assignment at or below a statement that saw `order`
@@ -165,6 +169,16 @@ class Model:
     def forget_nodes(self) -> None:
         """`EvalCache.forget_nodes`: call between unrelated questions, e.g. per catalog entry."""
         self.cache.forget_nodes()
+
+    def before(self, at: int) -> Model:
+        """The model a check run at time `at` sees: the adjustments run before it (those of
+        unknown time too: they may have run). One model per distinct set, remembered."""
+        timed = sorted(r.at for r in self.rules if r.at is not None)
+        seen = bisect_left(timed, at)  # how many timed rules run before `at`
+        views = self.cache.views
+        if seen not in views:
+            views[seen] = Model(self.flags, tuple(r for r in self.rules if r.at is None or r.at < at), self.examples)
+        return views[seen]
 
     def adjusts(self, dest: str) -> bool:
         """Does some automatic adjustment write `dest`?"""
@@ -337,6 +351,7 @@ class EvalCache:
     code: dict[tuple[int, bool], Code] = field(default_factory=dict)  # (key, truth?) -> compiled code
     reads: dict[Reads, Reads] = field(default_factory=dict)  # one object per content
     searches: dict[Hashable, Any] = field(default_factory=dict)  # for searches over the model (witness)
+    views: dict[int, Model] = field(default_factory=dict)  # `Model.before`: timed rules run before -> model
     compiler: _Compiler = field(init=False, repr=False)  # compiles into `code`
 
     def __post_init__(self) -> None:
@@ -1112,8 +1127,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     agree; a setting still changing after `MAX_ROUNDS` passes is unknown.
     """
     values = Values(model, launch)
-    given = launch.flags
-    code = [c for c in rules.code(model) if c[0] not in given]  # the command line wins
+    code = rules.code(model)  # the code may override what the command line gave
     changed: set[str] = set()
     for _ in range(MAX_ROUNDS):
         changed = set()

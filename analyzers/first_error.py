@@ -111,27 +111,33 @@ def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check
 def predict(launch: Launch, checks: Sequence[Check], model: Model) -> Prediction:
     """The first entry of `checks` (in pipeline order) `launch` meets, or why it cannot be told."""
     may: list[Check] = []
+    sure = None
     for check in checks:
-        found = evaluate(check.condition, launch, model)
+        found = evaluate(check.condition, launch, seen_by(check, model))
         if found is Truth.FALSE:
             continue
         may.append(check)
         if found is Truth.TRUE:
+            sure = check.id
             break
     if not may:
         return Prediction(OK)
     ids = tuple(c.id for c in may)
-    sure = may[-1].id if evaluate(may[-1].condition, launch, model) is Truth.TRUE else None
     if len(may) == 1 and sure is not None:
         return Prediction(ERROR, sure, ids, sure=sure)
     unknown = may[:-1] if sure is not None else may
     return Prediction(UNDECIDED, None, ids, _deciding(unknown, launch, model), sure)
 
 
+def seen_by(check: Check, model: Model) -> Model:
+    """The model `check` is decided with: the adjustments a launch runs before it."""
+    return model.before(check.order) if check.order is not None else model
+
+
 def _deciding(unknown: Sequence[Check], launch: Launch, model: Model) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for check in unknown:
-        found.update(dict.fromkeys(undecided_leaves(check.condition, launch, model)))
+        found.update(dict.fromkeys(undecided_leaves(check.condition, launch, seen_by(check, model))))
         if len(found) >= MAX_DECIDING:
             break
     return tuple(found)[:MAX_DECIDING]

@@ -54,6 +54,8 @@ class Catalog:
     adjustments: tuple[Adjustment, ...] = ()
     # (path, reason) of each target Python accepts but errcat could not analyse, sorted
     incomplete: tuple[tuple[str, str], ...] = ()
+    # per adjustment: when a launch runs it (`extractor.program_order`), None: not known
+    adjustment_order: tuple[int | None, ...] = ()
 
     @property
     def renderer(self) -> Renderer:
@@ -82,7 +84,7 @@ class Catalog:
             **({"incomplete": [{"path": p, "reason": r} for p, r in self.incomplete]} if self.incomplete else {}),
             "entries": [e.as_dict() for e in self.entries] if entries else [],
             "flags": self.flags.as_dict() if self.flags is not None else None,
-            "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer)),
+            "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer, self.adjustment_order)),
         }
 
     def stats(self) -> dict[str, int]:

@@ -99,10 +99,11 @@ def entry_points(profile: Profile) -> EntryPoints:
 def launch_paths(
     snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
     cache: ResultCache | None = None, jobs: int | None = 1,
-) -> tuple[dict[tuple[str, str], str] | None, dict[tuple[str, str], int]]:
+) -> tuple[dict[tuple[str, str], str] | None, dict[tuple[str, str, int], int]]:
     """Per function of `files`: can a launch reach it (`extractor.callers.reachability`; None
-    when the profile names no entry point: nothing is decided), and where a launch starts it
-    (`extractor.program_order`), from one call graph."""
+    when the profile names no entry point: nothing is decided); per check and assignment
+    (path, function, line): when a launch runs it (`extractor.program_order`); from one
+    call graph."""
     points = entry_points(profile)
     if not points.functions and not points.methods and not points.named:
         return None, {}
@@ -111,7 +112,7 @@ def launch_paths(
 
     callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
     graph = CallEdges(files, callers)
-    return reachability(files, callers, points, graph), program_order(files, callers, points, graph).rank
+    return reachability(files, callers, points, graph), program_order(files, callers, points, graph).time
 
 
 @fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
@@ -175,7 +176,7 @@ def build_catalog(
     entries = apply_outcomes(entries, outcomes, release_of(snapshot.provenance(), profile))
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
-                   incomplete)
+                   incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments))
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:

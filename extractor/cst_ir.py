@@ -422,8 +422,11 @@ def _function_call(call: _Call) -> Expr | None:
     is_plain = isinstance(node.func, cst.Name)
     if is_plain and any(scope.is_config(a.value) for a in node.args):
         return Ref(RefKind.FLAG, f"{call.short}()", call.text)
-    if name in _BUILTINS or (is_plain and node.args and all(a.keyword is None for a in node.args)):
-        args = tuple(term(a.value, scope) for a in node.args if a.keyword is None)
+    # Keyword arguments are not part of an `Apply`: a builtin is computed on its positional
+    # ones; any other function only through what a platform states it returns for them
+    # (`runtime` facts, checked against the real call as the source makes it).
+    if name in _BUILTINS or (is_plain and any(a.keyword is None and not a.star for a in node.args)):
+        args = tuple(term(a.value, scope) for a in node.args if a.keyword is None and not a.star)
         if name in _BUILTINS or not any(isinstance(a, Unknown) for a in args):
             return Apply(name, args, call.text)
     return None

@@ -1,56 +1,81 @@
-"""The order in which a launch runs the analysed functions: from the profile's entry
-points in step order, each function's calls (and function references handed to calls,
-such as ``run_hook(handle_x, cfg)``) in the order the source makes them, depth first.
+"""The order in which a launch runs the analysed code: from the profile's entry points in
+step order, each function's checks, assignments and calls by line (a call's callee,
+or a function reference handed to a call such as ``run_hook(handle_x, cfg)``, runs
+where the call is), depth first.
 
-A function's rank is when it first starts (depth-first preorder): its own checks are
-placed before those of every function it calls, which holds for validation hooks that
-check and then delegate, and is approximate where a function calls a helper between its
-own checks. Functions no chain of calls from an entry point reaches get no rank (their
-order is unknown).
+Every check (raise/assert site) and config assignment a walk from an entry point meets
+gets a time: its position in that walk. A check sees the assignments with smaller times
+(`analyzers.first_error`); a launch meets checks in time order. A function runs once, at
+its first call (a helper called again later does not move). Code no chain of calls from
+an entry point reaches gets no time (its order is unknown).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from extractor.callers import CallEdges, EntryPoints, Func
 from extractor.records import FileSites
 
-MAX_FUNCTIONS = 100_000  # a bound on the walk (each function is visited once anyway)
+Place = tuple[str, str, int]  # (path, function, line) of a check or an assignment
 
 
 @dataclass(frozen=True, slots=True)
 class ProgramOrder:
-    rank: dict[Func, int]  # first start of each reached function, 0 = the first entry point
+    time: dict[Place, int]  # 0 = the first thing a launch runs
 
-    def of(self, func: Func) -> int | None:
-        return self.rank.get(func)
+    def of(self, path: str, function: str, line: int) -> int | None:
+        return self.time.get((path, function, line))
+
+
+# at one line the calls run first: ``cfg.x = f(cfg)``, ``if f(cfg): raise``
+_CALL, _OWN = 0, 1
+Event = tuple[int, int, tuple[Func, ...]]  # (line, _CALL or _OWN, callees)
+
+
+def _events(files: Sequence[FileSites], callers: Sequence[FileSites], graph: CallEdges) -> dict[Func, list[Event]]:
+    found: dict[Func, list[Event]] = {}
+    for fs in (*files, *callers):
+        for call in fs.calls:
+            if targets := tuple(graph.targets(fs.path, call)):
+                found.setdefault((fs.path, call.caller), []).append((call.line, _CALL, targets))
+        for line, function in [(s.line, s.function) for s in fs.sites] + [(a.line, a.function) for a in fs.adjustments]:
+            found.setdefault((fs.path, function), []).append((line, _OWN, ()))
+    return {func: sorted(set(events)) for func, events in found.items()}
 
 
 def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints,
                   graph: CallEdges | None = None) -> ProgramOrder:
-    """`ProgramOrder` of the functions of `files` and `callers` from `entry` (`graph`: their
-    `CallEdges`, when already built)."""
+    """`ProgramOrder` of the checks and assignments of `files` and `callers` from `entry`
+    (`graph`: their `CallEdges`, when already built)."""
     graph = graph or CallEdges(files, callers)
-    calls: dict[Func, list[Func]] = {}
-    for fs in (*files, *callers):
-        for call in fs.calls:  # document order
-            calls.setdefault((fs.path, call.caller), []).extend(graph.targets(fs.path, call))
-    rank: dict[Func, int] = {}
+    events = _events(files, callers, graph)
+    time: dict[Place, int] = {}
+    started: set[Func] = set()
     for seed in _seeds(graph, entry):
-        stack = [seed]
-        while stack and len(rank) < MAX_FUNCTIONS:
-            func = stack.pop()
-            if func in rank:
+        if seed in started:
+            continue
+        started.add(seed)
+        stack: list[tuple[Func, Iterator[Event]]] = [(seed, iter(events.get(seed, ())))]
+        while stack:
+            func, pending = stack[-1]
+            event = next(pending, None)
+            if event is None:
+                stack.pop()
                 continue
-            rank[func] = len(rank)
-            stack.extend(reversed([f for f in calls.get(func, ()) if f not in rank]))
-    return ProgramOrder(rank)
+            line, kind, callees = event
+            if kind == _OWN:
+                time.setdefault((func[0], func[1], line), len(time))
+                continue
+            for callee in reversed([c for c in callees if c not in started]):  # the first runs first
+                started.add(callee)
+                stack.append((callee, iter(events.get(callee, ()))))
+    return ProgramOrder(time)
 
 
 def _seeds(graph: CallEdges, entry: EntryPoints) -> list[Func]:
     """The entry points in the order the launcher runs them: its module functions, then
-    the config's constructors (a function builds it), then its methods, as listed."""
+    the config's methods, as listed."""
     defined = sorted(graph.graph.defined)
     out = [f for module, name in entry.functions for f in defined if f[0].endswith(module) and f[1] == name]
     for name in entry.methods:

@@ -222,11 +222,12 @@ class CallSite:
     # not called here: `callee` is handed to another call (``run_hook(fn, cfg)``), which may
     # call it; counts for reachability only, not for caller guards
     ref: bool = False
+    line: int = 0  # where the call is (0: not known)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "caller": self.caller, "callee": self.callee, "guards": [g.as_dict() for g in self.guards],
-            "args": [[k, v.as_dict()] for k, v in self.args],
+            "args": [[k, v.as_dict()] for k, v in self.args], "line": self.line,
         }
         if self.ref:
             data["ref"] = True
@@ -237,6 +238,7 @@ class CallSite:
         return cls(
             data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]),
             tuple((k, from_dict(v)) for k, v in data.get("args", [])), bool(data.get("ref", False)),
+            int(data.get("line", 0)),
         )
 
 

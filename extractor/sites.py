@@ -731,14 +731,14 @@ class SiteWalker:
             if any(mentions.search(g.text) for g in guards):
                 continue
             extra = [g for g in at_call if not any(g is h for h in guards)]
-            self._adjustment(key, value, (*guards, *extra))
+            self._adjustment(key, value, (*guards, *extra), node)
 
     def adjust(self, flag: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
-        self._adjustment(flag, term(value, self.scope), tuple(self.frame.guards))
+        self._adjustment(flag, term(value, self.scope), tuple(self.frame.guards), node)
 
-    def _adjustment(self, flag: str, value: Expr, guards: tuple[Guard, ...]) -> None:
+    def _adjustment(self, flag: str, value: Expr, guards: tuple[Guard, ...], node: cst.CSTNode) -> None:
         adjustments = self.found.adjustments
-        adjustments.append(Adjustment(self.function, 0, flag, value, guards, self.path,
+        adjustments.append(Adjustment(self.function, self.line_of(node), flag, value, guards, self.path,
                                       len(adjustments)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -791,7 +791,7 @@ class SiteWalker:
             (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value))
             for i, arg in enumerate(node.args) if not arg.star
         )
-        self.found.calls.append(CallSite(self.function, callee, guards, args))
+        self.found.calls.append(CallSite(self.function, callee, guards, args, line=self.line_of(node)))
         self._record_inner(node)
 
     def _record_inner(self, node: cst.Call) -> None:
@@ -800,7 +800,7 @@ class SiteWalker:
             name = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
             if name is not None and self.scope.lookup(name.partition(".")[0]) is None \
                     and not self.scope.is_config(cst.Name(name.partition(".")[0])):
-                self.found.calls.append(CallSite(self.function, name, guards, ref=True))
+                self.found.calls.append(CallSite(self.function, name, guards, ref=True, line=self.line_of(arg.value)))
             for inner in _calls_in(arg.value):
                 name = dotted(inner.func)
                 if name is not None:

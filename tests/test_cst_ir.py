@@ -94,7 +94,11 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("(cfg.a, cfg.b)", Seq((flag("a"), flag("b")))),
         ("cfg", Ref(RefKind.FLAG, "*", "cfg")),
         ("unbound", Ref(RefKind.UNKNOWN, "unbound", "unbound")),
-        ("f(x=1)", Unknown("f(x=1)")),
+        ("f(x=1)", Unknown("f(x=1)")),  # keyword arguments alone: nothing to compute it on
+        # a plain function of known arguments is computed on its positional ones (keywords
+        # are left to what a platform states it returns, `runtime` facts)
+        ("resolve(cfg.model_path, revision=cfg.revision)",
+         Apply("resolve", (flag("model_path"),), "resolve(cfg.model_path, revision=cfg.revision)")),
         ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
         ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
         ("{'a': x}", Unknown("{'a': x}")),

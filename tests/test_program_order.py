@@ -1,11 +1,14 @@
-"""extractor.program_order: the order a launch runs the analysed functions in."""
+"""extractor.program_order: when a launch runs each check and assignment, and what a check
+sees of the assignments (analyzers.first_error)."""
 from __future__ import annotations
 
 import textwrap
 
-from analyzers.first_error import Check, pipeline_order
+from analyzers.evaluate import Model, Rule, Truth, evaluate
+from analyzers.first_error import Check, pipeline_order, predict
+from analyzers.launch import Launch
 from extractor.callers import EntryPoints
-from extractor.ir import TRUE
+from extractor.ir import TRUE, Compare, Const, Ref, RefKind
 from extractor.profile import load_profile
 from extractor.program_order import program_order
 from extractor.sites import extract_file
@@ -14,45 +17,62 @@ PROFILE = load_profile("sglang")
 PIPELINE = textwrap.dedent('''
     from pkg.hooks import handle_b, handle_a
 
-    def prepare(argv):
-        handle_b(argv)
-        run_hook(handle_a, argv)
+    def prepare(cfg):
+        handle_b(cfg)
+        if cfg.x:
+            raise ValueError("pipeline check")
+        run_hook(handle_a, cfg)
 
-    def unused(argv):
-        handle_a(argv)
+    def unused(cfg):
+        handle_a(cfg)
 ''')
 HOOKS = textwrap.dedent('''
     def handle_a(cfg):
+        if cfg.y:
+            raise ValueError("a before helper")
         _helper(cfg)
+        if cfg.z:
+            raise ValueError("a after helper")
 
     def handle_b(cfg):
-        pass
+        cfg.tp_size = 2
 
     def _helper(cfg):
-        pass
+        assert cfg.w, "helper"
 ''')
 
 
-def ranks() -> dict[tuple[str, str], int]:
+def times() -> dict[tuple[str, str, int], int]:
     files = [extract_file("pkg/pipeline.py", PIPELINE, PROFILE), extract_file("pkg/hooks.py", HOOKS, PROFILE)]
-    return program_order(files, [], EntryPoints(functions=(("pkg/pipeline.py", "prepare"),))).rank
+    return program_order(files, [], EntryPoints(functions=(("pkg/pipeline.py", "prepare"),))).time
 
 
-def test_calls_and_function_references_run_in_source_order_depth_first() -> None:
-    found = ranks()
-    order = sorted(found, key=found.__getitem__)
-    assert order == [("pkg/pipeline.py", "prepare"), ("pkg/hooks.py", "handle_b"), ("pkg/hooks.py", "handle_a"),
-                     ("pkg/hooks.py", "_helper")]
+def test_checks_and_assignments_run_by_line_with_callees_where_they_are_called() -> None:
+    found = times()
+    order = [(path.split("/")[1], function, line) for path, function, line in sorted(found, key=found.__getitem__)]
+    assert order == [("hooks.py", "handle_b", 10), ("pipeline.py", "prepare", 7), ("hooks.py", "handle_a", 4),
+                     ("hooks.py", "_helper", 13), ("hooks.py", "handle_a", 7)]
 
 
-def test_a_function_no_entry_point_reaches_has_no_order() -> None:
-    assert ("pkg/pipeline.py", "unused") not in ranks()
+def test_code_no_entry_point_reaches_has_no_time() -> None:
+    assert not any(function == "unused" for _, function, _ in times())
 
 
-def test_checks_are_met_in_program_order_then_by_line_and_unordered_ones_after() -> None:
+def test_checks_are_met_in_program_order_and_unordered_ones_after() -> None:
     late = Check("late", "a.py", 1, "handle_a", TRUE, order=2)
     early = Check("early", "z.py", 50, "handle_b", TRUE, order=1)
-    early2 = Check("early2", "z.py", 60, "handle_b", TRUE, order=1)
     unknown = Check("unknown", "a.py", 0, "other", TRUE)
-    assert [c.id for c in pipeline_order([unknown, late, early2, early], ("prepare",))] == \
-        ["early", "early2", "late", "unknown"]
+    assert [c.id for c in pipeline_order([unknown, late, early], ("prepare",))] == ["early", "late", "unknown"]
+
+
+TP = Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")
+SET_TP = Rule("tp_size", Const(8), TRUE, at=5)  # run at time 5
+
+
+def test_a_check_sees_only_the_assignments_run_before_it() -> None:
+    big = Compare(">", TP, Const(4))
+    model = Model(rules=(SET_TP,))
+    launch = Launch({"tp_size": 1})
+    assert evaluate(big, launch, model.before(3)) is Truth.FALSE  # the assignment comes later
+    assert predict(launch, [Check("c", "a.py", 1, "f", big, order=3)], model).status == "ok"
+    assert predict(launch, [Check("c", "a.py", 1, "f", big, order=9)], Model(rules=(SET_TP,))).entry == "c"
