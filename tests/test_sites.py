@@ -8,6 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from analyzers.entries import site_trigger
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
 from extractor.ir import RefKind, Truthy, Unknown, conj, refs, unknowns
@@ -434,7 +435,7 @@ def test_parameters_are_bound_to_what_every_call_site_passes(call: str, expected
     assert RENDER.text(site.guards[-1].expr) == expected
 
 
-def test_parameters_passed_different_values_stay_unknown() -> None:
+def test_parameters_passed_different_values_become_one_variant_each() -> None:
     fs = extract_file("m.py", textwrap.dedent(
         """
         def _check(q):
@@ -445,7 +446,8 @@ def test_parameters_passed_different_values_stay_unknown() -> None:
             _check(cfg.b)
         """), PROFILE)
     site = with_caller_guards([fs])[0].sites[0]
-    assert "(unknown)" in RENDER.text(site.guards[-1].expr)
+    assert "(unknown)" not in RENDER.text(site_trigger(site))
+    assert [RENDER.text(v.guards[-1].expr) for v in site.variants] == ["`--a` is fp8", "`--b` is fp8"]
 
 
 def test_or_of_config_and_view_is_an_alias() -> None:
