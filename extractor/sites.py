@@ -163,6 +163,22 @@ def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[Non
                 scope.bindings[name] = Opaque(f"{name} (reassigned in {where})")
 
 
+_ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
+
+
+def _simple_arg(node: cst.BaseExpression, scope: Scope) -> bool:
+    """A literal, a config read, the config itself, or True/False/None."""
+    if isinstance(node, _ARG_NODES):
+        return True
+    return isinstance(node, cst.Name) and (node.value in scope.aliases or node.value in ("True", "False", "None"))
+
+
+def _simple_binding(bound: Binding | None, scope: Scope) -> bool:
+    if isinstance(bound, Conditional):
+        return _simple_binding(bound.value, scope) and _simple_binding(bound.previous, scope)
+    return isinstance(bound, cst.BaseExpression) and _simple_arg(bound, scope)
+
+
 class _Join:
     """The locals of one if/elif/else chain (or match) where its branches meet: each branch
     is walked from the bindings before the chain, and afterwards a local that some branch
@@ -832,12 +848,13 @@ class SiteWalker:
         return True
 
     def _arg_term(self, node: cst.BaseExpression) -> Expr:
-        """A call argument for parameter binding: literals and direct config reads only.
-        Locals would be re-interpreted through their binding chains at every call, which
-        is costly on large numeric code and rarely what a validation hook is passed."""
-        if isinstance(node, (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+        """A call argument for parameter binding: literals, direct config reads, and a local
+        bound to those (where branches joined, to one of them per branch). Longer binding
+        chains would be re-interpreted at every call, which is costly on large numeric
+        code and rarely what a validation hook is passed."""
+        if _simple_arg(node, self.scope):
             return term(node, self.scope)
-        if isinstance(node, cst.Name) and (node.value in self.scope.aliases or node.value in ("True", "False", "None")):
+        if isinstance(node, cst.Name) and _simple_binding(self.scope.bindings.get(node.value), self.scope):
             return term(node, self.scope)
         return Unknown("argument")
 
