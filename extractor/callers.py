@@ -275,7 +275,8 @@ def _shows(site: RaiseSite, binds: Sequence[ParamBinding]) -> bool:
 def _bound_row(site: RaiseSite, row: Variant | None, bind: ParamBinding, own: tuple[Guard, ...]) -> Variant:
     """One variant: `row` of `site` (None: the site itself) under one binding."""
     holes = bind.hole_texts()
-    values = tuple((name, holes[name].text) for name, _ in bind.values if name in holes)
+    shown = {h.expr for tpl in (site.template, *(v.template for v in site.variants)) for h in tpl.holes}
+    values = tuple((name, holes[name].text) for name, _ in bind.values if name in holes and name in shown)
     if row is None:
         return Variant(values, own, site.template.fill(holes))
     return Variant((*row.values, *values), (*own, *_bind_guards(row.guards, bind.mapping)), row.template.fill(holes))
