@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import libcst as cst
 
 from extractor import depth, pieces
+from extractor.constant_values import computed_literals
 from extractor.cst_ir import term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
 from extractor.docstrings import check_comments, first_lines
@@ -282,7 +283,10 @@ class SiteWalker:
         self.qualname: list[str] = []
         self.classes: list[str] = []
         self.found = Found()
-        self.frame = Frame(Scope(profile, _module_constants(module)))
+        written = _module_constants(module)
+        consts = computed_literals(path, module, written)
+        self.computed = {id(written[n]): v for n, v in consts.items() if v is not written[n]}  # comprehensions
+        self.frame = Frame(Scope(profile, consts))
 
     # ------------------------------------------------------------------ driver
 
@@ -651,8 +655,9 @@ class SiteWalker:
             self.found.imports[local] = f"{module}.{norm_code(alias.name)}"
 
     def rebind(self, name: str, value: cst.BaseExpression) -> None:
-        """Bind `name` (a branch's rebinding meets the others' where they join: `_Join`)."""
-        self.scope.bind(name, value)
+        """Bind `name` (a branch's rebinding meets the others' where they join: `_Join`); a
+        module constant's comprehension is the literal it computes to (`computed_literals`)."""
+        self.scope.bind(name, self.computed.get(id(value), value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

@@ -450,6 +450,26 @@ def test_parameters_passed_different_values_become_one_variant_each() -> None:
     assert [RENDER.text(v.guards[-1].expr) for v in site.variants] == ["`--a` is fp8", "`--b` is fp8"]
 
 
+@pytest.mark.parametrize(
+    "prelude, expected",
+    [
+        ("_D = {b: d for d, b in _B.items()}", "`--attention-backend` is one of flashinfer, trtllm_mha"),
+        ("_D = [b for b in _B.values()]", "`--attention-backend` is one of flashinfer, trtllm_mha"),
+        ("_D = {b: d for d, b in unknown.items()}", None),  # not computed: stays unknown
+    ],
+)
+def test_module_comprehensions_over_module_literals_are_computed(prelude: str, expected: str | None) -> None:
+    fs = extract_file("m.py", textwrap.dedent(f"""
+        _B = {{"fp8_e4m3": "flashinfer", "nvfp4": "trtllm_mha"}}
+        {prelude}
+        def f(cfg):
+            if cfg.attention_backend in _D:
+                raise ValueError("x")
+        """), PROFILE)
+    found = RENDER.text(fs.sites[0].guards[-1].expr)
+    assert found == expected if expected else "(unknown)" in found
+
+
 def test_or_of_config_and_view_is_an_alias() -> None:
     site = one("def f(server_args, cfg=None):\n    cfg = cfg or resolving_view(server_args)\n"
                "    if cfg.pp_size != 1:\n        raise ValueError('x')\n")
