@@ -10,22 +10,28 @@ from functools import partial
 
 from extractor.enum_self import with_self_meanings
 from extractor.ir import (
+    TRUE,
+    Const,
     Expr,
     Ref,
     RefKind,
     Unknown,
     conj,
     disj,
+    refs,
     simplify,
     substitute,
     unknowns,
 )
-from extractor.records import CallSite, FileSites, Guard, GuardOrigin, map_guards
+from extractor.records import CallSite, FileSites, Guard, GuardOrigin, RaiseSite, Variant, map_guards
 from extractor.sites import MODULE, PARAMETER
 from extractor.source_set import SourceSet
+from extractor.templates import Template
 
 MAX_DEPTH = 4  # call-chain levels followed above the enclosing function
 MAX_CALL_SITES = 12  # call sites OR-ed per function before we stop listing them
+MAX_BINDINGS = 8  # distinct call-site bindings of a function made variants of its sites; more stay unknown
+MAX_VARIANTS = 16  # a site's variants after splitting its rows per binding; more stay unknown
 
 Func = tuple[str, str]  # (path, qualified name)
 
@@ -106,26 +112,26 @@ class CallGraph:
         sites = self.callers.get(func)
         if not sites:
             return None
-        options: list[Expr] = []
-        texts: list[str] = []
-        for path, call in sites[:MAX_CALL_SITES]:
-            # Earlier raises in the caller concern other errors; they would only bloat this.
-            guards = [g for g in call.guards if g.origin is not GuardOrigin.PRIOR_RAISE]
-            parts = [g.expr for g in guards]
-            text = " and ".join(g.text for g in guards) or "always"
-            caller: Func = (path, call.caller)
-            if depth + 1 < MAX_DEPTH and caller not in stack and caller != func:
-                up = self.guard(caller, depth + 1, stack | {func})
-                if up is not None:
-                    parts.append(up.expr)
-                    text = f"{text}, itself {up.text}" if guards else up.text
-                elif (runs := self.runs_unseen(caller)) is not None:  # not every launch runs it
-                    parts.append(Unknown(runs))
-                    text = f"{text}, if {runs}" if guards else f"if {runs}"
-            options.append(conj(parts))
-            texts.append(f"called from {call.caller} when {text}")
-        return CallerGuard(disj(options), "; or ".join(texts))
+        found = [self.call_guard(func, path, call, depth, stack) for path, call in sites[:MAX_CALL_SITES]]
+        return CallerGuard(disj([g.expr for g in found]), "; or ".join(g.text for g in found))
 
+    def call_guard(self, func: Func, path: str, call: CallSite, depth: int = 0,
+                   stack: frozenset[Func] = frozenset()) -> CallerGuard:
+        """The condition under which one call site (`call` in `path`) calls `func`."""
+        # Earlier raises in the caller concern other errors; they would only bloat this.
+        guards = [g for g in call.guards if g.origin is not GuardOrigin.PRIOR_RAISE]
+        parts = [g.expr for g in guards]
+        text = " and ".join(g.text for g in guards) or "always"
+        caller: Func = (path, call.caller)
+        if depth + 1 < MAX_DEPTH and caller not in stack and caller != func:
+            up = self.guard(caller, depth + 1, stack | {func})
+            if up is not None:
+                parts.append(up.expr)
+                text = f"{text}, itself {up.text}" if guards else up.text
+            elif (runs := self.runs_unseen(caller)) is not None:  # not every launch runs it
+                parts.append(Unknown(runs))
+                text = f"{text}, if {runs}" if guards else f"if {runs}"
+        return CallerGuard(conj(parts), f"called from {call.caller} when {text}")
 
     def runs_unseen(self, func: Func) -> str | None:
         """For a private function nothing analysed calls or registers (code we do not read
@@ -147,28 +153,80 @@ class CallGraph:
                     out[Ref(RefKind.UNKNOWN, local, local)] = consts[name]
         return out
 
+    def passed(self, func: Func, call: CallSite) -> dict[str, Expr]:
+        """What one call site passes for each parameter of `func` (`_MISSING`: nothing)."""
+        names = self.params.get(func, ())
+        skip_self = 1 if "." in func[1] and names and names[0] in ("self", "cls") else 0
+        passed: dict[str, Expr] = {}
+        for key, value in call.args:
+            name = names[int(key) + skip_self] if key.isdigit() and int(key) + skip_self < len(names) else key
+            passed[name] = value
+        return {name: passed.get(name, _MISSING) for name in names[skip_self:]}
+
     def bindings(self, func: Func) -> dict[Ref, Expr]:
         """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``)."""
-        names = self.params.get(func, ())
         sites = self.callers.get(func)
-        if not names or not sites:
+        if not self.params.get(func) or not sites:
             return {}
-        skip_self = 1 if "." in func[1] and names[0] in ("self", "cls") else 0
-        seen: dict[str, set[Expr]] = {}
+        seen: dict[str, set[Expr]] = defaultdict(set)
         for _, call in sites:
-            passed = {}
-            for key, value in call.args:
-                name = names[int(key) + skip_self] if key.isdigit() and int(key) + skip_self < len(names) else key
-                passed[name] = value
-            for name in names[skip_self:]:
-                seen.setdefault(name, set()).add(passed.get(name, _MISSING))
+            for name, value in self.passed(func, call).items():
+                seen[name].add(value)
         out: dict[Ref, Expr] = {}
         for name, values in seen.items():
             if len(values) == 1:
                 (value,) = values
                 if value is not _MISSING and not unknowns(value):
-                    out[Ref(RefKind.UNKNOWN, name, f"{PARAMETER}{name}")] = value
+                    out[parameter_ref(name)] = value
         return out
+
+    def per_call(self, func: Func) -> tuple[ParamBinding, ...]:
+        """For the parameters the call sites of `func` bind to different known values (a
+        literal, a config read): one `ParamBinding` per distinct binding, under the guard
+        of the call sites passing it. Empty where there are none, or more call sites or
+        distinct bindings than `MAX_CALL_SITES` / `MAX_BINDINGS` (they stay unknown)."""
+        sites = self.callers.get(func) or []
+        if len(sites) < 2 or len(sites) > MAX_CALL_SITES:
+            return ()
+        passed = [self.passed(func, call) for _, call in sites]
+        names = [name for name in passed[0]
+                 if len({p[name] for p in passed}) > 1
+                 and all(p[name] is not _MISSING and not unknowns(p[name]) for p in passed)]
+        if not names:
+            return ()
+        groups: dict[tuple[Expr, ...], list[CallerGuard]] = {}
+        for (path, call), p in zip(sites, passed, strict=True):
+            groups.setdefault(tuple(p[n] for n in names), []).append(self.call_guard(func, path, call))
+        if len(groups) > MAX_BINDINGS:
+            return ()
+        return tuple(
+            ParamBinding(tuple(zip(names, values, strict=True)),
+                         Guard(disj([g.expr for g in found]), "; or ".join(g.text for g in found), GuardOrigin.CALLER))
+            for values, found in groups.items()
+        )
+
+
+def parameter_ref(name: str) -> Ref:
+    """How a parameter reads in a function's guards until a call site binds it."""
+    return Ref(RefKind.UNKNOWN, name, f"{PARAMETER}{name}")
+
+
+@dataclass(frozen=True, slots=True)
+class ParamBinding:
+    """One distinct binding of a function's varying parameters, and the guard of the call
+    sites that pass it (`CallGraph.per_call`)."""
+
+    values: tuple[tuple[str, Expr], ...]  # parameter -> value passed
+    guard: Guard
+
+    @property
+    def mapping(self) -> dict[Ref, Expr]:
+        return {parameter_ref(name): value for name, value in self.values}
+
+    def hole_texts(self) -> dict[str, Template]:
+        """Message holes naming a parameter that is passed a string literal: that string."""
+        return {name: Template.literal(value.value) for name, value in self.values
+                if isinstance(value, Const) and isinstance(value.value, str)}
 
 
 _MISSING = Ref(RefKind.UNKNOWN, "<missing>", "<missing>")
@@ -180,6 +238,50 @@ def _bind_guards(guards: tuple[Guard, ...], mapping: dict[Ref, Expr]) -> tuple[G
     return map_guards(guards, lambda expr: simplify(substitute(expr, mapping)))
 
 
+def per_binding(site: RaiseSite, binds: Sequence[ParamBinding]) -> RaiseSite:
+    """`site` (its guards already bound) with one variant per distinct binding of the
+    parameters its guards or message read (each row of a table once per binding): the
+    call sites' guard, and the guards on the path that read those parameters with the
+    values substituted; message holes naming a parameter show the literal passed. The
+    entry's own trigger gets, in place of the callers' guard, the OR over the bindings of
+    their call sites' guard and the substituted guards (earlier raises left to the rows);
+    the guards that read a parameter stay listed but leave it. The site is unchanged
+    where no binding reads anything, or past `MAX_VARIANTS`."""
+    if not binds:
+        return site
+    params = set(binds[0].mapping)
+    reading = tuple(g for g in site.guards if params.intersection(refs(g.expr)))
+    rows = site.variants or (None,)
+    at = next((i for i, g in enumerate(site.direct) if g.origin is GuardOrigin.CALLER), None)
+    if at is None or not (reading or _shows(site, binds)) or len(rows) * len(binds) > MAX_VARIANTS:
+        return site  # (`binds` come from call sites, so the callers' guard is there)
+    variants: list[Variant] = []
+    options = []
+    for bind in binds:
+        own = (bind.guard, *_bind_guards(reading, bind.mapping))
+        options.append(conj([g.expr for g in own if g.origin is not GuardOrigin.PRIOR_RAISE]))
+        variants.extend(_bound_row(site, row, bind, own) for row in rows)
+    direct = [replace(g, expr=TRUE) if params.intersection(refs(g.expr)) else g for g in site.direct]
+    direct[at] = replace(direct[at], expr=simplify(disj(options)))
+    return replace(site, direct=tuple(direct), variants=tuple(variants))
+
+
+def _shows(site: RaiseSite, binds: Sequence[ParamBinding]) -> bool:
+    """Does a message hole of `site` (or of its rows) name a parameter passed a string?"""
+    named = {name for b in binds for name in b.hole_texts()}
+    return any(h.expr in named for tpl in (site.template, *(v.template for v in site.variants)) for h in tpl.holes)
+
+
+def _bound_row(site: RaiseSite, row: Variant | None, bind: ParamBinding, own: tuple[Guard, ...]) -> Variant:
+    """One variant: `row` of `site` (None: the site itself) under one binding."""
+    holes = bind.hole_texts()
+    shown = {h.expr for tpl in (site.template, *(v.template for v in site.variants)) for h in tpl.holes}
+    values = tuple((name, holes[name].text) for name, _ in bind.values if name in holes and name in shown)
+    if row is None:
+        return Variant(values, own, site.template.fill(holes))
+    return Variant((*row.values, *values), (*own, *_bind_guards(row.guards, bind.mapping)), row.template.fill(holes))
+
+
 class _Context:
     """Per function: parameter/constant bindings and the callers' guard, computed once."""
 
@@ -187,6 +289,13 @@ class _Context:
         self.graph = CallGraph(files, callers)
         self.constants = {fs.path: self.graph.imported_constants(fs.path) for fs in files}
         self.memo: dict[Func, tuple[dict[Ref, Expr], Guard | None]] = {}
+        self.splits: dict[Func, tuple[ParamBinding, ...]] = {}
+
+    def per_call(self, path: str, function: str) -> tuple[ParamBinding, ...]:
+        key = (path, function)
+        if key not in self.splits:
+            self.splits[key] = self.graph.per_call(key)
+        return self.splits[key]
 
     def of(self, path: str, function: str) -> tuple[dict[Ref, Expr], Guard | None]:
         key = (path, function)
@@ -236,13 +345,13 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
         for site in fs.sites:
             direct = ctx.guards(fs.path, site.function, site.direct)
             shift = len(direct) - len(site.direct)  # the caller guard goes first: runs move up
-            sites.append(replace(
+            sites.append(per_binding(replace(
                 site,
                 direct=direct,
                 variants=tuple(replace(v, guards=ctx.bound(fs.path, site.function, v.guards)) for v in site.variants),
                 prior_runs=tuple((at + shift, b, s, e) for at, b, s, e in site.prior_runs),
                 priors=priors,
-            ))
+            ), ctx.per_call(fs.path, site.function)))
         adjustments = tuple(
             replace(adj, guards=ctx.adjustment_guards(fs.path, adj.function, adj.guards),
                     value=simplify(substitute(adj.value, ctx.of(fs.path, adj.function)[0])))

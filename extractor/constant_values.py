@@ -22,6 +22,7 @@ from typing import Any
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from extractor.source_set import SourceSet
 from extractor.symbols import Symbols
 
 Json = Any  # None | bool | int | float | str | tuple | FrozenMap — what `jsonable` returns
@@ -360,10 +361,10 @@ def _call_value(node: cst.Call, scope: ConstScope) -> object:
 
 
 def _method_value(func: cst.Attribute, scope: ConstScope) -> object:
-    """``X.keys()``, ``X.values()`` of a dict; ``X.copy()`` of a tuple or set."""
+    """``X.keys()``, ``X.values()``, ``X.items()`` of a dict; ``X.copy()`` of a tuple or set."""
     base, method = constant_value(func.value, scope), func.attr.value
-    if isinstance(base, dict) and method in ("keys", "values"):
-        return tuple(base.keys() if method == "keys" else base.values())
+    if isinstance(base, dict) and method in ("keys", "values", "items"):
+        return tuple(base.keys() if method == "keys" else base.values() if method == "values" else base.items())
     if isinstance(base, (tuple, frozenset)) and method == "copy":
         return base
     return NOT_CONSTANT
@@ -374,6 +375,75 @@ def _iterated(value: object) -> tuple[object, ...] | frozenset[object] | None:
     if isinstance(value, (dict, str)):
         return tuple(value)
     return value if isinstance(value, (tuple, frozenset)) else None
+
+
+_MAX_COMPREHENSION = 1000  # items a comprehension makes before it is not computed
+
+
+def _comprehension_value(node: cst.DictComp | cst.ListComp | cst.SetComp, scope: ConstScope) -> object:
+    """A comprehension over constants (``{v: k for k, v in TABLE.items()}``): lists come
+    back as tuples, sets as frozensets, like their literals."""
+    envs = _comprehension_envs(node.for_in, scope)
+    if envs is None:
+        return NOT_CONSTANT
+    if isinstance(node, cst.DictComp):
+        pairs = [(constant_value(node.key, _with(scope, env)), constant_value(node.value, _with(scope, env)))
+                 for env in envs]
+        if any(NOT_CONSTANT in pair for pair in pairs):
+            return NOT_CONSTANT
+        try:
+            return dict(pairs)
+        except TypeError:  # an unhashable key
+            return NOT_CONSTANT
+    items = [constant_value(node.elt, _with(scope, env)) for env in envs]
+    if NOT_CONSTANT in items:
+        return NOT_CONSTANT
+    return _set_of(items) if isinstance(node, cst.SetComp) else tuple(items)
+
+
+def _with(scope: ConstScope, env: dict[str, object]) -> ConstScope:
+    """`scope` with `env` as its bound names (its depth kept: a name defined by itself ends)."""
+    return replace(scope, env=env)
+
+
+def _comprehension_envs(clause: cst.CompFor | None, scope: ConstScope) -> list[dict[str, object]] | None:
+    """The bound names of each iteration of ``for ... in ... if ...`` clauses (None: not known)."""
+    envs: list[dict[str, object]] = [dict(scope.env)]
+    while clause is not None:
+        if clause.asynchronous is not None:
+            return None
+        found: list[dict[str, object]] = []
+        for env in envs:
+            items = _iterated(constant_value(clause.iter, _with(scope, env)))
+            for item in items if items is not None else ():
+                bound = _unpacked(clause.target, item)
+                if bound is None:
+                    return None
+                tests = [constant_value(c.test, _with(scope, {**env, **bound})) for c in clause.ifs]
+                if NOT_CONSTANT in tests:
+                    return None
+                if all(tests):
+                    found.append({**env, **bound})
+            if items is None or len(found) > _MAX_COMPREHENSION:
+                return None
+        envs, clause = found, clause.inner_for_in
+    return envs
+
+
+def _unpacked(target: cst.BaseExpression, item: object) -> dict[str, object] | None:
+    """The names ``for target in ...`` binds to `item` (a name, or a tuple of them)."""
+    if isinstance(target, cst.Name):
+        return {target.value: item}
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(item, tuple) \
+            or len(target.elements) != len(item):
+        return None
+    out: dict[str, object] = {}
+    for el, value in zip(target.elements, item, strict=True):
+        inner = None if isinstance(el, cst.StarredElement) else _unpacked(el.value, value)
+        if inner is None:
+            return None
+        out.update(inner)
+    return out
 
 
 # Builtins called on one iterable (or none): what they make of its items.
@@ -400,6 +470,9 @@ _VALUE_OF: dict[type[cst.CSTNode], Callable[[Any, ConstScope], object]] = {
     cst.Set: _collection_value,
     cst.Dict: _dict_value,
     cst.Call: _call_value,
+    cst.DictComp: _comprehension_value,
+    cst.ListComp: _comprehension_value,
+    cst.SetComp: _comprehension_value,
 }
 
 
@@ -427,6 +500,37 @@ def literal(node: cst.BaseExpression, scope: ConstScope) -> Json:
     """JSON value of `node`, or ``{"expr": source}`` when it is not a constant."""
     value = constant_value(node, scope)
     return expr_ref(node) if value is NOT_CONSTANT else jsonable(value)
+
+
+def computed_literals(path: str, module: cst.Module,
+                      names: Mapping[str, cst.BaseExpression]) -> dict[str, cst.BaseExpression]:
+    """`names` (what `module` binds at top level) with each comprehension that is computed
+    from the module's own constants (``{v: k for k, v in TABLE.items()}``) replaced by
+    the literal it makes, for readers that take literals only."""
+    comps = {n for n, node in names.items() if isinstance(node, (cst.DictComp, cst.ListComp, cst.SetComp))}
+    if not comps:
+        return dict(names)
+    scope = ConstScope(path, Symbols(SourceSet({path: ""}, {path: module})))
+    out = dict(names)
+    for name in sorted(comps):
+        made = _as_literal(constant_value(names[name], scope))
+        if made is not None:
+            out[name] = made
+    return out
+
+
+def _as_literal(value: object) -> cst.BaseExpression | None:
+    """The literal of a computed value (None: there is none, e.g. an empty set)."""
+    if value is NOT_CONSTANT or (isinstance(value, frozenset) and not value):
+        return None
+    if isinstance(value, frozenset):
+        value = set(value)
+    text = repr(value)
+    try:
+        ast.literal_eval(text)  # only plain literals: no ``frozenset(...)`` inside
+    except (ValueError, SyntaxError):
+        return None
+    return cst.parse_expression(text)
 
 
 def choices_of(node: cst.BaseExpression, scope: ConstScope) -> tuple | FrozenMap | None:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import libcst as cst
 
 from extractor import depth, pieces
+from extractor.constant_values import computed_literals
 from extractor.cst_ir import term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
 from extractor.docstrings import check_comments, first_lines
@@ -163,6 +164,22 @@ def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[Non
                 scope.bindings[name] = Opaque(f"{name} (reassigned in {where})")
 
 
+_ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
+
+
+def _simple_arg(node: cst.BaseExpression, scope: Scope) -> bool:
+    """A literal, a config read, the config itself, or True/False/None."""
+    if isinstance(node, _ARG_NODES):
+        return True
+    return isinstance(node, cst.Name) and (node.value in scope.aliases or node.value in ("True", "False", "None"))
+
+
+def _simple_binding(bound: Binding | None, scope: Scope) -> bool:
+    if isinstance(bound, Conditional):
+        return _simple_binding(bound.value, scope) and _simple_binding(bound.previous, scope)
+    return isinstance(bound, cst.BaseExpression) and _simple_arg(bound, scope)
+
+
 class _Join:
     """The locals of one if/elif/else chain (or match) where its branches meet: each branch
     is walked from the bindings before the chain, and afterwards a local that some branch
@@ -266,7 +283,10 @@ class SiteWalker:
         self.qualname: list[str] = []
         self.classes: list[str] = []
         self.found = Found()
-        self.frame = Frame(Scope(profile, _module_constants(module)))
+        written = _module_constants(module)
+        consts = computed_literals(path, module, written)
+        self.computed = {id(written[n]): v for n, v in consts.items() if v is not written[n]}  # comprehensions
+        self.frame = Frame(Scope(profile, consts))
 
     # ------------------------------------------------------------------ driver
 
@@ -635,8 +655,9 @@ class SiteWalker:
             self.found.imports[local] = f"{module}.{norm_code(alias.name)}"
 
     def rebind(self, name: str, value: cst.BaseExpression) -> None:
-        """Bind `name` (a branch's rebinding meets the others' where they join: `_Join`)."""
-        self.scope.bind(name, value)
+        """Bind `name` (a branch's rebinding meets the others' where they join: `_Join`); a
+        module constant's comprehension is the literal it computes to (`computed_literals`)."""
+        self.scope.bind(name, self.computed.get(id(value), value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -832,14 +853,16 @@ class SiteWalker:
         return True
 
     def _arg_term(self, node: cst.BaseExpression) -> Expr:
-        """A call argument for parameter binding: literals and direct config reads only.
-        Locals would be re-interpreted through their binding chains at every call, which
-        is costly on large numeric code and rarely what a validation hook is passed."""
-        if isinstance(node, (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+        """A call argument for parameter binding: literals, direct config reads, a local
+        bound to those (where branches joined, to one of them per branch), and any other
+        expression whose value errcat can interpret in full (``attn_dp_enabled_of(cfg)``,
+        ``envs.X.get()``, a local computed from settings); else an unknown argument."""
+        if _simple_arg(node, self.scope):
             return term(node, self.scope)
-        if isinstance(node, cst.Name) and (node.value in self.scope.aliases or node.value in ("True", "False", "None")):
+        if isinstance(node, cst.Name) and _simple_binding(self.scope.bindings.get(node.value), self.scope):
             return term(node, self.scope)
-        return Unknown("argument")
+        found = term(node, self.scope)
+        return found if not unknowns(found) else Unknown("argument")
 
     # ------------------------------------------------------------------ loops
 

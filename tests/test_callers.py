@@ -5,8 +5,9 @@ import textwrap
 
 import pytest
 
+from analyzers.entries import site_trigger
 from extractor.callers import MAX_DEPTH, CallGraph, with_caller_guards
-from extractor.ir import Const, Ref, RefKind, unknowns
+from extractor.ir import Const, Ref, RefKind, refs, unknowns
 from extractor.profile import load_profile
 from extractor.records import FileSites, GuardOrigin
 from extractor.sites import PARAMETER, extract_file
@@ -111,6 +112,19 @@ def test_parameters_bound_to_what_every_call_site_passes(calls: list[str], bound
     assert all(ref.text == f"{PARAMETER}{ref.name}" for ref in g.bindings(("m.py", "check")))
 
 
+@pytest.mark.parametrize(
+    "arg, known",
+    [
+        ("cfg.a > 1", True),  # an expression of settings
+        ("on", True),  # a local computed from settings
+        ("opaque(elsewhere)", False),  # a value errcat cannot interpret
+    ],
+)
+def test_an_argument_binds_when_its_value_is_interpretable(arg: str, known: bool) -> None:
+    g = graph(m=f"def check(tp): pass\ndef entry(cfg):\n    on = bool(cfg.a) or cfg.b is None\n    check({arg})\n")
+    assert bool(g.bindings(("m.py", "check"))) is known
+
+
 def test_self_is_not_a_bound_parameter_of_a_method() -> None:
     g = graph(m="class A:\n    def check(self, tp): pass\n    def entry(self):\n        self.check(4)\n")
     assert {ref.name: value for ref, value in g.bindings(("m.py", "A.check")).items()} == {"tp": Const(4)}
@@ -137,6 +151,79 @@ def test_with_caller_guards_puts_the_caller_guard_first_and_shifts_prior_runs() 
         (GuardOrigin.PRIOR_RAISE, "cfg.a"),
         (GuardOrigin.IF, "cfg.b"),
     ]
+
+
+BUCKETS = """
+    def rule(arg_name, buckets):
+        if not buckets:
+            return
+        assert buckets[0] in ("a", "b"), f"{arg_name} bad rule"
+        if buckets[0] == "a":
+            raise ValueError(f"{arg_name} needs more")
+    def entry(cfg):
+        rule("--x", cfg.x)
+        if cfg.on:
+            rule("--y", cfg.y)
+"""
+
+
+def _site(fs: FileSites, line: int):
+    return next(s for s in fs.sites if s.line == line)
+
+
+def test_call_sites_binding_a_parameter_differently_give_one_variant_each() -> None:
+    (fs,) = with_caller_guards(files(m=BUCKETS))
+    site = _site(fs, 7)
+    assert [(dict(v.values), v.template.text) for v in site.variants] == [
+        ({"arg_name": "--x"}, "--x needs more"), ({"arg_name": "--y"}, "--y needs more")]
+    first, second = (v.guards for v in site.variants)
+    assert first[0].origin is GuardOrigin.CALLER and "cfg.on" not in first[0].text
+    assert second[0].text == "called from entry when cfg.on"
+    assert not any(unknowns(g.expr) for v in site.variants for g in v.guards)
+    read = {r.name for g in second for r in refs(g.expr)}
+    assert {"y", "on"} <= read and "x" not in read  # each row reads its own flag
+
+
+def test_the_entry_trigger_is_the_or_of_the_bindings_and_keeps_the_listing() -> None:
+    (fs,) = with_caller_guards(files(m=BUCKETS))
+    site = _site(fs, 7)
+    assert not unknowns(site_trigger(site))  # earlier raises reading the parameter are the rows'
+    assert [g.text for g in site.guards] == [  # the parameter's guards are still listed
+        "called from entry when always; or called from entry when cfg.on", "not (not buckets)",
+        "buckets[0] in (\"a\", \"b\")",
+        "buckets[0] == \"a\""]
+    caller = site.direct[0].expr
+    assert {r.name for r in refs(caller)} == {"x", "y", "on"}
+
+
+@pytest.mark.parametrize(
+    "calls, variants",
+    [
+        (["rule('--x', cfg.x)", "rule('--x', cfg.x)"], 0),  # one binding: substituted as before
+        (["rule('--x', cfg.x)", "rule('--y', local)"], 2),  # the message still differs; buckets stays unknown
+        (["rule(cfg.n, cfg.x)", "rule(cfg.m, cfg.y)"], 2),  # config reads: no hole text, guards differ
+        ([f"rule('--{i}', cfg.x{i})" for i in range(9)], 0),  # more bindings than MAX_BINDINGS
+    ],
+)
+def test_how_many_variants_the_bindings_give(calls: list[str], variants: int) -> None:
+    body = "".join(f"    {c}\n" for c in calls)
+    source = textwrap.dedent(BUCKETS).split("def entry")[0] + f"def entry(cfg):\n    local = f()\n{body}"
+    (fs,) = with_caller_guards(files(m=source))
+    assert len(_site(fs, 7).variants) == variants
+
+
+def test_table_rows_are_split_per_binding() -> None:
+    (fs,) = with_caller_guards(files(m="""
+        def check(name, value, cfg):
+            for cond, why in ((cfg.a, "a"), (cfg.b, "b")):
+                if cond and value:
+                    raise ValueError(f"{name}: {why}")
+        def entry(cfg):
+            check("--x", cfg.x, cfg)
+            check("--y", cfg.y, cfg)
+    """))
+    (site,) = fs.sites
+    assert [v.template.text for v in site.variants] == ["--x: a", "--x: b", "--y: a", "--y: b"]
 
 
 @pytest.mark.parametrize(

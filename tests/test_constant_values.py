@@ -88,6 +88,11 @@ def value(expr: str, prelude: str = "", **files: str) -> object:
         ("A", "A = B\nB = 1", 1),
         ("Cls.ATTR", "class Cls:\n    ATTR = 'v'", "v"),
         ("Cls.ANN", "class Cls:\n    ANN: str = 'w'", "w"),
+        ("D.items()", "D = {'a': 1}", (("a", 1),)),
+        ("{v: k for k, v in D.items()}", "D = {'a': 'x', 'b': 'y'}", {"x": "a", "y": "b"}),
+        ("[x + 1 for x in T if x]", "T = (0, 1, 2)", (2, 3)),
+        ("{x for x in T}", "T = (1, 1)", frozenset({1})),
+        ("[(a, b) for a in 'xy' for b in T]", "T = (1,)", (("x", 1), ("y", 1))),
     ],
 )
 def test_constant_value(expr, prelude, expected):
@@ -120,6 +125,11 @@ def test_constant_value(expr, prelude, expected):
         ("True + 1", ""),  # bools are not numbers here
         ("'a' * 2", ""),
         ("S | (1,)", "S = {1}"),
+        ("[x for x in unknown]", ""),
+        ("[x for x in T if f(x)]", "T = (1,)"),  # a test that cannot be computed
+        ("{k: v for k, v in T}", "T = (1, 2)"),  # items that do not unpack
+        ("{x: 1 for x in T}", "T = ({},)"),  # an unhashable key
+        ("[x for x in range(5000)]", ""),
     ],
 )
 def test_not_constant(expr, prelude):

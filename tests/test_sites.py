@@ -8,6 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from analyzers.entries import site_trigger
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
 from extractor.ir import RefKind, Truthy, Unknown, conj, refs, unknowns
@@ -434,7 +435,7 @@ def test_parameters_are_bound_to_what_every_call_site_passes(call: str, expected
     assert RENDER.text(site.guards[-1].expr) == expected
 
 
-def test_parameters_passed_different_values_stay_unknown() -> None:
+def test_parameters_passed_different_values_become_one_variant_each() -> None:
     fs = extract_file("m.py", textwrap.dedent(
         """
         def _check(q):
@@ -445,7 +446,28 @@ def test_parameters_passed_different_values_stay_unknown() -> None:
             _check(cfg.b)
         """), PROFILE)
     site = with_caller_guards([fs])[0].sites[0]
-    assert "(unknown)" in RENDER.text(site.guards[-1].expr)
+    assert "(unknown)" not in RENDER.text(site_trigger(site))
+    assert [RENDER.text(v.guards[-1].expr) for v in site.variants] == ["`--a` is fp8", "`--b` is fp8"]
+
+
+@pytest.mark.parametrize(
+    "prelude, expected",
+    [
+        ("_D = {b: d for d, b in _B.items()}", "`--attention-backend` is one of flashinfer, trtllm_mha"),
+        ("_D = [b for b in _B.values()]", "`--attention-backend` is one of flashinfer, trtllm_mha"),
+        ("_D = {b: d for d, b in unknown.items()}", None),  # not computed: stays unknown
+    ],
+)
+def test_module_comprehensions_over_module_literals_are_computed(prelude: str, expected: str | None) -> None:
+    fs = extract_file("m.py", textwrap.dedent(f"""
+        _B = {{"fp8_e4m3": "flashinfer", "nvfp4": "trtllm_mha"}}
+        {prelude}
+        def f(cfg):
+            if cfg.attention_backend in _D:
+                raise ValueError("x")
+        """), PROFILE)
+    found = RENDER.text(fs.sites[0].guards[-1].expr)
+    assert found == expected if expected else "(unknown)" in found
 
 
 def test_or_of_config_and_view_is_an_alias() -> None:
