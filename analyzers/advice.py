@@ -407,15 +407,17 @@ MAX_RIVALS = 4  # other entries' conditions a launch is moved off, tried one by 
 
 def _before(fire: Expr, ctx: Context, own: str) -> tuple[Launch, Truth]:
     """A launch where `fire` holds, and no other entry's condition where the search finds one;
-    then the earlier checks that would still fire first (`own`'s `Trigger.reach`) made to
-    pass, one at a time where the search can without `fire` or a check passed so far failing."""
+    then each earlier check of `own`'s `Trigger.reach` that fires on it for sure (it would
+    fire first) made to pass where the search can without `fire`, or a check that passed,
+    failing. One left undecided is left as it is: making it pass for sure adds settings
+    that are likely to raise something else."""
     before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
     before = _clear(fire, before, fired, own, ctx)
     reach = ctx.reach.get(own, ()) if fired is Truth.TRUE else ()
     passing = [negate(r) for r in reach if evaluate(r, before, ctx.model) is Truth.FALSE]
     changed: list[Expr] = []
     for first in reach:
-        if negate(first) in passing:
+        if evaluate(first, before, ctx.model) is not Truth.TRUE:
             continue
         moved, passes = satisfy(negate(first), ctx.model, before)
         if passes is Truth.TRUE and evaluate(conj([fire, *passing, negate(first)]), moved, ctx.model) is Truth.TRUE:

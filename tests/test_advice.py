@@ -370,7 +370,9 @@ def test_an_example_avoids_raising_other_entries(others, before):
     ((Compare(">", flag("tp_size"), Const(0)), PAGE_UNSET), "serve --model-path <model> --tp-size 2 --page-size 1"),
     # one that passes on the launch already changes nothing
     ((Truthy(flag("enable_lora")),), "serve --model-path <model> --tp-size 2"),
-], ids=["none", "page-size", "cannot-pass", "passes"])
+    # one that is undecided on the launch (a platform check) is left as it is
+    ((And((Truthy(HIP), PAGE_UNSET)),), "serve --model-path <model> --tp-size 2"),
+], ids=["none", "page-size", "cannot-pass", "passes", "undecided"])
 def test_an_example_passes_the_earlier_checks_its_trigger_reaches_through(reach, before):
     ctx = Context(CTX.model, CTX.renderer, "serve", reach={"0" * 16: reach} if reach else {})
     fix = example_fix(TP_ABOVE_1, TP_ABOVE_1, solutions(TP_ABOVE_1, ctx), ctx, "0" * 16)
