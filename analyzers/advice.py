@@ -68,6 +68,8 @@ class Context:
     # models without some adjustments, by the indices left out (see `_at_site`)
     models: dict[frozenset[int], Model] = field(default_factory=dict, compare=False)
     rivals: Rivals = field(default_factory=Rivals)  # every entry's condition: what examples must not raise
+    # entry id -> when each earlier check of its `Trigger.reach` fires (the checks that fire first)
+    reach: Mapping[str, tuple[Expr, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,9 +406,27 @@ MAX_RIVALS = 4  # other entries' conditions a launch is moved off, tried one by 
 
 
 def _before(fire: Expr, ctx: Context, own: str) -> tuple[Launch, Truth]:
-    """A launch where `fire` holds, and no other entry's condition where the search finds one."""
+    """A launch where `fire` holds, and no other entry's condition where the search finds one;
+    then each earlier check of `own`'s `Trigger.reach` that fires on it for sure (it would
+    fire first) made to pass where the search can without `fire`, or a check that passed,
+    failing. One left undecided is left as it is: making it pass for sure adds settings
+    that are likely to raise something else."""
     before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
-    return _clear(fire, before, fired, own, ctx), fired
+    before = _clear(fire, before, fired, own, ctx)
+    reach = ctx.reach.get(own, ()) if fired is Truth.TRUE else ()
+    passing = [negate(r) for r in reach if evaluate(r, before, ctx.model) is Truth.FALSE]
+    changed: list[Expr] = []
+    for first in reach:
+        if evaluate(first, before, ctx.model) is not Truth.TRUE:
+            continue
+        moved, passes = satisfy(negate(first), ctx.model, before)
+        if passes is Truth.TRUE and evaluate(conj([fire, *passing, negate(first)]), moved, ctx.model) is Truth.TRUE:
+            before = moved
+            passing.append(negate(first))
+            changed.append(negate(first))
+    if changed:  # moved: off the other entries again, what it changed staying
+        before = _clear(fire, before, fired, own, ctx, conj([fire, *changed]))
+    return before, fired
 
 
 def _after(full: Expr, part: Expr, after: Launch, ctx: Context) -> Launch:
@@ -661,7 +681,8 @@ def complete_entries(
     known = Examples(examples or ExampleRules()).with_known(conditions)
     model = Model(flags, rules_from_adjustments(adjustments), known)
     full = ((e.id, _full(e)) for e in entries if e.extra.get("reachable") is not False)  # what a launch can raise
-    ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model))
+    ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model),
+                  reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach})
 
     def advised() -> Iterator[Entry]:
         for entry in entries:

@@ -4,14 +4,29 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analyzers.trigger import Renderer
-from extractor.ir import TRUE, Expr, Ref, RefKind, conj, refs, simplify, unknowns
-from extractor.records import Guard, GuardOrigin, RaiseSite, merge_runs
+from extractor.ir import TRUE, Expr, Ref, RefKind, conj, negate, refs, simplify, unknowns
+from extractor.records import Guard, GuardOrigin, RaiseSite, Run, merge_runs
 
 EXCERPT_CONTEXT = 20  # lines shown before and after the statement
+MAX_REACH = 12  # earlier checks listed in a trigger's `reach`; more are counted (`reach_more`)
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """An earlier check on the path that fires first unless it passes: what the trigger
+    also needs to be reached (`Trigger.reach`)."""
+
+    entry: str  # the id of the earlier check's entry ("" if it has none)
+    line: int
+    expr: Expr  # when it fires (simplified)
+    text: str  # "also needs <it passes>, else <entry> fires first"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"entry": self.entry or None, "text": self.text, "expr": self.expr.as_dict()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +41,10 @@ class Trigger:
     env: tuple[str, ...]
     other: tuple[str, ...]  # ``kind:name`` of platform/model/runtime facts, ``unknown:text``
     implied_by: tuple[tuple[str, tuple[str, ...]], ...] = ()  # option -> options that turn it on
+    # earlier checks on the path that are not part of `expr` and fire first unless they pass,
+    # nearest `MAX_REACH` in line order; `reach_more` counts the others
+    reach: tuple[Reach, ...] = ()
+    reach_more: int = 0
 
     @classmethod
     def build(cls, expr: Expr, renderer: Renderer, implied: Mapping[str, Sequence[str]] | None = None) -> Trigger:
@@ -64,6 +83,10 @@ class Trigger:
         }
         if self.implied_by:
             data["implied_by"] = {flag: list(sources) for flag, sources in self.implied_by}
+        if self.reach:
+            data["reach"] = [r.as_dict() for r in self.reach]
+        if self.reach_more:
+            data["reach_more"] = self.reach_more
         return data
 
 
@@ -192,12 +215,45 @@ def site_trigger_guards(site: RaiseSite) -> list[Guard]:
         return trigger_guards(site.direct, related)
     read = _reads(site.direct, related)
 
-    def narrowing(run: tuple[int, int, int, int]) -> list[Guard]:
-        _, block, start, end = run
-        found = sorted({p for r in read for p in site.priors.reading(block, r, start, end)})
-        return [site.priors.blocks[block][1][p] for p in found]
+    def narrowing(run: Run) -> list[Guard]:
+        return [site.priors.blocks[run[1]][1][p] for p in _narrowing(site, read, run)]
 
     return trigger_guards(merge_runs(site.direct, site.prior_runs, site.priors, narrowing), related)
+
+
+def _narrowing(site: RaiseSite, read: set[Ref], run: Run) -> list[int]:
+    """Positions of the earlier raises of `run` that read something the trigger reads."""
+    _, block, start, end = run
+    return sorted({p for r in read for p in site.priors.reading(block, r, start, end)})
+
+
+def site_reach(site: RaiseSite) -> list[tuple[int, Guard]]:
+    """The earlier raises on the site's path that `site_trigger_guards` leaves out, as
+    (line of the raise they stand for, guard: what passing it needs), sorted by line."""
+    if not site.prior_runs:
+        return []
+    read = _reads(site.direct, [g for v in site.variants for g in v.guards])
+    out: list[tuple[int, Guard]] = []
+    for run in site.prior_runs:
+        _, block, start, end = run
+        kept = set(_narrowing(site, read, run))
+        guards = site.priors.blocks[block][1]
+        out += [(site.priors.line(block, p), guards[p]) for p in range(start, end) if p not in kept]
+    return sorted(out, key=lambda found: found[0])
+
+
+def reach_of(site: RaiseSite, ids: Mapping[tuple[str, int], str], renderer: Renderer) -> tuple[tuple[Reach, ...], int]:
+    """`Trigger.reach` and `reach_more` of a site: its `site_reach` checks that can fire
+    (`ids`: entry id by (path, line)), the nearest `MAX_REACH` of them, and how many more."""
+    found = [(line, passes) for line, g in site_reach(site) if (passes := simplify(g.expr)) != TRUE]
+    more = max(0, len(found) - MAX_REACH)
+    items = []
+    for line, passes in found[more:]:
+        eid = ids.get((site.path, line), "")
+        first = f"entry {eid} (line {line})" if eid else f"the check at line {line}"
+        text = f"also needs {renderer.text(passes)}, else {first} fires first"
+        items.append(Reach(eid, line, simplify(negate(passes)), text))
+    return tuple(items), more
 
 
 def site_trigger(site: RaiseSite) -> Expr:
@@ -252,12 +308,17 @@ def build_entries(
     `order`: per (path, function, line), when a launch runs it (`extractor.program_order`),
     published as the entry's `order`."""
     entries = []
-    for site, eid in zip(sites, assign_ids(sites), strict=True):
+    ids = assign_ids(sites)
+    at: dict[tuple[str, int], str] = {}
+    for site, eid in zip(sites, ids, strict=True):
+        at.setdefault((site.path, site.line), eid)
+    for site, eid in zip(sites, ids, strict=True):
         reached = (reach or {}).get((site.path, site.function), "true")
         extra: dict[str, Any] = {} if reached == "true" else {"reachable": False if reached == "false" else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
         start, code = excerpt(lines_of(site.path), site.line)
+        earlier, more = reach_of(site, at, renderer)
         variants = tuple(
             EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied))
             for v in site.variants
@@ -269,7 +330,7 @@ def build_entries(
                 url=permalink(site.path, site.line),
                 excerpt_start=start,
                 excerpt=code,
-                trigger=Trigger.build(site_trigger(site), renderer, implied),
+                trigger=replace(Trigger.build(site_trigger(site), renderer, implied), reach=earlier, reach_more=more),
                 variants=variants,
                 extra=extra,
             )

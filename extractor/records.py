@@ -90,11 +90,19 @@ class PriorTable:
     """
 
     blocks: tuple[tuple[str, tuple[Guard, ...]], ...] = ()
+    # parallel to `blocks`: ``lines[b][pos]`` is the line of the raise/assert site that
+    # ``blocks[b][1][pos]`` stands for (the check that fires first); 0 where not known
+    lines: tuple[tuple[int, ...], ...] = ()
     # (block, ref) -> positions of the block's guards that read `ref`; filled on first use
     _reading: dict[tuple[int, Ref], list[int]] = field(default_factory=dict, compare=False, repr=False)
 
     def map_blocks(self, fn: Callable[[str, tuple[Guard, ...]], tuple[Guard, ...]]) -> PriorTable:
-        return PriorTable(tuple((function, fn(function, guards)) for function, guards in self.blocks))
+        return PriorTable(tuple((function, fn(function, guards)) for function, guards in self.blocks), self.lines)
+
+    def line(self, block: int, pos: int) -> int:
+        """The line of the site that earlier raise `pos` of `block` stands for (0: unknown)."""
+        lines = self.lines[block] if block < len(self.lines) else ()
+        return lines[pos] if pos < len(lines) else 0
 
     def reading(self, block: int, ref: Ref, start: int, end: int) -> list[int]:
         """Positions in [start, end) of `block` whose guard reads `ref`."""
@@ -107,11 +115,14 @@ class PriorTable:
         return list(found[bisect.bisect_left(found, start):bisect.bisect_left(found, end)])
 
     def as_dict(self) -> list[Any]:
-        return [[function, [g.as_dict() for g in guards]] for function, guards in self.blocks]
+        return [[function, [g.as_dict() for g in guards], [self.line(b, pos) for pos in range(len(guards))]]
+                for b, (function, guards) in enumerate(self.blocks)]
 
     @classmethod
     def from_dict(cls, data: list[Any]) -> PriorTable:
-        return cls(tuple((function, tuple(Guard.from_dict(g) for g in guards)) for function, guards in data))
+        """Reads both shapes: ``[function, guards, lines]`` and the older ``[function, guards]``."""
+        return cls(tuple((item[0], tuple(Guard.from_dict(g) for g in item[1])) for item in data),
+                   tuple(tuple(item[2]) if len(item) > 2 else (0,) * len(item[1]) for item in data))
 
 
 NO_PRIORS = PriorTable()

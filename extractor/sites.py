@@ -257,6 +257,7 @@ class Found:
 
     pending: list[Pending] = field(default_factory=list)
     prior_blocks: list[tuple[str, list[Guard]]] = field(default_factory=list)  # (function, earlier raises)
+    prior_lines: list[list[int]] = field(default_factory=list)  # per prior block: the line each raise stands for
     calls: list[CallSite] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
     params: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
@@ -295,7 +296,8 @@ class SiteWalker:
         self.walk_block(self.module.body)
         if not self.lines.from_ast:  # ast could not parse it or the statement counts disagree
             found.diagnostics.append(f"{self.path}: positions taken from PositionProvider")
-        priors = PriorTable(tuple((function, tuple(guards)) for function, guards in found.prior_blocks))
+        priors = PriorTable(tuple((function, tuple(guards)) for function, guards in found.prior_blocks),
+                            tuple(tuple(lines) for lines in found.prior_lines))
         sites = tuple(sorted((replace(p.site, priors=priors) for p in found.pending),
                              key=lambda s: (s.line, s.function)))
         return FileSites(
@@ -329,8 +331,9 @@ class SiteWalker:
 
     # ------------------------------------------------------------ guard stack
 
-    def push(self, expr: Expr, text: str, origin: GuardOrigin) -> None:
-        """A guard in force until the enclosing guard scope (or block) is left."""
+    def push(self, expr: Expr, text: str, origin: GuardOrigin, line: int = 0) -> None:
+        """A guard in force until the enclosing guard scope (or block) is left (`line`: of an
+        earlier raise, the line of the raise/assert it stands for)."""
         frame, guard = self.frame, Guard(expr, text, origin)
         if origin is not GuardOrigin.PRIOR_RAISE:
             frame.guards.append(guard)
@@ -339,6 +342,7 @@ class SiteWalker:
         if block is None:
             block = frame.blocks[-1] = len(self.found.prior_blocks)
             self.found.prior_blocks.append((self.function, []))
+            self.found.prior_lines.append([])
         listed = self.found.prior_blocks[block][1]
         at = len(frame.guards)
         last = frame.runs[-1] if frame.runs else None
@@ -347,6 +351,7 @@ class SiteWalker:
         else:
             frame.runs.append([at, block, len(listed), len(listed) + 1])
         listed.append(guard)
+        self.found.prior_lines[block].append(line)
 
     def push_else(self, prior: Sequence[tuple[Expr, str]]) -> None:
         """The earlier branches of a chain were not taken."""
@@ -440,7 +445,7 @@ class SiteWalker:
         negations; branches that always leave constrain what follows the chain, and the
         locals the others rebind take their merged value where they join (`_Join`)."""
         prior: list[tuple[Expr, str]] = []
-        exits: list[tuple[Expr, str, GuardOrigin]] = []
+        exits: list[tuple[Expr, str, GuardOrigin, int]] = []  # (condition, text, kind, line of its last statement)
         join = _Join(self.scope)
         current: cst.If | None = node
         while current is not None:
@@ -452,7 +457,8 @@ class SiteWalker:
                 self.walk_suite(current.body)
             if kind is not None:
                 cond = conj([negate(p) for p, _ in prior] + [test])
-                exits.append((cond, " and ".join([f"not ({t})" for _, t in prior] + [text]), kind))
+                exits.append((cond, " and ".join([f"not ({t})" for _, t in prior] + [text]), kind,
+                              self._last_line(current.body)))
             prior.append((test, text))
             orelse, current = current.orelse, None
             if isinstance(orelse, cst.If):
@@ -464,10 +470,16 @@ class SiteWalker:
                     self.walk_suite(orelse.body)
                 if kind is not None:
                     cond = conj([negate(p) for p, _ in prior])
-                    exits.append((cond, " and ".join(f"not ({t})" for _, t in prior), kind))
+                    exits.append((cond, " and ".join(f"not ({t})" for _, t in prior), kind,
+                                  self._last_line(orelse.body)))
         join.close()
-        for cond, text, kind in exits:
-            self.push(negate(cond), f"not ({text})", kind)
+        for cond, text, kind, line in exits:
+            self.push(negate(cond), f"not ({text})", kind, line)
+
+    def _last_line(self, suite: cst.BaseSuite) -> int:
+        """The line of a block's last statement (the raise an exit stands for)."""
+        body: Sequence[cst.CSTNode] = suite.body
+        return self.line_of(body[-1]) if body else 0
 
     def _cond_text(self, node: cst.BaseExpression) -> str:
         """Source text of a test; a table row's variable shows the row's expression."""
@@ -615,7 +627,7 @@ class SiteWalker:
         guard = Guard(negate(to_ir(node.test, self.scope)), f"not ({norm_code(node.test)})", GuardOrigin.ASSERT)
         options = build(node.msg, self.scope) if node.msg is not None else [Option(Template.literal(""))]
         self.add_site(node, line, SiteKind.ASSERT, "AssertionError", options, (guard,), [])
-        self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.PRIOR_RAISE)
+        self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.PRIOR_RAISE, line)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and isinstance(node.target, cst.Name):

@@ -119,6 +119,7 @@ def _meaning(entry: Entry, titles: Titles) -> list[str]:
 def _when(entry: Entry, titles: Titles) -> list[str]:
     """The trigger, then the common situations and the variants' table when there are any."""
     out = _section("When it happens", [f"Trigger: {md.prose(entry['trigger']['text'], inline=True)}"])
+    out += _reach(entry["trigger"], titles)
     situations = entry.get("situations") or []
     if situations:
         out += ["", "Common situations:", ""] + [f"- {md.prose(s)}" for s in situations]
@@ -126,6 +127,20 @@ def _when(entry: Entry, titles: Titles) -> list[str]:
     if variants:
         out += ["", f"### Variants ({len(variants)})", "", "| # | message | condition | fix |", "|---|---|---|---|"]
         out += [_variant(i, v) for i, v in enumerate(variants, 1)]
+    return out
+
+
+def _reach(trigger: Mapping[str, Any], titles: Titles) -> list[str]:
+    """The earlier checks that fire first unless they pass (`trigger.reach`), each linked to its page."""
+    reach = trigger.get("reach") or []
+    if not reach:
+        return []
+    out = ["", "Reached only if earlier checks pass:", ""]
+    for item in reach:
+        shown = titles.get(item.get("entry") or "")
+        out.append(f"- {md.prose(item['text'], inline=True)}" + (f" ({_link(shown)})" if shown else ""))
+    if trigger.get("reach_more"):
+        out.append(f"- … and {int(trigger['reach_more'])} earlier checks not listed")
     return out
 
 

@@ -1,6 +1,8 @@
 """Solutions per condition shape, example fixes and their predicted outcome, meaning text."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from analyzers.advice import Context, advise, example_fix, message_reason, solutions
@@ -358,6 +360,34 @@ def test_an_example_avoids_raising_other_entries(others, before):
     done = complete_entries(_entries(TP_ABOVE_1, *others), flags=FLAGS, adjustments=(), renderer=CTX.renderer,
                             launch_prefix="serve", examples=ExampleRules(model="model_path"))
     assert (done[0].example_fix["before"], done[0].example_fix["predicted"]) == (before, "true")
+
+
+@pytest.mark.parametrize("reach, before", [
+    ((), "serve --model-path <model> --tp-size 2"),
+    # an earlier check fires first unless --page-size is given: the example gives it
+    ((PAGE_UNSET,), "serve --model-path <model> --tp-size 2 --page-size 1"),
+    # one that cannot pass while this one fires is left (nothing to show)
+    ((Compare(">", flag("tp_size"), Const(0)), PAGE_UNSET), "serve --model-path <model> --tp-size 2 --page-size 1"),
+    # one that passes on the launch already changes nothing
+    ((Truthy(flag("enable_lora")),), "serve --model-path <model> --tp-size 2"),
+    # one that is undecided on the launch (a platform check) is left as it is
+    ((And((Truthy(HIP), PAGE_UNSET)),), "serve --model-path <model> --tp-size 2"),
+], ids=["none", "page-size", "cannot-pass", "passes", "undecided"])
+def test_an_example_passes_the_earlier_checks_its_trigger_reaches_through(reach, before):
+    ctx = Context(CTX.model, CTX.renderer, "serve", reach={"0" * 16: reach} if reach else {})
+    fix = example_fix(TP_ABOVE_1, TP_ABOVE_1, solutions(TP_ABOVE_1, ctx), ctx, "0" * 16)
+    assert (fix["before"], fix["predicted"]) == (before, "true")
+
+
+def test_complete_entries_hands_each_entry_its_reach():
+    from analyzers.advice import complete_entries
+    from analyzers.entries import Reach
+
+    (entry,) = _entries(TP_ABOVE_1)
+    reached = replace(entry, trigger=replace(entry.trigger, reach=(Reach("f" * 16, 3, PAGE_UNSET, "t"),)))
+    (done,) = complete_entries([reached], flags=FLAGS, adjustments=(), renderer=CTX.renderer,
+                               launch_prefix="serve", examples=ExampleRules(model="model_path"))
+    assert done.example_fix["before"] == "serve --model-path <model> --tp-size 2 --page-size 1"
 
 
 def test_rivals_hold_only_where_their_condition_does():

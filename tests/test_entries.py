@@ -8,6 +8,7 @@ import pytest
 from analyzers.entries import (
     EXCERPT_CONTEXT,
     MAX_LISTED_PRIORS,
+    MAX_REACH,
     EntryVariant,
     Trigger,
     assign_ids,
@@ -15,6 +16,7 @@ from analyzers.entries import (
     entry_id,
     excerpt,
     listed_guards,
+    site_reach,
     site_trigger,
     site_trigger_guards,
     trigger_guards,
@@ -311,6 +313,74 @@ def test_implied_options_are_named_in_the_trigger() -> None:
     assert entry.trigger.text == "`--enable-lora` is set (`--enable-lora` is also turned on by `--lora-paths`)"
     assert entry.trigger.implied_by == (("--enable-lora", ("--lora-paths",)),)
     assert entry.as_dict()["trigger"]["implied_by"] == {"--enable-lora": ["--lora-paths"]}
+
+
+# ----------------------------------------------------------------------- reach
+
+THREE = """
+def f(cfg):
+    if cfg.a:
+        raise ValueError("a")
+    assert cfg.b is not None, "b"
+    if cfg.c:
+        raise ValueError("c")
+"""
+
+
+def _entry(code: str, template: str):
+    found = entries(code)
+    ids = {e.site.line: e.id for e in found}
+    (entry,) = [e for e in found if e.site.template.text == template]
+    return entry, ids
+
+
+@pytest.mark.parametrize(
+    "code, template, expected",
+    [
+        # three raises in a row: the third's reach names the first two, in line order
+        (THREE, "c", [(4, "`--a` is not set"), (5, "`--b` is given")]),
+        (THREE, "b", [(4, "`--a` is not set")]),
+        (THREE, "a", []),
+        # an earlier raise on what the trigger reads narrows it: in the trigger, not in reach
+        (PRIORS, "b mode", [(6, "`--other` is not set")]),
+        # the else branch leaves: it stands for the raise in the else block
+        ("def f(cfg):\n    if cfg.a:\n        pass\n    else:\n        raise ValueError('na')\n"
+         "    if cfg.c:\n        raise ValueError('c')\n", "c", [(5, "`--a` is set")]),
+        # a one-line ``if c: raise`` and an ``elif`` chain: each exit stands for its own raise
+        ("def f(cfg):\n    if cfg.a: raise ValueError('a')\n    elif cfg.b:\n        raise ValueError('b')\n"
+         "    if cfg.c:\n        raise ValueError('c')\n", "c",
+         [(2, "`--a` is not set"), (4, "`--a` is set or `--b` is not set")]),
+        # an inner block's earlier raise is not on the path after the block
+        ("def f(cfg):\n    if cfg.x:\n        if cfg.a:\n            raise ValueError('a')\n"
+         "    if cfg.c:\n        raise ValueError('c')\n", "c", []),
+    ],
+    ids=["third", "second", "first", "narrowing", "else-exit", "elif-chain", "inner-block"],
+)
+def test_reach_names_the_earlier_checks_that_fire_first(code: str, template: str, expected) -> None:
+    entry, ids = _entry(code, template)
+    reach = entry.trigger.reach
+    assert [(r.line, r.entry) for r in reach] == [(line, ids[line]) for line, _ in expected]
+    assert [r.text for r in reach] == [
+        f"also needs {text}, else entry {ids[line]} (line {line}) fires first" for line, text in expected]
+
+
+def test_reach_keeps_the_trigger_and_is_published_with_each_check_s_condition() -> None:
+    entry, ids = _entry(THREE, "c")
+    assert entry.trigger.text == "`--c` is set"  # the check's own condition stays short
+    published = entry.as_dict()["trigger"]["reach"]
+    assert [r["entry"] for r in published] == [ids[4], ids[5]]
+    assert [from_dict(r["expr"]) for r in published] == [r.expr for r in entry.trigger.reach]
+    assert RENDER.text(entry.trigger.reach[1].expr) == "`--b` is not given"  # when it fires
+    assert "reach" not in _entry(THREE, "a")[0].as_dict()["trigger"]  # absent when empty
+
+
+@pytest.mark.parametrize("n, listed, more", [(3, 3, 0), (MAX_REACH, MAX_REACH, 0), (20, MAX_REACH, 20 - MAX_REACH)])
+def test_reach_lists_the_nearest_and_counts_the_rest(n: int, listed: int, more: int) -> None:
+    (entry,) = [e for e in entries(_checks(n)) if e.site.template.text == "last"]
+    assert len(entry.trigger.reach) == listed and entry.trigger.reach_more == more
+    assert [r.line for r in entry.trigger.reach] == [2 * i + 3 for i in range(n - listed, n)]
+    assert entry.as_dict()["trigger"].get("reach_more", 0) == more
+    assert len(site_reach(entry.site)) == n  # the typed list before the cap
 
 
 # --------------------------------------------------------------- listed guards

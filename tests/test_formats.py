@@ -197,6 +197,29 @@ def test_markdown_says_what_was_predicted_and_what_was_run(fix, shown):
     assert shown in page
 
 
+REACH = {"entry": "1" * 16, "text": "also needs `--a` is not set, else entry 1111111111111111 (line 1) fires first",
+         "expr": {"op": "truthy", "term": {"op": "ref", "kind": "flag", "name": "a", "text": "cfg.a"}}}
+
+
+@pytest.mark.parametrize("trigger, shown", [
+    ({"reach": [REACH]}, "- also needs `--a` is not set, else entry 1111111111111111 (line 1) fires first "
+                         "([first](1111111111111111.md))"),
+    ({"reach": [{**REACH, "entry": None}], "reach_more": 3},
+     "fires first\n- … and 3 earlier checks not listed"),
+    ({}, None),
+], ids=["linked", "no-entry-and-more", "none"])
+def test_markdown_lists_what_the_trigger_also_needs(trigger, shown):
+    def entry(eid, template, extra):
+        return {"id": eid, "kind": "raise", "exception": "ValueError", "template": template,
+                "source": {"path": "a.py", "line": 2, "function": "f", "url": "u"}, "excerpt": {"code": "raise X\n"},
+                "trigger": {"text": "`--x` is set", "flags": ["--x"], "env": [], **extra}, "variants": [],
+                "meaning": "", "solutions": [], "example_fix": {}, "related": []}
+    data = {"repo": "o/r", "commit": "c", "entries": [entry("1" * 16, "first", {}), entry("0" * 16, "x", trigger)]}
+    page = render_markdown(data)["md/entries/0000000000000000.md"]
+    assert ("Reached only if earlier checks pass:" in page) is (shown is not None)
+    assert shown is None or shown in page
+
+
 def test_hostile_message_and_file_name_stay_text_on_every_page(tmp_path):
     """Issue 10 item 4 as reported: raw HTML, an active link and an injected heading."""
     from tests.test_md_escape import html_of, outside_fences

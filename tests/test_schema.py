@@ -30,6 +30,8 @@ ENTRY = {
     "example_fix": {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"},
     "related": ["fedcba9876543210"],
 }
+REACH = {"entry": "fedcba9876543210", "text": "also needs `--a` is not set, else entry fedcba9876543210 (line 1) "
+         "fires first", "expr": {"op": "truthy", "term": {"op": "ref", "kind": "flag", "name": "a", "text": "cfg.a"}}}
 CATALOG = {
     "schema_version": 2,
     "tool": {"name": "errcat", "version": "0.1.0"},
@@ -98,6 +100,8 @@ def test_load_schema_returns_a_fresh_copy():
         ("commit_date", None),
         ("source", {"kind": "release", "ref": "0.5.23", "commit": None, "commit_date": None, "release": "0.5.23"}),
         ("entries.0.trigger.expr", {"op": "future-op", "whatever": 1}),
+        ("entries.0.trigger.reach", [REACH, {**REACH, "entry": None}]),  # an earlier check with no entry
+        ("entries.0.trigger.reach_more", 3),
     ],
 )
 def test_accepts(path, value):
@@ -133,6 +137,9 @@ def test_accepts(path, value):
         ("commit_date", "yesterday"),
         ("tool", DELETE),
         ("targets", DELETE),
+        ("entries.0.trigger.reach", [{**REACH, "entry": "0123"}]),
+        ("entries.0.trigger.reach", [{"entry": None, "text": "t"}]),  # its condition
+        ("entries.0.trigger.reach_more", 0),
     ],
 )
 def test_rejects(path, value):

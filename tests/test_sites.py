@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import textwrap
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from extractor.callers import with_caller_guards
 from extractor.ir import RefKind, Truthy, Unknown, conj, refs, unknowns
 from extractor.positions import statement_spans
 from extractor.profile import load_profile
-from extractor.records import GuardOrigin, RaiseSite
+from extractor.records import FileSites, GuardOrigin, PriorTable, RaiseSite
 from extractor.sites import SiteWalker, extract_file
 
 PROFILE = load_profile("sglang")
@@ -202,6 +203,34 @@ def test_assert_fires_when_its_test_is_false() -> None:
 def test_passed_assert_constrains_later_sites() -> None:
     found = sites("def f(cfg):\n    assert cfg.a\n    raise ValueError('x')\n")
     assert guard_texts(found[1]) == [("prior-raise", "cfg.a")]
+
+
+@pytest.mark.parametrize(
+    "code, lines",
+    [
+        ("def f(cfg):\n    if cfg.a:\n        raise ValueError('a')\n    raise ValueError('x')\n", [3]),
+        ("def f(cfg):\n    assert cfg.a, 'a'\n    raise ValueError('x')\n", [2]),
+        ("def f(cfg):\n    if cfg.a: raise ValueError('a')\n    raise ValueError('x')\n", [2]),
+        ("def f(cfg):\n    if cfg.a:\n        pass\n    else:\n        g()\n        raise ValueError('a')\n"
+         "    raise ValueError('x')\n", [6]),
+        ("def f(cfg):\n    if cfg.a:\n        raise ValueError('a')\n    elif cfg.b:\n        raise KeyError('b')\n"
+         "    raise ValueError('x')\n", [3, 5]),
+    ],
+    ids=["if-raise", "assert", "one-line", "else-raise", "elif-chain"],
+)
+def test_earlier_raise_records_the_line_of_the_raise_it_stands_for(code: str, lines: list[int]) -> None:
+    fs = extract_file("m.py", code, PROFILE)
+    last = fs.sites[-1]
+    assert [fs.priors.line(b, p) for _, b, start, end in last.prior_runs for p in range(start, end)] == lines
+    assert set(lines) <= {s.line for s in fs.sites}  # each is a site of the file
+    assert FileSites.from_dict(json.loads(json.dumps(fs.as_dict()))) == fs
+
+
+def test_prior_table_of_an_older_cache_entry_reads_with_unknown_lines() -> None:
+    fs = extract_file("m.py", "def f(cfg):\n    assert cfg.a\n    raise ValueError('x')\n", PROFILE)
+    old = [[function, guards] for function, guards, _ in fs.priors.as_dict()]  # before lines were recorded
+    table = PriorTable.from_dict(old)
+    assert table.blocks == fs.priors.blocks and table.line(0, 0) == 0 and fs.priors.line(0, 0) == 2
 
 
 # -------------------------------------------------------------- config aliases
