@@ -33,6 +33,7 @@ from extractor.ir import (
     COMPARE,
     IF,
     ON_COMMAND_LINE,
+    UNSET_OR,
     And,
     Apply,
     Compare,
@@ -598,6 +599,15 @@ def _undecided(values: Values) -> bool | None:
     return None
 
 
+def _unset_or(name: str, value: Code, default: Code, values: Values) -> Any:
+    """A private attribute read with a default: the default while no option declares it,
+    the launch does not give it and no adjustment run so far has set it."""
+    flags = values.model.flags
+    if name in values.adjusted or name in values.launch.flags or flags is None or flags.by_dest(name) is not None:
+        return value(values)
+    return default(values)
+
+
 def _flag_code(ref: Ref) -> Code:
     name = ref.name
     if base_dest(name) == name:
@@ -696,6 +706,8 @@ class _ValueCode(Visitor[Code]):
         if fn == ON_COMMAND_LINE and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
             name = expr.args[0].name
             return lambda values: name in values.launch.flags
+        if fn == UNSET_OR and len(expr.args) == 2 and isinstance(expr.args[0], Ref):
+            return partial(_unset_or, expr.args[0].name, args[0], args[1])
         if fn not in _FUNCTIONS:
             return _runtime_code(fn, args)
         return lambda values: _apply(fn, [a(values) for a in args])

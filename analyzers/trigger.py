@@ -10,6 +10,7 @@ from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
+    UNSET_OR,
     And,
     Apply,
     Compare,
@@ -187,6 +188,9 @@ class Renderer(Visitor[str]):
     def _unary(self, expr: Apply) -> str:
         return f"{expr.fn}{self._operand(expr.args[0])}"
 
+    def _unset_or(self, expr: Apply) -> str:
+        return f"{self.visit(expr.args[0])} (while unset: {self.visit(expr.args[1])})"
+
     def _item(self, expr: Apply) -> str:
         return f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
 
@@ -208,6 +212,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (_BINARY, 2, Renderer._binary),
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
     (frozenset({"item"}), 2, Renderer._item),
+    (frozenset({UNSET_OR}), 2, Renderer._unset_or),
     (_METHODS, None, Renderer._method),
 )
 

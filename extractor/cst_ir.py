@@ -16,6 +16,7 @@ from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
     IF,
+    UNSET_OR,
     And,
     Apply,
     Compare,
@@ -375,7 +376,11 @@ def _getattr_call(call: _Call) -> Expr | None:
     if attr is None:
         return None
     if scope.is_config(args[0].value):
-        return Ref(RefKind.FLAG, attr, call.text)
+        ref = Ref(RefKind.FLAG, attr, call.text)
+        if attr.startswith("_") and len(args) >= 3:  # private state, absent until code sets it
+            default = term(args[2].value, scope)
+            return Apply(UNSET_OR, (ref, default), call.text) if not isinstance(default, Unknown) else ref
+        return ref
     owner = term(args[0].value, scope)
     if isinstance(owner, Ref) and owner.kind is RefKind.MODEL:
         return Ref(RefKind.MODEL, f"{owner.name}.{attr}", call.text)

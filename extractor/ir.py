@@ -128,6 +128,9 @@ IF = "if"  # Apply(IF, (condition, then, else)): Python's ``then if condition el
 # Apply(ON_COMMAND_LINE, (flag Ref,)): the option is on the command line (whatever its value;
 # its default is not): when argparse runs a custom action's ``__call__``
 ON_COMMAND_LINE = "on_command_line"
+# Apply(UNSET_OR, (flag Ref, default)): ``getattr(cfg, "_x", default)`` of a private attribute
+# of the config (no option declares it): the default until code sets it
+UNSET_OR = "unset_or"
 
 TRUE = Const(True)
 FALSE = Const(False)

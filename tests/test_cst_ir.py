@@ -7,6 +7,7 @@ import pytest
 from extractor.constant_values import FrozenMap
 from extractor.cst_ir import MAX_DEPTH, term, to_ir
 from extractor.ir import (
+    UNSET_OR,
     Apply,
     Compare,
     Const,
@@ -84,6 +85,10 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("os.path.exists(p)", Ref(RefKind.RUNTIME, "os.path.exists(p)", "os.path.exists(p)")),
         ("cfg.hf_config.architectures", Ref(RefKind.MODEL, "hf_config.architectures", "cfg.hf_config.architectures")),
         ("getattr(cfg, 'tp')", Ref(RefKind.FLAG, "tp", "getattr(cfg, 'tp')")),
+        ("getattr(cfg, 'tp', 1)", Ref(RefKind.FLAG, "tp", "getattr(cfg, 'tp', 1)")),  # an option's default rules
+        # private state of the config: its default until code sets it
+        ("getattr(cfg, '_done', False)", Apply(UNSET_OR, (Ref(RefKind.FLAG, "_done", "getattr(cfg, '_done', False)"),
+                                                          Const(False)), "getattr(cfg, '_done', False)")),
         ("check(cfg)", Ref(RefKind.FLAG, "check()", "check(cfg)")),
         ("cfg.derived()", Ref(RefKind.FLAG, "derived()", "cfg.derived()")),
         ("ConnectorType.INSTANCE", Const("ConnectorType.INSTANCE")),

@@ -39,7 +39,9 @@ from extractor.ir import (
     CONDITION_KINDS,
     FALSE,
     IF,
+    ON_COMMAND_LINE,
     TRUE,
+    UNSET_OR,
     And,
     Apply,
     Compare,
@@ -128,6 +130,11 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         (Truthy(env("UNDECLARED")), {}, {}, Truth.UNKNOWN),
         # a derived name no rule sets is unknown
         (Truthy(flag("attention_backends_of()", "attention_backends_of(cfg)")), {}, {}, Truth.UNKNOWN),
+        # a private attribute read with a default: the default while nothing sets it
+        (Truthy(Apply(UNSET_OR, (flag("_failed"), Const(False)), "getattr(cfg, '_failed', False)")), {}, {},
+         Truth.FALSE),
+        (Truthy(Apply(UNSET_OR, (flag("_failed"), Const(False)), "getattr(cfg, '_failed', False)")),
+         {"_failed": True}, {}, Truth.TRUE),
         # adjustments: --lora-paths implies --enable-lora
         (LORA, {"lora_paths": ("a",)}, {}, Truth.TRUE),
         (LORA, {}, {}, Truth.FALSE),
@@ -205,6 +212,14 @@ def walk_value(expr, values):
     if isinstance(expr, Apply):
         if expr.fn == IF and len(expr.args) == 3:
             return _choose(walk_truth(expr.args[0], values), lambda i: walk_value(expr.args[i], values))
+        if expr.fn == ON_COMMAND_LINE:
+            return expr.args[0].name in values.launch.flags
+        if expr.fn == UNSET_OR:
+            name, flags = expr.args[0].name, values.model.flags
+            declared = flags is not None and flags.by_dest(name) is not None
+            if name in values.adjusted or name in values.launch.flags or declared or flags is None:
+                return walk_value(expr.args[0], values)
+            return walk_value(expr.args[1], values)
         if expr.fn not in _FUNCTIONS:
             return walk_runtime(expr, values)
         return _apply(expr.fn, [walk_value(a, values) for a in expr.args])
