@@ -158,9 +158,7 @@ ON_CUDA = Compare("==", flag("device"), Const("cuda"))
         ((Rule("tp_size", Const(8), Truthy(HIP)),), {}, TP1, Truth.UNKNOWN),        # undecided condition
         ((Rule("tp_size", Const(1), Truthy(HIP)),), {}, TP1, Truth.TRUE),           # both outcomes agree
         ((Rule("tp_size", Unknown("auto()"), TRUE),), {}, TP1, Truth.UNKNOWN),      # value not computable
-        ((Rule("tp_size", Const(8), TRUE),), {"tp_size": 1}, TP1, Truth.FALSE),     # the code overrides argv
-        ((Rule("tp_size", Const(8), Compare("is", flag("tp_size"), Const(None))),), {"tp_size": 1}, TP1,
-         Truth.TRUE),                                                                # unless it only fills a default
+        ((Rule("tp_size", Const(8), TRUE),), {"tp_size": 1}, TP1, Truth.TRUE),      # the command line is kept
         ((Rule("tp_size", Const(2), TRUE), Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2)))),
          {}, ON_CUDA, Truth.FALSE),                                                  # chained
         ((Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))), Rule("tp_size", Const(2), TRUE)),
@@ -319,7 +317,7 @@ def walk_resolve(model, launch, rules):
         changed = set()
         for rule in rules:
             fires = walk_truth(rule.when, values)
-            if fires is False:
+            if fires is False or rule.dest in launch.flags:
                 continue
             current = values.flag(rule.dest)
             new = walk_value(rule.value, values)

@@ -75,4 +75,4 @@ def test_a_check_sees_only_the_assignments_run_before_it() -> None:
     launch = Launch({"tp_size": 1})
     assert evaluate(big, launch, model.before(3)) is Truth.FALSE  # the assignment comes later
     assert predict(launch, [Check("c", "a.py", 1, "f", big, order=3)], model).status == "ok"
-    assert predict(launch, [Check("c", "a.py", 1, "f", big, order=9)], Model(rules=(SET_TP,))).entry == "c"
+    assert predict(Launch(), [Check("c", "a.py", 1, "f", big, order=9)], Model(rules=(SET_TP,))).entry == "c"
