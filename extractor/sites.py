@@ -865,16 +865,15 @@ class SiteWalker:
         return True
 
     def _arg_term(self, node: cst.BaseExpression) -> Expr:
-        """A call argument for parameter binding: literals, direct config reads, a local
-        bound to those (where branches joined, to one of them per branch), and any other
-        expression whose value errcat can interpret in full (``attn_dp_enabled_of(cfg)``,
-        ``envs.X.get()``, a local computed from settings); else an unknown argument."""
+        """A call argument for parameter binding: literals, direct config reads, and a local
+        bound to those (where branches joined, to one of them per branch). Longer binding
+        chains would be re-interpreted at every call, which is costly on large numeric
+        code and rarely what a validation hook is passed."""
         if _simple_arg(node, self.scope):
             return term(node, self.scope)
         if isinstance(node, cst.Name) and _simple_binding(self.scope.bindings.get(node.value), self.scope):
             return term(node, self.scope)
-        found = term(node, self.scope)
-        return found if not unknowns(found) else Unknown("argument")
+        return Unknown("argument")
 
     # ------------------------------------------------------------------ loops
 

@@ -112,19 +112,6 @@ def test_parameters_bound_to_what_every_call_site_passes(calls: list[str], bound
     assert all(ref.text == f"{PARAMETER}{ref.name}" for ref in g.bindings(("m.py", "check")))
 
 
-@pytest.mark.parametrize(
-    "arg, known",
-    [
-        ("cfg.a > 1", True),  # an expression of settings
-        ("on", True),  # a local computed from settings
-        ("opaque(elsewhere)", False),  # a value errcat cannot interpret
-    ],
-)
-def test_an_argument_binds_when_its_value_is_interpretable(arg: str, known: bool) -> None:
-    g = graph(m=f"def check(tp): pass\ndef entry(cfg):\n    on = bool(cfg.a) or cfg.b is None\n    check({arg})\n")
-    assert bool(g.bindings(("m.py", "check"))) is known
-
-
 def test_self_is_not_a_bound_parameter_of_a_method() -> None:
     g = graph(m="class A:\n    def check(self, tp): pass\n    def entry(self):\n        self.check(4)\n")
     assert {ref.name: value for ref, value in g.bindings(("m.py", "A.check")).items()} == {"tp": Const(4)}
