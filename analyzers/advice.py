@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analyzers.entries import Entry
+from analyzers.entries import Entry, launch_can_raise
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided
 from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
@@ -650,9 +650,12 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     full = _full(entry)
     ctx = _at_site(entry, full, ctx)
     sols = solutions(trigger, ctx)
-    unreached = entry.extra.get("reachable") is False  # no launch runs it: no command raises it
-    none = _example(None, None, "false", note="No entry point of the launch reaches this check "
-                    "(`reachable: false`): launching never raises it.")
+    unreached = not launch_can_raise(entry.extra)  # no command raises it
+    none = _example(None, None, "false", note=(
+        "This check guards sglang's own code, not the command line (`internal`): it fires only "
+        "if the program breaks the contract it checks, so no command raises it."
+        if entry.extra.get("internal") else
+        "No entry point of the launch reaches this check (`reachable: false`): launching never raises it."))
     variants = []
     fixes = []
     for variant in entry.variants:
@@ -680,7 +683,7 @@ def complete_entries(
     conditions = (t.expr for e in entries for t in e.triggers)
     known = Examples(examples or ExampleRules()).with_known(conditions)
     model = Model(flags, rules_from_adjustments(adjustments), known)
-    full = ((e.id, _full(e)) for e in entries if e.extra.get("reachable") is not False)  # what a launch can raise
+    full = ((e.id, _full(e)) for e in entries if launch_can_raise(e.extra))
     ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model),
                   reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach})
 

@@ -293,6 +293,12 @@ def excerpt(lines: Sequence[str], line: int) -> tuple[int, str]:
     return start, "".join(lines[start - 1 : end])
 
 
+def launch_can_raise(entry: Mapping[str, Any]) -> bool:
+    """Whether a launch can raise this entry (its published fields or `Entry.extra`): not
+    where no entry point reaches it, nor where it guards the program's own code (`internal`)."""
+    return entry.get("reachable", True) is not False and not entry.get("internal")
+
+
 def build_entries(
     sites: Sequence[RaiseSite],
     lines_of: Callable[[str], Sequence[str]],
@@ -301,12 +307,14 @@ def build_entries(
     implied: Mapping[str, Sequence[str]] | None = None,
     reach: Mapping[tuple[str, str], str] | None = None,
     order: Mapping[tuple[str, str, int], int] | None = None,
+    contracts: frozenset[str] = frozenset(),
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
     entry whose function is not reached, or not known to be, says so in `reachable`.
     `order`: per (path, function, line), when a launch runs it (`extractor.program_order`),
-    published as the entry's `order`."""
+    published as the entry's `order`. `contracts`: the profile's functions whose checks guard
+    the program's own code; their entries are `internal`."""
     entries = []
     ids = assign_ids(sites)
     at: dict[tuple[str, int], str] = {}
@@ -317,6 +325,8 @@ def build_entries(
         extra: dict[str, Any] = {} if reached == "true" else {"reachable": False if reached == "false" else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
+        if site.function.rpartition(".")[2] in contracts:
+            extra["internal"] = True
         start, code = excerpt(lines_of(site.path), site.line)
         earlier, more = reach_of(site, at, renderer)
         variants = tuple(

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided_leaves
+from analyzers.entries import launch_can_raise
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
@@ -155,10 +156,10 @@ class Pipeline:
     def of_catalog(cls, data: Mapping[str, Any], steps: Sequence[str],
                    examples: ExampleRules | None = None) -> Pipeline:
         """From catalog.json's data; `steps`: the names of the validation steps (`pipeline_order`)."""
-        # a site no entry point reaches is never what a launch meets; a bare ``raise`` in an
-        # ``except`` block shows the error it caught, which is that error's own entry
-        checks = [check_of(e) for e in data["entries"]
-                  if e.get("reachable", True) is not False and e.get("template") != RERAISED]
+        # a site no entry point reaches, or one guarding the program's own code, is never what
+        # a launch meets; a bare ``raise`` in an ``except`` block shows the error it caught,
+        # which is that error's own entry
+        checks = [check_of(e) for e in data["entries"] if launch_can_raise(e) and e.get("template") != RERAISED]
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
         flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
         model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)

@@ -3,13 +3,15 @@ guards at those call sites (several call sites -> OR), up a bounded call chain.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+import re
+from collections import Counter, defaultdict
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
 from extractor.enum_self import with_self_meanings
 from extractor.ir import (
+    FALSE,
     TRUE,
     Const,
     Expr,
@@ -46,6 +48,26 @@ def _module_path(dotted: str) -> str:
     return dotted.replace(".", "/")
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.endswith("__")
+
+
+def _text(runs: Expr) -> str:
+    return runs.text if isinstance(runs, Unknown) else "never (nothing in the program calls it)"
+
+
+def written_once(names: Collection[str], texts: Mapping[str, str]) -> set[str]:
+    """Of `names` (identifiers), those `texts` write exactly once in all (as a whole word,
+    code, comment or string alike: any other mention may be a use)."""
+    if not names:
+        return set()
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    counts: Counter[str] = Counter()
+    for path in texts:
+        counts.update(pattern.findall(texts[path]))
+    return {n for n in names if counts[n] == 1}
+
+
 class CallGraph:
     """Resolves call sites to the functions they call, across the analysed files."""
 
@@ -58,6 +80,7 @@ class CallGraph:
         self.by_name: dict[str, list[Func]] = defaultdict(list)
         self.imports: dict[str, dict[str, str]] = {}
         self.registered: set[Func] = {(fs.path, q) for fs in files for q in fs.registered}  # run by a registry
+        self.never: set[Func] = set()  # private functions nothing in the program names (`find_never_run`)
         for fs in files:
             self.imports[fs.path] = dict(fs.imports)
             for qual, names in fs.params:
@@ -129,17 +152,33 @@ class CallGraph:
                 parts.append(up.expr)
                 text = f"{text}, itself {up.text}" if guards else up.text
             elif (runs := self.runs_unseen(caller)) is not None:  # not every launch runs it
-                parts.append(Unknown(runs))
-                text = f"{text}, if {runs}" if guards else f"if {runs}"
+                parts.append(runs)
+                said = "never (nothing in the program calls it)" if runs == FALSE else f"if {_text(runs)}"
+                text = f"{text}, {said}" if guards else said
         return CallerGuard(conj(parts), f"called from {call.caller} when {text}")
 
-    def runs_unseen(self, func: Func) -> str | None:
-        """For a private function nothing analysed calls or registers (code we do not read
-        may call it, or nothing does): the unknown "when it runs"; None otherwise."""
+    def uncalled_private(self) -> set[Func]:
+        """Private functions nothing analysed calls or registers: code we do not read may
+        call them, or nothing does."""
+        return {f for f in self.defined if _private(f[1].rsplit(".", 1)[-1])
+                and not self.callers.get(f) and f not in self.registered}
+
+    def find_never_run(self, texts: Mapping[str, str]) -> None:
+        """Of `uncalled_private`, those whose name the program's source (`texts`: all of its
+        Python files) writes only once, at the definition: nothing calls, registers or
+        exports them, so they never run."""
+        candidates = self.uncalled_private()
+        once = written_once({f[1].rsplit(".", 1)[-1] for f in candidates}, texts)
+        self.never = {f for f in candidates if f[1].rsplit(".", 1)[-1] in once}
+
+    def runs_unseen(self, func: Func) -> Expr | None:
+        """For a private function nothing analysed calls or registers: when it runs (FALSE
+        where nothing in the program names it, else unknown); None for any other function."""
+        if func in self.never:
+            return FALSE
         name = func[1].rsplit(".", 1)[-1]
-        if name.startswith("_") and not name.endswith("__") and not self.callers.get(func) \
-                and func not in self.registered:
-            return f"{func[1]} runs (called from outside the analysed files)"
+        if _private(name) and not self.callers.get(func) and func not in self.registered:
+            return Unknown(f"{func[1]} runs (called from outside the analysed files)")
         return None
 
     def imported_constants(self, path: str) -> dict[Ref, Expr]:
@@ -321,7 +360,7 @@ class _Context:
         are not applied to every launch. A site there still shows its own conditions."""
         found = self.guards(path, function, guards)
         if (runs := self.graph.runs_unseen((path, function))) is not None:
-            found = (Guard(Unknown(runs), runs, GuardOrigin.CALLER), *found)
+            found = (Guard(runs, _text(runs), GuardOrigin.CALLER), *found)
         return found
 
 
@@ -337,6 +376,8 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
         both = with_self_meanings([*files, *callers], sources)
         files, callers = both[:len(files)], both[len(files):]
     ctx = _Context(files, callers)
+    if sources is not None:
+        ctx.graph.find_never_run(sources.files)
     out: list[FileSites] = []
     for fs in files:
         # the file's earlier raises once, each block with its own function's bindings

@@ -51,6 +51,9 @@ class Profile:
     # launch (passes), or only for the models named in the decorator (model_overrides)
     passes: frozenset[str] = frozenset()
     model_overrides: frozenset[str] = frozenset()
+    # functions that check what the program's own code hands them (what a registered pass
+    # returns): their checks fire on a defect of the program, not on a command line
+    contracts: frozenset[str] = frozenset()
     # files outside the targets read only for their calls: code that dispatches to target
     # functions (their callers' guards, and whether a launch reaches them)
     callers: tuple[str, ...] = ()
@@ -206,7 +209,7 @@ _SCHEMA: dict[str, Any] = {
     "declarations": {"flags": _strings(), "env": _strings(),
                      "conventions": {"arg": _names, "derived": _names, "field": _names}},
     "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "passes", "model_overrides",
-                                                        "callers", "entry_points")},
+                                                        "contracts", "callers", "entry_points")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
     "platform": {"predicates": _strings(), "patterns": _strings(item=_regex)},
@@ -277,6 +280,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         setters=frozenset(_strs(data, "config", "setters")),
         passes=frozenset(_strs(data, "config", "passes")),
         model_overrides=frozenset(_strs(data, "config", "model_overrides")),
+        contracts=frozenset(_strs(data, "config", "contracts")),
         callers=_strs(data, "config", "callers"),
         entry_points=_strs(data, "config", "entry_points"),
         env_registries=frozenset(_strs(data, "env", "registries")),

@@ -291,3 +291,34 @@ def test_a_call_from_a_private_function_nothing_calls_runs_only_maybe() -> None:
     found = CallGraph([fs]).guard(("m.py", "leaf"))
     assert found is not None and [u.text for u in unknowns(found.expr)] == [
         "A._old runs (called from outside the analysed files)"]
+
+
+@pytest.mark.parametrize(
+    "names, texts, once",
+    [
+        ({"_f"}, {"a.py": "def _f(): pass\n"}, {"_f"}),  # only its definition
+        ({"_f"}, {"a.py": "def _f(): pass\n", "b.py": "from a import _f\n"}, set()),  # imported elsewhere
+        ({"_f"}, {"a.py": "def _f(): pass\nHOOKS = [_f]\n"}, set()),  # named in a table
+        ({"_f"}, {"a.py": "def _f(): pass\n# see _f_old and _f2\n"}, {"_f"}),  # other words are not it
+        ({"_f"}, {"a.py": "def _f(): pass\n", "b.py": "getattr(m, '_f')()\n"}, set()),  # a string may be a use
+        (set(), {"a.py": "def _f(): pass\n"}, set()),
+    ],
+)
+def test_written_once_finds_names_only_their_definition_writes(
+        names: set[str], texts: dict[str, str], once: set[str]) -> None:
+    from extractor.callers import written_once
+
+    assert written_once(names, texts) == once
+
+
+def test_a_call_from_a_private_function_nothing_names_never_runs() -> None:
+    """Where the program's whole source names a private wrapper only at its definition, its
+    calls never run: they add nothing to the callee's guard (a retired compatibility shim)."""
+    source = "def _shim(cfg):\n    leaf(cfg)\n\ndef leaf(cfg):\n    raise ValueError('x')\n\ndef entry(cfg):\n" \
+             "    if cfg.a:\n        leaf(cfg)\n"
+    g = CallGraph(files(m=source))
+    g.find_never_run({"m.py": source})
+    found = g.guard(("m.py", "leaf"))
+    assert found is not None and not unknowns(found.expr) and "cfg.a" in found.text
+    g.find_never_run({"m.py": source, "other.py": "from m import _shim\n"})  # named elsewhere: maybe
+    assert unknowns(g.guard(("m.py", "leaf")).expr)  # type: ignore[union-attr]

@@ -472,3 +472,25 @@ def test_as_dict_defaults_for_a_fresh_entry() -> None:
     assert (d["id"], d["kind"], d["exception"], d["template"]) == ("a2cfa5633af39577", "raise", "ValueError", "no x")
     assert (d["meaning"], d["solutions"], d["related"], d["notes"]) == ("", [], [], [])
     assert d["example_fix"] == {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"}
+
+
+@pytest.mark.parametrize(
+    "function, internal",
+    [
+        ("run_pass", True),  # a function the profile lists in `contracts`
+        ("Registry.run_pass", True),  # a method of that name as well
+        ("check", False),
+    ],
+)
+def test_entries_of_contract_functions_are_internal(function: str, internal: bool) -> None:
+    from analyzers.entries import launch_can_raise
+
+    name = function.rpartition(".")[2]
+    code = f"def {name}(fn):\n    if not isinstance(fn(), dict):\n        raise TypeError('must return a dict')\n"
+    if "." in function:
+        code = f"class Registry:\n" + textwrap.indent(code, "    ")
+    found = sites(code)
+    lines = textwrap.dedent(code).splitlines(keepends=True)
+    (entry,) = build_entries(found, lambda p: lines, lambda p, n: "", RENDER, contracts=frozenset({"run_pass"}))
+    assert bool(entry.extra.get("internal")) is internal
+    assert launch_can_raise(entry.extra) is not internal

@@ -97,3 +97,17 @@ def test_a_bare_reraise_is_not_a_check_of_its_own():
     always = {"op": "const", "value": True}
     data = {"entries": [{**_entry("reraise", 1, always), "template": RERAISED}, _entry("own", 2, always)]}
     assert [c.id for c in Pipeline.of_catalog(data, STEPS).checks] == ["own"]
+
+
+@pytest.mark.parametrize(
+    "marks, met",
+    [
+        ({}, True),
+        ({"reachable": "unknown"}, True),  # may run: still a check a launch may meet
+        ({"reachable": False}, False),  # no entry point reaches it
+        ({"internal": True}, False),  # it guards the program's own code, not the command line
+    ],
+)
+def test_which_entries_a_launch_can_meet(marks: dict, met: bool) -> None:
+    data = {"entries": [{**_entry("e", 1, {"op": "const", "value": True}), **marks}]}
+    assert bool(Pipeline.of_catalog(data, STEPS).checks) is met
