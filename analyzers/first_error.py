@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided_leaves
 from analyzers.entries import launch_can_raise
+from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided_leaves
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch

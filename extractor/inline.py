@@ -11,10 +11,12 @@ names still wanted.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 
-from extractor.ir import Expr, Ref, RefKind, refs, replace_refs, simplify
+from extractor.ir import Apply, Expr, Ref, RefKind, map_children, refs, replace_refs, simplify, substitute
 from extractor.records import FileSites
+from extractor.sites import PARAMETER
 
 MAX_DEPTH = 4  # helpers calling helpers, inlined this deep
 
@@ -86,9 +88,50 @@ def _aliases(fs: FileSites) -> dict[str, str]:
             if local != target.rpartition(".")[2]}
 
 
+Returns = Mapping[str, tuple[tuple[str, ...], Expr]]  # function name -> (parameters, what it returns)
+
+
+def return_definitions(files: Iterable[FileSites]) -> dict[str, tuple[tuple[str, ...], Expr]]:
+    """Plain functions (`FileSites.returns`) by name, with nested calls of each other
+    inlined. A name is left out when it is ambiguous: two different bodies, or also the
+    name of a function that has none."""
+    files = list(files)
+    bodies: dict[str, set[tuple[tuple[str, ...], Expr]]] = {}
+    for fs in files:
+        for qual, params, expr in fs.returns:
+            bodies.setdefault(qual, set()).add((params, expr))
+    summarized = {(fs.path, q) for fs in files for q, _, _ in fs.returns}
+    others = {q for fs in files for q in fs.functions if (fs.path, q) not in summarized}
+    found = {name: next(iter(b)) for name, b in bodies.items() if len(b) == 1 and name not in others}
+    for _ in range(MAX_DEPTH):
+        found = {name: (params, inline_returns(expr, found)) for name, (params, expr) in found.items()}
+    return found
+
+
+def inline_returns(expr: Expr, returns: Returns) -> Expr:
+    """`expr` with calls ``f(a, b)`` of summarised functions replaced by what `f` returns for
+    those arguments (parameters not passed positionally stay unknown)."""
+    def visit(node: Expr) -> Expr:
+        node = map_children(node, visit)
+        if isinstance(node, Apply) and node.fn in returns:
+            params, body = returns[node.fn]
+            if len(node.args) <= len(params):
+                return substitute(body, {Ref(RefKind.UNKNOWN, p, f"{PARAMETER}{p}"): a
+                                         for p, a in zip(params, node.args, strict=False)})
+        return node
+
+    return simplify(visit(expr)) if returns else expr
+
+
 def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) -> list[FileSites]:
-    """`files` with calls of config helpers (defined in `files` or `extra`) inlined."""
+    """`files` with calls of config helpers (defined in `files` or `extra`) inlined, and in
+    the settings the code computes (adjustments), calls of plain functions by what they
+    return. Triggers keep showing such a call as the source writes it."""
     helpers = definitions([*files, *extra])
-    if not helpers:
-        return list(files)
-    return [fs.map_exprs(partial(inline, helpers=helpers, aliases=_aliases(fs))) for fs in files]
+    returns = return_definitions([*files, *extra])
+    out = [fs.map_exprs(partial(inline, helpers=helpers, aliases=_aliases(fs))) for fs in files] if helpers \
+        else list(files)
+    if not returns:
+        return out
+    computed = partial(inline_returns, returns=returns)
+    return [replace(fs, adjustments=tuple(a.map_exprs(computed) for a in fs.adjustments)) for fs in out]

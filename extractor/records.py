@@ -299,6 +299,9 @@ class FileSites:
     parse_error: str | None = None
     helpers: tuple[tuple[str, Expr], ...] = ()  # qualified name -> value returned from the config
     registered: tuple[str, ...] = ()  # functions a profile decorator registers as providers
+    # plain functions of values: (qualified name, parameters, what a call returns in terms of
+    # the parameters' `Ref`s; `extractor.returns`)
+    returns: tuple[tuple[str, tuple[str, ...], Expr], ...] = ()
     priors: PriorTable = NO_PRIORS  # the earlier raises its sites' `prior_runs` name
     # why the file could not be analysed although Python accepts it (memory, depth, a bug):
     # the catalog is incomplete. None: analysed, or rejected by Python itself (never runs).
@@ -325,6 +328,7 @@ class FileSites:
             "parse_error": self.parse_error,
             "helpers": [[q, e.as_dict()] for q, e in self.helpers],
             "registered": list(self.registered),
+            "returns": [[q, list(ps), e.as_dict()] for q, ps, e in self.returns],
             "priors": self.priors.as_dict(),
             "incomplete": self.incomplete,
             "docstrings": [list(d) for d in self.docstrings],
@@ -346,6 +350,7 @@ class FileSites:
             parse_error=data["parse_error"],
             helpers=tuple((q, from_dict(e)) for q, e in data.get("helpers", [])),
             registered=tuple(data.get("registered", [])),
+            returns=tuple((q, tuple(ps), from_dict(e)) for q, ps, e in data.get("returns", [])),
             priors=priors,
             incomplete=data.get("incomplete"),
             docstrings=tuple((q, line) for q, line in data.get("docstrings", [])),

@@ -53,6 +53,7 @@ from extractor.records import (
     SiteKind,
     Variant,
 )
+from extractor.returns import return_value
 from extractor.scope import Binding, Conditional, Opaque, Scope, joined
 from extractor.tables import (
     Pending,
@@ -100,6 +101,13 @@ def _yields(small: cst.BaseSmallStatement) -> bool:
     """``yield`` as the statement's value (``x = yield``): in straight-line code, where
     a generator shows (a yield buried inside another expression is not looked for)."""
     return isinstance(getattr(small, "value", None), cst.Yield)
+
+
+def _plain_function(node: cst.FunctionDef, qual: str, params: list[str], scope: Scope) -> bool:
+    """A module-level function of values (no config parameter), called as ``f(a, b)``: what
+    it returns can stand in for its calls (`extractor.returns`)."""
+    return "." not in qual and bool(params) and node.asynchronous is None and not node.decorators \
+        and not any(p in scope.aliases for p in params) and isinstance(node.body, cst.IndentedBlock)
 
 
 def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
@@ -266,6 +274,7 @@ class Found:
     diagnostics: list[str] = field(default_factory=list)
     helpers: list[tuple[str, Expr]] = field(default_factory=list)
     registered: list[str] = field(default_factory=list)  # providers the profile's decorators register
+    returns: list[tuple[str, tuple[str, ...], Expr]] = field(default_factory=list)  # see `FileSites.returns`
 
 
 Handler = Callable[[Any, Any], None]
@@ -315,6 +324,7 @@ class SiteWalker:
             diagnostics=tuple(found.diagnostics),
             helpers=tuple(found.helpers),
             registered=tuple(found.registered),
+            returns=tuple(found.returns),
             priors=priors,
         )
 
@@ -547,6 +557,10 @@ class SiteWalker:
             self.found.params.append((qual, tuple(params)))
             with self.entered(self._frame_of(node, params)) as frame:
                 frame.declared = self.provider(node, qual)
+                if _plain_function(node, qual, params, frame.scope):
+                    value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
+                    if value is not None:
+                        self.found.returns.append((qual, tuple(params), value))
                 self.walk_suite(node.body)
 
     def _frame_of(self, node: cst.FunctionDef, params: list[str]) -> Frame:

@@ -488,7 +488,7 @@ def test_entries_of_contract_functions_are_internal(function: str, internal: boo
     name = function.rpartition(".")[2]
     code = f"def {name}(fn):\n    if not isinstance(fn(), dict):\n        raise TypeError('must return a dict')\n"
     if "." in function:
-        code = f"class Registry:\n" + textwrap.indent(code, "    ")
+        code = "class Registry:\n" + textwrap.indent(code, "    ")
     found = sites(code)
     lines = textwrap.dedent(code).splitlines(keepends=True)
     (entry,) = build_entries(found, lambda p: lines, lambda p, n: "", RENDER, contracts=frozenset({"run_pass"}))
