@@ -1137,14 +1137,15 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
 
     A rule whose condition is unknown makes its setting unknown unless both outcomes
     agree; a setting still changing after `MAX_ROUNDS` passes is unknown. What the command
-    line gives is kept: an assumption (the code may rewrite it, e.g. ``NEXTN`` to ``EAGLE``),
-    kept because the rules that rewrite a given value mostly compute it with helpers errcat
-    cannot evaluate (alias resolution), which would leave every example using that option
-    unknown (measured on 0.5.23: examples predicted true 416 -> 244 without it).
+    line gives is kept against rules that set a value of their own (an assumption: the code
+    may override it; measured on 0.5.23 in 0.5.23's catalog of 2026-11-30: examples predicted
+    true 416 -> 244 without it), but not against a rule reading the setting it writes: that
+    one normalises the given value (``mooncake_tcp`` -> ``mooncake``, ``NEXTN`` -> ``EAGLE``).
     """
     values = Values(model, launch)
     given = launch.flags
-    code = [c for c in rules.code(model) if c[0] not in given]
+    code = [c for c, rule in zip(rules.code(model), rules.rules, strict=True)
+            if c[0] not in given or rewrites_itself(rule)]
     changed: set[str] = set()
     for _ in range(MAX_ROUNDS):
         changed = set()
@@ -1164,6 +1165,13 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     for dest in changed:
         values.adjusted[dest] = UNKNOWN
     return values
+
+
+@lru_cache(maxsize=1 << 16)
+def rewrites_itself(rule: Rule) -> bool:
+    """A rule computing its setting from that setting's own value (``if x == "a": x = "b"``,
+    ``x = x.upper()``): it normalises what the command line gave, so it applies to it."""
+    return any(r.kind is RefKind.FLAG and base_dest(r.name) == rule.dest for r in (*refs(rule.when), *refs(rule.value)))
 
 
 def resolved(model: Model, launch: Launch, rules: RuleSet) -> Values:

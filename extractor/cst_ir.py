@@ -257,9 +257,30 @@ def _table_term(table: Table, scope: Scope) -> Expr:
                 return Const(FrozenMap((k.value, v.value) for k, v in pairs))  # type: ignore[union-attr]
             except TypeError:  # an unhashable key
                 pass
+    if any(row.guards for row in table.rows):  # rows appended under a condition: there only if it held
+        return _guarded_rows(table, scope)
     items = [term(item, scope) for item in table.items()]
     values = [i.value for i in items if isinstance(i, Const)]
     return Const(tuple(values)) if len(values) == len(items) else Seq(tuple(items))
+
+
+def _guarded_rows(table: Table, scope: Scope) -> Expr:
+    """``rows = []; if c: rows.append(x)``: the concatenation of each row's ``(x,) if c else ()``
+    (a dict's keys), so ``if rows:`` holds only where some row's condition does."""
+    parts: list[Expr] = []
+    for row in table.rows:
+        node = row.node[0] if isinstance(row.node, tuple) else row.node
+        if isinstance(row.node, tuple) is not table.is_dict:
+            continue
+        item = term(node, scope)
+        one: Expr = Const((item.value,)) if isinstance(item, Const) else Seq((item,))
+        if row.guards:
+            one = Apply(IF, (conj([g.expr for g in row.guards]), one, Const(())), "row added under a condition")
+        parts.append(one)
+    found: Expr = Const(())
+    for part in parts:
+        found = part if found == Const(()) else Apply("+", (found, part), "rows")
+    return found
 
 
 def _config_path(node: cst.BaseExpression, scope: Scope) -> str | None:

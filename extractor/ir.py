@@ -333,7 +333,26 @@ def _simplify_truthy(expr: Truthy) -> Expr:
         return Const(bool(term.value))
     if is_condition(term):
         return simplify(term)
+    rows = _sequence_parts(term)
+    if rows is not None:  # (x,) if c else () + ...: non-empty where some row's condition holds
+        return disj([_simplify_truthy(Truthy(part)) if not isinstance(part, Apply) else simplify(part.args[0])
+                     for part in rows])
     return Truthy(term)
+
+
+def _sequence_parts(term: Expr) -> list[Expr] | None:
+    """The parts of a concatenation of literal sequences and ``(x,) if c else ()`` rows, each
+    part a sequence or such a row (None for any other term)."""
+    if isinstance(term, Apply) and term.fn == "+" and len(term.args) == 2:
+        left, right = _sequence_parts(term.args[0]), _sequence_parts(term.args[1])
+        return None if left is None or right is None else left + right
+    if isinstance(term, Seq) or (isinstance(term, Const) and isinstance(term.value, tuple)):
+        return [term]
+    if isinstance(term, Apply) and term.fn == IF and len(term.args) == 3 and term.args[2] == Const(()) \
+            and ((isinstance(term.args[1], Seq) and term.args[1].items)
+                 or (isinstance(term.args[1], Const) and isinstance(term.args[1].value, tuple) and term.args[1].value)):
+        return [term]
+    return None
 
 
 def _simplify_compare(expr: Compare) -> Expr:

@@ -28,6 +28,7 @@ from analyzers.evaluate import (
     evaluate,
     expr_key,
     kleene,
+    rewrites_itself,
     rules_from_adjustments,
     undecided_leaves,
 )
@@ -159,6 +160,11 @@ ON_CUDA = Compare("==", flag("device"), Const("cuda"))
         ((Rule("tp_size", Const(1), Truthy(HIP)),), {}, TP1, Truth.TRUE),           # both outcomes agree
         ((Rule("tp_size", Unknown("auto()"), TRUE),), {}, TP1, Truth.UNKNOWN),      # value not computable
         ((Rule("tp_size", Const(8), TRUE),), {"tp_size": 1}, TP1, Truth.TRUE),      # the command line is kept
+        # ... but a rule reading the setting it writes normalises the given value
+        ((Rule("device", Const("cuda"), Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"},
+         ON_CUDA, Truth.TRUE),
+        ((Rule("device", Apply("lower", (flag("device"),), "device.lower()"), TRUE),), {"device": "CUDA"},
+         ON_CUDA, Truth.TRUE),
         ((Rule("tp_size", Const(2), TRUE), Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2)))),
          {}, ON_CUDA, Truth.FALSE),                                                  # chained
         ((Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))), Rule("tp_size", Const(2), TRUE)),
@@ -317,7 +323,7 @@ def walk_resolve(model, launch, rules):
         changed = set()
         for rule in rules:
             fires = walk_truth(rule.when, values)
-            if fires is False or rule.dest in launch.flags:
+            if fires is False or (rule.dest in launch.flags and not rewrites_itself(rule)):
                 continue
             current = values.flag(rule.dest)
             new = walk_value(rule.value, values)

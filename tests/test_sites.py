@@ -12,7 +12,7 @@ import pytest
 from analyzers.entries import site_trigger
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
-from extractor.ir import RefKind, Truthy, Unknown, conj, refs, unknowns
+from extractor.ir import FALSE, TRUE, RefKind, Truthy, Unknown, conj, refs, unknowns
 from extractor.positions import statement_spans
 from extractor.profile import load_profile
 from extractor.records import FileSites, GuardOrigin, PriorTable, RaiseSite
@@ -919,3 +919,22 @@ def test_sites_carry_the_comments_at_their_check(body, comment):
     from extractor.sites import extract_file
     found = extract_file("p/check.py", "def check(cfg):\n" + body, load_profile("sglang"))
     assert [s.comment for s in found.sites] == [comment]
+
+
+@pytest.mark.parametrize(
+    "adds, text",
+    [
+        # rows appended under conditions: the list is non-empty where one of them held
+        (["if cfg.a:\n        missing.append('a')", "if cfg.b:\n        missing.append('b')"],
+         "`--a` is set or `--b` is set"),
+        (["missing.append('a')"], "always"),  # an unconditional row: never empty
+        ([], "never"),
+    ],
+)
+def test_a_list_of_reasons_is_non_empty_where_a_row_was_added(adds: list[str], text: str) -> None:
+    body = "".join(f"    {a}\n" for a in adds)
+    source = f"def f(cfg):\n    missing = []\n{body}    if missing:\n        raise ValueError(', '.join(missing))\n"
+    (fs,) = [extract_file("m.py", source, PROFILE)]
+    (site,) = fs.sites
+    cond = conj([g.expr for g in site.guards])
+    assert {TRUE: "always", FALSE: "never"}.get(cond, RENDER.text(cond)) == text
