@@ -1169,9 +1169,21 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
 
 @lru_cache(maxsize=1 << 16)
 def rewrites_itself(rule: Rule) -> bool:
-    """A rule computing its setting from that setting's own value (``if x == "a": x = "b"``,
-    ``x = x.upper()``): it normalises what the command line gave, so it applies to it."""
-    return any(r.kind is RefKind.FLAG and base_dest(r.name) == rule.dest for r in (*refs(rule.when), *refs(rule.value)))
+    """A rule rewriting one value of its setting into another (``if x == "a": x = "b"``) or
+    computing it from the setting with a builtin (``x = x.upper()``): it normalises what the
+    command line gave, so it applies to it."""
+    def own(expr: Expr) -> bool:
+        return isinstance(expr, Ref) and expr.kind is RefKind.FLAG and base_dest(expr.name) == rule.dest
+
+    def value_test(node: Expr) -> bool:  # ``x == "a"``, ``x in ("a", "b")``: not ``x is None`` (a default)
+        if isinstance(node, Compare):
+            pair = (node.left, node.right)
+            return any(own(a) and isinstance(b, Const) and b.value is not None for a, b in (pair, pair[::-1]))
+        return isinstance(node, In) and own(node.item) and isinstance(node.container, (Const, Seq))
+
+    value = rule.value
+    return any(value_test(n) for n in walk(rule.when)) or (
+        isinstance(value, Apply) and value.fn in _FUNCTIONS and any(own(a) for a in value.args))
 
 
 def resolved(model: Model, launch: Launch, rules: RuleSet) -> Values:
