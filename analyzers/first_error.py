@@ -166,7 +166,9 @@ class Pipeline:
         return cls(pipeline_order(checks, steps), model)
 
     def conditions(self) -> list[Expr]:
-        return [c.condition for c in self.checks]
+        """What a launch's facts are read by: every check's condition, and every adjustment's
+        condition and value (a platform fact may decide a setting a check reads)."""
+        return [c.condition for c in self.checks] + [e for r in self.model.rules for e in (r.when, r.value)]
 
     def predict(self, launch: Launch) -> Prediction:
         return predict(launch, self.checks, self.model)

@@ -101,7 +101,7 @@ def return_definitions(files: Iterable[FileSites]) -> dict[str, tuple[tuple[str,
         for qual, params, expr in fs.returns:
             bodies.setdefault(qual, set()).add((params, expr))
     summarized = {(fs.path, q) for fs in files for q, _, _ in fs.returns}
-    others = {q for fs in files for q in fs.functions if (fs.path, q) not in summarized}
+    others = {q.rsplit(".", 1)[-1] for fs in files for q in fs.functions if (fs.path, q) not in summarized}
     found = {name: next(iter(b)) for name, b in bodies.items() if len(b) == 1 and name not in others}
     for _ in range(MAX_DEPTH):
         found = {name: (params, inline_returns(expr, found)) for name, (params, expr) in found.items()}
@@ -110,8 +110,14 @@ def return_definitions(files: Iterable[FileSites]) -> dict[str, tuple[tuple[str,
 
 def inline_returns(expr: Expr, returns: Returns) -> Expr:
     """`expr` with calls ``f(a, b)`` of summarised functions replaced by what `f` returns for
-    those arguments (parameters not passed positionally stay unknown)."""
+    those arguments (parameters not passed positionally stay unknown); a call passing the
+    config (``f(cfg, x)``, the derived setting ``f()``) by what `f` returns for the same
+    config, its other parameters unknown."""
+    derived = {f"{name}()": body for name, (_, body) in returns.items()}
+
     def visit(node: Expr) -> Expr:
+        if isinstance(node, Ref) and node.kind is RefKind.FLAG and node.name in derived:
+            return derived[node.name]
         node = map_children(node, visit)
         if isinstance(node, Apply) and node.fn in returns:
             params, body = returns[node.fn]

@@ -103,11 +103,11 @@ def _yields(small: cst.BaseSmallStatement) -> bool:
     return isinstance(getattr(small, "value", None), cst.Yield)
 
 
-def _plain_function(node: cst.FunctionDef, qual: str, params: list[str], scope: Scope) -> bool:
-    """A module-level function of values (no config parameter), called as ``f(a, b)``: what
-    it returns can stand in for its calls (`extractor.returns`)."""
+def _summarised(node: cst.FunctionDef, qual: str, params: list[str]) -> bool:
+    """A module-level function with parameters and no decorator (which may change what a call
+    does): what it returns can stand in for its calls (`extractor.returns`)."""
     return "." not in qual and bool(params) and node.asynchronous is None and not node.decorators \
-        and not any(p in scope.aliases for p in params) and isinstance(node.body, cst.IndentedBlock)
+        and isinstance(node.body, cst.IndentedBlock)
 
 
 def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
@@ -557,7 +557,7 @@ class SiteWalker:
             self.found.params.append((qual, tuple(params)))
             with self.entered(self._frame_of(node, params)) as frame:
                 frame.declared = self.provider(node, qual)
-                if _plain_function(node, qual, params, frame.scope):
+                if _summarised(node, qual, params):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
                     if value is not None:
                         self.found.returns.append((qual, tuple(params), value))

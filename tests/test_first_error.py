@@ -111,3 +111,11 @@ def test_a_bare_reraise_is_not_a_check_of_its_own():
 def test_which_entries_a_launch_can_meet(marks: dict, met: bool) -> None:
     data = {"entries": [{**_entry("e", 1, {"op": "const", "value": True}), **marks}]}
     assert bool(Pipeline.of_catalog(data, STEPS).checks) is met
+
+
+def test_facts_are_read_by_checks_and_by_adjustments() -> None:
+    """A platform fact only an adjustment reads still decides the setting a check reads."""
+    hip = {"op": "ref", "kind": "platform", "name": "is_hip", "text": "is_hip()"}
+    data = {"entries": [_entry("e", 1, {"op": "const", "value": True})],
+            "adjustments": [{"dest": "tp_size", "value": {"op": "const", "value": 2}, "when": {"expr": hip}}]}
+    assert hip in [e.as_dict() for e in Pipeline.of_catalog(data, STEPS).conditions()]

