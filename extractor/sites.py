@@ -176,9 +176,15 @@ _ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integ
 
 
 def _simple_arg(node: cst.BaseExpression, scope: Scope) -> bool:
-    """A literal, a config read, the config itself, or True/False/None."""
+    """A literal, a config read, the config itself, True/False/None, or a plain call of the
+    config and such values (``attn_dp_enabled_of(cfg)``, ``getattr(cfg, "x", False)``: read
+    without looking into the function)."""
     if isinstance(node, _ARG_NODES):
         return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
+        plain = all(a.keyword is None and not a.star and not isinstance(a.value, cst.Call)
+                    and _simple_arg(a.value, scope) for a in node.args)
+        return plain and any(scope.is_config(a.value) for a in node.args)
     return isinstance(node, cst.Name) and (node.value in scope.aliases or node.value in ("True", "False", "None"))
 
 

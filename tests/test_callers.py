@@ -322,3 +322,25 @@ def test_a_call_from_a_private_function_nothing_names_never_runs() -> None:
     assert found is not None and not unknowns(found.expr) and "cfg.a" in found.text
     g.find_never_run({"m.py": source, "other.py": "from m import _shim\n"})  # named elsewhere: maybe
     assert unknowns(g.guard(("m.py", "leaf")).expr)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "argument, bound",
+    [
+        ("dp_enabled_of(cfg)", True),  # a derived setting: the helper's value
+        ('getattr(cfg, "use_x", False)', True),  # private state with a default
+        ("cfg.tp_size", True),
+        ("f(g(cfg))", False),  # calls in calls are not interpreted at every call site
+        ("compute(cfg.a, cfg.b)", False),  # a function of values, not of the config
+    ],
+)
+def test_which_call_arguments_bind_a_parameter(argument: str, bound: bool) -> None:
+    (fs,) = with_caller_guards(files(m=f"""
+        def check(*, flag):
+            if flag:
+                raise ValueError("x")
+        def entry(cfg):
+            check(flag={argument})
+    """))
+    assert (not any(u for g in fs.sites[0].guards for u in refs(g.expr)
+                    if u.kind is RefKind.UNKNOWN and u.name == "flag")) is bound
