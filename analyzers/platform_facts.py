@@ -27,6 +27,8 @@ from extractor.real_profile import Platform, RealProfile, Runtime
 _MODEL = re.compile(r"<model(?::([A-Za-z_][A-Za-z0-9_]*))?>")
 # a model property the config.json holds as is: ``…hf_config.num_hidden_layers``
 _CONFIG_FIELD = re.compile(r"(?:.*\.)?hf_(?:text_)?config\.([A-Za-z_][A-Za-z0-9_]*)")
+# the model's whole config (``model_config_of(view).hf_config``), as a helper is handed it
+_WHOLE_CONFIG = re.compile(r"(?:.*\.)?hf_(?:text_)?config")
 
 
 def fact_names(exprs: Iterable[Expr], kind: RefKind) -> tuple[str, ...]:
@@ -79,14 +81,18 @@ def architecture_of(model_path: Any, default: str) -> str | None:
 
 
 def model_facts(architecture: str, config: Mapping[str, Any], names: Iterable[str],
-                examples: Examples) -> dict[str, Any]:
+                examples: Examples, stand_in: str = "") -> dict[str, Any]:
     """``model:NAME`` -> what each model property in `names` reads for a model of
     `architecture` whose config.json is `config`: the architecture (a name, or a one-item
-    list where the name is the list), and fields the config holds as they are."""
+    list where the name is the list), fields the config holds as they are, and the whole
+    config as its `stand_in` (``<model:Arch>``: a runtime helper's ``model`` value is
+    stated for a generated model, handed as its directory or as its config)."""
     out: dict[str, Any] = {}
     for name in names:
         key = f"{RefKind.MODEL}:{name}"
-        if examples.is_architecture(name):
+        if stand_in and _WHOLE_CONFIG.fullmatch(name):
+            out[key] = stand_in
+        elif examples.is_architecture(name):
             out[key] = (architecture,) if name.endswith("architectures") else architecture
         elif (field := _CONFIG_FIELD.fullmatch(name)) is not None and field.group(1) in config:
             value = config[field.group(1)]
@@ -129,5 +135,6 @@ class Stated:
         architecture = architecture_of(given.flags.get(self.examples.model), self.real.default_model)
         config = self.real.stand_in_config(architecture) if architecture is not None else None
         if architecture is not None and config is not None:
-            facts.update(model_facts(architecture, config, self.model_names, self.examples))
+            facts.update(model_facts(architecture, config, self.model_names, self.examples,
+                                     given.flags[self.examples.model]))
         return Launch(given.flags, given.env, facts)

@@ -75,6 +75,13 @@ def test_model_facts_come_from_the_architecture_and_the_config():
         "model:model_config.hf_config.num_hidden_layers": 2}
 
 
+def test_the_whole_config_is_its_stand_in_so_helpers_stated_for_the_model_read_it():
+    names = ["model_config_of(view).hf_config", "hf_config", "hf_config.num_hidden_layers"]
+    assert model_facts("Qwen", {"num_hidden_layers": 2}, names, EXAMPLES, "<model:Qwen>") == {
+        "model:model_config_of(view).hf_config": "<model:Qwen>", "model:hf_config": "<model:Qwen>",
+        "model:hf_config.num_hidden_layers": 2}
+
+
 def test_a_stated_launch_decides_platform_and_architecture_conditions():
     arch = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
     hip = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
