@@ -176,16 +176,29 @@ _ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integ
 
 
 def _simple_arg(node: cst.BaseExpression, scope: Scope) -> bool:
-    """A literal, a config read, the config itself, True/False/None, or a plain call of the
-    config and such values (``attn_dp_enabled_of(cfg)``, ``getattr(cfg, "x", False)``: read
-    without looking into the function)."""
+    """A `_simple_operand`, a choice between such (``archs[0] if archs else None``), or a plain
+    call of the config and such (``attn_dp_enabled_of(cfg)``, ``getattr(cfg, "x", False)``:
+    read without looking into the function)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
+        plain = all(a.keyword is None and not a.star and _simple_operand(a.value, scope) for a in node.args)
+        return plain and any(scope.is_config(a.value) for a in node.args)
+    if isinstance(node, cst.IfExp):
+        return all(_simple_operand(n, scope) for n in (node.test, node.body, node.orelse))
+    return _simple_operand(node, scope)
+
+
+def _simple_operand(node: cst.BaseExpression, scope: Scope) -> bool:
+    """A literal, a config read, the config itself, True/False/None, a local bound to a
+    literal or a read, or a literal-indexed item of one of those (``archs[0]``)."""
     if isinstance(node, _ARG_NODES):
         return True
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
-        plain = all(a.keyword is None and not a.star and not isinstance(a.value, cst.Call)
-                    and _simple_arg(a.value, scope) for a in node.args)
-        return plain and any(scope.is_config(a.value) for a in node.args)
-    return isinstance(node, cst.Name) and (node.value in scope.aliases or node.value in ("True", "False", "None"))
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        index = node.slice[0].slice.value
+        return isinstance(index, (cst.Integer, cst.SimpleString)) and _simple_operand(node.value, scope)
+    if not isinstance(node, cst.Name):
+        return False
+    return node.value in scope.aliases or node.value in ("True", "False", "None") \
+        or isinstance(scope.bindings.get(node.value), _ARG_NODES)
 
 
 def _simple_binding(bound: Binding | None, scope: Scope) -> bool:

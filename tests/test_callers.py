@@ -330,6 +330,7 @@ def test_a_call_from_a_private_function_nothing_names_never_runs() -> None:
         ("dp_enabled_of(cfg)", True),  # a derived setting: the helper's value
         ('getattr(cfg, "use_x", False)', True),  # private state with a default
         ("cfg.tp_size", True),
+        ("cfg.archs[0] if cfg.archs else None", True),  # a choice between reads
         ("f(g(cfg))", False),  # calls in calls are not interpreted at every call site
         ("compute(cfg.a, cfg.b)", False),  # a function of values, not of the config
     ],
