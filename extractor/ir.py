@@ -333,11 +333,19 @@ def _simplify_truthy(expr: Truthy) -> Expr:
         return Const(bool(term.value))
     if is_condition(term):
         return simplify(term)
-    rows = _sequence_parts(term)
+    rows = _sequence_parts(term) if isinstance(term, Apply) else None
     if rows is not None:  # (x,) if c else () + ...: non-empty where some row's condition holds
-        return disj([_simplify_truthy(Truthy(part)) if not isinstance(part, Apply) else simplify(part.args[0])
-                     for part in rows])
+        return disj([_row_truth(part) for part in rows])
     return Truthy(term)
+
+
+def _row_truth(part: Expr) -> Expr:
+    """Whether one part of a `_sequence_parts` concatenation is non-empty."""
+    if isinstance(part, Const):
+        return Const(bool(part.value))
+    if isinstance(part, Seq):
+        return Const(bool(part.items))
+    return simplify(part.args[0]) if isinstance(part, Apply) else Truthy(part)  # a row: where its test holds
 
 
 def _sequence_parts(term: Expr) -> list[Expr] | None:

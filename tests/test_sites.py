@@ -928,6 +928,8 @@ def test_sites_carry_the_comments_at_their_check(body, comment):
         (["if cfg.a:\n        missing.append('a')", "if cfg.b:\n        missing.append('b')"],
          "`--a` is set or `--b` is set"),
         (["missing.append('a')"], "always"),  # an unconditional row: never empty
+        (["missing.append(cfg.a)", "if cfg.b:\n        missing.append(cfg.b)"], "always"),  # rows of reads
+        (["if cfg.b:\n        missing.append(cfg.b)"], "`--b` is set"),
         ([], "never"),
     ],
 )
