@@ -1169,9 +1169,10 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
 
 @lru_cache(maxsize=1 << 16)
 def rewrites_itself(rule: Rule) -> bool:
-    """A rule rewriting one value of its setting into another (``if x == "a": x = "b"``) or
+    """A rule renaming one value of its setting to a constant (``if x == "a": x = "b"``) or
     computing it from the setting with a builtin (``x = x.upper()``): it normalises what the
-    command line gave, so it applies to it."""
+    command line gave, so it applies to it. A rule choosing a value by other conditions
+    (``x = "b" if quant else x`` under ``x == "a"``) keeps the given one (an assumption)."""
     def own(expr: Expr) -> bool:
         return isinstance(expr, Ref) and expr.kind is RefKind.FLAG and base_dest(expr.name) == rule.dest
 
@@ -1182,8 +1183,9 @@ def rewrites_itself(rule: Rule) -> bool:
         return isinstance(node, In) and own(node.item) and isinstance(node.container, (Const, Seq))
 
     value = rule.value
-    return any(value_test(n) for n in walk(rule.when)) or (
-        isinstance(value, Apply) and value.fn in _FUNCTIONS and any(own(a) for a in value.args))
+    if isinstance(value, Const):  # a rename: ``if x == "mooncake_tcp": x = "mooncake"``
+        return any(value_test(n) for n in walk(rule.when))
+    return isinstance(value, Apply) and value.fn in _FUNCTIONS and any(own(a) for a in value.args)
 
 
 def resolved(model: Model, launch: Launch, rules: RuleSet) -> Values:

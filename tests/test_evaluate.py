@@ -165,6 +165,9 @@ ON_CUDA = Compare("==", flag("device"), Const("cuda"))
          ON_CUDA, Truth.TRUE),
         ((Rule("device", Apply("lower", (flag("device"),), "device.lower()"), TRUE),), {"device": "CUDA"},
          ON_CUDA, Truth.TRUE),
+        # ... not one choosing the new value by other conditions: the given value is kept
+        ((Rule("device", Apply(IF, (Truthy(HIP), Const("cuda"), Const("cpu")), "c"),
+               Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"}, ON_CUDA, Truth.FALSE),
         ((Rule("tp_size", Const(2), TRUE), Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2)))),
          {}, ON_CUDA, Truth.FALSE),                                                  # chained
         ((Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))), Rule("tp_size", Const(2), TRUE)),
