@@ -8,10 +8,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from analyzers.flags import FlagModel
-from extractor.callers import REACHED
 from extractor.ir import ON_COMMAND_LINE, Apply, Expr, Ref, RefKind, Truthy, disj, simplify, substitute
-from extractor.records import ExprMap, FileSites, Guard, GuardOrigin, map_guards
-from extractor.sites import PARAMETER
+from extractor.records import PARAMETER, REACHED, ExprMap, FileSites, Guard, GuardOrigin, map_guards
 
 CALL = "__call__"
 _VALUES_AT = 3  # __call__(self, parser, namespace, values, option_string=None)

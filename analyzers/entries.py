@@ -9,7 +9,17 @@ from typing import Any
 
 from analyzers.trigger import Renderer
 from extractor.ir import TRUE, Expr, Ref, RefKind, conj, negate, refs, simplify, unknowns
-from extractor.records import Guard, GuardOrigin, RaiseSite, Run, merge_runs
+from extractor.records import (
+    NOT_REACHED,
+    ON_IMPORT,
+    REACHED,
+    Guard,
+    GuardOrigin,
+    RaiseSite,
+    Run,
+    merge_runs,
+    parameter_ref,
+)
 
 EXCERPT_CONTEXT = 20  # lines shown before and after the statement
 MAX_REACH = 12  # earlier checks listed in a trigger's `reach`; more are counted (`reach_more`)
@@ -299,6 +309,27 @@ def launch_can_raise(entry: Mapping[str, Any]) -> bool:
     return entry.get("reachable", True) is not False and not entry.get("internal")
 
 
+ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__", "__setattr__", "__delattr__")
+
+
+def guards_program(site: RaiseSite, reached: str, params: Sequence[str]) -> str | None:
+    """Why the site's check guards the program's own code rather than a launch's settings
+    (its entry is `internal`), or None. Two cases: a check in an attribute hook on the
+    attribute's name (the interpreter binds it from the program's own `obj.name`); a check
+    that only module-level code runs (on import, before any argument is read) and that reads
+    nothing but program values (no option, env var, platform or model fact)."""
+    read = refs(site_trigger(site))
+    hook = site.function.rpartition(".")[2]
+    if hook in ATTRIBUTE_HOOKS and params:
+        name = params[1] if params[0] in ("self", "cls") and len(params) > 1 else params[0]
+        if parameter_ref(name) in read:
+            return (f"internal: checks the attribute name `{hook}` is called with (`{name}`), which "
+                    "the program's own code chooses")
+    if reached == ON_IMPORT and all(r.kind is RefKind.UNKNOWN for r in read):
+        return "internal: runs on import, before the command line is read, and reads only the program's own values"
+    return None
+
+
 def build_entries(
     sites: Sequence[RaiseSite],
     lines_of: Callable[[str], Sequence[str]],
@@ -308,25 +339,31 @@ def build_entries(
     reach: Mapping[tuple[str, str], str] | None = None,
     order: Mapping[tuple[str, str, int], int] | None = None,
     contracts: frozenset[str] = frozenset(),
+    params: Mapping[tuple[str, str], Sequence[str]] | None = None,
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
     entry whose function is not reached, or not known to be, says so in `reachable`.
     `order`: per (path, function, line), when a launch runs it (`extractor.program_order`),
     published as the entry's `order`. `contracts`: the profile's functions whose checks guard
-    the program's own code; their entries are `internal`."""
+    the program's own code; their entries are `internal`, as are those `guards_program`
+    finds (`params`: per (path, function), its parameters)."""
     entries = []
     ids = assign_ids(sites)
     at: dict[tuple[str, int], str] = {}
     for site, eid in zip(sites, ids, strict=True):
         at.setdefault((site.path, site.line), eid)
     for site, eid in zip(sites, ids, strict=True):
-        reached = (reach or {}).get((site.path, site.function), "true")
-        extra: dict[str, Any] = {} if reached == "true" else {"reachable": False if reached == "false" else "unknown"}
+        reached = (reach or {}).get((site.path, site.function), REACHED)
+        extra: dict[str, Any] = {} if reached in (REACHED, ON_IMPORT) else {
+            "reachable": False if reached == NOT_REACHED else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
         if site.function.rpartition(".")[2] in contracts:
             extra["internal"] = True
+        elif (why := guards_program(site, reached, (params or {}).get((site.path, site.function), ()))) is not None:
+            extra["internal"] = True
+            site = replace(site, notes=(*site.notes, why))
         start, code = excerpt(lines_of(site.path), site.line)
         earlier, more = reach_of(site, at, renderer)
         variants = tuple(

@@ -163,7 +163,8 @@ def build_catalog(
     implied: dict[str, list[str]] = {}
     for imp in implications(adjustments, renderer):
         implied.setdefault(imp.target, []).append(imp.source)
-    entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts)
+    params = {(fs.path, q): names for fs in files for q, names in fs.params}
+    entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts, params)
     from analyzers.advice import complete_entries
     from analyzers.overlay import apply_overlay
 

@@ -25,8 +25,21 @@ from extractor.ir import (
     substitute,
     unknowns,
 )
-from extractor.records import CallSite, FileSites, Guard, GuardOrigin, RaiseSite, Variant, map_guards
-from extractor.sites import MODULE, PARAMETER
+from extractor.records import (
+    MAYBE_REACHED,
+    MODULE,
+    NOT_REACHED,
+    ON_IMPORT,
+    REACHED,
+    CallSite,
+    FileSites,
+    Guard,
+    GuardOrigin,
+    RaiseSite,
+    Variant,
+    map_guards,
+    parameter_ref,
+)
 from extractor.source_set import SourceSet
 from extractor.templates import Template
 
@@ -245,11 +258,6 @@ class CallGraph:
         )
 
 
-def parameter_ref(name: str) -> Ref:
-    """How a parameter reads in a function's guards until a call site binds it."""
-    return Ref(RefKind.UNKNOWN, name, f"{PARAMETER}{name}")
-
-
 @dataclass(frozen=True, slots=True)
 class ParamBinding:
     """One distinct binding of a function's varying parameters, and the guard of the call
@@ -404,7 +412,6 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
 
 # ------------------------------------------------------------------ reachability
 
-REACHED, NOT_REACHED, MAYBE_REACHED = "true", "false", "unknown"
 _CONSTRUCTORS = ("__new__", "__init__", "__post_init__")
 _WRITE_HOOKS = ("__setattr__", "__delattr__")  # run by writing through an object
 
@@ -436,10 +443,13 @@ class CallEdges:
         self.edges: dict[Func, set[Func]] = defaultdict(set)
         self.unresolved: set[str] = set()  # last names of calls that resolve to nothing analysed
         self.modules: set[Func] = {(fs.path, MODULE) for fs in (*files, *callers)}  # run on import
+        self.referenced: set[Func] = set()  # passed around as values: may run any time later
         for fs in (*files, *callers):
             for call in fs.calls:
                 targets = self.targets(fs.path, call)
                 self.edges[(fs.path, call.caller)].update(targets)
+                if call.ref:
+                    self.referenced.update(targets)
                 if not targets and not call.ref:
                     self.unresolved.add(call.callee.rpartition(".")[2])
 
@@ -491,7 +501,8 @@ class CallEdges:
 def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints,
                  graph: CallEdges | None = None) -> dict[Func, str]:
     """Whether a launch can run each function of `files`: ``"true"`` when a chain of calls
-    (or function references) leads to it from an entry point; ``"unknown"`` when the code
+    (or function references) leads to it from an entry point (``"import"`` when only a
+    module's top-level code does: it runs on import, before the command line is read); ``"unknown"`` when the code
     does not say (a method or nested function nothing resolved reaches, which may be run
     through an object, a property or a registry; a function named like a call errcat could
     not resolve; anything those call); ``"false"`` otherwise: a module-level function no entry
@@ -500,6 +511,7 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
     `CallEdges`, when already built."""
     graph = graph or CallEdges(files, callers)
     reached = graph.closure(graph.entries(entry))
+    at_launch = graph.closure((graph.entries(entry) - graph.modules) | graph.referenced)
     never = {f for f in graph.graph.defined
              if f[1].count(".") == 1 and f[1].split(".")[1] in _WRITE_HOOKS and f[1].split(".")[0] in entry.views}
     maybe_seeds = {f for f in graph.graph.defined - reached - never
@@ -507,6 +519,7 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
                    or (f[1].startswith("__") and f[1].endswith("__"))}  # a module's __getattr__: implicit
     maybe = graph.closure(maybe_seeds, reached | never)
     return {
-        (fs.path, q): REACHED if (fs.path, q) in reached else MAYBE_REACHED if (fs.path, q) in maybe else NOT_REACHED
+        (fs.path, q): (REACHED if (fs.path, q) in at_launch else ON_IMPORT) if (fs.path, q) in reached
+        else MAYBE_REACHED if (fs.path, q) in maybe else NOT_REACHED
         for fs in files for q in fs.functions
     }

@@ -48,6 +48,7 @@ _RUNTIME_HINTS = ("installed", "available", "exists", "find_spec")
 # Methods whose result is a simple function of the receiver: kept as `Apply`.
 _STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "split", "get", "keys", "values"}
 _TYPE_NAMES = {"dict", "list", "tuple", "set", "str", "int", "float", "bool", "bytes", "type"}
+_EMPTY_COLLECTIONS = {"set", "frozenset", "list", "tuple", "dict"}
 _BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "max", "sum"}
 
 
@@ -445,6 +446,8 @@ def _function_call(call: _Call) -> Expr | None:
     of values we can name (``parse_connector_type(cfg.model_path)``): evaluable only as
     far as its name is known."""
     node, scope, name = call.node, call.scope, call.name
+    if name in _EMPTY_COLLECTIONS and not node.args:
+        return Const(())  # set(), dict() ...: empty, as the literals `{}` and `[]` read
     is_plain = isinstance(node.func, cst.Name)
     if is_plain and any(scope.is_config(a.value) for a in node.args):
         return Ref(RefKind.FLAG, f"{call.short}()", call.text)

@@ -15,8 +15,7 @@ from dataclasses import replace
 from functools import partial
 
 from extractor.ir import Apply, Expr, Ref, RefKind, map_children, refs, replace_refs, simplify, substitute
-from extractor.records import FileSites
-from extractor.sites import PARAMETER
+from extractor.records import PARAMETER, FileSites
 
 MAX_DEPTH = 4  # helpers calling helpers, inlined this deep
 

@@ -379,6 +379,8 @@ def _simplify_in(expr: In) -> Expr:
             return Const(item.value in container.value)
         except TypeError:
             pass
+    elif isinstance(container, Const) and container.value == ():  # nothing is in an empty collection
+        return FALSE
     # "x" in (cfg.a, cfg.b)  ==  cfg.a == "x" or cfg.b == "x"
     elif isinstance(item, Const) and isinstance(container, Seq) and not all(
             isinstance(i, Const) for i in container.items):

@@ -7,8 +7,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from extractor.compat import StrEnum
-from extractor.ir import Expr, Ref, from_dict, refs
+from extractor.ir import Expr, Ref, RefKind, from_dict, refs
 from extractor.templates import Template, parse_template
+
+MODULE = "<module>"  # the "function" of a module's top-level code
+PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
+# Whether a launch runs a function (`extractor.callers.reachability`)
+REACHED, NOT_REACHED, MAYBE_REACHED = "true", "false", "unknown"
+ON_IMPORT = "import"  # reached, but only by module-level code: it runs before any argument is read
+
+
+def parameter_ref(name: str) -> Ref:
+    """How a parameter reads in a function's guards until a call site binds it."""
+    return Ref(RefKind.UNKNOWN, name, f"{PARAMETER}{name}")
 
 
 class SiteKind(StrEnum):

@@ -42,6 +42,8 @@ from extractor.messages import Option, build
 from extractor.positions import LineIndex, StatementSpan, statement_spans
 from extractor.profile import Profile
 from extractor.records import (
+    MODULE,
+    PARAMETER,
     Adjustment,
     CallSite,
     FileSites,
@@ -67,9 +69,7 @@ from extractor.tables import (
     target_names,
 )
 from extractor.templates import CAUGHT, Template
-
-MODULE = "<module>"
-PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
+from extractor.writes import mutated_name, written_names
 
 
 def _exit_kind(suite: cst.BaseSuite) -> GuardOrigin | None:
@@ -185,6 +185,50 @@ def _simple_arg(node: cst.BaseExpression, scope: Scope) -> bool:
     if isinstance(node, cst.IfExp):
         return all(_simple_operand(n, scope) for n in (node.test, node.body, node.orelse))
     return _simple_operand(node, scope)
+
+
+_AUGMENTED: dict[type, type[cst.BaseBinaryOp]] = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.BitOrAssign: cst.BitOr, cst.BitAndAssign: cst.BitAnd, cst.FloorDivideAssign: cst.FloorDivide,
+    cst.DivideAssign: cst.Divide, cst.ModuloAssign: cst.Modulo, cst.PowerAssign: cst.Power,
+}
+_SET_METHODS: dict[str, cst.BaseBinaryOp] = {
+    "add": cst.BitOr(), "update": cst.BitOr(), "discard": cst.Subtract(), "remove": cst.Subtract(),
+    "difference_update": cst.Subtract(), "intersection_update": cst.BitAnd(),
+}
+_LIST_METHODS: dict[str, cst.BaseBinaryOp] = {"append": cst.Add(), "extend": cst.Add()}
+_ONE_ITEM = ("add", "discard", "remove", "append")  # the argument is one item, not a collection
+
+
+def _container_kind(binding: Binding) -> str | None:
+    """"set" or "list" where a binding is one for sure (a literal, ``set(...)``, an
+    operation on one), else None."""
+    if isinstance(binding, Conditional):
+        kind = _container_kind(binding.value)
+        return kind if kind == _container_kind(binding.previous) else None
+    if isinstance(binding, cst.Set) or (isinstance(binding, cst.Call) and dotted(binding.func) in ("set", "frozenset")):
+        return "set"
+    if isinstance(binding, (cst.List, Table)) or (isinstance(binding, cst.Call) and dotted(binding.func) == "list"):
+        return "list"
+    if isinstance(binding, cst.BinaryOperation):
+        return _container_kind(binding.left) or _container_kind(binding.right)
+    return None
+
+
+def _in_place_value(name: str, call: cst.Call, binding: Binding) -> cst.BaseExpression | None:
+    """What ``name.method(arg)`` leaves in `name`, as an expression of the old value, when the
+    binding is a set or list and the method has one (``s.add(x)`` -> ``s | {x}``)."""
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    kind = _container_kind(binding)
+    ops = _SET_METHODS if kind == "set" else _LIST_METHODS if kind == "list" else {}
+    if method not in ops or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    arg = call.args[0].value
+    if method in _ONE_ITEM:
+        arg = cst.Set([cst.Element(arg)]) if kind == "set" else cst.List([cst.Element(arg)])
+    elif kind == "list" and not isinstance(arg, cst.List):
+        return None  # l + <any iterable>: no list to add
+    return cst.BinaryOperation(left=cst.Name(name), operator=ops[method], right=arg)
 
 
 def _simple_operand(node: cst.BaseExpression, scope: Scope) -> bool:
@@ -457,6 +501,7 @@ class SiteWalker:
 
     def visit_While(self, node: cst.While) -> None:
         with self.guarded(), _unknown_after(self.scope, "a loop"):
+            self._carried(node.body, ())
             self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.WHILE)
             self.walk_suite(node.body)
         if node.orelse is not None:
@@ -724,6 +769,24 @@ class SiteWalker:
             if key is not None:
                 self.adjust(key, value, node)
             self._splat_item(tgt, value)
+            self._changed_in_place(tgt)
+
+    def _changed_in_place(self, node: cst.BaseExpression) -> None:
+        """``s.add(x)``, ``s.discard(x)``, ``s.update(t)`` on a set and ``l.append(x)`` on a
+        list rebind the name to what they compute (``s | {x}`` ...); any other change in place
+        (``d[k] = v``, ``d.update(...)``) leaves it unknown."""
+        name = mutated_name(node)
+        bound = self.scope.bindings.get(name) if name is not None else None
+        if name is None or bound is None or isinstance(bound, Opaque):
+            return
+        value = _in_place_value(name, node, bound) if isinstance(node, cst.Call) else None
+        if value is not None:
+            self.rebind(name, value)
+        else:
+            self.scope.bindings[name] = Opaque(f"{name} (changed in place)")
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._changed_in_place(node.target)
 
     def _unpack(self, tgt: cst.Tuple | cst.List, value: cst.BaseExpression, node: cst.Assign) -> None:
         """``a, b = value``: each name bound to its item; ``cfg.a, cfg.b = f(cfg)`` adjusts."""
@@ -817,8 +880,9 @@ class SiteWalker:
         if isinstance(bound, Table):
             self._extend(name, bound, node.value)
         elif isinstance(bound, (cst.BaseExpression, Conditional)):
-            if isinstance(node.operator, cst.AddAssign):
-                self.rebind(name, cst.BinaryOperation(left=cst.Name(name), operator=cst.Add(), right=node.value))
+            op = _AUGMENTED.get(type(node.operator))
+            if op is not None:  # x op= y: x = x op y
+                self.rebind(name, cst.BinaryOperation(left=cst.Name(name), operator=op(), right=node.value))
             else:
                 self.scope.bindings[name] = Opaque(f"{name} (updated in place)")
 
@@ -840,6 +904,7 @@ class SiteWalker:
         if self._table_growth(node, method):
             self._record_inner(node)
             return
+        self._changed_in_place(node)
         if method in self.profile.setters:
             for arg in node.args:
                 if arg.keyword is not None:
@@ -916,9 +981,17 @@ class SiteWalker:
         names = target_names(node.target)
         rows = iterated(node.iter, self.scope.lookup)
         with _unknown_after(self.scope, "a loop"):
+            self._carried(node.body, names)
             self._loop_body(node, names, rows)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
+
+    def _carried(self, body: cst.BaseSuite, names: tuple[str, ...]) -> None:
+        """Locals the loop body writes may hold what an earlier pass left: unknown inside it."""
+        bindings = self.scope.bindings
+        for name in written_names(body) - set(names):
+            if name in bindings and not isinstance(bindings[name], Opaque):
+                bindings[name] = Opaque(f"{name} (changed by an earlier pass of a loop)")
 
     def _loop_body(self, node: cst.For, names: tuple[str, ...], rows: Sequence[Row] | None) -> None:
         if not rows or not names:

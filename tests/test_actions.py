@@ -12,9 +12,9 @@ from analyzers.first_error import Check, pipeline_order
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
-from extractor.callers import MAYBE_REACHED, REACHED
 from extractor.ir import TRUE, conj
 from extractor.profile import load_profile
+from extractor.records import MAYBE_REACHED, REACHED
 from extractor.sites import extract_file
 
 ACTIONS = textwrap.dedent('''

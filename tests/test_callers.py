@@ -263,6 +263,12 @@ class View:
     def __setattr__(self, n, v): raise AttributeError('read-only')
 class Other:
     def method(self): pass
+def collect(sources): pass
+def shared(): pass
+def registered(cfg): shared()
+TABLE = collect([View, Other])
+run_hook(registered, None)
+shared()
 """
 
 
@@ -274,6 +280,8 @@ class Other:
         ("called_by_name", "unknown"),  # named like a call errcat cannot resolve
         ("View.__setattr__", "false"),  # a read-only view's write hook
         ("Other.method", "unknown"),  # a method may run through an object or a property
+        ("collect", "import"),  # called by module-level code only: before any argument is read
+        ("registered", "true"), ("shared", "true"),  # a function kept as a value may run at launch
     ],
 )
 def test_reachability_from_the_entry_points(function: str, expected: str) -> None:

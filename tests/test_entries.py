@@ -494,3 +494,35 @@ def test_entries_of_contract_functions_are_internal(function: str, internal: boo
     (entry,) = build_entries(found, lambda p: lines, lambda p, n: "", RENDER, contracts=frozenset({"run_pass"}))
     assert bool(entry.extra.get("internal")) is internal
     assert launch_can_raise(entry.extra) is not internal
+
+
+@pytest.mark.parametrize(
+    "code, reached, internal",
+    [
+        # an attribute hook's check of the attribute's name: the program's own `obj.name`
+        ("class S:\n    def __setattr__(self, name, value):\n        if name.startswith('_'):\n"
+         "            raise AttributeError('sealed')\n", "true", True),
+        ("def __getattr__(name):\n    if name not in LAZY:\n        raise AttributeError(name)\n", "unknown", True),
+        # the value written is the launch's data: a check of it is not internal
+        ("class S:\n    def __setattr__(self, name, value):\n        if value < 0:\n"
+         "            raise ValueError('negative')\n", "true", False),
+        # run on import, reading only program values
+        ("def collect(fields):\n    for f in fields:\n        if f in SEEN:\n            raise ValueError('twice')\n",
+         "import", True),
+        # run on import but reading an env var: the environment is the launch's
+        ("import os\ndef collect(fields):\n    if os.environ.get('X'):\n            raise ValueError('x')\n",
+         "import", False),
+        ("def collect(fields):\n    for f in fields:\n        if f in SEEN:\n            raise ValueError('twice')\n",
+         "true", False),  # run at launch too: its parameter may carry the launch's values
+    ],
+)
+def test_checks_of_the_programs_own_values_are_internal(code: str, reached: str, internal: bool) -> None:
+    found = sites(code)
+    lines = code.splitlines(keepends=True)
+    params = {("m.py", "S.__setattr__"): ("self", "name", "value"), ("m.py", "__getattr__"): ("name",),
+              ("m.py", "collect"): ("fields",)}
+    reach = {(s.path, s.function): reached for s in found}
+    (entry,) = build_entries(found, lambda p: lines, lambda p, n: "", RENDER, reach=reach, params=params)
+    assert bool(entry.extra.get("internal")) is internal
+    assert "reachable" not in entry.extra or reached == "unknown"
+    assert any(n.startswith("internal:") for n in entry.site.notes) is internal

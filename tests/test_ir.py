@@ -58,6 +58,8 @@ ENV = Ref(RefKind.ENV, "SGLANG_E", "envs.SGLANG_E.get()")
         (Not(Compare("is", X, Const(None))), Compare("is not", X, Const(None))),
         (Truthy(Const(0)), FALSE),
         (In(Const("t"), Seq((X, ENV))), Or((Compare("==", X, Const("t")), Compare("==", ENV, Const("t"))))),
+        (In(X, Const(())), FALSE),  # nothing is in an empty collection
+        (Not(In(X, Const(()))), TRUE),
     ],
 )
 def test_simplify(expr, expected) -> None:

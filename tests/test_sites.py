@@ -12,7 +12,7 @@ import pytest
 from analyzers.entries import site_trigger
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
-from extractor.ir import FALSE, TRUE, RefKind, Truthy, Unknown, conj, refs, unknowns
+from extractor.ir import FALSE, TRUE, RefKind, Truthy, Unknown, conj, refs, simplify, unknowns
 from extractor.positions import statement_spans
 from extractor.profile import load_profile
 from extractor.records import FileSites, GuardOrigin, PriorTable, RaiseSite
@@ -373,6 +373,50 @@ def test_loop_over_unknown_iterable_stays_one_entry_with_an_unknown() -> None:
     )
     assert site.variants == ()
     assert "(unknown)" in RENDER.text(site.guards[0].expr)
+
+
+@pytest.mark.parametrize(
+    "code, shown",
+    [
+        # the check sees what earlier passes of the loop wrote, not the literal it started as
+        ("seen = {}\nfor f in fields(x):\n    if f in seen:\n        raise ValueError('twice')\n"
+         "    seen[f] = 1\n", "changed by an earlier pass of a loop"),
+        ("n = 0\nwhile more():\n    if n > 3:\n        raise ValueError('many')\n    n += 1\n",
+         "changed by an earlier pass of a loop"),
+        ("seen = []\nfor f in fields(x):\n    if f in seen:\n        raise ValueError('twice')\n"
+         "    seen.append(f)\n", "changed by an earlier pass of a loop"),
+        # changed in place before the check: not the literal either
+        ("d = {}\nd['a'] = 1\nif 'a' in d:\n    raise ValueError('a')\n", "changed in place"),
+        ("d = {'a': 1}\nd.pop('a')\nif d:\n    raise ValueError('a')\n", "changed in place"),
+        ("d = {'a': 1}\ndel d['a']\nif 'a' in d:\n    raise ValueError('a')\n", "changed in place"),
+    ],
+)
+def test_names_changed_by_a_loop_or_in_place_are_unknown(code: str, shown: str) -> None:
+    site = one(code)
+    assert any(shown in u.text for u in unknowns(site_trigger(site))), RENDER.text(site_trigger(site))
+
+
+@pytest.mark.parametrize(
+    "code, fires",
+    [
+        ("s = {'a', None}\ns.discard(None)\nif None in s:\n    raise ValueError('x')\n", False),
+        ("s = set()\ns.add('a')\nif 'a' in s:\n    raise ValueError('x')\n", True),
+        ("s = {'a'}\ns.update({'b'})\nif 'b' in s:\n    raise ValueError('x')\n", True),
+        ("s = {'a', 'b'}\ns -= {'a'}\nif 'a' in s:\n    raise ValueError('x')\n", False),
+        ("n = 2\nn *= 3\nif n == 6:\n    raise ValueError('x')\n", True),
+    ],
+)
+def test_changes_in_place_with_a_known_result_are_computed(code: str, fires: bool) -> None:
+    from analyzers.evaluate import Model, Truth, evaluate
+    from analyzers.launch import Launch
+
+    truth = evaluate(site_trigger(one(code)), Launch(), Model())
+    assert truth is (Truth.TRUE if fires else Truth.FALSE)
+
+
+def test_a_literal_read_before_it_changes_keeps_its_value() -> None:
+    site = one("d = {}\nif 'a' in d:\n    raise ValueError('a')\nd['a'] = 1\n")
+    assert simplify(site_trigger(site)) == FALSE
 
 
 def test_conditional_message_gives_two_variants() -> None:
