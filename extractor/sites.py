@@ -769,6 +769,18 @@ class SiteWalker:
             if key is not None:
                 self.adjust(key, value, node)
             self._splat_item(tgt, value)
+            self._item_set(tgt, value)
+
+    def _item_set(self, tgt: cst.Subscript, value: cst.BaseExpression) -> None:
+        """``d[k] = v`` on a dict table: one more row, under the guards in force (a later row
+        of the same key wins, as in a dict literal); on anything else, `d` is unknown."""
+        name = tgt.value.value if isinstance(tgt.value, cst.Name) else ""
+        bound = self.scope.bindings.get(name)
+        index = tgt.slice[0].slice if len(tgt.slice) == 1 else None
+        if isinstance(bound, Table) and bound.is_dict and isinstance(index, cst.Index) \
+                and isinstance(index.value, (cst.SimpleString, cst.Integer)):
+            self._extend(name, bound, cst.Dict([cst.DictElement(index.value, value)]))
+        else:
             self._changed_in_place(tgt)
 
     def _changed_in_place(self, node: cst.BaseExpression) -> None:
@@ -981,7 +993,8 @@ class SiteWalker:
         names = target_names(node.target)
         rows = iterated(node.iter, self.scope.lookup)
         with _unknown_after(self.scope, "a loop"):
-            self._carried(node.body, names)
+            if not rows or not names:  # rows are walked one after another: nothing carried over unseen
+                self._carried(node.body, names)
             self._loop_body(node, names, rows)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)

@@ -386,7 +386,7 @@ def test_loop_over_unknown_iterable_stays_one_entry_with_an_unknown() -> None:
         ("seen = []\nfor f in fields(x):\n    if f in seen:\n        raise ValueError('twice')\n"
          "    seen.append(f)\n", "changed by an earlier pass of a loop"),
         # changed in place before the check: not the literal either
-        ("d = {}\nd['a'] = 1\nif 'a' in d:\n    raise ValueError('a')\n", "changed in place"),
+        ("d = {}\nd[k] = 1\nif 'a' in d:\n    raise ValueError('a')\n", "changed in place"),
         ("d = {'a': 1}\nd.pop('a')\nif d:\n    raise ValueError('a')\n", "changed in place"),
         ("d = {'a': 1}\ndel d['a']\nif 'a' in d:\n    raise ValueError('a')\n", "changed in place"),
     ],
@@ -404,6 +404,8 @@ def test_names_changed_by_a_loop_or_in_place_are_unknown(code: str, shown: str) 
         ("s = {'a'}\ns.update({'b'})\nif 'b' in s:\n    raise ValueError('x')\n", True),
         ("s = {'a', 'b'}\ns -= {'a'}\nif 'a' in s:\n    raise ValueError('x')\n", False),
         ("n = 2\nn *= 3\nif n == 6:\n    raise ValueError('x')\n", True),
+        ("d = {}\nd['a'] = 'x'\nif d.get('a') == 'x':\n    raise ValueError('x')\n", True),
+        ("d = {'a': 'x'}\nd['a'] = 'y'\nif d.get('a') == 'x':\n    raise ValueError('x')\n", False),
     ],
 )
 def test_changes_in_place_with_a_known_result_are_computed(code: str, fires: bool) -> None:
@@ -412,6 +414,12 @@ def test_changes_in_place_with_a_known_result_are_computed(code: str, fires: boo
 
     truth = evaluate(site_trigger(one(code)), Launch(), Model())
     assert truth is (Truth.TRUE if fires else Truth.FALSE)
+
+
+def test_a_loop_over_known_rows_carries_its_writes_row_by_row() -> None:
+    site = one("errors = []\nfor name in ('a', 'b'):\n    if not cfg.get(name):\n        errors.append(name)\n"
+               "if errors:\n    raise ValueError('missing')\n")
+    assert not [u for u in unknowns(site_trigger(site)) if "loop" in u.text], RENDER.text(site_trigger(site))
 
 
 def test_a_literal_read_before_it_changes_keeps_its_value() -> None:
