@@ -41,7 +41,8 @@ class Conditional:
 Binding = cst.BaseExpression | Opaque | Table | Conditional
 
 MAX_REBINDS = 4  # ``x = f(x)`` substitutions per name before its value counts as unknown
-MAX_BRANCH_VALUES = 8  # values a name may have where branches join before it counts as unknown
+MAX_BRANCH_VALUES = 8  # distinct values a name may have where branches join before it counts as unknown
+MAX_BRANCH_LEAVES = 12  # and branches in all (the same value under many tests is cheap, not free)
 
 
 def values_of(binding: Binding) -> int:
@@ -51,17 +52,34 @@ def values_of(binding: Binding) -> int:
     return 1
 
 
+def _distinct(binding: Binding, seen: set[str]) -> set[str]:
+    """The source texts of the values a binding chooses between."""
+    if isinstance(binding, Conditional):
+        _distinct(binding.value, seen)
+        return _distinct(binding.previous, seen)
+    seen.add(_code(binding) if isinstance(binding, cst.CSTNode) else repr(binding))
+    return seen
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
 def joined(name: str, branches: list[tuple[Expr, Binding | None]], otherwise: Binding | None) -> Binding | None:
     """`name` after an if/elif/else chain: the value of the first branch whose test holds
     (`branches` in order, each test read as if the earlier ones failed), else `otherwise`.
     A branch that leaves the name unbound takes the other side's value (Python would
-    raise NameError there); past `MAX_BRANCH_VALUES` values the name is `Opaque`."""
+    raise NameError there); past `MAX_BRANCH_VALUES` distinct values (or `MAX_BRANCH_LEAVES`
+    branches) the name is `Opaque`."""
     result = otherwise
     for cond, value in reversed(branches):
         if value is None or value is result:
             continue
         result = value if result is None else _under(cond, value, result)
-    if result is not None and values_of(result) > MAX_BRANCH_VALUES:
+    if result is None:
+        return None
+    count = values_of(result)
+    if count > MAX_BRANCH_LEAVES or (count > MAX_BRANCH_VALUES and len(_distinct(result, set())) > MAX_BRANCH_VALUES):
         return Opaque(f"{name} (reassigned in more than {MAX_BRANCH_VALUES} branches)")
     return result
 

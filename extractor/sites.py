@@ -773,11 +773,14 @@ class SiteWalker:
 
     def _item_set(self, tgt: cst.Subscript, value: cst.BaseExpression) -> None:
         """``d[k] = v`` on a dict table: one more row, under the guards in force (a later row
-        of the same key wins, as in a dict literal); on anything else, `d` is unknown."""
+        of the same key wins, as in a dict literal); on anything else, `d` is unknown. Not for
+        a provider's declaration dict: its items are adjustments already, and growing it row by
+        row under each model's guards makes every read of it a term as large as the provider."""
         name = tgt.value.value if isinstance(tgt.value, cst.Name) else ""
         bound = self.scope.bindings.get(name)
         index = tgt.slice[0].slice if len(tgt.slice) == 1 else None
-        if isinstance(bound, Table) and bound.is_dict and isinstance(index, cst.Index) \
+        if isinstance(bound, Table) and bound.is_dict and name not in (self.frame.declared or ()) \
+                and isinstance(index, cst.Index) \
                 and isinstance(index.value, (cst.SimpleString, cst.Integer)):
             self._extend(name, bound, cst.Dict([cst.DictElement(index.value, value)]))
         else:

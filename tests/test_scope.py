@@ -132,6 +132,12 @@ def test_joined_past_the_cap_is_opaque() -> None:
     assert joined("x", branches, A) == Opaque(f"x (reassigned in more than {MAX_BRANCH_VALUES} branches)")
 
 
+def test_joined_counts_a_value_repeated_under_many_tests_once() -> None:
+    branches = [(C, expr("'cpu'")) for _ in range(MAX_BRANCH_VALUES)] + [(C, expr("'gpu'"))]
+    found = joined("x", branches, A)
+    assert isinstance(found, Conditional) and values_of(found) == MAX_BRANCH_VALUES + 2
+
+
 def test_rebinding_a_joined_name_from_itself_applies_to_each_value() -> None:
     scope = bound("x = cfg.a")
     scope.bindings["x"] = Conditional(C, B, scope.bindings["x"])
