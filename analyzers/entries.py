@@ -312,13 +312,14 @@ def launch_can_raise(entry: Mapping[str, Any]) -> bool:
 ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__", "__setattr__", "__delattr__")
 
 
-def guards_program(site: RaiseSite, reached: str, params: Sequence[str]) -> str | None:
+def guards_program(site: RaiseSite, trigger: Expr, reached: str, params: Sequence[str]) -> str | None:
     """Why the site's check guards the program's own code rather than a launch's settings
     (its entry is `internal`), or None. Two cases: a check in an attribute hook on the
     attribute's name (the interpreter binds it from the program's own `obj.name`); a check
     that only module-level code runs (on import, before any argument is read) and that reads
-    nothing but program values (no option, env var, platform or model fact)."""
-    read = refs(site_trigger(site))
+    nothing but program values (no option, env var, platform or model fact). `trigger`: the
+    site's `site_trigger`."""
+    read = refs(trigger)
     hook = site.function.rpartition(".")[2]
     if hook in ATTRIBUTE_HOOKS and params:
         name = params[1] if params[0] in ("self", "cls") and len(params) > 1 else params[0]
@@ -359,9 +360,11 @@ def build_entries(
             "reachable": False if reached == NOT_REACHED else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
+        own = site_trigger(site)
+        names = (params or {}).get((site.path, site.function), ())
         if site.function.rpartition(".")[2] in contracts:
             extra["internal"] = True
-        elif (why := guards_program(site, reached, (params or {}).get((site.path, site.function), ()))) is not None:
+        elif (why := guards_program(site, own, reached, names)) is not None:
             extra["internal"] = True
             site = replace(site, notes=(*site.notes, why))
         start, code = excerpt(lines_of(site.path), site.line)
@@ -377,7 +380,7 @@ def build_entries(
                 url=permalink(site.path, site.line),
                 excerpt_start=start,
                 excerpt=code,
-                trigger=replace(Trigger.build(site_trigger(site), renderer, implied), reach=earlier, reach_more=more),
+                trigger=replace(Trigger.build(own, renderer, implied), reach=earlier, reach_more=more),
                 variants=variants,
                 extra=extra,
             )
