@@ -293,6 +293,8 @@ class _Sentence(Visitor[str]):
 
     def visit_In(self, expr: In) -> str:
         subject, container = self.r.value(expr.item), expr.container
+        if isinstance(expr.item, Seq):  # a pair such as ``(phase, "backend")``
+            subject = f"({subject})"
         if isinstance(container, Const) and isinstance(container.value, tuple):
             return self._one_of(subject, [None if v is None else _const(v, nested=True) for v in container.value])
         if isinstance(container, Seq):  # `x in (None, 1, cfg.tp_size)`

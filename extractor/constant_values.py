@@ -513,13 +513,13 @@ def computed_literals(path: str, module: cst.Module,
     scope = ConstScope(path, Symbols(SourceSet({path: ""}, {path: module})))
     out = dict(names)
     for name in sorted(comps):
-        made = _as_literal(constant_value(names[name], scope))
+        made = as_literal(constant_value(names[name], scope))
         if made is not None:
             out[name] = made
     return out
 
 
-def _as_literal(value: object) -> cst.BaseExpression | None:
+def as_literal(value: object) -> cst.BaseExpression | None:
     """The literal of a computed value (None: there is none, e.g. an empty set)."""
     if value is NOT_CONSTANT or (isinstance(value, frozenset) and not value):
         return None

@@ -322,6 +322,9 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
             return Ref(RefKind.MODEL, path, text)
         return Ref(RefKind.FLAG, path, text)
     base = node.value
+    if isinstance(base, cst.Name) and isinstance(bound := scope.lookup(f"{base.value}.{node.attr.value}"),
+                                                 cst.BaseExpression):
+        return term(bound, scope)  # an imported class's constant (``Backend.FULL`` is "full")
     if isinstance(base, cst.Name) and is_member_text(text):
         return Const(text)  # an enum member such as ConnectorType.INSTANCE
     if isinstance(base, cst.Call) and _platform_call(base, scope):
@@ -329,9 +332,14 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
     if _is_model(text, scope):
         return Ref(RefKind.MODEL, text, text)
     base_term = term(base, scope)
-    if isinstance(base_term, Ref) and base_term.kind in (RefKind.MODEL, RefKind.PLATFORM):
+    if isinstance(base_term, Ref) and base_term.kind in _FIELD_KINDS and base_term.name != "*":
         return Ref(base_term.kind, f"{base_term.name}.{node.attr.value}", text)
     return Ref(RefKind.UNKNOWN, text, text)
+
+
+# Refs whose attributes are parts of the same fact: ``x.a`` of a setting, model or platform
+# fact ``x`` (reached through a local or ``getattr``) reads the fact ``x.a``.
+_FIELD_KINDS = (RefKind.FLAG, RefKind.MODEL, RefKind.PLATFORM)
 
 
 def _platform_call(node: cst.Call, scope: Scope) -> bool:
@@ -404,8 +412,8 @@ def _getattr_call(call: _Call) -> Expr | None:
             return Apply(UNSET_OR, (ref, default), call.text) if not isinstance(default, Unknown) else ref
         return ref
     owner = term(args[0].value, scope)
-    if isinstance(owner, Ref) and owner.kind is RefKind.MODEL:
-        return Ref(RefKind.MODEL, f"{owner.name}.{attr}", call.text)
+    if isinstance(owner, Ref) and owner.kind in _FIELD_KINDS and owner.name != "*":
+        return Ref(owner.kind, f"{owner.name}.{attr}", call.text)  # a field of a setting or model fact
     return None
 
 

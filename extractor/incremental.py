@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, parse_profile
 from extractor.records import FileSites
 from extractor.result_cache import ResultCache, sites_key
 from extractor.snapshot import Snapshot
+
+if TYPE_CHECKING:  # libcst: loaded when a file is extracted
+    from extractor.imported_values import ImportedValues
 
 KIND = "sites"
 
@@ -32,11 +35,16 @@ def extract_files(
     cache: ResultCache | None = None,
     jobs: int | None = None,
 ) -> list[FileSites]:
-    """`extract_file` for each path, in order, each result from the cache when there."""
+    """`extract_file` for each path, in order, each result from the cache when there. A
+    result also depends on the constants the file imports, read from the other files."""
+    from extractor.enum_self import Texts
+    from extractor.imported_values import digest, imported_values
+
+    imported = imported_values(paths, Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
     found: dict[str, FileSites] = {}
     todo: list[tuple[str, str]] = []
     for path in paths:
-        key = sites_key(snapshot.blobs[path], path)
+        key = sites_key(snapshot.blobs[path], path, digest(imported.get(path, ())))
         cached = cache.read(KIND, key, FileSites.from_dict) if cache is not None else None
         if cached is not None and cached.path == path:
             found[path] = cached
@@ -46,7 +54,7 @@ def extract_files(
     for exc in refused:  # Python would refuse the file: reported like a parse error
         found[exc.path] = FileSites(path=exc.path, parse_error=str(exc))
     todo = [(path, key) for path, key in todo if path in decoded]
-    texts = [(path, decoded[path]) for path, _ in todo]
+    texts = [(path, decoded[path], imported.get(path, ())) for path, _ in todo]
     for (path, key), (sites, data, exact) in zip(todo, _run(texts, profile, jobs, cache is not None), strict=True):
         if cache is not None:
             if exact and sites.incomplete is None:  # a failure (memory ...) may not recur: not kept
@@ -65,7 +73,7 @@ def _exact(sites: FileSites, data: dict[str, Any]) -> bool:
         return False
 
 
-def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None,
+def _run(texts: list[tuple[str, str, ImportedValues]], profile: Profile, jobs: int | None,
          keep: bool = True) -> list[tuple[FileSites, dict, bool]]:
     """(result, its cacheable form, whether that form round-trips exactly) per text; without
     `keep` (no cache to store into) a file extracted here skips the round-trip check."""
@@ -74,8 +82,8 @@ def _run(texts: list[tuple[str, str]], profile: Profile, jobs: int | None,
         from extractor.sites import extract_file  # libcst: imported only when something is parsed
 
         out = []
-        for path, text in texts:
-            sites = extract_file(path, text, profile)
+        for path, text, imported in texts:
+            sites = extract_file(path, text, profile, imported)
             data = sites.as_dict() if keep else {}
             out.append((sites, data, keep and _exact(sites, data)))
         return out
@@ -115,10 +123,10 @@ def _init_worker(raw: dict[str, Any], origin: str) -> None:
     _WORKER_PROFILE = parse_profile(raw, origin)
 
 
-def _extract_one(path: str, text: str) -> tuple[dict[str, Any], bool]:
+def _extract_one(path: str, text: str, imported: ImportedValues) -> tuple[dict[str, Any], bool]:
     from extractor.sites import extract_file
 
     assert _WORKER_PROFILE is not None
-    sites = extract_file(path, text, _WORKER_PROFILE)
+    sites = extract_file(path, text, _WORKER_PROFILE, imported)
     data = sites.as_dict()
     return data, _exact(sites, data)

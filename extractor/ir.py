@@ -408,12 +408,26 @@ def _fold_term(term: Expr) -> Expr:
         index = args[1].value
         if isinstance(index, int) and not isinstance(index, bool) and -len(args[0].items) <= index < len(args[0].items):
             return args[0].items[index]
+    if term.fn == "item" and len(args) == 2 and isinstance(args[0], Const) and isinstance(args[1], Const):
+        picked = _picked(args[0].value, args[1].value)
+        if picked is not None:
+            return picked
     if term.fn == IF and len(args) == 3:
         test = simplify(args[0])
         if isinstance(test, Const):
             return args[1] if test.value else args[2]
         args = (test, *args[1:])
     return term if args == term.args else Apply(term.fn, args, term.text)
+
+
+def _picked(container: Any, key: Any) -> Const | None:
+    """``c[k]`` of constants, when it is there (a missing key raises: not folded)."""
+    if isinstance(container, Mapping):  # a `FrozenMap`
+        return Const(container[key]) if isinstance(key, str) and key in container else None
+    if isinstance(container, tuple) and isinstance(key, int) and not isinstance(key, bool) \
+            and -len(container) <= key < len(container):
+        return Const(container[key])
+    return None
 
 
 def _is(a: Any, b: Any) -> bool:

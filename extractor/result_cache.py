@@ -244,9 +244,10 @@ def _key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def sites_key(blob: str, path: str) -> str:
-    """A file's sites (`extractor.incremental`): its bytes (blob id) and the path it sits at."""
-    return _key("sites", blob, path)
+def sites_key(blob: str, path: str, imported: str = "") -> str:
+    """A file's sites (`extractor.incremental`): its bytes (blob id), the path it sits at and
+    the digest of the constants it imports (`extractor.imported_values.digest`)."""
+    return _key("sites", blob, path, imported) if imported else _key("sites", blob, path)
 
 
 def flags_key(snapshot: Snapshot, paths: Sequence[str]) -> str:

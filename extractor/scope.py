@@ -94,11 +94,21 @@ class Scope:
     resolving: set[str] = field(default_factory=set)  # recursion guard for bindings
     row_targets: set[str] = field(default_factory=set)  # loop variables of a table being expanded
     rebinds: dict[str, int] = field(default_factory=dict)  # x = f(x) chain lengths
+    # constants the file imports (`extractor.imported_values`), as literals: ``NAME``, ``Cls.ATTR``
+    imported: dict[str, cst.BaseExpression] = field(default_factory=dict)
 
     def lookup(self, name: str) -> Binding | None:
+        """What `name` (or ``Cls.ATTR`` of an imported class) is bound to: a local, a
+        module constant, an imported constant; None when it is none of these."""
         if name in self.bindings:
             return self.bindings[name]
-        return self.module_consts.get(name)
+        found = self.module_consts.get(name)
+        if found is not None:
+            return found
+        base = name.partition(".")[0]
+        if base in self.bindings or (base != name and base in self.module_consts):
+            return None  # ``Cls`` is shadowed here
+        return self.imported.get(name)
 
     def is_config(self, node: cst.BaseExpression) -> bool:
         """Does `node` denote the config object (an alias, a view of it, ``self._resolved()``)?"""

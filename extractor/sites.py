@@ -19,10 +19,11 @@ from typing import Any, TypeVar
 import libcst as cst
 
 from extractor import depth, pieces
-from extractor.constant_values import computed_literals
+from extractor.constant_values import as_literal, computed_literals
 from extractor.cst_ir import term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
 from extractor.docstrings import check_comments, first_lines
+from extractor.imported_values import ImportedValues
 from extractor.ir import (
     TRUE,
     Compare,
@@ -348,7 +349,8 @@ class SiteWalker:
 
     HANDLERS: dict[type, Handler]  # statement kind -> its `visit_<Kind>`, filled below the class
 
-    def __init__(self, path: str, module: cst.Module, profile: Profile, spans: Sequence[StatementSpan] | None) -> None:
+    def __init__(self, path: str, module: cst.Module, profile: Profile, spans: Sequence[StatementSpan] | None,
+                 imported: ImportedValues = ()) -> None:
         self.path = path
         self.module = module
         self.profile = profile
@@ -359,7 +361,8 @@ class SiteWalker:
         written = _module_constants(module)
         consts = computed_literals(path, module, written)
         self.computed = {id(written[n]): v for n, v in consts.items() if v is not written[n]}  # comprehensions
-        self.frame = Frame(Scope(profile, consts))
+        self.frame = Frame(Scope(profile, consts, imported={
+            name: node for name, value in imported if (node := as_literal(value)) is not None}))
 
     # ------------------------------------------------------------------ driver
 
@@ -635,7 +638,7 @@ class SiteWalker:
             aliases.add("self")
         outer = self.scope
         scope = Scope(
-            self.profile, outer.module_consts,
+            self.profile, outer.module_consts, imported=outer.imported,
             aliases=(outer.aliases - set(params)) | aliases,
             bindings={k: v for k, v in outer.bindings.items() if k not in params},
         )
@@ -1176,9 +1179,10 @@ def _python_rejects(source: str) -> bool:
     return False
 
 
-def extract_file(path: str, source: str, profile: Profile) -> FileSites:
-    """All sites of one file. Never raises: unparsable files are reported as such, and
-    so are files nested too deeply to analyse (`extractor.depth`)."""
+def extract_file(path: str, source: str, profile: Profile, imported: ImportedValues = ()) -> FileSites:
+    """All sites of one file (`imported`: the constants it imports, `extractor.imported_values`).
+    Never raises: unparsable files are reported as such, and so are files nested too deeply
+    to analyse (`extractor.depth`)."""
     tree, too_deep = depth.refusal(source)
     if too_deep is not None and not too_deep.by_python:
         return _not_analysed(path, too_deep.reason)
@@ -1188,14 +1192,15 @@ def extract_file(path: str, source: str, profile: Profile) -> FileSites:
     spans, how, docs = statement_spans(tree), pieces.cut(source, tree), first_lines(tree)
     comments = dict(check_comments(tree, source))
     del tree  # the `ast` of a large file is hundreds of MB: not kept while libcst parses
-    found = depth.call_deep(_extract, path, source, profile, spans, how)
+    found = depth.call_deep(_extract, path, source, profile, spans, how, imported)
     if comments:
         found = replace(found, sites=tuple(replace(s, comment=comments.get(s.line, "")) for s in found.sites))
     return replace(found, docstrings=docs) if docs else found
 
 
 def _extract(
-    path: str, source: str, profile: Profile, spans: Sequence[StatementSpan] | None, how: pieces.Cut | None
+    path: str, source: str, profile: Profile, spans: Sequence[StatementSpan] | None, how: pieces.Cut | None,
+    imported: ImportedValues = (),
 ) -> FileSites:
     try:
         module = pieces.parse(source, how)
@@ -1211,7 +1216,7 @@ def _extract(
             return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
     try:
-        return SiteWalker(path, module, profile, spans).run()
+        return SiteWalker(path, module, profile, spans, imported).run()
     except MemoryError:
         return _not_analysed(path, "out of memory")
     except RecursionError:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from extractor.cstutil import dotted
 from extractor.records import Guard, RaiseSite, Variant
 
 Node = cst.BaseExpression | tuple[cst.BaseExpression, cst.BaseExpression]  # element, or (key, value)
@@ -85,8 +86,9 @@ def iterated(node: cst.BaseExpression, lookup: Callable[[str], object]) -> tuple
 
 
 def _table_named(node: cst.BaseExpression, lookup: Callable[[str], object]) -> Table | None:
-    if isinstance(node, cst.Name):
-        bound = lookup(node.value)
+    name = node.value if isinstance(node, cst.Name) else dotted(node) if isinstance(node, cst.Attribute) else None
+    if name is not None and name.count(".") <= 1:  # a name, or ``Cls.ATTR`` of an imported class
+        bound = lookup(name)
         if isinstance(bound, Table):
             return bound
         node = bound if isinstance(bound, _LITERALS) else node

@@ -912,14 +912,14 @@ def test_a_file_too_deep_to_parse_leaves_the_rest_of_the_catalog(tmp_path, jobs:
     assert [d for d in catalog["diagnostics"] if "pkg/deep.py" in d and "nested" in d]
 
 
-def _dies_on_boom(path: str, text: str, profile) -> object:
+def _dies_on_boom(path: str, text: str, profile, imported=()) -> object:
     """extract_file, except that analysing boom.py kills the process (as a segfault would)."""
     import os
     import signal
 
     if path.endswith("boom.py"):
         os.kill(os.getpid(), signal.SIGKILL)
-    return _REAL_EXTRACT(path, text, profile)
+    return _REAL_EXTRACT(path, text, profile, imported)
 
 
 _REAL_EXTRACT = extract_file

@@ -155,6 +155,8 @@ def _upper(term):
          "`--speculative-algorithm`.upper() is EAGLE"),
         (In(Const("W"), Or((Truthy(FLAG), Truthy(Const(()))))), "W is in `--speculative-algorithm`"),
         (In(Const("W"), Or((Truthy(FLAG), Truthy(Seq(()))))), "W is in `--speculative-algorithm`"),
+        # a pair is shown as one
+        (In(Seq((Const("prefill"), Const("backend"))), FLAG), "(prefill, backend) is in `--speculative-algorithm`"),
         # a non-empty fallback stays
         (Compare(">", Or((Truthy(TP), Truthy(Const(1)))), Const(2)), "(`--tp-size` or 1) > 2"),
         # an empty literal elsewhere is shown, not dropped
