@@ -205,6 +205,13 @@ class CallGraph:
                     out[Ref(RefKind.UNKNOWN, local, local)] = consts[name]
         return out
 
+    def enclosing(self, func: Func) -> Func | None:
+        """The function `func` is defined in (``f`` for ``f.g``; None for a method or a
+        module-level function): its parameters are free names of `func`."""
+        path, name = func
+        outer = name.rpartition(".")[0]
+        return (path, outer) if outer and (path, outer) in self.params else None
+
     def passed(self, func: Func, call: CallSite) -> dict[str, Expr]:
         """What one call site passes for each parameter of `func` (`_MISSING`: nothing)."""
         names = self.params.get(func, ())
@@ -256,6 +263,16 @@ class CallGraph:
                          Guard(disj([g.expr for g in found]), "; or ".join(g.text for g in found), GuardOrigin.CALLER))
             for values, found in groups.items()
         )
+
+
+def _within(bind: ParamBinding, caller: Guard | None) -> ParamBinding:
+    """`bind` (of an enclosing function) for a function nested in it: the call sites of
+    the enclosing function that pass it, and what calls the nested one (`caller`)."""
+    if caller is None:
+        return bind
+    (bound,) = _bind_guards((caller,), bind.mapping)  # the call inside reads the same free names
+    both = conj([bound.expr, bind.guard.expr])
+    return ParamBinding(bind.values, Guard(both, f"{caller.text}; {bind.guard.text}", GuardOrigin.CALLER))
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,9 +356,15 @@ class _Context:
         self.splits: dict[Func, tuple[ParamBinding, ...]] = {}
 
     def per_call(self, path: str, function: str) -> tuple[ParamBinding, ...]:
+        """The function's distinct bindings (`CallGraph.per_call`); a nested function with
+        none of its own takes those of the function it is defined in (its free names)."""
         key = (path, function)
         if key not in self.splits:
-            self.splits[key] = self.graph.per_call(key)
+            found = self.graph.per_call(key)
+            outer = self.graph.enclosing(key)
+            if not found and outer is not None:
+                found = tuple(_within(b, self.of(*key)[1]) for b in self.per_call(*outer))
+            self.splits[key] = found
         return self.splits[key]
 
     def of(self, path: str, function: str) -> tuple[dict[Ref, Expr], Guard | None]:
@@ -349,7 +372,9 @@ class _Context:
         if key not in self.memo:
             found = self.graph.guard(key)
             caller = Guard(found.expr, found.text, GuardOrigin.CALLER) if found is not None else None
-            self.memo[key] = ({**self.constants[path], **self.graph.bindings(key)}, caller)
+            outer = self.graph.enclosing(key)
+            free = self.of(*outer)[0] if outer is not None else {}  # what the enclosing function is bound to
+            self.memo[key] = ({**self.constants[path], **free, **self.graph.bindings(key)}, caller)
         return self.memo[key]
 
     def bound(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:

@@ -6,6 +6,7 @@ source text, never an exception.
 from __future__ import annotations
 
 import functools
+import itertools
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from extractor.ir import (
     disj,
     is_member_text,
     negate,
+    walk,
 )
 from extractor.scope import Binding, Conditional, Opaque, Scope
 from extractor.tables import Table
@@ -55,6 +57,7 @@ _BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "ma
 # Levels of IR built from one expression; deeper parts become one `Unknown` leaf, so every
 # consumer (evaluation, rendering, JSON) can recurse over any condition.
 MAX_DEPTH = 64
+MAX_VALUE_TERMS = 400  # IR nodes in a local's value before it is read as unknown
 _UNKNOWN_TEXT = 200  # characters of source kept in such a leaf
 _level = threading.local()
 
@@ -227,7 +230,10 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
     if isinstance(bound, Opaque):
         return Ref(RefKind.UNKNOWN, name, bound.text)
     if isinstance(bound, (Table, cst.BaseExpression, Conditional)):
-        return _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
+        found = _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
+        if _larger_than(found, MAX_VALUE_TERMS):  # each use would copy it: conditions grow past reading
+            return Ref(RefKind.UNKNOWN, name, f"{name} (a value of more than {MAX_VALUE_TERMS} terms)")
+        return found
     if name in scope.profile.model_roots:
         return Ref(RefKind.MODEL, name, name)
     if scope.profile.is_platform(name.lstrip("_")):
@@ -235,6 +241,10 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
     if name in _TYPE_NAMES:
         return Const(name)  # isinstance(x, dict): the type, by name
     return Ref(RefKind.UNKNOWN, name, name)
+
+
+def _larger_than(expr: Expr, limit: int) -> bool:
+    return next(itertools.islice(walk(expr), limit, None), None) is not None
 
 
 def _binding_term(name: str, bound: Binding, scope: Scope) -> Expr:

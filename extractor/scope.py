@@ -96,6 +96,12 @@ class Scope:
     rebinds: dict[str, int] = field(default_factory=dict)  # x = f(x) chain lengths
     # constants the file imports (`extractor.imported_values`), as literals: ``NAME``, ``Cls.ATTR``
     imported: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    # what the enclosing code had bound when the function was entered (its free names)
+    inherited: dict[str, Binding] = field(default_factory=dict)
+
+    def is_local(self, name: str) -> bool:
+        """Has the function being walked bound `name` (a parameter, an assignment)?"""
+        return name in self.bindings and self.bindings[name] is not self.inherited.get(name)
 
     def lookup(self, name: str) -> Binding | None:
         """What `name` (or ``Cls.ATTR`` of an imported class) is bound to: a local, a
@@ -184,10 +190,11 @@ def _distributed(value: cst.BaseExpression, name: str, prev: Binding) -> Binding
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:
-    return any(n.value == name for n in _names(node))
+    return any(n.value == name for n in names_read(node))
 
 
-def _names(node: cst.CSTNode) -> list[cst.Name]:
+def names_read(node: cst.CSTNode) -> list[cst.Name]:
+    """The names `node` reads (not attribute names after a dot)."""
     found: list[cst.Name] = []
 
     class _Collect(cst.CSTVisitor):

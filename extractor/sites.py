@@ -57,7 +57,7 @@ from extractor.records import (
     Variant,
 )
 from extractor.returns import return_value
-from extractor.scope import Binding, Conditional, Opaque, Scope, joined
+from extractor.scope import Binding, Conditional, Opaque, Scope, joined, names_read
 from extractor.tables import (
     Pending,
     Row,
@@ -244,6 +244,14 @@ def _simple_operand(node: cst.BaseExpression, scope: Scope) -> bool:
         return False
     return node.value in scope.aliases or node.value in ("True", "False", "None") \
         or isinstance(scope.bindings.get(node.value), _ARG_NODES)
+
+
+def _reads_no_local(node: cst.BaseExpression, scope: Scope) -> bool:
+    """Does `node` name no local of the function (only module and imported constants, the
+    config, builtins) and call no function (a method such as ``envs.X.get()`` is read)?
+    Then what it means does not depend on the walk so far, and reading it costs its size."""
+    return all(not scope.is_local(n.value) or n.value in scope.aliases for n in names_read(node)) \
+        and not any(isinstance(c.func, cst.Name) for c in _calls_in(node, nested=True))
 
 
 def _simple_binding(bound: Binding | None, scope: Scope) -> bool:
@@ -642,6 +650,7 @@ class SiteWalker:
             aliases=(outer.aliases - set(params)) | aliases,
             bindings={k: v for k, v in outer.bindings.items() if k not in params},
         )
+        scope.inherited = dict(scope.bindings)
         for p in params:
             if p not in aliases and p not in self.profile.model_roots:
                 scope.bindings[p] = Opaque(f"{PARAMETER}{p}")
@@ -989,6 +998,10 @@ class SiteWalker:
             return term(node, self.scope)
         if isinstance(node, cst.Name) and _simple_binding(self.scope.bindings.get(node.value), self.scope):
             return term(node, self.scope)
+        if _reads_no_local(node, self.scope):  # constants and config reads only: cheap to read as it is
+            found = term(node, self.scope)
+            if not unknowns(found):
+                return found
         return Unknown("argument")
 
     # ------------------------------------------------------------------ loops
@@ -1228,11 +1241,12 @@ def _extract(
 _LATER = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    """The outermost calls inside `node` (itself included), not inside a lambda or a
-    comprehension (those run later, or once per item)."""
+def _calls_in(node: cst.CSTNode, *, nested: bool = False) -> list[cst.Call]:
+    """The outermost calls inside `node` (itself included; with `nested`, the calls in
+    their arguments too), not inside a lambda or a comprehension (those run later, or
+    once per item)."""
     if isinstance(node, cst.Call):
-        return [node]
+        return [node, *(c for child in node.children for c in _calls_in(child, nested=True))] if nested else [node]
     if isinstance(node, _LATER):
         return []
-    return [c for child in node.children for c in _calls_in(child)]
+    return [c for child in node.children for c in _calls_in(child, nested=nested)]

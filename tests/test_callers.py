@@ -7,7 +7,7 @@ import pytest
 
 from analyzers.entries import site_trigger
 from extractor.callers import MAX_DEPTH, CallGraph, with_caller_guards
-from extractor.ir import Const, Ref, RefKind, refs, unknowns
+from extractor.ir import Apply, Const, Ref, RefKind, refs, unknowns
 from extractor.profile import load_profile
 from extractor.records import FileSites, GuardOrigin
 from extractor.sites import PARAMETER, extract_file
@@ -103,11 +103,15 @@ def test_earlier_raises_in_the_caller_are_not_part_of_the_guard() -> None:
         (["check(tp=4)"], {"tp": Const(4)}),
         (["check(cfg.a)", "check(cfg.b)"], {}),  # different values: stays a parameter
         (["check(local)"], {}),  # not a value the call site can name
+        # what reads no local is read as written: module constants, env registry reads
+        (["check(SIZES | {8})"], {"tp": Apply("|", (Const((1, 2)), Const((8,))), "SIZES | {8}")}),
+        (["check(envs.SGLANG_X.get())"], {"tp": Ref(RefKind.ENV, "SGLANG_X", "envs.SGLANG_X.get()")}),
+        (["check(local + 1)"], {}),
     ],
 )
 def test_parameters_bound_to_what_every_call_site_passes(calls: list[str], bound: dict[str, object]) -> None:
     body = "".join(f"    {c}\n" for c in calls)
-    g = graph(m=f"def check(tp): pass\ndef entry(cfg):\n    local = f()\n{body}")
+    g = graph(m=f"SIZES = {{1, 2}}\ndef check(tp): pass\ndef entry(cfg):\n    local = f()\n{body}")
     assert {ref.name: value for ref, value in g.bindings(("m.py", "check")).items()} == bound
     assert all(ref.text == f"{PARAMETER}{ref.name}" for ref in g.bindings(("m.py", "check")))
 
@@ -353,3 +357,35 @@ def test_which_call_arguments_bind_a_parameter(argument: str, bound: bool) -> No
     """))
     assert (not any(u for g in fs.sites[0].guards for u in refs(g.expr)
                     if u.kind is RefKind.UNKNOWN and u.name == "flag")) is bound
+
+
+def test_a_nested_function_takes_the_bindings_of_the_function_it_is_defined_in() -> None:
+    (fs,) = with_caller_guards(files(m="""
+        def validate(value, name):
+            def one(part):
+                if not value.strip():
+                    raise ValueError(f"{name} is empty")
+            if value.startswith("a"):
+                one(value)
+        def entry(cfg):
+            validate(cfg.x, "--x")
+            if cfg.on:
+                validate(cfg.y, "--y")
+    """))
+    (site,) = fs.sites
+    assert [v.template.text for v in site.variants] == ["--x is empty", "--y is empty"]
+    assert not unknowns(site_trigger(site))
+    assert {r.name for r in refs(site_trigger(site))} >= {"x", "y", "on"}
+
+
+def test_free_names_every_call_binds_alike_are_substituted_in_a_nested_function() -> None:
+    (fs,) = with_caller_guards(files(m="""
+        def validate(value):
+            def one():
+                if value > 1:
+                    raise ValueError("too big")
+            one()
+        def entry(cfg):
+            validate(cfg.x)
+    """))
+    assert {r.name for r in refs(site_trigger(fs.sites[0]))} == {"x"}

@@ -602,6 +602,12 @@ def test_a_local_rebound_in_a_branch_is_that_value_inside_it() -> None:
     assert RENDER.text(site.guards[-1].expr) == "never"
 
 
+def test_a_local_whose_value_is_too_large_to_copy_into_each_use_is_unknown() -> None:
+    total = ", ".join(f"cfg.a{i} + 1" for i in range(200))  # sglang 0.5.23 expert_pack_hook: 43,000 characters
+    site = one(f"def f(cfg):\n    x = max({total})\n    if x > 1:\n        raise ValueError('v')\n")
+    assert RENDER.text(site.guards[-1].expr) == "`x (a value of more than 400 terms)` (unknown) > 1"
+
+
 def test_an_adjustment_from_a_local_rebound_under_a_condition_has_its_merged_value() -> None:
     # sglang 0.5.23 overrides.py `_a2a_backend_overrides`: unchanged unless waterfill asks for it
     value = "(d if `--w` is set and `--b` is not one of d, m, else `--b`)"
