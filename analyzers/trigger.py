@@ -219,6 +219,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
 _NEGATED_OP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 _MIRRORED_OP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}  # `1 < x` is `x > 1`
 _SAYS = {"==": "is", "is": "is", "!=": "is not", "is not": "is not"}
+_COLLECTIONS = ("frozenset", "set", "tuple", "list")  # ``x in frozenset({...})`` reads as ``x in {...}``
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +296,9 @@ class _Sentence(Visitor[str]):
         subject, container = self.r.value(expr.item), expr.container
         if isinstance(expr.item, Seq):  # a pair such as ``(phase, "backend")``
             subject = f"({subject})"
+        if isinstance(container, Apply) and container.fn in _COLLECTIONS and len(container.args) == 1 \
+                and isinstance(container.args[0], Const) and isinstance(container.args[0].value, tuple):
+            container = container.args[0]  # ``x in frozenset({...})`` is ``x in {...}``
         if isinstance(container, Const) and isinstance(container.value, tuple):
             return self._one_of(subject, [None if v is None else _const(v, nested=True) for v in container.value])
         if isinstance(container, Seq):  # `x in (None, 1, cfg.tp_size)`

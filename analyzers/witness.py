@@ -318,9 +318,12 @@ def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[An
 
 
 def _dict_values(consts: list[Any]) -> list[Any]:
-    """Keys the condition names first (`"image" in cfg.x`); a JSON value that is no object
-    last: the program's own type check (`not a dict`)."""
-    return [{c: "value"} for c in consts if isinstance(c, str)] + [{"key": "value"}, {}, JSON_LIST]
+    """Keys the condition names first (`"image" in cfg.x`), each with the numbers next to
+    the condition's own (``x.get("threshold", 0) < 0``: -1) and a word; a JSON value that
+    is no object last: the program's own type check (`not a dict`)."""
+    numbers = [c for c in consts if isinstance(c, (int, float)) and not isinstance(c, bool)][:2]
+    values = [*_unique(v for n in numbers for v in (n - 1, n + 1)), "value"]
+    return [{c: v} for c in consts if isinstance(c, str) for v in values] + [{"key": "value"}, {}, JSON_LIST]
 
 
 def _choice_values(dest: str, takes: ValueType, declared: list[Any], consts: list[Any], model: Model) -> list[Any]:

@@ -155,6 +155,8 @@ def _upper(term):
          "`--speculative-algorithm`.upper() is EAGLE"),
         (In(Const("W"), Or((Truthy(FLAG), Truthy(Const(()))))), "W is in `--speculative-algorithm`"),
         (In(Const("W"), Or((Truthy(FLAG), Truthy(Seq(()))))), "W is in `--speculative-algorithm`"),
+        # a set built from a literal is that literal's items
+        (In(Const("W"), Apply("frozenset", (Const(("A", "B")),), "frozenset({'A', 'B'})")), "W is one of A, B"),
         # a pair is shown as one
         (In(Seq((Const("prefill"), Const("backend"))), FLAG), "(prefill, backend) is in `--speculative-algorithm`"),
         # a non-empty fallback stays

@@ -319,6 +319,9 @@ def value_model() -> Model:
     ("mode", ["y"], [NOT_GIVEN, "y", "x", WORD, ""]),  # a Literal type: other values last (the Python API)
     ("hooks", [], [NOT_GIVEN, JSON_WORD, ""]),  # its help says JSON
     ("extra", ["image"], [NOT_GIVEN, {"image": "value"}, {"key": "value"}, {}, JSON_LIST]),
+    # a field compared with a number gets numbers around it (sglang 0.5.23 kv_cache_hook.py:380)
+    ("extra", ["threshold", 0], [NOT_GIVEN, {"threshold": -1}, {"threshold": 1}, {"threshold": "value"},
+                                 {"key": "value"}, {}, JSON_LIST]),
     ("size", [4], [NOT_GIVEN, 4, 5, 3, 8, 1, 2, 0, -1]),
     ("paths", ["a"], [NOT_GIVEN, ("a",), (), ("a", WORD), ("a",) * 4]),
 ])
