@@ -220,6 +220,14 @@ _NEGATED_OP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">="
 _MIRRORED_OP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}  # `1 < x` is `x > 1`
 _SAYS = {"==": "is", "is": "is", "!=": "is not", "is not": "is not"}
 _COLLECTIONS = ("frozenset", "set", "tuple", "list")  # ``x in frozenset({...})`` reads as ``x in {...}``
+_SET_ORDER = {"<=": "is a subset of", "<": "is a proper subset of", ">=": "is a superset of",
+              ">": "is a proper superset of"}
+
+
+def _set_like(expr: Expr) -> bool:
+    """Is `expr` a set for sure (``set(x)``, ``frozenset(...)``, ``a - {b}`` of one)?"""
+    return isinstance(expr, Apply) and (expr.fn in ("set", "frozenset") or (
+        expr.fn in ("-", "|", "&", "^") and any(_set_like(a) for a in expr.args)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +287,9 @@ class _Sentence(Visitor[str]):
         left, right, op = expr.left, expr.right, expr.op
         if isinstance(left, Const) and not isinstance(right, Const):
             left, right, op = right, left, _MIRRORED_OP.get(op, op)
+        if op in _SET_ORDER and (_set_like(left) or _set_like(right)):  # a partial order: not (a <= b) is no a > b
+            said = _SET_ORDER[op] if not self.negated else _SET_ORDER[op].replace("is ", "is not ", 1)
+            return f"{self.r.value(left)} {said} {self.r.value(right)}"
         if self.negated:
             op = _NEGATED_OP[op]
         if right == Const(None) and op in _SAYS:
