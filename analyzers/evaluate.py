@@ -33,6 +33,7 @@ from extractor.ir import (
     COMPARE,
     IF,
     ON_COMMAND_LINE,
+    OR_FALLBACK,
     UNSET_OR,
     And,
     Apply,
@@ -608,6 +609,15 @@ def _unset_or(name: str, value: Code, default: Code, values: Values) -> Any:
     return default(values)
 
 
+def _or_fallback(name: str, value: Code, values: Values) -> Any:
+    """A field's effective value: its value, else (None) the fallback its declaration gives."""
+    found = value(values)
+    if found is not None:
+        return found
+    flag = values.model.flags.by_dest(name) if values.model.flags is not None else None
+    return _literal_default(flag.fallback) if flag is not None else UNKNOWN
+
+
 def _flag_code(ref: Ref) -> Code:
     name = ref.name
     if base_dest(name) == name:
@@ -708,6 +718,8 @@ class _ValueCode(Visitor[Code]):
             return lambda values: name in values.launch.flags
         if fn == UNSET_OR and len(expr.args) == 2 and isinstance(expr.args[0], Ref):
             return partial(_unset_or, expr.args[0].name, args[0], args[1])
+        if fn == OR_FALLBACK and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
+            return partial(_or_fallback, expr.args[0].name, args[0])
         if fn not in _FUNCTIONS:
             return _runtime_code(fn, args)
         return lambda values: _apply(fn, [a(values) for a in args])

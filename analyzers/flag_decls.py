@@ -133,6 +133,7 @@ class FieldDecl:
     replacement: str | None = None
     path: str = ""
     line: int = 0
+    fallback: Json = None  # ``Arg(fallback=...)``: what the program reads while the field is unset
 
 
 @dataclass(frozen=True, slots=True)
@@ -706,6 +707,7 @@ def _annotated_cli(
         required=cli.required,
         deprecated=deprecated,
         replacement=_arg_replacement(arg, help_text, (name or "", *aliases)) if deprecated else None,
+        fallback=arg.literal("fallback"),
         **base.as_kwargs(),
     )
 

@@ -98,6 +98,7 @@ class Flag:
     owner: str | None  # record class declaring the field, if any
     path: str
     line: int
+    fallback: Json = None  # what the program reads for the field while it is unset (``Arg(fallback=...)``)
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -126,6 +127,7 @@ class Flag:
             "owner": self.owner,
             "path": self.path,
             "line": self.line,
+            "fallback": json_value(self.fallback),
         }
 
     @classmethod
@@ -156,6 +158,7 @@ class Flag:
             owner=shape.optional_text(d["owner"]),
             path=shape.text(d["path"]),
             line=shape.integer(d["line"]),
+            fallback=jsonable(d["fallback"]),
         )
 
 
@@ -439,6 +442,7 @@ def _annotated_flag(fld: FieldDecl) -> Flag:
         owner=fld.owner,
         path=fld.path,
         line=fld.line,
+        fallback=fld.fallback,
     )
 
 
@@ -464,4 +468,5 @@ def _derived_flag(fld: FieldDecl) -> Flag:
         owner=fld.owner,
         path=fld.path,
         line=fld.line,
+        fallback=fld.fallback,
     )

@@ -10,6 +10,7 @@ from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
+    OR_FALLBACK,
     UNSET_OR,
     And,
     Apply,
@@ -188,6 +189,9 @@ class Renderer(Visitor[str]):
     def _unary(self, expr: Apply) -> str:
         return f"{expr.fn}{self._operand(expr.args[0])}"
 
+    def _or_fallback(self, expr: Apply) -> str:
+        return f"{self.visit(expr.args[0])} (its declared fallback while unset)"
+
     def _unset_or(self, expr: Apply) -> str:
         return f"{self.visit(expr.args[0])} (while unset: {self.visit(expr.args[1])})"
 
@@ -213,6 +217,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
     (frozenset({"item"}), 2, Renderer._item),
     (frozenset({UNSET_OR}), 2, Renderer._unset_or),
+    (frozenset({OR_FALLBACK}), 1, Renderer._or_fallback),
     (_METHODS, None, Renderer._method),
 )
 

@@ -17,6 +17,7 @@ from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
     IF,
+    OR_FALLBACK,
     UNSET_OR,
     And,
     Apply,
@@ -406,6 +407,16 @@ def _env_call(call: _Call) -> Expr | None:
     return Ref(RefKind.ENV, env, call.text) if env is not None else None
 
 
+def _reader_call(call: _Call) -> Expr | None:
+    """A profile `config.readers` call ``f(cfg, "x")``: the field ``x``, or its declared
+    fallback while it is None."""
+    args = call.node.args
+    if call.short not in call.scope.profile.readers or len(args) < 2 or not call.scope.is_config(args[0].value):
+        return None
+    field = string_value(args[1].value)
+    return Apply(OR_FALLBACK, (Ref(RefKind.FLAG, field, call.text),), call.text) if field else None
+
+
 def _getattr_call(call: _Call) -> Expr | None:
     """getattr(cfg, "x") reads a flag, getattr(<model fact>, "x") a model fact."""
     args, scope = call.node.args, call.scope
@@ -480,7 +491,7 @@ def _function_call(call: _Call) -> Expr | None:
 
 
 _CALL_READERS: tuple[Callable[[_Call], Expr | None], ...] = (
-    _lambda_call, _env_call, _getattr_call, _fact_call, _method_call, _function_call,
+    _lambda_call, _env_call, _reader_call, _getattr_call, _fact_call, _method_call, _function_call,
 )
 
 

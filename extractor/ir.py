@@ -131,6 +131,9 @@ ON_COMMAND_LINE = "on_command_line"
 # Apply(UNSET_OR, (flag Ref, default)): ``getattr(cfg, "_x", default)`` of a private attribute
 # of the config (no option declares it): the default until code sets it
 UNSET_OR = "unset_or"
+# Apply(OR_FALLBACK, (flag Ref,)): a profile `config.readers` call ``f(cfg, "x")``: the field's
+# value, or the fallback its declaration gives (``Arg(fallback=...)``) while that is None
+OR_FALLBACK = "or_fallback"
 
 TRUE = Const(True)
 FALSE = Const(False)

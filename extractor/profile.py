@@ -47,6 +47,9 @@ class Profile:
     config_params: frozenset[str] = frozenset()
     views: frozenset[str] = frozenset()
     setters: frozenset[str] = frozenset()
+    # functions ``f(cfg, "field")`` returning the field's effective value: what code set, else
+    # the command line's, else the field's declared fallback (``Arg(fallback=...)``)
+    readers: frozenset[str] = frozenset()
     # decorators registering functions that return {field: value} decisions: run on every
     # launch (passes), or only for the models named in the decorator (model_overrides)
     passes: frozenset[str] = frozenset()
@@ -208,7 +211,8 @@ _SCHEMA: dict[str, Any] = {
     "targets": _strings(required=True),
     "declarations": {"flags": _strings(), "env": _strings(),
                      "conventions": {"arg": _names, "derived": _names, "field": _names}},
-    "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "passes", "model_overrides",
+    "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "readers", "passes",
+                                                        "model_overrides",
                                                         "contracts", "callers", "entry_points")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
@@ -278,6 +282,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         config_params=frozenset(_strs(data, "config", "params")),
         views=frozenset(_strs(data, "config", "views")),
         setters=frozenset(_strs(data, "config", "setters")),
+        readers=frozenset(_strs(data, "config", "readers")),
         passes=frozenset(_strs(data, "config", "passes")),
         model_overrides=frozenset(_strs(data, "config", "model_overrides")),
         contracts=frozenset(_strs(data, "config", "contracts")),

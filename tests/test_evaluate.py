@@ -18,6 +18,7 @@ from analyzers.evaluate import (
     Values,
     _apply,
     _choose,
+    _literal_default,
     _method_ref,
     _same,
     base_dest,
@@ -41,6 +42,7 @@ from extractor.ir import (
     FALSE,
     IF,
     ON_COMMAND_LINE,
+    OR_FALLBACK,
     TRUE,
     UNSET_OR,
     And,
@@ -149,6 +151,30 @@ def test_evaluate(expr, flags, envs, expected):
     assert evaluate(expr, Launch(flags, envs), MODEL) is expected
 
 
+FALLBACKS = build_flag_model({
+    "p/arg_groups/arg_utils.py": "from typing import Annotated\nA = Annotated\nclass Arg: pass\n",
+    "p/arg_groups/fields/x.py": (
+        "from typing import Optional\nfrom p.arg_groups.arg_utils import A, Arg\nclass X:\n"
+        "    ratio: A[Optional[float], Arg(help='h', fallback=0.8)] = None\n"
+        "    plain: A[Optional[float], Arg(help='h')] = None\n")})
+IN_RANGE = Compare("<=", Apply(OR_FALLBACK, (flag("ratio"),), "resolution_result(cfg, 'ratio')"), Const(1.0))
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    ({}, 0.8),  # unset: the declared fallback
+    ({"ratio": 1.5}, 1.5),
+])
+def test_a_reader_call_is_the_field_or_its_declared_fallback(flags, expected):
+    values = Values(Model(FALLBACKS, ()), Launch(flags, {}))
+    assert compile_value(Apply(OR_FALLBACK, (flag("ratio"),), "r"), Model(FALLBACKS, ()))(values) == expected
+    assert evaluate(IN_RANGE, Launch(flags, {}), Model(FALLBACKS, ())) is (Truth.TRUE if expected <= 1 else Truth.FALSE)
+
+
+def test_no_declared_fallback_leaves_none():
+    model = Model(FALLBACKS, ())
+    assert compile_value(Apply(OR_FALLBACK, (flag("plain"),), "r"), model)(Values(model, Launch({}, {}))) is None
+
+
 TP1 = Compare("==", flag("tp_size"), Const(1))
 ON_CUDA = Compare("==", flag("device"), Const("cuda"))
 
@@ -227,6 +253,10 @@ def walk_value(expr, values):
             if name in values.adjusted or name in values.launch.flags or declared or flags is None:
                 return walk_value(expr.args[0], values)
             return walk_value(expr.args[1], values)
+        if expr.fn == OR_FALLBACK:
+            found = walk_value(expr.args[0], values)
+            flag = values.model.flags.by_dest(expr.args[0].name) if values.model.flags is not None else None
+            return found if found is not None else _literal_default(flag.fallback) if flag is not None else UNKNOWN
         if expr.fn not in _FUNCTIONS:
             return walk_runtime(expr, values)
         return _apply(expr.fn, [walk_value(a, values) for a in expr.args])

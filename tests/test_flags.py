@@ -392,6 +392,9 @@ def test_syntax_error_is_a_diagnostic():
         ('x: A[list, Arg(help="h", action=XAction, action_kwargs={"type": str, "nargs": "*"})] = None',
          "x", "nargs", "*"),
         ('x: A[str, Arg("positional help")] = "a"', "x", "help", "positional help"),
+        # what the program reads while the field is unset (sglang 0.5.23 swa_full_tokens_ratio)
+        ('ratio: A[Optional[float], Arg(help="h", resolvable=True, fallback=0.8)] = None', "ratio", "fallback", 0.8),
+        ('ratio: A[Optional[float], "h"] = None', "ratio", "fallback", None),
         ('x: A[str, Arg(help="a" "b")] = "a"', "x", "help", "ab"),
         ('x: A[list, "h"] = msgspec.field(default_factory=list)', "x", "default", ()),
         ('x: A[dict, "h"] = msgspec.field(default_factory=lambda: {"k": 1})', "x", "default", {"k": 1}),

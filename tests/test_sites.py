@@ -998,3 +998,11 @@ def test_a_list_of_reasons_is_non_empty_where_a_row_was_added(adds: list[str], t
     (site,) = fs.sites
     cond = conj([g.expr for g in site.guards])
     assert {TRUE: "always", FALSE: "never"}.get(cond, RENDER.text(cond)) == text
+
+
+def test_a_reader_call_reads_the_field_with_its_fallback() -> None:
+    # sglang 0.5.23 kv_cache_hook.py:428: `resolution_result`, the profile's `config.readers`
+    site = one("def f(server_args):\n    if not (0 < resolution_result(server_args, 'ratio') <= 1.0):\n"
+               "        raise ValueError('x')\n")
+    assert RENDER.text(site.guards[-1].expr) == (
+        "`--ratio` (its declared fallback while unset) <= 0 or `--ratio` (its declared fallback while unset) > 1.0")
