@@ -10,6 +10,7 @@ guard scopes are context managers, so what a branch pushes is gone when it is le
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from extractor.cstutil import dotted, last_name, literal_value, norm_code, pytho
 from extractor.docstrings import check_comments, first_lines
 from extractor.imported_values import ImportedValues
 from extractor.ir import (
+    FALSE,
     TRUE,
     Compare,
     Const,
@@ -71,6 +73,39 @@ from extractor.tables import (
 )
 from extractor.templates import CAUGHT, Template
 from extractor.writes import mutated_name, written_names
+
+
+def _catches(handler: cst.ExceptHandler | cst.ExceptStarHandler, exception: str) -> bool:
+    """Does `handler` catch `exception` (a class name as raised)? By name, and by the builtin
+    hierarchy (``except LookupError`` catches KeyError); another class it is not known to catch."""
+    if handler.type is None:
+        return True
+    kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else (cst.Element(handler.type),)
+    names = [last_name(k.value) for k in kinds]
+    raised = getattr(builtins, exception.rpartition(".")[2], None)
+    for name in names:
+        if name == exception.rpartition(".")[2]:
+            return True
+        base = getattr(builtins, name or "", None)
+        if isinstance(raised, type) and isinstance(base, type) and issubclass(raised, base):
+            return True
+    return False
+
+
+def _reraises(suite: cst.BaseSuite) -> bool:
+    """Does an except block re-raise what it caught (a bare ``raise``, outside nested defs)?"""
+    found = False
+
+    class _Bare(cst.CSTVisitor):
+        def visit_Raise(self, node: cst.Raise) -> None:
+            nonlocal found
+            found = found or node.exc is None
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    suite.visit(_Bare())
+    return found
 
 
 def _exit_kind(suite: cst.BaseSuite) -> GuardOrigin | None:
@@ -580,15 +615,26 @@ class SiteWalker:
         keeps its value after the statement only when every handler leaves (else the
         body may have stopped anywhere), and one a handler rebinds is unknown after it."""
         handlers_leave = all(_exit_kind(h.body) is not None for h in node.handlers)
+        start = len(self.found.pending)
         with _unknown_after(self.scope, "a try block", keep=handlers_leave):
             self.walk_suite(node.body)
+        raised = [p for p in self.found.pending[start:] if p.site.function == self.function and not p.rows]
         with _unknown_after(self.scope, "an except block"):
             for handler in node.handlers:
                 caught = norm_code(handler.type) if handler.type is not None else "Exception"
+                mine = [p for p in raised if _catches(handler, p.site.exception)]
+                # the body's own raises of that type, or what its calls raise (unknown)
+                raises = disj([*(conj([g.expr for g in p.site.guards]) for p in mine),
+                               Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}")])
                 with self.guarded(), _pushed(self.frame.except_types, caught):
-                    self.push(Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}"),
-                              f"except {caught}", GuardOrigin.EXCEPT)
+                    self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
                     self.walk_suite(handler.body)
+                if not _reraises(handler.body):  # what the user sees is the handler's doing, not these
+                    line = self.line_of(handler)
+                    gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
+                    for p in mine:
+                        p.site = replace(p.site, direct=(*p.site.direct, gone))
+                raised = [p for p in raised if p not in mine]
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
         if node.finalbody is not None:

@@ -1006,3 +1006,22 @@ def test_a_reader_call_reads_the_field_with_its_fallback() -> None:
                "        raise ValueError('x')\n")
     assert RENDER.text(site.guards[-1].expr) == (
         "`--ratio` (its declared fallback while unset) <= 0 or `--ratio` (its declared fallback while unset) > 1.0")
+
+
+@pytest.mark.parametrize("handler, fires, caught", [
+    # sglang 0.5.23 parallel_hook.py:594: the ValueError becomes the handler's AssertionError
+    ("except ValueError as exc:\n        raise AssertionError(str(exc)) from exc", True, True),
+    ("except (KeyError, ValueError):\n        return", False, True),  # swallowed: no error at all
+    ("except LookupError:\n        return", False, False),  # not a ValueError
+    ("except Exception:\n        raise", True, False),  # re-raised: the user sees the ValueError
+])
+def test_a_raise_the_try_catches_is_the_handler_s_business(handler: str, fires: bool, caught: bool) -> None:
+    found = sites("def f(cfg):\n    try:\n        if cfg.tp < 0:\n            raise ValueError('bad tp')\n"
+                  f"        g(cfg)\n    {handler}\n")
+    inner = next(s for s in found if s.line == 4)
+    assert (RENDER.text(site_trigger(inner)) == "never") is caught
+    handler_sites = [s for s in found if s.line > 5]
+    if fires:  # the handler's raise: when the body's own raise fires, or a call raises
+        raised = "ValueError" if "ValueError as" in handler else "Exception"
+        assert RENDER.text(site_trigger(handler_sites[0])) == \
+            f"`--tp` < 0 or `the try block raises {raised}` is true/non-empty"
