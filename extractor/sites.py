@@ -634,7 +634,8 @@ class SiteWalker:
                     gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
                     for p in mine:
                         p.site = replace(p.site, direct=(*p.site.direct, gone))
-                raised = [p for p in raised if p not in mine]
+                taken = {id(p) for p in mine}
+                raised = [p for p in raised if id(p) not in taken]  # an outer handler sees the rest
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
         if node.finalbody is not None:
