@@ -134,10 +134,17 @@ def _comparison(node: cst.Comparison, scope: Scope) -> Expr:
 
 
 def _name_cond(node: cst.Name, scope: Scope) -> Expr:
-    bound = _bound(node.value, scope)
+    name, bound = node.value, _bound(node.value, scope)
     if isinstance(bound, (cst.BaseExpression, Conditional)):
-        return _resolving(node.value, scope, lambda: _binding_cond(node.value, bound, scope), Truthy(term(node, scope)))
+        found = _resolving(name, scope, lambda: _binding_cond(name, bound, scope), Truthy(term(node, scope)))
+        return Truthy(_too_large(name)) if _larger_than(found, MAX_VALUE_TERMS) else found
     return Truthy(term(node, scope))
+
+
+def _too_large(name: str) -> Ref:
+    """A local whose value has more than `MAX_VALUE_TERMS` terms: copied into each use, it
+    would grow conditions past reading (sglang 0.5.23's expert_pack check: 43,000 characters)."""
+    return Ref(RefKind.UNKNOWN, name, f"{name} (a value of more than {MAX_VALUE_TERMS} terms)")
 
 
 def _binding_cond(name: str, bound: Binding, scope: Scope) -> Expr:
@@ -232,9 +239,7 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
         return Ref(RefKind.UNKNOWN, name, bound.text)
     if isinstance(bound, (Table, cst.BaseExpression, Conditional)):
         found = _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
-        if _larger_than(found, MAX_VALUE_TERMS):  # each use would copy it: conditions grow past reading
-            return Ref(RefKind.UNKNOWN, name, f"{name} (a value of more than {MAX_VALUE_TERMS} terms)")
-        return found
+        return _too_large(name) if _larger_than(found, MAX_VALUE_TERMS) else found
     if name in scope.profile.model_roots:
         return Ref(RefKind.MODEL, name, name)
     if scope.profile.is_platform(name.lstrip("_")):

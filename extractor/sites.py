@@ -193,7 +193,8 @@ def _changed(scope: Scope, before: dict[str, Binding]) -> Iterator[tuple[str, Bi
 
 
 def _grown(old: Binding | None, new: Binding) -> bool:
-    return isinstance(old, Table) and isinstance(new, Table)
+    """Is `new` `old` grown in place (not a rebinding to another literal, ``errors = ["x"]``)?"""
+    return isinstance(old, Table) and isinstance(new, Table) and new.grown_from(old)
 
 
 @contextmanager

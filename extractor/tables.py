@@ -34,6 +34,17 @@ class Table:
 
     rows: tuple[Row, ...]
     is_dict: bool
+    # the table this one was grown from (``rows.append(...)``), not a rebinding to a literal
+    base: Table | None = field(default=None, compare=False, repr=False)
+
+    def grown_from(self, other: Table) -> bool:
+        """Was this table made from `other` by growing it (any number of times)?"""
+        base = self.base
+        while base is not None:
+            if base is other:
+                return True
+            base = base.base
+        return False
 
     def items(self) -> list[cst.BaseExpression]:
         """What iterating the table yields: a dict's keys, a sequence's elements."""
@@ -64,7 +75,7 @@ def table_of(node: cst.BaseExpression, guards: tuple[Guard, ...] = ()) -> Table 
 def grown(table: Table, value: cst.BaseExpression, guards: tuple[Guard, ...]) -> Table | None:
     """`table` after ``+= value`` / ``.update(value)`` under `guards` (None: not a literal)."""
     extra = table_of(value, guards)
-    return None if extra is None else Table(table.rows + extra.rows, table.is_dict)
+    return None if extra is None else Table(table.rows + extra.rows, table.is_dict, base=table)
 
 
 def iterated(node: cst.BaseExpression, lookup: Callable[[str], object]) -> tuple[Row, ...] | None:

@@ -1025,3 +1025,17 @@ def test_a_raise_the_try_catches_is_the_handler_s_business(handler: str, fires: 
         raised = "ValueError" if "ValueError as" in handler else "Exception"
         assert RENDER.text(site_trigger(handler_sites[0])) == \
             f"`--tp` < 0 or `the try block raises {raised}` is true/non-empty"
+
+
+def test_a_local_read_as_a_condition_is_unknown_past_the_same_size() -> None:
+    test = " and ".join(f"cfg.a{i} > {i}" for i in range(150))
+    site = one(f"def f(cfg):\n    errors = []\n    if {test}:\n        errors = ['e']\n"
+               "    if errors:\n        raise ValueError('v')\n")
+    assert RENDER.text(site.guards[-1].expr) == "`errors (a value of more than 400 terms)` (unknown) is true/non-empty"
+
+
+@pytest.mark.parametrize("rebind", ["errors = ['e']", "errors.append('e')"])
+def test_a_list_rebound_or_grown_in_a_branch_is_non_empty_only_there(rebind: str) -> None:
+    site = one(f"def f(cfg):\n    errors = []\n    if cfg.a > 0:\n        {rebind}\n    if errors:\n"
+               "        raise ValueError('v')\n")
+    assert RENDER.text(site.guards[-1].expr) == "`--a` > 0"
