@@ -1148,23 +1148,22 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     """Settings after automatic adjustments, applied until nothing changes.
 
     A rule whose condition is unknown makes its setting unknown unless both outcomes
-    agree; a setting still changing after `MAX_ROUNDS` passes is unknown. A rule that
-    surely fires overrides what the command line gives (the program's decision wins: sglang
-    0.5.23's `_data_parallelism_defaults` turns a given `--enable-dp-lm-head` off without
-    attention DP). One that may fire keeps the given value (an assumption: making it unknown
-    left examples predicted true 416 -> 244 on 0.5.23, 2026-11-30), except a rule reading the
-    setting it writes: that one normalises the given value (``mooncake_tcp`` -> ``mooncake``).
+    agree; a setting still changing after `MAX_ROUNDS` passes is unknown. What the command
+    line gives is kept against rules that set a value of their own (an assumption: the code
+    may override it; measured on 0.5.23 in 0.5.23's catalog of 2026-11-30: examples predicted
+    true 416 -> 244 without it), but not against a rule reading the setting it writes: that
+    one normalises the given value (``mooncake_tcp`` -> ``mooncake``, ``NEXTN`` -> ``EAGLE``).
     """
     values = Values(model, launch)
     given = launch.flags
-    code = [(*c, c[0] in given and not rewrites_itself(rule)) for c, rule in zip(rules.code(model), rules.rules,
-                                                                                   strict=True)]
+    code = [c for c, rule in zip(rules.code(model), rules.rules, strict=True)
+            if c[0] not in given or rewrites_itself(rule)]
     changed: set[str] = set()
     for _ in range(MAX_ROUNDS):
         changed = set()
-        for dest, when, get, keeps_given in code:
+        for dest, when, get in code:
             fires = when(values)
-            if fires is False or (keeps_given and fires is not True):
+            if fires is False:
                 continue
             current = values.flag(dest)
             new = get(values)
@@ -1184,9 +1183,8 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
 def rewrites_itself(rule: Rule) -> bool:
     """A rule renaming one value of its setting to a constant (``if x == "a": x = "b"``) or
     computing it from the setting with a builtin (``x = x.upper()``): it normalises what the
-    command line gave, so it applies to it even where it may not fire. A rule choosing a
-    value by other conditions (``x = "b" if quant else x`` under ``x == "a"``) changes the
-    given one only where it surely fires (`resolve`)."""
+    command line gave, so it applies to it. A rule choosing a value by other conditions
+    (``x = "b" if quant else x`` under ``x == "a"``) keeps the given one (an assumption)."""
     def own(expr: Expr) -> bool:
         return isinstance(expr, Ref) and expr.kind is RefKind.FLAG and base_dest(expr.name) == rule.dest
 

@@ -185,16 +185,15 @@ ON_CUDA = Compare("==", flag("device"), Const("cuda"))
         ((Rule("tp_size", Const(8), Truthy(HIP)),), {}, TP1, Truth.UNKNOWN),        # undecided condition
         ((Rule("tp_size", Const(1), Truthy(HIP)),), {}, TP1, Truth.TRUE),           # both outcomes agree
         ((Rule("tp_size", Unknown("auto()"), TRUE),), {}, TP1, Truth.UNKNOWN),      # value not computable
-        ((Rule("tp_size", Const(8), TRUE),), {"tp_size": 1}, TP1, Truth.FALSE),     # a sure rule overrides it
-        ((Rule("tp_size", Const(8), Truthy(HIP)),), {"tp_size": 1}, TP1, Truth.TRUE),  # one that may: kept
+        ((Rule("tp_size", Const(8), TRUE),), {"tp_size": 1}, TP1, Truth.TRUE),      # the command line is kept
         # ... but a rule reading the setting it writes normalises the given value
         ((Rule("device", Const("cuda"), Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"},
          ON_CUDA, Truth.TRUE),
         ((Rule("device", Apply("lower", (flag("device"),), "device.lower()"), TRUE),), {"device": "CUDA"},
          ON_CUDA, Truth.TRUE),
-        # ... and one that surely fires sets its value, here one the platform decides
+        # ... not one choosing the new value by other conditions: the given value is kept
         ((Rule("device", Apply(IF, (Truthy(HIP), Const("cuda"), Const("cpu")), "c"),
-               Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"}, ON_CUDA, Truth.UNKNOWN),
+               Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"}, ON_CUDA, Truth.FALSE),
         ((Rule("tp_size", Const(2), TRUE), Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2)))),
          {}, ON_CUDA, Truth.FALSE),                                                  # chained
         ((Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))), Rule("tp_size", Const(2), TRUE)),
@@ -357,7 +356,7 @@ def walk_resolve(model, launch, rules):
         changed = set()
         for rule in rules:
             fires = walk_truth(rule.when, values)
-            if fires is False or (rule.dest in launch.flags and not rewrites_itself(rule) and fires is not True):
+            if fires is False or (rule.dest in launch.flags and not rewrites_itself(rule)):
                 continue
             current = values.flag(rule.dest)
             new = walk_value(rule.value, values)
