@@ -46,6 +46,7 @@ from extractor.positions import LineIndex, StatementSpan, statement_spans
 from extractor.profile import Profile
 from extractor.records import (
     MODULE,
+    NO_PRIORS,
     PARAMETER,
     Adjustment,
     CallSite,
@@ -415,8 +416,7 @@ class SiteWalker:
         self.walk_block(self.module.body)
         if not self.lines.from_ast:  # ast could not parse it or the statement counts disagree
             found.diagnostics.append(f"{self.path}: positions taken from PositionProvider")
-        priors = PriorTable(tuple((function, tuple(guards)) for function, guards in found.prior_blocks),
-                            tuple(tuple(lines) for lines in found.prior_lines))
+        priors = self.priors()
         sites = tuple(sorted((replace(p.site, priors=priors) for p in found.pending),
                              key=lambda s: (s.line, s.function)))
         return FileSites(
@@ -437,6 +437,12 @@ class SiteWalker:
             returns=tuple(found.returns),
             priors=priors,
         )
+
+    def priors(self) -> PriorTable:
+        """The earlier raises found so far (a site's `prior_runs` index into them)."""
+        found = self.found
+        return PriorTable(tuple((function, tuple(guards)) for function, guards in found.prior_blocks),
+                          tuple(tuple(lines) for lines in found.prior_lines))
 
     @property
     def function(self) -> str:
@@ -620,12 +626,13 @@ class SiteWalker:
         with _unknown_after(self.scope, "a try block", keep=handlers_leave):
             self.walk_suite(node.body)
         raised = [p for p in self.found.pending[start:] if p.site.function == self.function and not p.rows]
+        priors = self.priors() if raised else NO_PRIORS
         with _unknown_after(self.scope, "an except block"):
             for handler in node.handlers:
                 caught = norm_code(handler.type) if handler.type is not None else "Exception"
                 mine = [p for p in raised if _catches(handler, p.site.exception)]
-                # the body's own raises of that type, or what its calls raise (unknown)
-                raises = disj([*(conj([g.expr for g in p.site.guards]) for p in mine),
+                # the body's own raises of that type (their path and earlier raises), or what its calls raise
+                raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine),
                                Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}")])
                 with self.guarded(), _pushed(self.frame.except_types, caught):
                     self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)

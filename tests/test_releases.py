@@ -85,10 +85,10 @@ def catalogs(tmp_path_factory) -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory) -> dict[str, str]:
-    """version -> SHA in a release-history repo of HISTORY (targets, env declarations and the
-    files read for their calls only)."""
+    """version -> SHA in a release-history repo of HISTORY: the package's Python files, as
+    the upstream repo has them (the targets read the constants they import from the others)."""
     repo = tmp_path_factory.mktemp("history") / "repo"
-    paths = [*PROFILE.targets, *PROFILE.env_globs, *PROFILE.callers]
+    paths = ["python/sglang/**/*.py"]
     shas = build_release_history(repo, HISTORY, profile=PROFILE, cache_dir=_cache_dir(), paths=paths)
     return {"repo": str(repo), **dict(shas)}
 

@@ -1039,3 +1039,12 @@ def test_a_list_rebound_or_grown_in_a_branch_is_non_empty_only_there(rebind: str
     site = one(f"def f(cfg):\n    errors = []\n    if cfg.a > 0:\n        {rebind}\n    if errors:\n"
                "        raise ValueError('v')\n")
     assert RENDER.text(site.guards[-1].expr) == "`--a` > 0"
+
+
+def test_a_caught_raise_after_an_earlier_raise_keeps_its_earlier_raises() -> None:
+    # sglang 0.5.23 cli/serve_backends.py: the walk read the earlier raises before they were indexed
+    found = sites("def f(cfg):\n    try:\n        if cfg.a:\n            raise KeyError('a')\n"
+                  "        if cfg.b:\n            raise ValueError('b')\n    except ValueError as e:\n"
+                  "        raise RuntimeError(str(e))\n")
+    handler = next(s for s in found if s.line == 8)
+    assert RENDER.text(site_trigger(handler)).startswith("(`--a` is not set and `--b` is set) or")
