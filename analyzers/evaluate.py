@@ -27,7 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from analyzers.adjustments import adjustment_guard
 from analyzers.examples import Examples
-from analyzers.launch import Launch, is_placeholder
+from analyzers.launch import Launch, is_placeholder, placeholder_contains
 from extractor.compat import StrEnum
 from extractor.ir import (
     COMPARE,
@@ -116,6 +116,12 @@ def rules_from_adjustments(adjustments: Iterable[Any]) -> tuple[Rule, ...]:
         else:
             out.append(Rule(adj.flag, adj.value, adjustment_guard(adj), (adj.path, adj.function, adj.order)))
     return tuple(out)
+
+
+def derived_fact(name: str) -> str:
+    """The fact stating a derived setting ``f()`` (``f(server_args)``): what a platform says
+    the helper returns (`analyzers.platform_facts.runtime_facts`)."""
+    return f"{RefKind.RUNTIME}:{name}"
 
 
 def base_dest(name: str) -> str:
@@ -408,7 +414,10 @@ class Values:
             return self.adjusted[name]
         if name in self.launch.flags:
             return self.launch.flags[name]
-        return self.model.flag_default(name)
+        found = self.model.flag_default(name)
+        if found is UNKNOWN and name[-1:] == ")":  # a helper of the whole config: what the platform states
+            return self.launch.facts.get(derived_fact(name), UNKNOWN)
+        return found
 
     def env(self, name: str) -> Any:
         if name in self.launch.env:
@@ -821,10 +830,10 @@ class _TruthCode(Visitor[Code]):
             within = container(values)
             if within is UNKNOWN:
                 return None
+            if is_placeholder(within) and isinstance(wanted, str):
+                return placeholder_contains(wanted)  # the path it stands for decides, not its markup
             try:
-                found = wanted in within
-                # ":" in <model:Arch> finds the stand-in's own markup: the path it stands for decides
-                return None if found and is_placeholder(within) else found
+                return wanted in within
             except Exception:
                 return None
         return contains
@@ -895,6 +904,8 @@ class Reads:
             if ref.kind is RefKind.FLAG:
                 flags.add(ref.name)
                 flags.add(base_dest(ref.name))
+                if ref.name[-1:] == ")":
+                    facts.add(derived_fact(ref.name))
             elif ref.kind is RefKind.ENV:
                 env.add(ref.name)
             else:

@@ -55,6 +55,17 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and len(value) > 2 and value[0] == "<" and value[-1] == ">"
 
 
+# what the paths of generated stand-ins consist of (`errcat.real.materials`: ``model-<Arch>``,
+# ``file.txt``, ``dir`` below a temporary directory)
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-_.")
+
+
+def placeholder_contains(text: str) -> bool | None:
+    """Is `text` part of the path a stand-in becomes? False for text holding a character
+    such paths never do (``":"``, reserved by LoRA's ``model:adapter``); else unknown."""
+    return False if any(c not in _PATH_CHARS for c in text) else None
+
+
 def placeholder(dest: str) -> str:
     """Stand-in value for a free-form flag: ``model_path`` -> ``<model>``."""
     name = dest[: -len("_path")] if dest.endswith("_path") else dest

@@ -71,6 +71,19 @@ def runtime_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, Any]:
     return out
 
 
+def model_helper_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, Any]:
+    """For a launch whose model is a generated stand-in: ``runtime:<helper>()`` -> what a
+    ``model`` helper returns, for the helper called with the whole config
+    (``is_mistral_native_format(server_args)``, read as the derived setting
+    ``is_mistral_native_format()``: the model directory is what it inspects)."""
+    out: dict[str, Any] = {}
+    for helper in helpers:
+        returns = dict(helper.returns)
+        if "model" in returns and not any(name in launch.env for name in helper.unset):
+            out[f"{RefKind.RUNTIME}:{helper.helper}()"] = returns["model"]
+    return out
+
+
 def architecture_of(model_path: Any, default: str) -> str | None:
     """The architecture a ``--model-path`` stand-in names (``<model>``: `default`); None
     for anything else (a real path: its config is not known here)."""
@@ -137,4 +150,5 @@ class Stated:
         if architecture is not None and config is not None:
             facts.update(model_facts(architecture, config, self.model_names, self.examples,
                                      given.flags[self.examples.model]))
+            facts = {**model_helper_facts(self.platform.runtime, given), **facts}
         return Launch(given.flags, given.env, facts)

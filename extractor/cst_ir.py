@@ -162,6 +162,10 @@ def _if_exp(node: cst.IfExp, scope: Scope) -> Expr:
     return disj([conj([test, to_ir(node.body, scope)]), conj([negate(test), to_ir(node.orelse, scope)])])
 
 
+def _named_cond(node: cst.NamedExpr, scope: Scope) -> Expr:
+    return to_ir(node.value, scope)
+
+
 def _call_cond(node: cst.Call, scope: Scope) -> Expr:
     lam = _called_lambda(node, scope)
     if lam is not None:
@@ -176,6 +180,7 @@ _HANDLERS: dict[type, Callable[[cst.BaseExpression, Scope], Expr]] = {
     cst.Name: _name_cond,  # type: ignore[dict-item]
     cst.IfExp: _if_exp,  # type: ignore[dict-item]
     cst.Call: _call_cond,  # type: ignore[dict-item]
+    cst.NamedExpr: _named_cond,  # type: ignore[dict-item]
 }
 
 
@@ -188,6 +193,8 @@ def term(node: cst.BaseExpression, scope: Scope) -> Expr:
     ok, value = literal_value(node)
     if ok:
         return Const(value)
+    if isinstance(node, cst.NamedExpr):  # (x := v) is v; `extractor.sites` binds x for what follows
+        return term(node.value, scope)
     if isinstance(node, cst.Name):
         return _name_term(node, scope)
     if isinstance(node, cst.Attribute):

@@ -109,6 +109,21 @@ def _reraises(suite: cst.BaseSuite) -> bool:
     return found
 
 
+def _walruses(node: cst.BaseExpression) -> list[cst.NamedExpr]:
+    """The ``(x := v)`` in an expression, outside lambdas and comprehensions (their own scopes)."""
+    found: list[cst.NamedExpr] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            found.append(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    node.visit(_Find())
+    return found
+
+
 def _exit_kind(suite: cst.BaseSuite) -> GuardOrigin | None:
     """How a block ends, if it always leaves: return/continue/break vs raise."""
     body: Sequence[cst.CSTNode] = suite.body
@@ -577,6 +592,7 @@ class SiteWalker:
         current: cst.If | None = node
         while current is not None:
             test, text = to_ir(current.test, self.scope), self._cond_text(current.test)
+            self._bind_walrus(current.test)
             kind = _exit_kind(current.body)
             with self.guarded(), join.branch(test, leaves=kind is not None):
                 self.push_else(prior)
@@ -810,6 +826,12 @@ class SiteWalker:
         for alias in node.names:
             local = alias.asname.name.value if alias.asname else norm_code(alias.name)  # type: ignore[union-attr]
             self.found.imports[local] = f"{module}.{norm_code(alias.name)}"
+
+    def _bind_walrus(self, test: cst.BaseExpression) -> None:
+        """``if (x := v) ...``: `x` is `v` in the branches and after them (the test runs first)."""
+        for named in _walruses(test):
+            if isinstance(named.target, cst.Name):
+                self.rebind(named.target.value, named.value)
 
     def rebind(self, name: str, value: cst.BaseExpression) -> None:
         """Bind `name` (a branch's rebinding meets the others' where they join: `_Join`); a

@@ -34,7 +34,7 @@ from analyzers.evaluate import (
     undecided_leaves,
 )
 from analyzers.flags import build_flag_model
-from analyzers.launch import Launch, is_placeholder
+from analyzers.launch import Launch, is_placeholder, placeholder_contains
 from extractor.constant_values import FrozenMap
 from extractor.ir import (
     COMPARE,
@@ -141,9 +141,10 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         # adjustments: --lora-paths implies --enable-lora
         (LORA, {"lora_paths": ("a",)}, {}, Truth.TRUE),
         (LORA, {}, {}, Truth.FALSE),
-        # a stand-in says nothing about the text of the path it stands for
-        (In(Const(":"), flag("device")), {"device": "<model:Arch>"}, {}, Truth.UNKNOWN),
+        # a stand-in's markup is not the path it stands for: a path holds no ":"
+        (In(Const(":"), flag("device")), {"device": "<model:Arch>"}, {}, Truth.FALSE),
         (In(Const(":"), flag("device")), {"device": "<model>"}, {}, Truth.FALSE),
+        (In(Const("model"), flag("device")), {"device": "<model>"}, {}, Truth.UNKNOWN),
         (In(Const(":"), flag("device")), {"device": "cu:da"}, {}, Truth.TRUE),
     ],
 )
@@ -343,8 +344,10 @@ def walk_contains(expr, values):
     container = walk_value(expr.container, values)
     if item is UNKNOWN or container is UNKNOWN:
         return None
+    if is_placeholder(container) and isinstance(item, str):
+        return placeholder_contains(item)
     try:
-        return None if item in container and is_placeholder(container) else item in container
+        return item in container
     except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
         return None
 

@@ -129,6 +129,11 @@ ON_HERE = Platform("generic", ("--device", "cuda"), False, runtime=(
     (Truthy(Unknown("is_in_ci()")), ["--model-path", "<model>"], (("SGLANG_IS_IN_CI", "1"),), Truth.UNKNOWN),
     (Truthy(Unknown("resolve(cfg.model_path, revision=cfg.revision)")), ["--model-path", "<model>"], (),
      Truth.UNKNOWN),
+    # a helper of the whole config (a derived setting) reads the generated model directory
+    (Truthy(Ref(RefKind.FLAG, "check_gguf_file()", "check_gguf_file(server_args)")), ["--model-path", "<model>"],
+     (), Truth.FALSE),
+    (Truthy(Ref(RefKind.FLAG, "check_gguf_file()", "check_gguf_file(server_args)")), ["--model-path", "/x.gguf"],
+     (), Truth.UNKNOWN),
 ])
 def test_a_stated_launch_decides_runtime_calls(expr, argv, env, truth):
     real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),))

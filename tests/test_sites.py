@@ -743,6 +743,23 @@ def test_provider_decisions_are_adjustments(src, expected) -> None:
 
 
 @pytest.mark.parametrize("src, expected", [
+    ("""
+     def h(server_args):
+         cfg = resolving_view(server_args)
+         if (x := cfg.a) is not None:
+             declare_resolution(server_args, "h", b=x)
+     """, [("b", "`--a`", "`--a` is given")]),
+    ("""
+     def h(server_args):
+         if x := envs.SGLANG_X.get():
+             declare_resolution(server_args, "h", b=x)
+     """, [("b", "`SGLANG_X`", "`SGLANG_X=1`")]),
+])
+def test_a_walrus_in_a_test_is_its_value(src, expected) -> None:
+    assert _adjusted(src) == expected
+
+
+@pytest.mark.parametrize("src, expected", [
     # built by subscript assignment under their own guards; `if fields:` adds nothing
     ("""
      def h(server_args):
