@@ -124,6 +124,28 @@ def derived_fact(name: str) -> str:
     return f"{RefKind.RUNTIME}:{name}"
 
 
+def _item_path(value: Any, path: str) -> Any:
+    """`value`'s item at the dotted `path` (``decode.backend``); unknown where it has none."""
+    for key in path.split("."):
+        if not isinstance(value, Mapping) or key not in value:
+            return UNKNOWN
+        value = value[key]
+    return value
+
+
+def record_of(name: str) -> str:
+    """The setting a field ``x.a.b`` is part of (``x``); a setting is its own."""
+    return base_dest(name).partition(".")[0]
+
+
+def given_field(launch: Launch, name: str) -> Any:
+    """What the command line gives for the field ``x.a.b`` (its JSON for ``x`` has the path)."""
+    base, _, path = name.partition(".")
+    if not path or base not in launch.flags:
+        return UNKNOWN
+    return _item_path(launch.flags[base], path)
+
+
 def base_dest(name: str) -> str:
     """``device.startswith()`` reads ``device``."""
     head, _, method = name.rpartition(".")
@@ -238,7 +260,7 @@ class Model:
         chosen: set[int] = set()
         for ref in found:
             if ref.kind is RefKind.FLAG:
-                chosen |= self._rules_for(base_dest(ref.name))
+                chosen |= self._rules_for(base_dest(ref.name)) | self._rules_for(record_of(ref.name))
         key = tuple(sorted(chosen))
         known = self.cache.rule_sets
         rules = known.get(key)
@@ -284,7 +306,8 @@ class RuleGraph:
         for i, rule in enumerate(rules):
             writers.setdefault(rule.dest, []).append(i)
         reads = tuple(
-            tuple(base_dest(r.name) for e in (rule.when, rule.value) for r in refs(e) if r.kind is RefKind.FLAG)
+            tuple({n: None for e in (rule.when, rule.value) for r in refs(e) if r.kind is RefKind.FLAG
+                   for n in (base_dest(r.name), record_of(r.name))})
             for rule in rules
         )
         return cls({k: tuple(v) for k, v in writers.items()}, reads)
@@ -415,9 +438,21 @@ class Values:
         if name in self.launch.flags:
             return self.launch.flags[name]
         found = self.model.flag_default(name)
-        if found is UNKNOWN and name[-1:] == ")":  # a helper of the whole config: what the platform states
+        if found is not UNKNOWN:
+            return found
+        if name[-1:] == ")":  # a helper of the whole config: what the platform states
             return self.launch.facts.get(derived_fact(name), UNKNOWN)
+        if "." in name:
+            return self._field(name)
         return found
+
+    def _field(self, name: str) -> Any:
+        """``x.a.b`` no adjustment set, of a setting ``x`` holding a record (a dict: JSON
+        given, or what a helper returns): what the command line gives for it, else the item
+        of the record's value (an unknown path is unknown)."""
+        base, _, path = name.partition(".")
+        given = given_field(self.launch, name)
+        return given if given is not UNKNOWN else _item_path(self.flag(base), path)
 
     def env(self, name: str) -> Any:
         if name in self.launch.env:
@@ -904,6 +939,7 @@ class Reads:
             if ref.kind is RefKind.FLAG:
                 flags.add(ref.name)
                 flags.add(base_dest(ref.name))
+                flags.add(record_of(ref.name))
                 if ref.name[-1:] == ")":
                     facts.add(derived_fact(ref.name))
             elif ref.kind is RefKind.ENV:
@@ -1168,7 +1204,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     values = Values(model, launch)
     given = launch.flags
     code = [c for c, rule in zip(rules.code(model), rules.rules, strict=True)
-            if c[0] not in given or rewrites_itself(rule)]
+            if (c[0] not in given and given_field(launch, c[0]) is UNKNOWN) or rewrites_itself(rule)]
     changed: set[str] = set()
     for _ in range(MAX_ROUNDS):
         changed = set()

@@ -403,6 +403,18 @@ def _call_term(node: cst.Call, scope: Scope) -> Expr:
     return Unknown(call.text)
 
 
+# copies of a value: equal to it (what is changed on the copy afterwards is adjusted field by
+# field, `extractor.sites`)
+_COPIES = frozenset({"copy.deepcopy", "copy.copy", "deepcopy"})
+
+
+def _copy_call(call: _Call) -> Expr | None:
+    args = call.node.args
+    if call.name in _COPIES and len(args) == 1 and args[0].keyword is None and not args[0].star:
+        return term(args[0].value, call.scope)
+    return None
+
+
 def _lambda_call(call: _Call) -> Expr | None:
     lam = _called_lambda(call.node, call.scope)
     return to_ir(lam.body, call.scope) if lam is not None else None
@@ -503,7 +515,7 @@ def _function_call(call: _Call) -> Expr | None:
 
 
 _CALL_READERS: tuple[Callable[[_Call], Expr | None], ...] = (
-    _lambda_call, _env_call, _reader_call, _getattr_call, _fact_call, _method_call, _function_call,
+    _copy_call, _lambda_call, _env_call, _reader_call, _getattr_call, _fact_call, _method_call, _function_call,
 )
 
 

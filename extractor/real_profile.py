@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from extractor.constant_values import FrozenMap
 from extractor.errors import ErrcatError
 from extractor.pep440 import in_range, version_key
 
@@ -193,6 +194,18 @@ def _models(data: Any) -> str | None:
     return None
 
 
+def _plain(value: Any) -> bool:
+    """A value a helper can be stated to return: a scalar, or a record (an object such as a
+    dataclass instance, as a mapping of its fields) of them."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return isinstance(value, str | int | float | None)
+
+
+def _frozen(value: Any) -> Any:
+    return FrozenMap({k: _frozen(v) for k, v in value.items()}) if isinstance(value, dict) else value
+
+
 def _runtime(data: Any) -> str | None:
     if not isinstance(data, dict) or not all(isinstance(k, str) and re.fullmatch(_MODULE, k) for k in data):
         return "runtime: expected helper name -> {any, model, unset}"
@@ -204,9 +217,9 @@ def _runtime(data: Any) -> str | None:
             return f"{at}.{p}"
         if not any(kind in said for kind in RUNTIME_ARGS):
             return f"{at}: states no value (give {' or '.join(RUNTIME_ARGS)})"
-        bad = next((k for k in RUNTIME_ARGS if k in said and not isinstance(said[k], str | int | float | None)), None)
+        bad = next((k for k in RUNTIME_ARGS if k in said and not _plain(said[k])), None)
         if bad is not None:
-            return f"{at}.{bad}: expected a plain value (string, number, true/false or null)"
+            return f"{at}.{bad}: expected a plain value (string, number, true/false or null) or a record of them"
         if "unset" in said and _strs(said["unset"]) is not None:
             return f"{at}.unset: expected a list of env var names"
     return None
@@ -270,7 +283,7 @@ def _parse_platforms(data: Mapping[str, Any]) -> tuple[Platform, ...]:
     return tuple(
         Platform(name, tuple(item.get("args", data.get("args") or ())), item.get("predicates"),
                  tuple(sorted((item.get("facts") or {}).items())),
-                 tuple(Runtime(helper, tuple((k, said[k]) for k in RUNTIME_ARGS if k in said),
+                 tuple(Runtime(helper, tuple((k, _frozen(said[k])) for k in RUNTIME_ARGS if k in said),
                                tuple(said.get("unset") or ()))
                        for helper, said in sorted((item.get("runtime") or {}).items())))
         for name, item in (data.get("platforms") or {}).items()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -107,6 +107,45 @@ def _reraises(suite: cst.BaseSuite) -> bool:
 
     suite.visit(_Bare())
     return found
+
+
+def _declared_locals(fn: cst.FunctionDef, setters: Iterable[str]) -> dict[str, str]:
+    """Locals of `fn` a setter call declares as a setting: ``setter(x=config)`` -> {config: x}."""
+    wanted = frozenset(setters)
+    found: dict[str, str] = {}
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if last_name(node.func) in wanted:
+                for arg in node.args:
+                    if arg.keyword is not None and isinstance(arg.value, cst.Name):
+                        found[arg.value.value] = arg.keyword.value
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    fn.body.visit(_Find())
+    return found
+
+
+def _simple_statements(fn: cst.FunctionDef) -> list[cst.BaseSmallStatement]:
+    """The small statements of `fn`'s body (docstring included); none if it has any other."""
+    out: list[cst.BaseSmallStatement] = []
+    for stmt in _statements(fn.body):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return []
+        out.extend(stmt.body)
+    return out
+
+
+def _writes_fields_only(fn: cst.FunctionDef) -> bool:
+    """A small function of plain calls (``setattr(...)``, ``locked.add(...)``): nothing to
+    raise or return, so reading its writes at each call loses nothing."""
+    small = _simple_statements(fn)
+    return 0 < len(small) <= 8 and all(
+        isinstance(s, cst.Expr) and isinstance(s.value, (cst.Call, cst.SimpleString, cst.ConcatenatedString))
+        for s in small) and any(isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
+                                and dotted(s.value.func) == "setattr" for s in small)
 
 
 def _walruses(node: cst.BaseExpression) -> list[cst.NamedExpr]:
@@ -381,6 +420,12 @@ class Frame:
     # locals built as ``d = {...}; d["field"] = v`` for a setter's ``**d``: per name, the
     # (field, value, guards) items so far, or None once a key is not a literal
     splats: dict[str, list[tuple[str, Expr, tuple[Guard, ...]]] | None] = field(default_factory=dict)
+    # locals a setter later declares as a setting (``config = f(); ...; setter(x=config)``):
+    # writes to their fields are the setting's (`SiteWalker.field_write`); closures see them
+    records: dict[str, str] = field(default_factory=dict)
+    # small nested functions that only write fields (``def _set(p, k, v): setattr(...)``),
+    # read at each call with its arguments
+    writers: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -701,13 +746,18 @@ class SiteWalker:
             params = [p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)]
             self.found.functions.append(qual)
             self.found.params.append((qual, tuple(params)))
+            outer = self.frame
             with self.entered(self._frame_of(node, params)) as frame:
+                frame.records = {**{k: v for k, v in outer.records.items() if k not in params},
+                                 **_declared_locals(node, self.profile.setters)}
                 frame.declared = self.provider(node, qual)
                 if _summarised(node, qual, params):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
                     if value is not None:
                         self.found.returns.append((qual, tuple(params), value))
                 self.walk_suite(node.body)
+            if _writes_fields_only(node):
+                outer.writers[node.name.value] = node
 
     def _frame_of(self, node: cst.FunctionDef, params: list[str]) -> Frame:
         """A fresh frame for `node`: the enclosing scope minus what its parameters shadow."""
@@ -853,6 +903,8 @@ class SiteWalker:
             self._unpack(tgt, value, node)
         elif isinstance(tgt, cst.Attribute) and self.scope.is_config(tgt.value):
             self.adjust(tgt.attr.value, value, node)
+        elif isinstance(tgt, cst.Attribute) and (path := self._field_path(tgt, {})) is not None and len(path) > 1:
+            self.adjust(".".join(path), value, node)  # config.decode.max_bs = 8
         elif isinstance(tgt, cst.Subscript):
             key = self._declared_key(tgt)  # declared["field"] = value
             if key is not None:
@@ -966,6 +1018,85 @@ class SiteWalker:
             extra = [g for g in at_call if not any(g is h for h in guards)]
             self._adjustment(key, value, (*guards, *extra), node)
 
+    # -------------------------------------------------------------- fields of a record setting
+
+    def _field_path(self, node: cst.BaseExpression, params: Mapping[str, cst.BaseExpression]) -> list[str] | None:
+        """``["cuda_graph_config", "decode"]`` for ``getattr(config, phase)`` where ``config``
+        is a local declared as ``cuda_graph_config`` and ``phase`` reads "decode" (`params`:
+        an inlined function's parameters, by the caller's argument expressions)."""
+        if isinstance(node, cst.Name):
+            if node.value in params:
+                return self._field_path(params[node.value], {})
+            setting = self.frame.records.get(node.value)
+            bound = self.scope.lookup(node.value)
+            if setting is not None:
+                return [setting] if bound is not None else None
+            # a local holding a part of one: ``decode = config.decode``
+            return self._field_path(bound, {}) if isinstance(bound, (cst.Attribute, cst.Call)) else None
+        if isinstance(node, cst.Attribute):
+            head = self._field_path(node.value, params)
+            return None if head is None else [*head, node.attr.value]
+        if isinstance(node, cst.Call) and dotted(node.func) == "getattr" and len(node.args) == 2:
+            head = self._field_path(node.args[0].value, params)
+            key = self._key(node.args[1].value, params)
+            return None if head is None or key is None else [*head, key]
+        return None
+
+    def _key(self, node: cst.BaseExpression, params: Mapping[str, cst.BaseExpression]) -> str | None:
+        if isinstance(node, cst.Name) and node.value in params:
+            node = params[node.value]
+        found = term(node, self.scope)
+        return found.value if isinstance(found, Const) and isinstance(found.value, str) else None
+
+    def field_write(self, node: cst.Call, params: Mapping[str, cst.BaseExpression]) -> None:
+        """``setattr(<field path>, "key", value)``: an adjustment of the field ``x.a.key``."""
+        if dotted(node.func) != "setattr" or len(node.args) != 3:
+            return
+        head = self._field_path(node.args[0].value, params)
+        key = self._key(node.args[1].value, params)
+        if head is None or key is None:
+            return
+        value = node.args[2].value
+        if isinstance(value, cst.Name) and value.value in params:
+            value = params[value.value]
+        self.adjust(".".join([*head, key]), value, node)
+
+    def _inline_writes(self, writer: cst.FunctionDef, call: cst.Call) -> None:
+        """A call of a nested function that only writes fields: its writes, with the
+        call's arguments for its parameters (``_set(Phase.DECODE, "backend", x)``)."""
+        ps = writer.params
+        names = [p.name.value for p in (*ps.posonly_params, *ps.params)]
+        if any(a.star for a in call.args):
+            return
+        params: dict[str, cst.BaseExpression] = {}
+        for i, arg in enumerate(call.args):
+            name = arg.keyword.value if arg.keyword is not None else (names[i] if i < len(names) else None)
+            if name is None:
+                return
+            params[name] = arg.value
+        for stmt in _simple_statements(writer):
+            if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+                self.field_write(stmt.value, params)
+
+    def _functional_update(self, setting: str, value: cst.BaseExpression, node: cst.CSTNode) -> bool:
+        """``setter(x=f(cfg.x, "a", k=v))``: a copy of the record ``x`` with field ``a.k``
+        changed (``with_phase``, ``dataclasses.replace``): the adjustment of ``x.a.k``."""
+        if not isinstance(value, cst.Call) or not value.args or any(a.star for a in value.args):
+            return False
+        first, rest = value.args[0], value.args[1:]
+        base = term(first.value, self.scope)
+        if first.keyword is not None or not (isinstance(base, Ref) and base.kind is RefKind.FLAG
+                                             and base.name == setting):
+            return False
+        path = [self._key(a.value, {}) for a in rest if a.keyword is None]
+        fields = [a for a in rest if a.keyword is not None]
+        if not fields or any(p is None for p in path):
+            return False
+        for arg in fields:
+            assert arg.keyword is not None
+            self.adjust(".".join([setting, *(p for p in path if p is not None), arg.keyword.value]), arg.value, node)
+        return True
+
     def adjust(self, flag: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         self._adjustment(flag, term(value, self.scope), tuple(self.frame.guards), node)
 
@@ -1012,9 +1143,14 @@ class SiteWalker:
         if method in self.profile.setters:
             for arg in node.args:
                 if arg.keyword is not None:
-                    self.adjust(arg.keyword.value, arg.value, node)
+                    if not self._functional_update(arg.keyword.value, arg.value, node):
+                        self.adjust(arg.keyword.value, arg.value, node)
                 elif arg.star == "**" and isinstance(arg.value, cst.Name):
                     self._splat(arg.value.value, node)
+        self.field_write(node, {})
+        writer = self.frame.writers.get(callee)
+        if writer is not None:
+            self._inline_writes(writer, node)
         self._record(node, callee)
 
     def _record(self, node: cst.Call, callee: str) -> None:

@@ -110,7 +110,11 @@ def test_good_section_has_no_problem():
     (with_("platforms.generic.runtime.is_in_ci", {"always": False}),
      "platforms.generic.runtime.is_in_ci.always: unknown key (known: any, model, unset)"),
     (with_("platforms.generic.runtime.check_gguf.model", [False]),
-     "platforms.generic.runtime.check_gguf.model: expected a plain value (string, number, true/false or null)"),
+     "platforms.generic.runtime.check_gguf.model: expected a plain value (string, number, true/false or null)"
+     " or a record of them"),
+    (with_("platforms.generic.runtime.check_gguf.model", {"a": [1]}),
+     "platforms.generic.runtime.check_gguf.model: expected a plain value (string, number, true/false or null)"
+     " or a record of them"),
     (with_("platforms.generic.runtime.is_in_ci.unset", "CI"),
      "platforms.generic.runtime.is_in_ci.unset: expected a list of env var names"),
 ])

@@ -760,6 +760,40 @@ def test_a_walrus_in_a_test_is_its_value(src, expected) -> None:
 
 
 @pytest.mark.parametrize("src, expected", [
+    # a local the setter declares: a nested writer's setattr at each call, with its arguments
+    ("""
+     def h(server_args):
+         cfg = resolving_view(server_args)
+         config = make_config()
+
+         def _set(phase, key, value):
+             setattr(getattr(config, phase), key, value)
+
+         if cfg.off:
+             _set("decode", "backend", "disabled")
+         for phase, items in cfg.raw.items():
+             _set(phase, "backend", items)
+         declare_resolution(server_args, "h", c=config)
+     """, [("c.decode.backend", "disabled", "`--off` is set"), ("c", "`make_config()` (unknown)", "always")]),
+    # a copy of the record with one field changed
+    ("""
+     def h(server_args):
+         cfg = resolving_view(server_args)
+         if cfg.pp > 1:
+             declare_resolution(server_args, "h", c=with_phase(cfg.c, "prefill", backend="disabled"))
+     """, [("c.prefill.backend", "disabled", "`--pp` > 1")]),
+    # not a copy of the same setting: the setting's own value
+    ("""
+     def h(server_args):
+         cfg = resolving_view(server_args)
+         declare_resolution(server_args, "h", c=with_phase(cfg.d, "prefill", backend="disabled"))
+     """, [("c", "with_phase(`--d`, prefill)", "always")]),
+])
+def test_fields_of_a_record_setting_are_adjusted_one_by_one(src, expected) -> None:
+    assert _adjusted(src) == expected
+
+
+@pytest.mark.parametrize("src, expected", [
     # built by subscript assignment under their own guards; `if fields:` adds nothing
     ("""
      def h(server_args):
