@@ -31,6 +31,7 @@ from analyzers.launch import Launch, is_placeholder, placeholder_contains
 from extractor.compat import StrEnum
 from extractor.ir import (
     COMPARE,
+    ENV_SETTING,
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
@@ -261,6 +262,8 @@ class Model:
         for ref in found:
             if ref.kind is RefKind.FLAG:
                 chosen |= self._rules_for(base_dest(ref.name)) | self._rules_for(record_of(ref.name))
+            elif ref.kind is RefKind.ENV and self.adjusts(ENV_SETTING + ref.name):
+                chosen |= self._rules_for(ENV_SETTING + ref.name)
         key = tuple(sorted(chosen))
         known = self.cache.rule_sets
         rules = known.get(key)
@@ -293,6 +296,9 @@ class Model:
         return graph
 
 
+_SETTINGS = (RefKind.FLAG, RefKind.ENV)  # what adjustments write
+
+
 @dataclass(frozen=True, slots=True)
 class RuleGraph:
     """Which rules write each setting, and which settings each rule reads."""
@@ -306,8 +312,9 @@ class RuleGraph:
         for i, rule in enumerate(rules):
             writers.setdefault(rule.dest, []).append(i)
         reads = tuple(
-            tuple({n: None for e in (rule.when, rule.value) for r in refs(e) if r.kind is RefKind.FLAG
-                   for n in (base_dest(r.name), record_of(r.name))})
+            tuple({n: None for e in (rule.when, rule.value) for r in refs(e) if r.kind in _SETTINGS
+                   for n in ((base_dest(r.name), record_of(r.name)) if r.kind is RefKind.FLAG
+                             else (ENV_SETTING + r.name,))})
             for rule in rules
         )
         return cls({k: tuple(v) for k, v in writers.items()}, reads)
@@ -440,6 +447,8 @@ class Values:
         found = self.model.flag_default(name)
         if found is not UNKNOWN:
             return found
+        if name.startswith(ENV_SETTING):  # an env var the code sets (the rules' view of it)
+            return self.env(name[len(ENV_SETTING):])
         if name[-1:] == ")":  # a helper of the whole config: what the platform states
             return self.launch.facts.get(derived_fact(name), UNKNOWN)
         if "." in name:
@@ -455,6 +464,8 @@ class Values:
         return given if given is not UNKNOWN else _item_path(self.flag(base), path)
 
     def env(self, name: str) -> Any:
+        if self.adjusted and (ENV_SETTING + name) in self.adjusted:  # set by the code
+            return self.adjusted[ENV_SETTING + name]
         if name in self.launch.env:
             return env_value(self.launch.env[name], self.model.env_type(name))
         return self.model.env_default(name)
@@ -759,6 +770,8 @@ class _ValueCode(Visitor[Code]):
             return lambda values: _choose(test(values), lambda i: args[i](values))
         if fn == ON_COMMAND_LINE and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
             name = expr.args[0].name
+            if expr.args[0].kind is RefKind.ENV:
+                return lambda values: name in values.launch.env or ENV_SETTING + name in values.adjusted
             return lambda values: name in values.launch.flags
         if fn == UNSET_OR and len(expr.args) == 2 and isinstance(expr.args[0], Ref):
             return partial(_unset_or, expr.args[0].name, args[0], args[1])

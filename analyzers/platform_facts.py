@@ -21,8 +21,9 @@ from analyzers.argv import launch_of_argv
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
+from extractor.constant_values import FrozenMap
 from extractor.ir import Expr, RefKind, refs
-from extractor.real_profile import Platform, RealProfile, Runtime
+from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
 
 _MODEL = re.compile(r"<model(?::([A-Za-z_][A-Za-z0-9_]*))?>")
 # a model property the config.json holds as is: ``…hf_config.num_hidden_layers``
@@ -84,6 +85,64 @@ def model_helper_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, 
     return out
 
 
+def object_property(name: str, names: str) -> str | None:
+    """``is_multimodal`` for ``model_config.is_multimodal`` where `names` (a regex) matches
+    ``model_config``: the dotted property a leaf reads of the model's configuration object."""
+    found = re.fullmatch(rf"(?:{names})\.([A-Za-z_][\w.]*)", name)
+    return found.group(1) if found is not None else None
+
+
+def _path(values: Mapping[str, Any], prop: str) -> Any:
+    """The measured value of a dotted property: itself, or an item of a measured parent."""
+    if prop in values:
+        return values[prop]
+    head, _, tail = prop.rpartition(".")
+    parent = _path(values, head) if head else _MISSING
+    return parent.get(tail, _MISSING) if isinstance(parent, Mapping) else _MISSING
+
+
+_MISSING = object()
+
+
+def measured_facts(props: ModelProperties, version: str, architecture: str, launch: Launch,
+                   model_names: Iterable[str], derived: Iterable[str]) -> dict[str, Any]:
+    """What the model's configuration object holds for `architecture`'s stand-in as measured
+    on `version`: ``model:<name>`` per model leaf in `model_names` reading a property, and the
+    object itself for derived settings read as ``f()`` (``model_config_of()``: a record of
+    the measured properties). Nothing where the launch gives an option it is built from."""
+    if any(name in launch.flags for name in props.inputs):
+        return {}
+    values = props.for_release(version).get(architecture)
+    if not values or "error" in values:
+        return {}
+    out: dict[str, Any] = {}
+    for name in model_names:
+        prop = object_property(name, props.names)
+        found = _path(values, prop) if prop is not None else _MISSING
+        if found is not _MISSING:
+            out[f"{RefKind.MODEL}:{name}"] = tuple(found) if isinstance(found, list) else found
+    record = _record(values)
+    for name in derived:
+        out[f"{RefKind.RUNTIME}:{name}"] = record
+    return out
+
+
+def _record(values: Mapping[str, Any]) -> Any:
+    """Dotted measurements as one nested record (``a.b`` under ``a``)."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        *parents, last = key.split(".")
+        at = out
+        for part in parents:
+            nxt = at.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                break
+            at = nxt
+        else:
+            at.setdefault(last, value)
+    return FrozenMap({k: FrozenMap(v) if isinstance(v, dict) else v for k, v in out.items()})
+
+
 def architecture_of(model_path: Any, default: str) -> str | None:
     """The architecture a ``--model-path`` stand-in names (``<model>``: `default`); None
     for anything else (a real path: its config is not known here)."""
@@ -135,12 +194,21 @@ class Stated:
     examples: Examples
     platform_names: tuple[str, ...]  # the platform checks the conditions read
     model_names: tuple[str, ...]  # the model properties they read
+    version: str = ""  # the release judged: what its model configuration object holds (measured)
+    derived_objects: tuple[str, ...] = ()  # derived settings that are that object (``model_config_of()``)
 
     @classmethod
     def of(cls, exprs: Sequence[Expr], flags: FlagModel | None, platform: Platform, real: RealProfile,
-           examples: Examples) -> Stated:
+           examples: Examples, version: str = "") -> Stated:
+        props = real.model_object
+        derived: tuple[str, ...] = ()
+        if props is not None:
+            pattern = re.compile(props.names)
+            calls = {name if name.endswith(")") else name.partition(").")[0] + ")"
+                     for name in fact_names(exprs, RefKind.FLAG) if name.endswith(")") or ")." in name}
+            derived = tuple(sorted(c for c in calls if pattern.fullmatch(c)))
         return cls(flags, platform, real, examples, fact_names(exprs, RefKind.PLATFORM),
-                   fact_names(exprs, RefKind.MODEL))
+                   fact_names(exprs, RefKind.MODEL), version, derived)
 
     def launch(self, argv: Sequence[str], env: Iterable[tuple[str, str]] = ()) -> Launch:
         given = on_platform(launch_of_argv(argv, self.flags, env), self.platform, self.flags, self.platform_names)
@@ -151,4 +219,7 @@ class Stated:
             facts.update(model_facts(architecture, config, self.model_names, self.examples,
                                      given.flags[self.examples.model]))
             facts = {**model_helper_facts(self.platform.runtime, given), **facts}
+            if self.real.model_object is not None and self.version:  # what the stand-in states first
+                facts = {**measured_facts(self.real.model_object, self.version, architecture, given,
+                                          self.model_names, self.derived_objects), **facts}
         return Launch(given.flags, given.env, facts)

@@ -277,7 +277,9 @@ class _Sentence(Visitor[str]):
 
     def visit_Apply(self, expr: Apply) -> str:
         if expr.fn == ON_COMMAND_LINE and len(expr.args) == 1:
-            return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}on the command line"
+            env = isinstance(expr.args[0], Ref) and expr.args[0].kind is RefKind.ENV
+            where = "set" if env else "on the command line"
+            return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}{where}"
         if expr.fn == "isinstance" and len(expr.args) == 2:
             kind = self.r.value(expr.args[1])
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"

@@ -17,6 +17,7 @@ from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
     IF,
+    ON_COMMAND_LINE,
     OR_FALLBACK,
     UNSET_OR,
     And,
@@ -318,7 +319,7 @@ def _config_path(node: cst.BaseExpression, scope: Scope) -> str | None:
     return None
 
 
-def _env_registry_name(node: cst.BaseExpression, scope: Scope) -> str | None:
+def env_registry_name(node: cst.BaseExpression, scope: Scope) -> str | None:
     """``X`` for ``envs.X`` when ``envs`` is a declared env registry."""
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
             and node.value.value in scope.profile.env_registries:
@@ -332,11 +333,11 @@ def _is_model(path: str, scope: Scope) -> bool:
 
 def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
     text = norm_code(node)
-    env = _env_registry_name(node, scope)
+    env = env_registry_name(node, scope)
     if env is not None:
         return Ref(RefKind.ENV, env, text)
     if isinstance(node.value, cst.Attribute) and node.attr.value in ("value", "get"):
-        env = _env_registry_name(node.value, scope)
+        env = env_registry_name(node.value, scope)
         if env is not None:
             return Ref(RefKind.ENV, env, text)
     path = _config_path(node, scope)
@@ -425,7 +426,9 @@ def _env_call(call: _Call) -> Expr | None:
     func = call.node.func
     env = None
     if isinstance(func, cst.Attribute) and func.attr.value in ("get", "value", "is_set"):
-        env = _env_registry_name(func.value, call.scope)
+        env = env_registry_name(func.value, call.scope)
+        if env is not None and func.attr.value == "is_set":  # set in the environment, whatever its default
+            return Apply(ON_COMMAND_LINE, (Ref(RefKind.ENV, env, call.text),), call.text)
     if env is None and (call.name in _ENV_GETTERS or call.short in call.scope.profile.env_readers):
         env = _first_string_arg(call.node)
     return Ref(RefKind.ENV, env, call.text) if env is not None else None

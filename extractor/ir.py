@@ -13,6 +13,9 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from extractor.compat import StrEnum
 
+# an adjustment's target that is an env var the code sets (``envs.X.set(v)``): "env:X"
+ENV_SETTING = "env:"
+
 
 class RefKind(StrEnum):
     FLAG = "flag"  # attribute of the config object (or a view/alias of it)
@@ -126,7 +129,8 @@ CONDITION_KINDS: tuple[type, ...] = (Truthy, Compare, In, Not, And, Or)  # truth
 KINDS = TERM_KINDS + CONDITION_KINDS
 IF = "if"  # Apply(IF, (condition, then, else)): Python's ``then if condition else else``
 # Apply(ON_COMMAND_LINE, (flag Ref,)): the option is on the command line (whatever its value;
-# its default is not): when argparse runs a custom action's ``__call__``
+# its default is not): when argparse runs a custom action's ``__call__``; of an env Ref: the
+# variable is set (``envs.X.is_set()``), by the environment or by the code
 ON_COMMAND_LINE = "on_command_line"
 # Apply(UNSET_OR, (flag Ref, default)): ``getattr(cfg, "_x", default)`` of a private attribute
 # of the config (no option declares it): the default until code sets it

@@ -1,18 +1,22 @@
 """Target profiles: the only place project-specific knowledge lives (YAML)."""
 from __future__ import annotations
 
+import json
 import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from extractor.errors import ProfileError
 from extractor.real_profile import RealProfile, parse_real, real_problem
+
+if TYPE_CHECKING:  # (importlib.resources.abc from 3.11) the annotation is all that needs it
+    from importlib.abc import Traversable
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster on every run
 
@@ -311,12 +315,14 @@ def parse_profile(data: Any, origin: str) -> Profile:
 def load_profile(name_or_file: str = "sglang") -> Profile:
     """A shipped profile by name, or a YAML file by path."""
     path = Path(name_or_file)
+    home: Traversable
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
             raise ProfileError(f"profile file not found: {name_or_file}")
-        text, origin = path.read_text(encoding="utf-8"), str(path)
+        text, origin, home = path.read_text(encoding="utf-8"), str(path), path.parent
     else:
-        res = resources.files("extractor") / "profiles" / f"{name_or_file}.yaml"
+        home = resources.files("extractor") / "profiles"
+        res = home / f"{name_or_file}.yaml"
         if not res.is_file():
             raise ProfileError(f"unknown profile {name_or_file!r}")
         text, origin = res.read_text(encoding="utf-8"), name_or_file
@@ -324,4 +330,20 @@ def load_profile(name_or_file: str = "sglang") -> Profile:
         data = yaml.load(text, Loader=_LOADER)  # a safe loader, in C when available
     except yaml.YAMLError as exc:
         raise ProfileError(f"profile {origin} is not valid YAML: {str(exc).splitlines()[0]}") from None
+    _read_measured(data, home, origin)
     return parse_profile(data, origin)
+
+
+def _read_measured(data: Any, home: Traversable, origin: str) -> None:
+    """``real.models.object.measured: FILE`` (a JSON file beside the profile, as
+    `scripts/measure_model_properties.py` writes it) read in place."""
+    found = data.get("real") if isinstance(data, dict) else None
+    found = found.get("models") if isinstance(found, dict) else None
+    found = found.get("object") if isinstance(found, dict) else None
+    if not isinstance(found, dict) or not isinstance(found.get("measured"), str):
+        return
+    name = found["measured"]
+    try:
+        found["measured"] = json.loads((home / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ProfileError(f"profile {origin}: cannot read real.models.object.measured {name}: {exc}") from None

@@ -80,6 +80,25 @@ class Platform:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelProperties:
+    """The object the target builds from a model's config (sglang's ``ModelConfig``): how the
+    source names it (`names`: a regex a property's path follows, ``model_config.is_multimodal``),
+    how the target builds it (`factory`, from parsed server args; read by
+    `errcat.real.model_probe`), the options it is built from besides the model (`inputs`: a
+    launch giving one gets no measured value) and what it holds for each generated stand-in,
+    per release, as measured (`measured`: release -> architecture -> property -> value)."""
+
+    names: str
+    factory: str
+    inputs: tuple[str, ...] = ()
+    measured: tuple[tuple[str, str], ...] = ()  # release -> its measurements as canonical JSON
+
+    def for_release(self, version: str) -> dict[str, dict[str, Any]]:
+        text = dict(self.measured).get(version)
+        return json.loads(text) if text is not None else {}
+
+
+@dataclass(frozen=True, slots=True)
 class RealProfile:
     package: str
     install: tuple[Install, ...] = ()
@@ -90,6 +109,8 @@ class RealProfile:
     default_model: str = ""
     # architecture -> config.json text (canonical JSON: frozen and hashable)
     model_configs: tuple[tuple[str, str], ...] = ()
+    # the target's model configuration object (`ModelProperties`), where the profile describes it
+    model_object: ModelProperties | None = None
     # what every platform predicate reads on the machine confirm runs on (None: unknown)
     platform_default: bool | None = None
     platforms: tuple[Platform, ...] = ()  # named machines (`platform`), in profile order
@@ -181,11 +202,36 @@ def _validate_item(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _model_object(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "expected a mapping"
+    if (p := _unknown(data, "names", "factory", "inputs", "measured")) is not None:
+        return p
+    if not isinstance(data.get("names"), str):
+        return "names: expected a regular expression"
+    try:
+        re.compile(data["names"])
+    except re.error as exc:
+        return f"names: {exc}"
+    if not isinstance(data.get("factory"), str) or not re.fullmatch(rf"{_MODULE}:{_MODULE}", data["factory"]):
+        return "factory: expected module:qualified.name"
+    if "inputs" in data and (p := _strs(data["inputs"])) is not None:
+        return f"inputs: {p}"
+    measured = data.get("measured") or {}
+    if not isinstance(measured, dict) or not all(
+            isinstance(v, str) and isinstance(by, dict) and all(isinstance(a, dict) for a in by.values())
+            for v, by in measured.items()):
+        return "measured: expected release -> architecture -> property -> value"
+    return None
+
+
 def _models(data: Any) -> str | None:
     if not isinstance(data, dict):
         return "models: expected a mapping"
-    if (p := _unknown(data, "default", "configs")) is not None:
+    if (p := _unknown(data, "default", "configs", "object")) is not None:
         return f"models.{p}"
+    if "object" in data and (p := _model_object(data["object"])) is not None:
+        return f"models.object.{p}"
     configs = data.get("configs") or {}
     if not isinstance(configs, dict) or not all(isinstance(c, dict) for c in configs.values()):
         return "models.configs: expected architecture -> config.json mapping"
@@ -290,6 +336,13 @@ def _parse_platforms(data: Mapping[str, Any]) -> tuple[Platform, ...]:
     )
 
 
+def _parse_model_object(data: Mapping[str, Any] | None) -> ModelProperties | None:
+    if not data:
+        return None
+    return ModelProperties(data["names"], data["factory"], tuple(data.get("inputs") or ()), tuple(
+        (version, json.dumps(by, sort_keys=True)) for version, by in sorted((data.get("measured") or {}).items())))
+
+
 def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
     """A checked (`real_problem` is None) section as a `RealProfile`."""
     if not data:
@@ -307,6 +360,7 @@ def parse_real(data: Mapping[str, Any] | None) -> RealProfile | None:
             for a, b, d in _ranges(data.get("validate") or [])
         ),
         default_model=models.get("default", ""),
+        model_object=_parse_model_object(models.get("object")),
         platform_default=data.get("platform_default"),
         platforms=_parse_platforms(data),
         model_configs=tuple(

@@ -21,11 +21,12 @@ import libcst as cst
 
 from extractor import depth, pieces
 from extractor.constant_values import as_literal, computed_literals
-from extractor.cst_ir import term, to_ir
+from extractor.cst_ir import env_registry_name, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
 from extractor.docstrings import check_comments, first_lines
 from extractor.imported_values import ImportedValues
 from extractor.ir import (
+    ENV_SETTING,
     FALSE,
     TRUE,
     Compare,
@@ -1061,6 +1062,14 @@ class SiteWalker:
             value = params[value.value]
         self.adjust(".".join([*head, key]), value, node)
 
+    def _env_set(self, node: cst.Call, method: str | None) -> None:
+        """``envs.X.set(v)``: the code sets an env var later checks read (an adjustment of ``env:X``)."""
+        if method != "set" or len(node.args) != 1 or not isinstance(node.func, cst.Attribute):
+            return
+        env = env_registry_name(node.func.value, self.scope)
+        if env is not None:
+            self._adjustment(ENV_SETTING + env, term(node.args[0].value, self.scope), tuple(self.frame.guards), node)
+
     def _inline_writes(self, writer: cst.FunctionDef, call: cst.Call) -> None:
         """A call of a nested function that only writes fields: its writes, with the
         call's arguments for its parameters (``_set(Phase.DECODE, "backend", x)``)."""
@@ -1148,6 +1157,7 @@ class SiteWalker:
                 elif arg.star == "**" and isinstance(arg.value, cst.Name):
                     self._splat(arg.value.value, node)
         self.field_write(node, {})
+        self._env_set(node, method)
         writer = self.frame.writers.get(callee)
         if writer is not None:
             self._inline_writes(writer, node)

@@ -210,7 +210,8 @@ def replay(args: argparse.Namespace) -> list[str]:
         raise ErrcatError(f"the catalog describes {version}, not {args.release}")
     validation = real.validation_for(version)
     pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps] if validation else [], profile.examples)
-    stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples)
+    stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples,
+                        version)
     index = EntryIndex(data["entries"])
     cases = []
     for record in records:
@@ -241,7 +242,8 @@ def run(args: argparse.Namespace) -> list[str]:
         validation = real.validation_for(version)
         steps = [s.name for s in validation.steps] if validation is not None else []
         pipeline = Pipeline.of_catalog(data, steps, profile.examples)
-        stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples)
+        stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples,
+                        version)
         architectures = [a for a, _ in real.model_configs if a != real.default_model]
         generated = generate(pipeline.checks, example_lines(data["entries"], profile.launch), pipeline.model,
                              architectures, count=args.count, seed=args.seed)

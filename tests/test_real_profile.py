@@ -87,7 +87,7 @@ def test_good_section_has_no_problem():
     (with_("env", ["A=1"]), "env: expected NAME -> string value"),
     (with_("args", "--device cuda"), "args: expected a list of strings"),
     (with_("models", ["Tiny"]), "models: expected a mapping"),
-    (with_("models.flag", "model_path"), "models.flag: unknown key (known: default, configs)"),
+    (with_("models.flag", "model_path"), "models.flag: unknown key (known: default, configs, object)"),
     (with_("models.configs", {"Tiny": "config.json"}), "models.configs: expected architecture -> config.json mapping"),
     (with_("models.default", "Huge"), "models.default: 'Huge' is not one of configs"),
     (with_("models.default", ["Tiny"]), "models.default: ['Tiny'] is not one of configs"),
@@ -115,6 +115,12 @@ def test_good_section_has_no_problem():
     (with_("platforms.generic.runtime.check_gguf.model", {"a": [1]}),
      "platforms.generic.runtime.check_gguf.model: expected a plain value (string, number, true/false or null)"
      " or a record of them"),
+    (with_("models.object", {"names": "model_config", "factory": "m"}),
+     "models.object.factory: expected module:qualified.name"),
+    (with_("models.object", {"names": "(", "factory": "m:f"}),
+     "models.object.names: missing ), unterminated subpattern at position 0"),
+    (with_("models.object", {"names": "x", "factory": "m:f", "measured": {"0.5": [1]}}),
+     "models.object.measured: expected release -> architecture -> property -> value"),
     (with_("platforms.generic.runtime.is_in_ci.unset", "CI"),
      "platforms.generic.runtime.is_in_ci.unset: expected a list of env var names"),
 ])

@@ -1,0 +1,104 @@
+"""Reads properties of the target's model configuration object, built by the target itself.
+
+Run as a script by the target's interpreter (``PY model_probe.py``), like `driver.py`
+(standard library only, Python 3.8). One JSON object on stdin::
+
+    {"setup": <driver setup line>, "factory": "pkg.mod:Cls.from_server_args",
+     "models": {"Arch": "/generated/model-Arch"}, "names": ["is_multimodal", "spec.flag"]}
+
+For each model: the setup's first step (``prepare_server_args``) parses ``--model-path DIR``
+plus the setup's args, the factory builds the configuration from the result, and each
+dotted name is read from it. One JSON object on stdout: ``{"Arch": {"name": value}}`` with
+plain values only (an enum as its value, an object as a mapping of its plain fields); a
+name that is absent or not plain is left out, and a model the target cannot build gets
+``{"error": "..."}``.
+"""
+from __future__ import annotations
+
+import enum
+import importlib
+import json
+import os
+import sys
+from typing import Any
+
+_SKIP = object()
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """`value` as JSON-shaped data, or _SKIP."""
+    if isinstance(value, enum.Enum):  # as the source names it (errcat reads members by name), also an IntEnum's
+        return f"{type(value).__name__}.{value.name}"
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if depth >= 2:
+        return _SKIP
+    if isinstance(value, (list, tuple)):
+        items = [plain(v, depth + 1) for v in value]
+        return _SKIP if any(v is _SKIP for v in items) else items
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return _SKIP
+        found = {k: plain(v, depth + 1) for k, v in value.items()}
+        return _SKIP if any(v is _SKIP for v in found.values()) else found
+    fields = getattr(value, "__dict__", None)
+    if isinstance(fields, dict) and type(value).__module__.split(".")[0] not in ("torch", "builtins"):
+        found = {k: plain(v, depth + 1) for k, v in fields.items() if not k.startswith("_")}
+        return {k: v for k, v in found.items() if v is not _SKIP}
+    return _SKIP
+
+
+def _read(obj: Any, name: str) -> Any:
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _factory(spec: str) -> Any:
+    module, _, qualname = spec.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def main() -> int:
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    sys.path.insert(len(sys.path), here)  # for the driver's helpers, after the target's modules
+    driver = importlib.import_module("driver")  # found only once the path is set
+
+    request = json.loads(sys.stdin.read())
+    setup = request["setup"]
+    os.environ.update(setup.get("env") or {})
+    sys.path[:0] = list(setup.get("path") or [])
+    libraries = driver._define_torch_ops(setup.get("torch_ops") or {})  # noqa: F841 - kept alive
+    driver._no_network()
+    module = importlib.import_module(setup["module"])
+    first = setup["steps"][0]["call"]
+    build = _factory(request["factory"])
+    out: dict[str, Any] = {}
+    for arch, path in sorted(request["models"].items()):
+        argv = driver._with_args(["--model-path", path], setup.get("args") or [])
+        try:
+            config = build(getattr(module, first)(argv))
+        except BaseException as exc:  # noqa: BLE001 - reported per model
+            out[arch] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            continue
+        values: dict[str, Any] = {}
+        for name in request["names"]:
+            try:
+                value = plain(_read(config, name))
+            except Exception:  # noqa: BLE001 - absent or raising: not stated
+                continue
+            if value is not _SKIP:
+                values[name] = value
+        out[arch] = values
+    sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    os._exit(code)  # no interpreter shutdown: threads the target started would hold it up

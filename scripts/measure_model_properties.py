@@ -1,0 +1,109 @@
+"""Measure what the target's model configuration object holds for each generated stand-in.
+
+    python scripts/measure_model_properties.py --release 0.5.23 [--catalog DIR] [--python PY]
+
+The properties are those the release's catalog reads of the object the profile describes
+(``real.models.object``: ``model_config.is_multimodal``, ``model_config_of(...).context_len``).
+For every architecture the profile has a config for, a stand-in directory is generated
+(`errcat.real.materials`) and the target itself builds the object from ``--model-path DIR``
+(`errcat.real.model_probe`, in the interpreter `--python` or the one `scripts/target_env.py`
+builds); the values are written under the release in the profile's `measured` file, which
+the evaluator then states for launches of those stand-ins (`analyzers.platform_facts`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# Runnable from a checkout without installing the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from analyzers.platform_facts import object_property
+from errcat.real.confirm import load_catalog
+from errcat.real.materials import Materials
+from errcat.real.runner import driver_setup
+from extractor.errors import ErrcatError
+from extractor.ir import RefKind, from_dict, refs
+from extractor.profile import load_profile
+
+PROBE = Path(__file__).resolve().parents[1] / "errcat" / "real" / "model_probe.py"
+PROFILES = Path(__file__).resolve().parents[1] / "extractor" / "profiles"
+
+
+def read_properties(catalog: dict, names: str) -> list[str]:
+    """The dotted properties of the object the catalog's conditions and adjustments read."""
+    exprs = [from_dict(a["value"]) for a in catalog.get("adjustments", [])]
+    exprs += [from_dict(a["when"]["expr"]) for a in catalog.get("adjustments", [])]
+    for entry in catalog["entries"]:
+        for trigger in [entry["trigger"], *(v["trigger"] for v in entry.get("variants") or ())]:
+            if trigger.get("expr") is not None:
+                exprs.append(from_dict(trigger["expr"]))
+    found: set[str] = set()
+    for expr in exprs:
+        for ref in refs(expr):
+            if ref.kind in (RefKind.MODEL, RefKind.FLAG) and (prop := object_property(ref.name, names)):
+                found.add(prop)
+    # the model's whole config.json object is its stand-in (`analyzers.platform_facts.model_facts`)
+    return sorted(p for p in found if p not in WHOLE_CONFIGS)
+
+
+WHOLE_CONFIGS = frozenset({"hf_config", "hf_text_config"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1].strip())
+    parser.add_argument("--release", required=True)
+    parser.add_argument("--catalog", help="the release's catalog (default: extract it, cached)")
+    parser.add_argument("--python", help="the target's interpreter (default: build or reuse its env)")
+    parser.add_argument("--profile", default="sglang")
+    args = parser.parse_args(argv)
+    try:
+        profile = load_profile(args.profile)
+        real = profile.real
+        if real is None or real.model_object is None:
+            raise ErrcatError(f"profile {args.profile} describes no model configuration object")
+        props = real.model_object
+        with tempfile.TemporaryDirectory(prefix="errcat-measure-") as tmp:
+            catalog_dir = Path(args.catalog) if args.catalog else Path(tmp) / "catalog"
+            if not args.catalog:
+                from errcat.model import SourceSpec
+                from errcat.pipeline import extract
+                extract(SourceSpec(release=args.release), out=catalog_dir, profile=args.profile)
+            names = read_properties(load_catalog(str(catalog_dir)), props.names)
+            python = args.python
+            if python is None:
+                from errcat.real.targetenv import ensure_target_env
+                python = str(ensure_target_env(profile, args.release).python)
+            materials = Materials(real, Path(tmp) / "models")
+            materials.root.mkdir()
+            models = {arch: str(materials.path_for(f"<model:{arch}>")) for arch, _ in real.model_configs}
+            request = {"setup": driver_setup(real, args.release), "factory": props.factory,
+                       "models": models, "names": names}
+            done = subprocess.run([python, str(PROBE)], input=json.dumps(request), capture_output=True,
+                                  text=True, timeout=900, check=False)
+            if done.returncode != 0:
+                tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
+                raise ErrcatError(f"the model probe failed: {tail[0]}")
+            measured = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ErrcatError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        print(f"measure_model_properties: {exc}", file=sys.stderr)
+        return 2
+    target = PROFILES / f"{args.profile}.models.json"
+    everything = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
+    everything[args.release] = measured
+    text = json.dumps(everything, indent=1, sort_keys=True) + "\n"
+    partial = target.with_suffix(".json.partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(target)
+    failed = sorted(a for a, v in measured.items() if "error" in v)
+    print(f"{args.release}: {len(names)} properties of {len(measured)} stand-ins -> {target}"
+          + (f" (not built: {', '.join(failed)})" if failed else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
