@@ -29,6 +29,7 @@ from analyzers.evaluate import (
     evaluate,
     expr_key,
     kleene,
+    resolved,
     rewrites_itself,
     rules_from_adjustments,
     undecided_leaves,
@@ -572,3 +573,39 @@ def test_memo_tells_equal_values_of_other_types_apart(expr, given, expected):
     for other in (1, True, 1.0, "1"):  # fill the memo with the look-alikes first
         evaluate(expr, Launch({"tp_size": other}), model)
     assert evaluate(expr, Launch({"tp_size": given}), model) is expected
+
+
+# A record setting ``c`` (``cuda_graph_config``): its value is what a helper returns
+# (stated), its fields are adjusted one by one, and JSON on the command line wins.
+RECORD_RULES = (
+    Rule("c", Unknown("make_config()"), TRUE),
+    Rule("c.decode.backend", Const("disabled"), Truthy(flag("enable_lora"))),
+)
+RECORD_MODEL = Model(FLAGS, RECORD_RULES)
+BACKEND = Ref(RefKind.FLAG, "c.decode.backend", "getattr(cfg.c, phase).backend")
+MADE = {"runtime:make_config()": {"decode": {"backend": "full"}}}
+
+
+@pytest.mark.parametrize(("flags", "facts", "expected"), [
+    ({}, MADE, "full"),  # the record's own field
+    ({}, {}, UNKNOWN),  # nobody states what the helper returns
+    ({"enable_lora": True}, MADE, "disabled"),  # an adjustment of the field
+    ({"c": {"decode": {"backend": "breakable"}}, "enable_lora": True}, MADE, "breakable"),  # the given JSON
+    ({"c": {"prefill": {}}}, MADE, UNKNOWN),  # given without the field: not the helper's record
+])
+def test_a_field_of_a_record_setting(flags, facts, expected):
+    values = resolved(RECORD_MODEL, Launch(flags, {}, facts), RECORD_MODEL.rule_set(BACKEND))
+    assert _same(compile_value(BACKEND, RECORD_MODEL)(values), expected)
+
+
+MODE_IS_SET = Apply(ON_COMMAND_LINE, (Ref(RefKind.ENV, "SGLANG_MODE", "e"),), "envs.SGLANG_MODE.is_set()")
+ENV_SET = Rule("env:SGLANG_MODE", Const("python"), Not(Truthy(MODE_IS_SET)))
+IS_PYTHON = Compare("==", Ref(RefKind.ENV, "SGLANG_MODE", "envs.SGLANG_MODE.get()"), Const("python"))
+
+
+@pytest.mark.parametrize(("envs", "expected"), [
+    ({}, Truth.TRUE),  # unset: the code sets it (its default "static" does not count as set)
+    ({"SGLANG_MODE": "rust"}, Truth.FALSE),  # set by the user: kept
+])
+def test_an_env_var_the_code_sets(envs, expected):
+    assert evaluate(IS_PYTHON, Launch({}, envs), Model(FLAGS, (ENV_SET,))) is expected

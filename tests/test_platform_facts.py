@@ -21,7 +21,7 @@ from analyzers.platform_facts import (
 )
 from extractor.ir import Apply, Compare, Const, In, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules, load_profile
-from extractor.real_profile import Platform, RealProfile, Runtime
+from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):
@@ -149,3 +149,30 @@ def test_the_profile_defines_generic_as_this_machine():
     assert real.args == ("--device", "cuda") and real.platform_default is False
     said = {r.helper: dict(r.returns) for r in generic.runtime}  # checked against the real functions
     assert said["check_gguf_file"] == {"model": False} and said["parse_connector_type"] == {"model": ""}
+
+
+MEASURED = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),), model_object=ModelProperties(
+    r"(?:.*\.)?model_config(?:_of\([^)]*\))?", "pkg.config:Config.build", ("quantization",),
+    (("1.0", '{"Llama": {"is_multimodal": false, "spec": {"safe": true}}, "Qwen": {"error": "ValueError: x"}}'),)))
+MULTIMODAL = Truthy(Ref(RefKind.MODEL, "model_config.is_multimodal", "model_config.is_multimodal"))
+SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_config_of(server_args).spec.safe"))
+
+
+@pytest.mark.parametrize(("expr", "argv", "version", "truth"), [
+    (MULTIMODAL, ["--model-path", "<model>"], "1.0", Truth.FALSE),  # measured on 1.0 for Llama's stand-in
+    (SPEC_SAFE, ["--model-path", "<model>"], "1.0", Truth.TRUE),  # the object as a derived setting's record
+    (MULTIMODAL, ["--model-path", "<model>"], "2.0", Truth.UNKNOWN),  # not measured on that release
+    (MULTIMODAL, ["--model-path", "<model:Qwen>"], "1.0", Truth.UNKNOWN),  # the target could not build it
+    (MULTIMODAL, ["--model-path", "/real/model"], "1.0", Truth.UNKNOWN),  # not a stand-in
+    (MULTIMODAL, ["--model-path", "<model>", "--quantization", "fp8"], "1.0", Truth.UNKNOWN),  # an input given
+])
+def test_measured_properties_of_the_model_object(expr, argv, version, truth):
+    stated = Stated.of([expr], FLAGS_Q, GENERIC, MEASURED, EXAMPLES, version)
+    assert evaluate(expr, stated.launch(argv), Model(FLAGS_Q)) is truth
+
+
+FLAGS_Q = build_flag_model({"p/args.py": textwrap.dedent('''
+    def add_cli_args(parser):
+        parser.add_argument("--model-path", type=str, required=True)
+        parser.add_argument("--quantization", type=str, default=None)
+''')})

@@ -1099,3 +1099,12 @@ def test_a_caught_raise_after_an_earlier_raise_keeps_its_earlier_raises() -> Non
                   "        raise RuntimeError(str(e))\n")
     handler = next(s for s in found if s.line == 8)
     assert RENDER.text(site_trigger(handler)).startswith("(`--a` is not set and `--b` is set) or")
+
+
+def test_an_env_var_the_code_sets_is_an_adjustment() -> None:
+    assert _adjusted("""
+     def h(server_args):
+         cfg = resolving_view(server_args)
+         if cfg.a and not envs.SGLANG_X.is_set():
+             envs.SGLANG_X.set("python")
+     """) == [("env:SGLANG_X", "python", "`--a` is set and `SGLANG_X` is not set")]
