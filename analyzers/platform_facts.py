@@ -105,11 +105,13 @@ _MISSING = object()
 
 
 def measured_facts(props: ModelProperties, version: str, architecture: str, launch: Launch,
-                   model_names: Iterable[str], derived: Iterable[str]) -> dict[str, Any]:
+                   model_names: Iterable[str], derived: Iterable[str], stand_in: str = "") -> dict[str, Any]:
     """What the model's configuration object holds for `architecture`'s stand-in as measured
-    on `version`: ``model:<name>`` per model leaf in `model_names` reading a property, and the
+    on `version`: ``model:<name>`` per model leaf in `model_names` reading a property, the
     object itself for derived settings read as ``f()`` (``model_config_of()``: a record of
-    the measured properties). Nothing where the launch gives an option it is built from."""
+    the measured properties), and what helpers of the model's config returned for it
+    (``is_deepseek_dsa(hf_config)``: a ``runtime:<fn>`` row for the `stand_in`, which is what
+    the whole config reads as). Nothing where the launch gives an option it is built from."""
     if any(name in launch.flags for name in props.inputs):
         return {}
     values = props.for_release(version).get(architecture)
@@ -121,9 +123,23 @@ def measured_facts(props: ModelProperties, version: str, architecture: str, laun
         found = _path(values, prop) if prop is not None else _MISSING
         if found is not _MISSING:
             out[f"{RefKind.MODEL}:{name}"] = tuple(found) if isinstance(found, list) else found
-    record = _record(values)
+    record = _record({k: v for k, v in values.items() if "(" not in k})
     for name in derived:
         out[f"{RefKind.RUNTIME}:{name}"] = record
+    for key, value in values.items():
+        helper, paren, _ = key.partition("(")
+        if paren and stand_in:
+            out[f"{RefKind.RUNTIME}:{helper}"] = (((stand_in,), value),)
+    return out
+
+
+def _joined(measured: Mapping[str, Any], stated: Mapping[str, Any]) -> dict[str, Any]:
+    """`stated` facts with `measured` ones added: a helper's rows joined (measured first), any
+    other fact the stand-in states itself kept."""
+    out = {**measured, **stated}
+    for key, rows in measured.items():
+        if key.startswith(f"{RefKind.RUNTIME}:") and isinstance(rows, tuple) and isinstance(stated.get(key), tuple):
+            out[key] = rows + stated[key]
     return out
 
 
@@ -219,7 +235,8 @@ class Stated:
             facts.update(model_facts(architecture, config, self.model_names, self.examples,
                                      given.flags[self.examples.model]))
             facts = {**model_helper_facts(self.platform.runtime, given), **facts}
-            if self.real.model_object is not None and self.version:  # what the stand-in states first
-                facts = {**measured_facts(self.real.model_object, self.version, architecture, given,
-                                          self.model_names, self.derived_objects), **facts}
+            if self.real.model_object is not None and self.version:
+                measured = measured_facts(self.real.model_object, self.version, architecture, given,
+                                          self.model_names, self.derived_objects, given.flags[self.examples.model])
+                facts = _joined(measured, facts)
         return Launch(given.flags, given.env, facts)

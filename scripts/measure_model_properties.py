@@ -27,23 +27,39 @@ from errcat.real.confirm import load_catalog
 from errcat.real.materials import Materials
 from errcat.real.runner import driver_setup
 from extractor.errors import ErrcatError
-from extractor.ir import RefKind, from_dict, refs
+from extractor.ir import Apply, Expr, Ref, RefKind, from_dict, refs, walk
 from extractor.profile import load_profile
 
 PROBE = Path(__file__).resolve().parents[1] / "errcat" / "real" / "model_probe.py"
 PROFILES = Path(__file__).resolve().parents[1] / "extractor" / "profiles"
 
 
-def read_properties(catalog: dict, names: str) -> list[str]:
-    """The dotted properties of the object the catalog's conditions and adjustments read."""
+def _exprs(catalog: dict) -> list[Expr]:
     exprs = [from_dict(a["value"]) for a in catalog.get("adjustments", [])]
     exprs += [from_dict(a["when"]["expr"]) for a in catalog.get("adjustments", [])]
     for entry in catalog["entries"]:
         for trigger in [entry["trigger"], *(v["trigger"] for v in entry.get("variants") or ())]:
             if trigger.get("expr") is not None:
                 exprs.append(from_dict(trigger["expr"]))
+    return exprs
+
+
+def read_helpers(catalog: dict) -> dict[str, str]:
+    """Functions the catalog calls on the model's whole config (``is_deepseek_dsa(hf_config)``):
+    name -> the object's property that config is."""
+    found: dict[str, str] = {}
+    for expr in _exprs(catalog):
+        for node in walk(expr):
+            if isinstance(node, Apply) and len(node.args) == 1 and isinstance(arg := node.args[0], Ref) \
+                    and arg.kind is RefKind.MODEL and arg.name.rpartition(".")[2] in WHOLE_CONFIGS:
+                found[node.fn] = arg.name.rpartition(".")[2]
+    return dict(sorted(found.items()))
+
+
+def read_properties(catalog: dict, names: str) -> list[str]:
+    """The dotted properties of the object the catalog's conditions and adjustments read."""
     found: set[str] = set()
-    for expr in exprs:
+    for expr in _exprs(catalog):
         for ref in refs(expr):
             if ref.kind in (RefKind.MODEL, RefKind.FLAG) and (prop := object_property(ref.name, names)):
                 found.add(prop)
@@ -73,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                 from errcat.model import SourceSpec
                 from errcat.pipeline import extract
                 extract(SourceSpec(release=args.release), out=catalog_dir, profile=args.profile)
-            names = read_properties(load_catalog(str(catalog_dir)), props.names)
+            catalog = load_catalog(str(catalog_dir))
+            names, helpers = read_properties(catalog, props.names), read_helpers(catalog)
             python = args.python
             if python is None:
                 from errcat.real.targetenv import ensure_target_env
@@ -82,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             materials.root.mkdir()
             models = {arch: str(materials.path_for(f"<model:{arch}>")) for arch, _ in real.model_configs}
             request = {"setup": driver_setup(real, args.release), "factory": props.factory,
-                       "models": models, "names": names}
+                       "models": models, "names": names, "helpers": helpers}
             done = subprocess.run([python, str(PROBE)], input=json.dumps(request), capture_output=True,
                                   text=True, timeout=900, check=False)
             if done.returncode != 0:
@@ -100,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     partial.write_text(text, encoding="utf-8")
     partial.replace(target)
     failed = sorted(a for a, v in measured.items() if "error" in v)
-    print(f"{args.release}: {len(names)} properties of {len(measured)} stand-ins -> {target}"
+    print(f"{args.release}: {len(names)} properties and {len(helpers)} helpers of {len(measured)} stand-ins -> {target}"
           + (f" (not built: {', '.join(failed)})" if failed else ""))
     return 0
 

@@ -153,7 +153,8 @@ def test_the_profile_defines_generic_as_this_machine():
 
 MEASURED = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),), model_object=ModelProperties(
     r"(?:.*\.)?model_config(?:_of\([^)]*\))?", "pkg.config:Config.build", ("quantization",),
-    (("1.0", '{"Llama": {"is_multimodal": false, "spec": {"safe": true}}, "Qwen": {"error": "ValueError: x"}}'),)))
+    (("1.0", '{"Llama": {"is_multimodal": false, "spec": {"safe": true}, "is_dsa(hf_config)": true},'
+             ' "Qwen": {"error": "ValueError: x"}}'),)))
 MULTIMODAL = Truthy(Ref(RefKind.MODEL, "model_config.is_multimodal", "model_config.is_multimodal"))
 SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_config_of(server_args).spec.safe"))
 
@@ -165,6 +166,9 @@ SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_confi
     (MULTIMODAL, ["--model-path", "<model:Qwen>"], "1.0", Truth.UNKNOWN),  # the target could not build it
     (MULTIMODAL, ["--model-path", "/real/model"], "1.0", Truth.UNKNOWN),  # not a stand-in
     (MULTIMODAL, ["--model-path", "<model>", "--quantization", "fp8"], "1.0", Truth.UNKNOWN),  # an input given
+    # a helper of the model's whole config: what it returned for the stand-in
+    (Truthy(Apply("is_dsa", (Ref(RefKind.MODEL, "model_config.hf_config", "hf_config"),), "is_dsa(hf_config)")),
+     ["--model-path", "<model>"], "1.0", Truth.TRUE),
 ])
 def test_measured_properties_of_the_model_object(expr, argv, version, truth):
     stated = Stated.of([expr], FLAGS_Q, GENERIC, MEASURED, EXAMPLES, version)

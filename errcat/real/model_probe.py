@@ -4,11 +4,14 @@ Run as a script by the target's interpreter (``PY model_probe.py``), like `drive
 (standard library only, Python 3.8). One JSON object on stdin::
 
     {"setup": <driver setup line>, "factory": "pkg.mod:Cls.from_server_args",
-     "models": {"Arch": "/generated/model-Arch"}, "names": ["is_multimodal", "spec.flag"]}
+     "models": {"Arch": "/generated/model-Arch"}, "names": ["is_multimodal", "spec.flag"],
+     "helpers": {"is_deepseek_dsa": "hf_config"}}
 
 For each model: the setup's first step (``prepare_server_args``) parses ``--model-path DIR``
 plus the setup's args, the factory builds the configuration from the result, and each
-dotted name is read from it. One JSON object on stdout: ``{"Arch": {"name": value}}`` with
+dotted name is read from it; each helper (a function of the target's loaded modules, found by
+its name) is called with the named property, its result stored as ``"helper(property)"``.
+One JSON object on stdout: ``{"Arch": {"name": value}}`` with
 plain values only (an enum as its value, an object as a mapping of its plain fields); a
 name that is absent or not plain is left out, and a model the target cannot build gets
 ``{"error": "..."}``.
@@ -54,6 +57,13 @@ def _read(obj: Any, name: str) -> Any:
     return obj
 
 
+def _helper(name: str) -> Any:
+    """The one function of that name the target's loaded modules define (None: none, or several)."""
+    found = {id(f): f for m in list(sys.modules.values()) if m is not None
+             for f in [getattr(m, name, None)] if callable(f) and getattr(f, "__name__", "") == name}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def _factory(spec: str) -> Any:
     module, _, qualname = spec.partition(":")
     found: Any = importlib.import_module(module)
@@ -93,6 +103,14 @@ def main() -> int:
                 continue
             if value is not _SKIP:
                 values[name] = value
+        for helper, argument in sorted((request.get("helpers") or {}).items()):
+            fn = _helper(helper)
+            try:
+                value = plain(fn(_read(config, argument))) if fn is not None else _SKIP
+            except Exception:  # noqa: BLE001 - raising for this model: not stated
+                continue
+            if value is not _SKIP:
+                values[f"{helper}({argument})"] = value
         out[arch] = values
     sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
     sys.stdout.flush()
