@@ -664,6 +664,16 @@ def _unset_or(name: str, value: Code, default: Code, values: Values) -> Any:
     return default(values)
 
 
+def absent_fact(name: str) -> str:
+    """The fact that the model's config lacks the attribute ``name`` (a model property)."""
+    return f"absent:{RefKind.MODEL}:{name}"
+
+
+def _absent_or(key: str, value: Code, default: Code, values: Values) -> Any:
+    """``getattr(hf_config, "x", default)``: the default where the model is known to lack x."""
+    return default(values) if values.launch.facts.get(key) else value(values)
+
+
 def _or_fallback(name: str, value: Code, values: Values) -> Any:
     """A field's effective value: its value, else (None) the fallback its declaration gives."""
     found = value(values)
@@ -774,6 +784,8 @@ class _ValueCode(Visitor[Code]):
                 return lambda values: name in values.launch.env or ENV_SETTING + name in values.adjusted
             return lambda values: name in values.launch.flags
         if fn == UNSET_OR and len(expr.args) == 2 and isinstance(expr.args[0], Ref):
+            if expr.args[0].kind is RefKind.MODEL:
+                return partial(_absent_or, absent_fact(expr.args[0].name), args[0], args[1])
             return partial(_unset_or, expr.args[0].name, args[0], args[1])
         if fn == OR_FALLBACK and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
             return partial(_or_fallback, expr.args[0].name, args[0])
@@ -959,6 +971,8 @@ class Reads:
                 env.add(ref.name)
             else:
                 facts.add(f"{ref.kind}:{ref.name}")
+                if ref.kind is RefKind.MODEL:
+                    facts.add(absent_fact(ref.name))
         return cls(_frozen(flags), _frozen(env), _frozen(facts))
 
     def __or__(self, other: Reads) -> Reads:

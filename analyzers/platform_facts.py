@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers.argv import launch_of_argv
+from analyzers.evaluate import absent_fact
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
@@ -102,6 +103,7 @@ def _path(values: Mapping[str, Any], prop: str) -> Any:
 
 
 _MISSING = object()
+ABSENT = "(absent)"  # the measured names the object lacks (`errcat.real.model_probe`)
 
 
 def measured_facts(props: ModelProperties, version: str, architecture: str, launch: Launch,
@@ -118,17 +120,20 @@ def measured_facts(props: ModelProperties, version: str, architecture: str, laun
     if not values or "error" in values:
         return {}
     out: dict[str, Any] = {}
+    absent = set(values.get(ABSENT) or ())
     for name in model_names:
         prop = object_property(name, props.names)
         found = _path(values, prop) if prop is not None else _MISSING
         if found is not _MISSING:
             out[f"{RefKind.MODEL}:{name}"] = tuple(found) if isinstance(found, list) else found
-    record = _record({k: v for k, v in values.items() if "(" not in k})
+        elif prop in absent:
+            out[absent_fact(name)] = True
+    record = _record({k: v for k, v in values.items() if "(" not in k and k != ABSENT})
     for name in derived:
         out[f"{RefKind.RUNTIME}:{name}"] = record
     for key, value in values.items():
         helper, paren, _ = key.partition("(")
-        if paren and stand_in:
+        if paren and stand_in and key != ABSENT:
             out[f"{RefKind.RUNTIME}:{helper}"] = (((stand_in,), value),)
     return out
 

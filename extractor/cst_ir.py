@@ -461,7 +461,11 @@ def _getattr_call(call: _Call) -> Expr | None:
         return ref
     owner = term(args[0].value, scope)
     if isinstance(owner, Ref) and owner.kind in _FIELD_KINDS and owner.name != "*":
-        return Ref(owner.kind, f"{owner.name}.{attr}", call.text)  # a field of a setting or model fact
+        field = Ref(owner.kind, f"{owner.name}.{attr}", call.text)  # a field of a setting or model fact
+        if owner.kind is RefKind.MODEL and len(args) >= 3:  # a model's config may lack it: the default
+            default = term(args[2].value, scope)
+            return Apply(UNSET_OR, (field, default), call.text) if not isinstance(default, Unknown) else field
+        return field
     return None
 
 

@@ -133,7 +133,8 @@ IF = "if"  # Apply(IF, (condition, then, else)): Python's ``then if condition el
 # variable is set (``envs.X.is_set()``), by the environment or by the code
 ON_COMMAND_LINE = "on_command_line"
 # Apply(UNSET_OR, (flag Ref, default)): ``getattr(cfg, "_x", default)`` of a private attribute
-# of the config (no option declares it): the default until code sets it
+# of the config (no option declares it): the default until code sets it; of a model Ref,
+# ``getattr(hf_config, "x", default)``: the default where the model's config lacks it
 UNSET_OR = "unset_or"
 # Apply(OR_FALLBACK, (flag Ref,)): a profile `config.readers` call ``f(cfg, "x")``: the field's
 # value, or the fallback its declaration gives (``Arg(fallback=...)``) while that is None

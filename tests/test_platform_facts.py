@@ -19,7 +19,7 @@ from analyzers.platform_facts import (
     platform_facts,
     runtime_facts,
 )
-from extractor.ir import Apply, Compare, Const, In, Ref, RefKind, Truthy, Unknown
+from extractor.ir import UNSET_OR, Apply, Compare, Const, In, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules, load_profile
 from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
 
@@ -153,7 +153,8 @@ def test_the_profile_defines_generic_as_this_machine():
 
 MEASURED = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),), model_object=ModelProperties(
     r"(?:.*\.)?model_config(?:_of\([^)]*\))?", "pkg.config:Config.build", ("quantization",),
-    (("1.0", '{"Llama": {"is_multimodal": false, "spec": {"safe": true}, "is_dsa(hf_config)": true},'
+    (("1.0", '{"Llama": {"is_multimodal": false, "spec": {"safe": true}, "is_dsa(hf_config)": true,'
+             ' "(absent)": ["hf_config.sink"]},'
              ' "Qwen": {"error": "ValueError: x"}}'),)))
 MULTIMODAL = Truthy(Ref(RefKind.MODEL, "model_config.is_multimodal", "model_config.is_multimodal"))
 SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_config_of(server_args).spec.safe"))
@@ -166,6 +167,9 @@ SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_confi
     (MULTIMODAL, ["--model-path", "<model:Qwen>"], "1.0", Truth.UNKNOWN),  # the target could not build it
     (MULTIMODAL, ["--model-path", "/real/model"], "1.0", Truth.UNKNOWN),  # not a stand-in
     (MULTIMODAL, ["--model-path", "<model>", "--quantization", "fp8"], "1.0", Truth.UNKNOWN),  # an input given
+    # getattr(hf_config, "sink", False) where the model's config lacks it: the default
+    (Truthy(Apply(UNSET_OR, (Ref(RefKind.MODEL, "model_config.hf_config.sink", "s"), Const(False)), "getattr")),
+     ["--model-path", "<model>"], "1.0", Truth.FALSE),
     # a helper of the model's whole config: what it returned for the stand-in
     (Truthy(Apply("is_dsa", (Ref(RefKind.MODEL, "model_config.hf_config", "hf_config"),), "is_dsa(hf_config)")),
      ["--model-path", "<model>"], "1.0", Truth.TRUE),

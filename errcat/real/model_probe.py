@@ -13,8 +13,8 @@ dotted name is read from it; each helper (a function of the target's loaded modu
 its name) is called with the named property, its result stored as ``"helper(property)"``.
 One JSON object on stdout: ``{"Arch": {"name": value}}`` with
 plain values only (an enum as its value, an object as a mapping of its plain fields); a
-name that is absent or not plain is left out, and a model the target cannot build gets
-``{"error": "..."}``.
+name that is not plain is left out, one the object lacks is listed under ``"(absent)"``, and
+a model the target cannot build gets ``{"error": "..."}``.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ import sys
 from typing import Any
 
 _SKIP = object()
+ABSENT = "(absent)"  # the names the object lacks
 
 
 def plain(value: Any, depth: int = 0) -> Any:
@@ -96,10 +97,14 @@ def main() -> int:
             out[arch] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             continue
         values: dict[str, Any] = {}
+        absent: list[str] = []
         for name in request["names"]:
             try:
                 value = plain(_read(config, name))
-            except Exception:  # noqa: BLE001 - absent or raising: not stated
+            except AttributeError:  # the object lacks it: a getattr default applies
+                absent.append(name)
+                continue
+            except Exception:  # noqa: BLE001 - raising: not stated
                 continue
             if value is not _SKIP:
                 values[name] = value
@@ -111,6 +116,8 @@ def main() -> int:
                 continue
             if value is not _SKIP:
                 values[f"{helper}({argument})"] = value
+        if absent:
+            values[ABSENT] = absent
         out[arch] = values
     sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
     sys.stdout.flush()
