@@ -20,6 +20,7 @@ from extractor.records import (
     merge_runs,
     parameter_ref,
 )
+from extractor.templates import any_of
 
 EXCERPT_CONTEXT = 20  # lines shown before and after the statement
 MAX_REACH = 12  # earlier checks listed in a trigger's `reach`; more are counted (`reach_more`)
@@ -150,7 +151,7 @@ class Entry:
             "kind": str(site.kind),
             "exception": site.exception,
             "template": site.template.text,
-            "matcher": site.template.pattern,
+            "matcher": any_of([site.template, *(v.template for v in site.variants)]),
             "source": {"path": site.path, "line": site.line, "function": site.function, "url": self.url},
             "excerpt": {"start_line": self.excerpt_start, "code": self.excerpt},
             "trigger": self.trigger.as_dict(),

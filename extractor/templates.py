@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -235,3 +235,9 @@ def parse_template(text: str) -> Template:
             i += 1
     parts.append("".join(buf))
     return Template(_merge(parts))
+
+
+def any_of(templates: Iterable[Template]) -> str:
+    """One pattern accepting what any of `templates` renders (an entry and its rows' messages)."""
+    patterns = list(dict.fromkeys(t.pattern for t in templates))
+    return patterns[0] if len(patterns) == 1 else "(?:" + "|".join(patterns) + ")"

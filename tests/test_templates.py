@@ -1,9 +1,11 @@
 """Templates: published text (str.format escaping), parsing it back, matchers, filling holes."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from extractor.templates import Hole, Template, parse_template
+from extractor.templates import Hole, Template, any_of, parse_template
 
 H = Hole
 
@@ -93,3 +95,13 @@ def test_matcher_rejects_other_text(template: Template, message: str) -> None:
 def test_fill_renders_row_values_through_conversion_and_spec(hole: Hole, value: Template, result: str) -> None:
     filled = Template.of("<", hole, ">").fill({"r": value})
     assert filled.text == "<" + result + ">"
+
+
+@pytest.mark.parametrize(("message", "matches"), [
+    ("FlashInfer missing.", True),  # the plain row
+    ("FlashInfer missing. Needs float16.", True),  # the row with the suffix
+    ("FlashInfer missing. Something else.", False),
+])
+def test_an_entry_matcher_accepts_every_row(message, matches):
+    rows = [Template(("FlashInfer missing. Needs float16.",)), Template(("FlashInfer missing.",))]
+    assert (re.match(any_of(rows), message, re.DOTALL) is not None) is matches
