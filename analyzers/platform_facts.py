@@ -22,7 +22,7 @@ from analyzers.evaluate import absent_fact
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
-from extractor.constant_values import FrozenMap
+from extractor.frozen import FrozenMap
 from extractor.ir import Expr, RefKind, refs
 from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
 

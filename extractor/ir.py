@@ -252,7 +252,7 @@ def map_children(node: Expr, fn: Callable[[Expr], Expr]) -> Expr:
 def _tuples(value: Any) -> Any:
     """JSON lists back to the tuples `Const` holds, at every depth; objects to `FrozenMap`s."""
     if isinstance(value, dict):
-        from extractor.constant_values import FrozenMap  # only for dict constants: keeps imports light
+        from extractor.frozen import FrozenMap  # only for dict constants
         return FrozenMap((k, _tuples(v)) for k, v in value.items())
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.constant_values import FrozenMap
 from extractor.errors import ErrcatError
+from extractor.frozen import FrozenMap
 from extractor.pep440 import in_range, version_key
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
