@@ -1021,24 +1021,29 @@ class SiteWalker:
 
     # -------------------------------------------------------------- fields of a record setting
 
-    def _field_path(self, node: cst.BaseExpression, params: Mapping[str, cst.BaseExpression]) -> list[str] | None:
+    def _field_path(self, node: cst.BaseExpression, params: Mapping[str, cst.BaseExpression],
+                    seen: frozenset[str] = frozenset()) -> list[str] | None:
         """``["cuda_graph_config", "decode"]`` for ``getattr(config, phase)`` where ``config``
         is a local declared as ``cuda_graph_config`` and ``phase`` reads "decode" (`params`:
-        an inlined function's parameters, by the caller's argument expressions)."""
+        an inlined function's parameters, by the caller's argument expressions; `seen`: the
+        locals followed so far, as ``x = x.view()`` refers to itself)."""
+        if not self.frame.records:  # no local of this function becomes a setting
+            return None
         if isinstance(node, cst.Name):
             if node.value in params:
-                return self._field_path(params[node.value], {})
+                return self._field_path(params[node.value], {}, seen)
             setting = self.frame.records.get(node.value)
             bound = self.scope.lookup(node.value)
             if setting is not None:
                 return [setting] if bound is not None else None
-            # a local holding a part of one: ``decode = config.decode``
-            return self._field_path(bound, {}) if isinstance(bound, (cst.Attribute, cst.Call)) else None
+            if node.value in seen or not isinstance(bound, (cst.Attribute, cst.Call)):
+                return None
+            return self._field_path(bound, {}, seen | {node.value})  # a part of one: ``decode = config.decode``
         if isinstance(node, cst.Attribute):
-            head = self._field_path(node.value, params)
+            head = self._field_path(node.value, params, seen)
             return None if head is None else [*head, node.attr.value]
         if isinstance(node, cst.Call) and dotted(node.func) == "getattr" and len(node.args) == 2:
-            head = self._field_path(node.args[0].value, params)
+            head = self._field_path(node.args[0].value, params, seen)
             key = self._key(node.args[1].value, params)
             return None if head is None or key is None else [*head, key]
         return None
