@@ -30,6 +30,7 @@ from analyzers.examples import Examples
 from analyzers.launch import Launch, is_placeholder, placeholder_contains
 from extractor.compat import StrEnum
 from extractor.ir import (
+    ATTRIBUTE,
     COMPARE,
     ENV_SETTING,
     IF,
@@ -514,6 +515,11 @@ def _times(a: Any, b: Any) -> Any:
     return a * b
 
 
+def _attribute(record: Any, name: str) -> Any:
+    """A field of a record a fact states (a helper's measured result); anything else: unknown."""
+    return record[name] if isinstance(record, Mapping) else UNKNOWN
+
+
 def _as_set(a: Any) -> Any:
     return set(a) if isinstance(a, (list, tuple, set, frozenset)) else a
 
@@ -526,7 +532,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "startswith": lambda s, p: s.startswith(tuple(p) if isinstance(p, list) else p),
     "endswith": lambda s, p: s.endswith(tuple(p) if isinstance(p, list) else p),
     "split": lambda s, *a: tuple(s.split(*a)), "item": lambda c, k: c[k],
-    "get": lambda c, k, d=None: c.get(k, d), "isinstance": _isinstance,
+    "get": lambda c, k, d=None: c.get(k, d), "isinstance": _isinstance, ATTRIBUTE: _attribute,
     "+": lambda a, b: a + b, "-": lambda a, b: _as_set(a) - _as_set(b), "*": _times,
     "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": _power,
     "|": lambda a, b: _as_set(a) | _as_set(b), "&": lambda a, b: _as_set(a) & _as_set(b),
@@ -1221,7 +1227,8 @@ def can_hold(model: Model, expr: Expr, launch: Launch) -> bool:
 def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     """Settings after automatic adjustments, applied until nothing changes.
 
-    A rule whose condition is unknown makes its setting unknown unless both outcomes
+    Rules apply in program order where it is known, so a later rule overrides an earlier
+    one. A rule whose condition is unknown makes its setting unknown unless both outcomes
     agree; a setting still changing after `MAX_ROUNDS` passes is unknown. What the command
     line gives is kept against rules that set a value of their own (an assumption: the code
     may override it; measured on 0.5.23 in 0.5.23's catalog of 2026-11-30: examples predicted
@@ -1230,12 +1237,15 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     """
     values = Values(model, launch)
     given = launch.flags
-    code = [c for c, rule in zip(rules.code(model), rules.rules, strict=True)
-            if (c[0] not in given and given_field(launch, c[0]) is UNKNOWN) or rewrites_itself(rule)]
+    code = [(c, rule.at is not None) for c, rule in sorted(zip(rules.code(model), rules.rules, strict=True),
+                                                           key=_program_order)
+            if (c[0] not in given and given_field(launch, c[0]) is UNKNOWN and not _stated(c[0], launch))
+            or rewrites_itself(rule)]
     changed: set[str] = set()
     for _ in range(MAX_ROUNDS):
+        before = dict(values.adjusted)
         changed = set()
-        for dest, when, get in code:
+        for (dest, when, get), ordered in code:
             fires = when(values)
             if fires is False:
                 continue
@@ -1245,12 +1255,27 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
                 new = UNKNOWN
             if not _same(new, current):
                 values.adjusted[dest] = new
-                changed.add(dest)
+                if not ordered:
+                    changed.add(dest)
+        # rules in a known order settle when a whole pass ends where it began: a later rule
+        # overriding an earlier one (``x = False`` ... ``x = True``) writes the same each pass
+        changed |= {d for d, v in values.adjusted.items() if d not in before or not _same(v, before[d])}
         if not changed:
             return values
     for dest in changed:
         values.adjusted[dest] = UNKNOWN
     return values
+
+
+def _stated(dest: str, launch: Launch) -> bool:
+    """A derived setting ``f()`` the launch states (a platform fact): kept against its definition."""
+    return dest[-1:] == ")" and derived_fact(dest) in launch.facts
+
+
+def _program_order(pair: tuple[RuleCode, Rule]) -> tuple[bool, int]:
+    """Rules in the order a launch runs them where known (`Rule.at`), the others after."""
+    at = pair[1].at
+    return at is None, at if at is not None else 0
 
 
 @lru_cache(maxsize=1 << 16)

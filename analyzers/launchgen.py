@@ -33,6 +33,9 @@ from extractor.ir import RefKind
 
 EXAMPLE_SHARE = 0.4  # of the launches at most, from the catalog's examples
 MIX_CHANCE = 0.3  # a combo takes a setting of a second entry's condition
+# an architecture is a model class's name: the witness search's candidates for the leaf also
+# hold the condition's other strings (backend names, algorithm names)
+_CLASS = re.compile(r"[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*")
 DEFAULT_MODEL_CHANCE = 0.6  # a combo whose condition names no architecture uses the default model
 SIZES = (1, 2, 2, 3, 3)  # settings per combo, drawn uniformly
 _RUNNABLE = re.compile(r"<(?:model(?::[A-Za-z_][A-Za-z0-9_]*)?|file|dir)>")
@@ -83,12 +86,12 @@ def _leaves(check: Check, model: Model) -> list[Leaf]:
     return [leaf for leaf in settable_leaves(check.condition, model) if leaf.name != model.examples.model]
 
 
-def _architectures(check: Check, model: Model) -> list[str]:
+def named_architectures(check: Check, model: Model) -> list[str]:
     """The architectures `check`'s condition compares the model's against."""
     names: list[str] = []
     for leaf in fact_leaves(check.condition):
         if leaf.kind is RefKind.MODEL and model.examples.is_architecture(leaf.name):
-            names += [v for v in candidates(leaf, check.condition, model) if isinstance(v, str)]
+            names += [v for v in candidates(leaf, check.condition, model) if isinstance(v, str) and _CLASS.fullmatch(v)]
     return list(dict.fromkeys(names))
 
 
@@ -100,7 +103,7 @@ def _value(leaf: Leaf, check: Check, model: Model, rng: random.Random) -> Any:
 
 
 def _model(check: Check, model: Model, architectures: Sequence[str], rng: random.Random) -> str:
-    named = _architectures(check, model)
+    named = named_architectures(check, model)
     if named and rng.random() < 0.7:
         return model_of(rng.choice(named))
     if rng.random() < DEFAULT_MODEL_CHANCE or not architectures:

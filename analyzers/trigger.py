@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
+    ATTRIBUTE,
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
@@ -198,6 +199,10 @@ class Renderer(Visitor[str]):
     def _item(self, expr: Apply) -> str:
         return f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
 
+    def _attribute(self, expr: Apply) -> str:
+        name = expr.args[1]
+        return f"{self._operand(expr.args[0])}.{name.value if isinstance(name, Const) else self.visit(name)}"
+
     def _method(self, expr: Apply) -> str:
         rest = ", ".join(self.visit(a) for a in expr.args[1:])
         return f"{self._operand(expr.args[0])}.{expr.fn}({rest})"
@@ -216,6 +221,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (_BINARY, 2, Renderer._binary),
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
     (frozenset({"item"}), 2, Renderer._item),
+    (frozenset({ATTRIBUTE}), 2, Renderer._attribute),
     (frozenset({UNSET_OR}), 2, Renderer._unset_or),
     (frozenset({OR_FALLBACK}), 1, Renderer._or_fallback),
     (_METHODS, None, Renderer._method),

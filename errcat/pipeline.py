@@ -93,7 +93,8 @@ def entry_points(profile: Profile) -> EntryPoints:
                 functions.append((module, step.name))
             else:
                 methods.append(step.name)
-    return EntryPoints(tuple(functions), tuple(methods), profile.entry_points, profile.config_classes, profile.views)
+    return EntryPoints(tuple(functions), tuple(methods), profile.entry_points, profile.config_classes, profile.views,
+                       profile.override_runners)
 
 
 def launch_paths(

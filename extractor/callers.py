@@ -452,6 +452,7 @@ class EntryPoints:
     named: tuple[str, ...] = ()
     config_classes: frozenset[str] = frozenset()
     views: frozenset[str] = frozenset()  # read-only views of the config: writes through them are no launch's
+    override_runners: frozenset[str] = frozenset()  # functions running every registered model override
 
 
 class CallEdges:

@@ -16,6 +16,7 @@ import libcst as cst
 from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
 from extractor.ir import (
+    ATTRIBUTE,
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
@@ -358,6 +359,8 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
     base_term = term(base, scope)
     if isinstance(base_term, Ref) and base_term.kind in _FIELD_KINDS and base_term.name != "*":
         return Ref(base_term.kind, f"{base_term.name}.{node.attr.value}", text)
+    if isinstance(base_term, Apply) and base_term.fn.isidentifier():
+        return Apply(ATTRIBUTE, (base_term, Const(node.attr.value)), text)  # of what a helper returns
     return Ref(RefKind.UNKNOWN, text, text)
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import partial
 
 from extractor.ir import Apply, Expr, Ref, RefKind, map_children, refs, replace_refs, simplify, substitute
-from extractor.records import PARAMETER, FileSites
+from extractor.records import DERIVED_LINE, PARAMETER, Adjustment, FileSites
 
 MAX_DEPTH = 4  # helpers calling helpers, inlined this deep
 
@@ -139,4 +139,23 @@ def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) 
     if not returns:
         return out
     computed = partial(inline_returns, returns=returns)
-    return [replace(fs, adjustments=tuple(a.map_exprs(computed) for a in fs.adjustments)) for fs in out]
+    out = [replace(fs, adjustments=tuple(a.map_exprs(computed) for a in fs.adjustments)) for fs in out]
+    return _with_derived(out, returns)
+
+
+def _with_derived(files: list[FileSites], returns: Returns) -> list[FileSites]:
+    """`files` with one adjustment per derived setting read that a summarised function
+    computes (``supports_x(cfg, hf_config)`` read as ``supports_x()``): the setting is what
+    the function returns for the config, always, so the evaluator reads it like any other
+    adjusted setting. Kept on the first file that reads it."""
+    seen: set[str] = set()
+    out = []
+    for fs in files:
+        exprs = [g.expr for s in fs.sites for g in (*s.direct, *(g for v in s.variants for g in v.guards))]
+        exprs += [e for a in fs.adjustments for e in (a.value, *(g.expr for g in a.guards))]
+        read = sorted({n for e in exprs for n in _called(e) if n[:-2] in returns} - seen)
+        seen.update(read)
+        derived = tuple(Adjustment(n[:-2], DERIVED_LINE, n, returns[n[:-2]][1], (), fs.path, -1 - i)
+                        for i, n in enumerate(read))
+        out.append(replace(fs, adjustments=fs.adjustments + derived) if derived else fs)
+    return out

@@ -139,6 +139,9 @@ UNSET_OR = "unset_or"
 # Apply(OR_FALLBACK, (flag Ref,)): a profile `config.readers` call ``f(cfg, "x")``: the field's
 # value, or the fallback its declaration gives (``Arg(fallback=...)``) while that is None
 OR_FALLBACK = "or_fallback"
+# Apply(ATTRIBUTE, (value, Const(name))): ``f(x).name`` or ``spec.name`` of a local bound to a
+# call: the attribute of what the call returns (a record where a fact states it)
+ATTRIBUTE = "attribute"
 
 TRUE = Const(True)
 FALSE = Const(False)

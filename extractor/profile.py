@@ -58,6 +58,8 @@ class Profile:
     # launch (passes), or only for the models named in the decorator (model_overrides)
     passes: frozenset[str] = frozenset()
     model_overrides: frozenset[str] = frozenset()
+    # functions that run every registered model override (a call of one runs them there)
+    override_runners: frozenset[str] = frozenset()
     # functions that check what the program's own code hands them (what a registered pass
     # returns): their checks fire on a defect of the program, not on a command line
     contracts: frozenset[str] = frozenset()
@@ -216,7 +218,7 @@ _SCHEMA: dict[str, Any] = {
     "declarations": {"flags": _strings(), "env": _strings(),
                      "conventions": {"arg": _names, "derived": _names, "field": _names}},
     "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "readers", "passes",
-                                                        "model_overrides",
+                                                        "model_overrides", "override_runners",
                                                         "contracts", "callers", "entry_points")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
@@ -289,6 +291,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         readers=frozenset(_strs(data, "config", "readers")),
         passes=frozenset(_strs(data, "config", "passes")),
         model_overrides=frozenset(_strs(data, "config", "model_overrides")),
+        override_runners=frozenset(_strs(data, "config", "override_runners")),
         contracts=frozenset(_strs(data, "config", "contracts")),
         callers=_strs(data, "config", "callers"),
         entry_points=_strs(data, "config", "entry_points"),

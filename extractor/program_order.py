@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from extractor.callers import CallEdges, EntryPoints, Func
-from extractor.records import FileSites
+from extractor.records import CallSite, FileSites
 
 Place = tuple[str, str, int]  # (path, function, line) of a check or an assignment
 
@@ -33,15 +33,31 @@ _CALL, _OWN = 0, 1
 Event = tuple[int, int, tuple[Func, ...]]  # (line, _CALL or _OWN, callees)
 
 
-def _events(files: Sequence[FileSites], callers: Sequence[FileSites], graph: CallEdges) -> dict[Func, list[Event]]:
+def _events(files: Sequence[FileSites], callers: Sequence[FileSites], graph: CallEdges,
+            runners: frozenset[str] = frozenset()) -> dict[Func, list[Event]]:
     found: dict[Func, list[Event]] = {}
+    # a runner's call runs every registered model override there (registration order: files
+    # by path, each in document order, as the registering package imports them)
+    overrides = tuple((fs.path, q) for fs in sorted(files, key=lambda f: f.path) for q in fs.overrides)
     for fs in (*files, *callers):
         for call in fs.calls:
             if targets := tuple(graph.targets(fs.path, call)):
-                found.setdefault((fs.path, call.caller), []).append((call.line, _CALL, targets))
-        for line, function in [(s.line, s.function) for s in fs.sites] + [(a.line, a.function) for a in fs.adjustments]:
+                if overrides and any(t[1].rpartition(".")[2] in runners for t in targets):
+                    targets += overrides
+                if not _deferred(call, fs.calls):
+                    found.setdefault((fs.path, call.caller), []).append((call.line, _CALL, targets))
+        own = [(s.line, s.function) for s in fs.sites] + [(a.line, a.function) for a in fs.adjustments if not a.derived]
+        for line, function in own:
             found.setdefault((fs.path, function), []).append((line, _OWN, ()))
     return {func: sorted(set(events)) for func, events in found.items()}
+
+
+def _deferred(call: CallSite, calls: Sequence[CallSite]) -> bool:
+    """A call the same caller makes again later under fewer conditions (``if spec: f()`` ...
+    ``f()``): placed at the later call, which runs it whatever the extra conditions say."""
+    own = {g.expr for g in call.guards}
+    return any(c.caller == call.caller and c.callee == call.callee and c.line > call.line and not c.ref
+               and {g.expr for g in c.guards} < own for c in calls)
 
 
 def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entry: EntryPoints,
@@ -49,7 +65,7 @@ def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entr
     """`ProgramOrder` of the checks and assignments of `files` and `callers` from `entry`
     (`graph`: their `CallEdges`, when already built)."""
     graph = graph or CallEdges(files, callers)
-    events = _events(files, callers, graph)
+    events = _events(files, callers, graph, entry.override_runners)
     time: dict[Place, int] = {}
     started: set[Func] = set()
     for seed in _seeds(graph, entry):

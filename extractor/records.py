@@ -264,6 +264,9 @@ class CallSite:
         )
 
 
+DERIVED_LINE = 0  # an `Adjustment` defining a derived setting (see `Adjustment.derived`)
+
+
 @dataclass(frozen=True, slots=True)
 class Adjustment:
     """An automatic change to the config: ``self.flag = value`` or a profile setter call."""
@@ -275,6 +278,12 @@ class Adjustment:
     guards: tuple[Guard, ...]
     path: str = ""
     order: int = 0  # position among the file's adjustments, in document order
+
+    @property
+    def derived(self) -> bool:
+        """The definition of a derived setting (`extractor.inline`, line 0): computed whenever
+        it is read, so it has no place in the launch's order."""
+        return self.line == DERIVED_LINE
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -310,6 +319,7 @@ class FileSites:
     parse_error: str | None = None
     helpers: tuple[tuple[str, Expr], ...] = ()  # qualified name -> value returned from the config
     registered: tuple[str, ...] = ()  # functions a profile decorator registers as providers
+    overrides: tuple[str, ...] = ()  # those registered as model overrides, in document order
     # plain functions of values: (qualified name, parameters, what a call returns in terms of
     # the parameters' `Ref`s; `extractor.returns`)
     returns: tuple[tuple[str, tuple[str, ...], Expr], ...] = ()
@@ -339,6 +349,7 @@ class FileSites:
             "parse_error": self.parse_error,
             "helpers": [[q, e.as_dict()] for q, e in self.helpers],
             "registered": list(self.registered),
+            "overrides": list(self.overrides),
             "returns": [[q, list(ps), e.as_dict()] for q, ps, e in self.returns],
             "priors": self.priors.as_dict(),
             "incomplete": self.incomplete,
@@ -361,6 +372,7 @@ class FileSites:
             parse_error=data["parse_error"],
             helpers=tuple((q, from_dict(e)) for q, e in data.get("helpers", [])),
             registered=tuple(data.get("registered", [])),
+            overrides=tuple(data.get("overrides", [])),
             returns=tuple((q, tuple(ps), from_dict(e)) for q, ps, e in data.get("returns", [])),
             priors=priors,
             incomplete=data.get("incomplete"),

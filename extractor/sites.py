@@ -444,6 +444,7 @@ class Found:
     diagnostics: list[str] = field(default_factory=list)
     helpers: list[tuple[str, Expr]] = field(default_factory=list)
     registered: list[str] = field(default_factory=list)  # providers the profile's decorators register
+    overrides: list[str] = field(default_factory=list)  # of those, the model overrides
     returns: list[tuple[str, tuple[str, ...], Expr]] = field(default_factory=list)  # see `FileSites.returns`
 
 
@@ -495,6 +496,7 @@ class SiteWalker:
             diagnostics=tuple(found.diagnostics),
             helpers=tuple(found.helpers),
             registered=tuple(found.registered),
+            overrides=tuple(found.overrides),
             returns=tuple(found.returns),
             priors=priors,
         )
@@ -791,6 +793,7 @@ class SiteWalker:
             if name in self.profile.passes or name in self.profile.model_overrides:
                 self.found.registered.append(qual)
                 if name in self.profile.model_overrides:
+                    self.found.overrides.append(qual)
                     models = tuple(v for a in (call.args if call is not None else ()) if (v := string_value(a.value)))
                     text = f"the model is registered for {name}({', '.join(models)})"
                     name_ref = self.profile.model_architecture

@@ -22,13 +22,16 @@ from pathlib import Path
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from analyzers.examples import model_of
+from analyzers.first_error import Pipeline
+from analyzers.launchgen import named_architectures
 from analyzers.platform_facts import object_property
 from errcat.real.confirm import load_catalog
 from errcat.real.materials import Materials
 from errcat.real.runner import driver_setup
 from extractor.errors import ErrcatError
 from extractor.ir import Apply, Expr, Ref, RefKind, from_dict, refs, walk
-from extractor.profile import load_profile
+from extractor.profile import Profile, load_profile
 
 PROBE = Path(__file__).resolve().parents[1] / "errcat" / "real" / "model_probe.py"
 PROFILES = Path(__file__).resolve().parents[1] / "extractor" / "profiles"
@@ -70,6 +73,19 @@ def read_properties(catalog: dict, names: str) -> list[str]:
 WHOLE_CONFIGS = frozenset({"hf_config", "hf_text_config"})
 
 
+def stand_ins(catalog: dict, profile: Profile, release: str) -> list[str]:
+    """The architectures measured: those the profile has a config for, and every one the
+    catalog's checks compare the model's against (launches use them: `analyzers.launchgen`;
+    their stand-ins get the default config under that name)."""
+    real = profile.real
+    assert real is not None
+    validation = real.validation_for(release)
+    pipeline = Pipeline.of_catalog(catalog, [s.name for s in validation.steps] if validation else [],
+                                   profile.examples)
+    named = [a for check in pipeline.checks for a in named_architectures(check, pipeline.model)]
+    return list(dict.fromkeys([a for a, _ in real.model_configs] + sorted(set(named))))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1].strip())
     parser.add_argument("--release", required=True)
@@ -97,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                 python = str(ensure_target_env(profile, args.release).python)
             materials = Materials(real, Path(tmp) / "models")
             materials.root.mkdir()
-            models = {arch: str(materials.path_for(f"<model:{arch}>")) for arch, _ in real.model_configs}
+            models = {arch: str(materials.path_for(model_of(arch)))
+                      for arch in stand_ins(catalog, profile, args.release)}
             request = {"setup": driver_setup(real, args.release), "factory": props.factory,
                        "models": models, "names": names, "helpers": helpers}
             done = subprocess.run([python, str(PROBE)], input=json.dumps(request), capture_output=True,

@@ -7,6 +7,7 @@ import pytest
 from extractor.constant_values import FrozenMap
 from extractor.cst_ir import MAX_DEPTH, term, to_ir
 from extractor.ir import (
+    ATTRIBUTE,
     UNSET_OR,
     Apply,
     Compare,
@@ -107,6 +108,10 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
         ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
         ("{'a': x}", Unknown("{'a': x}")),
+        # an attribute of what a helper returns: read from the record a fact states for it
+        ("get_spec(hf_config).uses_x",
+         Apply(ATTRIBUTE, (Apply("get_spec", (Ref(RefKind.MODEL, "hf_config", "hf_config"),), "get_spec(hf_config)"),
+                           Const("uses_x")), "get_spec(hf_config).uses_x")),
     ],
 )
 def test_terms_by_source(code: str, expected: Expr) -> None:

@@ -38,6 +38,7 @@ from analyzers.flags import build_flag_model
 from analyzers.launch import Launch, is_placeholder, placeholder_contains
 from extractor.constant_values import FrozenMap
 from extractor.ir import (
+    ATTRIBUTE,
     COMPARE,
     CONDITION_KINDS,
     FALSE,
@@ -118,6 +119,9 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         (Truthy(Apply("isinstance", (Const(FrozenMap()), Const("dict")), "isinstance(x, dict)")), {}, {}, Truth.TRUE),
         (Compare("==", Apply("item", (Const(FrozenMap({"a": "b"})), Const("a")), "d['a']"), Const("b")), {}, {},
          Truth.TRUE),
+        # a field of a record (what a helper returns, as a fact states it); of anything else unknown
+        (Truthy(Apply(ATTRIBUTE, (Const(FrozenMap({"uses": True})), Const("uses")), "s.uses")), {}, {}, Truth.TRUE),
+        (Truthy(Apply(ATTRIBUTE, (Const("text"), Const("uses")), "s.uses")), {}, {}, Truth.UNKNOWN),
         # functions of flags
         (Compare("==", Apply("%", (flag("tp_size"), Const(3)), "tp % 3"), Const(1)), {"tp_size": 4}, {}, Truth.TRUE),
         (Truthy(Apply("startswith", (flag("device"), Const("cu")), "d.startswith('cu')")), {}, {}, Truth.TRUE),
@@ -209,6 +213,12 @@ def test_adjustments(rules, flags, expr, expected):
 def test_oscillating_adjustments_end_unknown():
     flip = (Rule("enable_lora", TRUE, Not(LORA)), Rule("enable_lora", FALSE, LORA))
     assert evaluate(LORA, Launch(), Model(FLAGS, flip)) is Truth.UNKNOWN
+
+
+def test_a_later_rule_overrides_an_earlier_one_in_program_order():
+    # ``x = False`` always, then ``x = True`` always (a resolution declaring it later)
+    ordered = (Rule("enable_lora", TRUE, TRUE, at=2), Rule("enable_lora", FALSE, TRUE, at=1))
+    assert evaluate(LORA, Launch(), Model(FLAGS, ordered)) is Truth.TRUE
 
 
 def test_rules_from_catalog_dicts():

@@ -202,6 +202,18 @@ def test_a_call_of_a_local_non_helper_is_not_replaced_by_a_same_named_helper_els
     assert [inlined.sites[0].guards[0].expr] == [g.expr for g in target.sites[0].guards]
 
 
+def test_a_derived_setting_a_branching_function_computes_is_defined_by_an_adjustment():
+    # not inlined in the trigger (it stays readable), but the evaluator reads its value
+    helper = "def h(cfg):\n    if cfg.z:\n        return True\n    return cfg.c > 1\n"
+    fs = extract(helper + CHECK.format(call="h(cfg)"))
+    [inlined] = inline_helpers([fs])
+    assert inlined.sites[0].guards == fs.sites[0].guards
+    [definition] = [a for a in inlined.adjustments if a.derived]
+    assert (definition.flag, definition.guards) == ("h()", ())
+    assert definition.value == Apply(IF, (Truthy(flag("z")), Const(True), Compare(">", flag("c"), Const(1))),
+                                     definition.value.text)  # type: ignore[union-attr]
+
+
 def test_helpers_calling_each_other_terminate_unresolved():
     fs = extract("def p(cfg):\n    return q(cfg)\ndef q(cfg):\n    return p(cfg)\n" + CHECK.format(call="p(cfg)"))
     [inlined] = inline_helpers([fs])

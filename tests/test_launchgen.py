@@ -10,7 +10,7 @@ from analyzers.evaluate import Model
 from analyzers.examples import Examples
 from analyzers.first_error import Check
 from analyzers.flags import build_flag_model
-from analyzers.launchgen import bare, example_lines, generate, runnable
+from analyzers.launchgen import bare, example_lines, generate, named_architectures, runnable
 from extractor.ir import And, Compare, Const, In, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
 
@@ -89,3 +89,9 @@ def test_env_vars_of_a_trigger_are_set():
 
 def test_an_architecture_the_condition_names_is_the_model():
     assert any("<model:DeepseekV3ForCausalLM>" in w for w in _words())
+
+
+def test_the_architectures_a_condition_names_are_class_names_not_its_other_strings():
+    both = Check("both", "a.py", 4, "f", And((In(ARCH, Const(("KimiK3ForConditionalGeneration",))),
+                                             Compare("==", BACKEND, Const("cutedsl_mla")))))
+    assert named_architectures(both, MODEL) == ["KimiK3ForConditionalGeneration"]

@@ -76,3 +76,44 @@ def test_a_check_sees_only_the_assignments_run_before_it() -> None:
     assert evaluate(big, launch, model.before(3)) is Truth.FALSE  # the assignment comes later
     assert predict(launch, [Check("c", "a.py", 1, "f", big, order=3)], model).status == "ok"
     assert predict(Launch(), [Check("c", "a.py", 1, "f", big, order=9)], Model(rules=(SET_TP,))).entry == "c"
+
+
+def _order(files: dict[str, str], entry: EntryPoints) -> list[tuple[str, str, int]]:
+    found = program_order([extract_file(p, textwrap.dedent(s), PROFILE) for p, s in files.items()], [], entry).time
+    return [(path.split("/")[1], function, line) for path, function, line in sorted(found, key=found.__getitem__)]
+
+
+def test_a_call_made_again_later_under_fewer_conditions_runs_the_callee_there() -> None:
+    source = '''
+        def prepare(cfg):
+            if cfg.spec:
+                check(cfg)
+            assert cfg.a, "between"
+            check(cfg)
+
+        def check(cfg):
+            assert cfg.b, "check"
+    '''
+    order = _order({"pkg/p.py": source}, EntryPoints(functions=(("pkg/p.py", "prepare"),)))
+    assert order == [("p.py", "prepare", 5), ("p.py", "check", 9)]
+
+
+def test_a_runner_of_model_overrides_runs_every_registered_override_where_it_is_called() -> None:
+    runner = '''
+        def prepare(cfg):
+            assert cfg.a, "before"
+            collect_model_override_declarations("X", cfg, None)
+            assert cfg.b, "after"
+
+        def collect_model_override_declarations(arch, cfg, hf_config):
+            return []
+    '''
+    override = '''
+        @register_model_override("X")
+        def _x_overrides(cfg, hf_config):
+            assert cfg.c, "override"
+            return {}
+    '''
+    entry = EntryPoints(functions=(("pkg/p.py", "prepare"),), override_runners=frozenset(PROFILE.override_runners))
+    order = _order({"pkg/p.py": runner, "pkg/x.py": override}, entry)
+    assert order == [("p.py", "prepare", 3), ("x.py", "_x_overrides", 4), ("p.py", "prepare", 5)]
