@@ -104,6 +104,9 @@ def _path(values: Mapping[str, Any], prop: str) -> Any:
 
 _MISSING = object()
 ABSENT = "(absent)"  # the measured names the object lacks (`errcat.real.model_probe`)
+VARIES = "(varies)"  # per input setting and value tried, the names it changes ("*": all)
+TRIED = "(tried)"  # per release: input setting -> the values tried ("" for a switch)
+_ALL = frozenset({"*"})
 
 
 def measured_facts(props: ModelProperties, version: str, architecture: str, launch: Launch,
@@ -113,29 +116,55 @@ def measured_facts(props: ModelProperties, version: str, architecture: str, laun
     object itself for derived settings read as ``f()`` (``model_config_of()``: a record of
     the measured properties), and what helpers of the model's config returned for it
     (``is_deepseek_dsa(hf_config)``: a ``runtime:<fn>`` row for the `stand_in`, which is what
-    the whole config reads as). Nothing where the launch gives an option it is built from."""
-    if any(name in launch.flags for name in props.inputs):
-        return {}
-    values = props.for_release(version).get(architecture)
+    the whole config reads as). Where the launch gives an option the object is built from,
+    only what the measurement found that option's value leaves unchanged (each option on
+    its own: options given together are taken not to interact); nothing for a value not
+    tried."""
+    measured = props.for_release(version)
+    values = measured.get(architecture)
     if not values or "error" in values:
         return {}
+    changed = _changed(values, measured.get(TRIED) or {}, props.inputs, launch)
+    if changed >= _ALL:
+        return {}
     out: dict[str, Any] = {}
-    absent = set(values.get(ABSENT) or ())
+    absent = set(values.get(ABSENT) or ()) if ABSENT not in changed else set()
     for name in model_names:
         prop = object_property(name, props.names)
-        found = _path(values, prop) if prop is not None else _MISSING
+        found = _path(values, prop) if prop is not None and not _under(prop, changed) else _MISSING
         if found is not _MISSING:
             out[f"{RefKind.MODEL}:{name}"] = tuple(found) if isinstance(found, list) else found
         elif prop in absent:
             out[absent_fact(name)] = True
-    record = _record({k: v for k, v in values.items() if "(" not in k and k != ABSENT})
-    for name in derived:
-        out[f"{RefKind.RUNTIME}:{name}"] = record
+    if not changed:  # the whole object, as measured
+        record = _record({k: v for k, v in values.items() if "(" not in k and k != ABSENT})
+        for name in derived:
+            out[f"{RefKind.RUNTIME}:{name}"] = record
     for key, value in values.items():
         helper, paren, _ = key.partition("(")
-        if paren and stand_in and key != ABSENT:
+        if paren and stand_in and not key.startswith("(") and key not in changed:
             out[f"{RefKind.RUNTIME}:{helper}"] = (((stand_in,), value),)
     return out
+
+
+def _changed(values: Mapping[str, Any], tried: Mapping[str, Any], inputs: Iterable[str], launch: Launch) -> set[str]:
+    """The measured names the launch's input options change ("*": all, or unknown)."""
+    out: set[str] = set()
+    varies = values.get(VARIES) or {}
+    for dest in inputs:
+        if dest not in launch.flags:
+            continue
+        given = launch.flags[dest]
+        key = "" if isinstance(given, bool) else str(given)
+        if given is False or key not in (tried.get(dest) or ()):
+            return set(_ALL)  # a value the measurement did not try
+        out.update((varies.get(dest) or {}).get(key) or ())
+    return out
+
+
+def _under(prop: str, changed: set[str]) -> bool:
+    """`prop` or a record it is part of changed (``spec.flag`` under ``spec``)."""
+    return prop in changed or any(prop.startswith(c + ".") for c in changed)
 
 
 def _joined(measured: Mapping[str, Any], stated: Mapping[str, Any]) -> dict[str, Any]:

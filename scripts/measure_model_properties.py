@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 # Runnable from a checkout without installing the package.
@@ -25,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from analyzers.examples import model_of
 from analyzers.first_error import Pipeline
 from analyzers.launchgen import named_architectures
-from analyzers.platform_facts import object_property
+from analyzers.platform_facts import TRIED, VARIES, object_property
 from errcat.real.confirm import load_catalog
 from errcat.real.materials import Materials
 from errcat.real.runner import driver_setup
 from extractor.errors import ErrcatError
-from extractor.ir import Apply, Expr, Ref, RefKind, from_dict, refs, walk
+from extractor.ir import Apply, Compare, Const, Expr, In, Ref, RefKind, from_dict, refs, walk
 from extractor.profile import Profile, load_profile
 
 PROBE = Path(__file__).resolve().parents[1] / "errcat" / "real" / "model_probe.py"
@@ -71,6 +72,42 @@ def read_properties(catalog: dict, names: str) -> list[str]:
 
 
 WHOLE_CONFIGS = frozenset({"hf_config", "hf_text_config"})
+
+
+def variants(catalog: dict, inputs: Sequence[str]) -> dict[str, list[str | None]]:
+    """The values tried for each input option (`ModelProperties.inputs`): a switch alone
+    (None), a choice option's choices, else the constants the catalog compares it with."""
+    flags = {f["dest"]: f for f in (catalog.get("flags") or {}).get("flags", [])}
+    compared: dict[str, set[str]] = {}
+    for expr in _exprs(catalog):
+        for node in walk(expr):
+            pairs = [(node.left, node.right), (node.right, node.left)] if isinstance(node, Compare) \
+                else [(node.item, node.container)] if isinstance(node, In) else []
+            for ref, const in pairs:
+                if isinstance(ref, Ref) and ref.kind is RefKind.FLAG and isinstance(const, Const):
+                    items = const.value if isinstance(const.value, tuple) else (const.value,)
+                    compared.setdefault(ref.name, set()).update(str(v) for v in items if isinstance(v, str | int)
+                                                                and not isinstance(v, bool))
+    out: dict[str, list[str | None]] = {}
+    for dest in inputs:
+        flag = flags.get(dest)
+        if flag is None or flag.get("option") is None:
+            continue
+        if flag.get("action") in ("store_true", "store_false"):
+            out[flag["option"]] = [None]
+        elif values := flag.get("choices") or sorted(compared.get(dest, ())):
+            out[flag["option"]] = [str(v) for v in values]
+    return out
+
+
+def _by_dest(measured: dict, tried: dict[str, list[str | None]], catalog: dict) -> dict:
+    """The probe's result with options named by their settings (as launches give them), and
+    the values tried per setting under ``(tried)``."""
+    dest = {f["option"]: f["dest"] for f in (catalog.get("flags") or {}).get("flags", []) if f.get("option")}
+    for values in measured.values():
+        if VARIES in values:
+            values[VARIES] = {dest[o]: v for o, v in values[VARIES].items()}
+    return {**measured, TRIED: {dest[o]: ["" if v is None else v for v in vs] for o, vs in tried.items()}}
 
 
 def stand_ins(catalog: dict, profile: Profile, release: str) -> list[str]:
@@ -115,14 +152,15 @@ def main(argv: list[str] | None = None) -> int:
             materials.root.mkdir()
             models = {arch: str(materials.path_for(model_of(arch)))
                       for arch in stand_ins(catalog, profile, args.release)}
+            tried = variants(catalog, props.inputs)
             request = {"setup": driver_setup(real, args.release), "factory": props.factory,
-                       "models": models, "names": names, "helpers": helpers}
+                       "models": models, "names": names, "helpers": helpers, "variants": tried}
             done = subprocess.run([python, str(PROBE)], input=json.dumps(request), capture_output=True,
                                   text=True, timeout=900, check=False)
             if done.returncode != 0:
                 tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
                 raise ErrcatError(f"the model probe failed: {tail[0]}")
-            measured = json.loads(done.stdout.strip().splitlines()[-1])
+            measured = _by_dest(json.loads(done.stdout.strip().splitlines()[-1]), tried, catalog)
     except (ErrcatError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
         print(f"measure_model_properties: {exc}", file=sys.stderr)
         return 2

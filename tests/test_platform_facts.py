@@ -154,8 +154,8 @@ def test_the_profile_defines_generic_as_this_machine():
 MEASURED = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),), model_object=ModelProperties(
     r"(?:.*\.)?model_config(?:_of\([^)]*\))?", "pkg.config:Config.build", ("quantization",),
     (("1.0", '{"Llama": {"is_multimodal": false, "spec": {"safe": true}, "is_dsa(hf_config)": true,'
-             ' "(absent)": ["hf_config.sink"]},'
-             ' "Qwen": {"error": "ValueError: x"}}'),)))
+             ' "(absent)": ["hf_config.sink"], "(varies)": {"quantization": {"awq": ["is_multimodal"]}}},'
+             ' "Qwen": {"error": "ValueError: x"}, "(tried)": {"quantization": ["fp8", "awq"]}}'),)))
 MULTIMODAL = Truthy(Ref(RefKind.MODEL, "model_config.is_multimodal", "model_config.is_multimodal"))
 SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_config_of(server_args).spec.safe"))
 
@@ -166,7 +166,11 @@ SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_confi
     (MULTIMODAL, ["--model-path", "<model>"], "2.0", Truth.UNKNOWN),  # not measured on that release
     (MULTIMODAL, ["--model-path", "<model:Qwen>"], "1.0", Truth.UNKNOWN),  # the target could not build it
     (MULTIMODAL, ["--model-path", "/real/model"], "1.0", Truth.UNKNOWN),  # not a stand-in
-    (MULTIMODAL, ["--model-path", "<model>", "--quantization", "fp8"], "1.0", Truth.UNKNOWN),  # an input given
+    # an input given: what the measurement found its value leaves unchanged, nothing for a value not tried
+    (MULTIMODAL, ["--model-path", "<model>", "--quantization", "fp8"], "1.0", Truth.FALSE),
+    (MULTIMODAL, ["--model-path", "<model>", "--quantization", "awq"], "1.0", Truth.UNKNOWN),
+    (MULTIMODAL, ["--model-path", "<model>", "--quantization", "gptq"], "1.0", Truth.UNKNOWN),
+    (SPEC_SAFE, ["--model-path", "<model>", "--quantization", "awq"], "1.0", Truth.UNKNOWN),  # the record changed
     # getattr(hf_config, "sink", False) where the model's config lacks it: the default
     (Truthy(Apply(UNSET_OR, (Ref(RefKind.MODEL, "model_config.hf_config.sink", "s"), Const(False)), "getattr")),
      ["--model-path", "<model>"], "1.0", Truth.FALSE),

@@ -5,7 +5,8 @@ Run as a script by the target's interpreter (``PY model_probe.py``), like `drive
 
     {"setup": <driver setup line>, "factory": "pkg.mod:Cls.from_server_args",
      "models": {"Arch": "/generated/model-Arch"}, "names": ["is_multimodal", "spec.flag"],
-     "helpers": {"is_deepseek_dsa": "hf_config"}}
+     "helpers": {"is_deepseek_dsa": "hf_config"},
+     "variants": {"--quantization": ["fp8"], "--is-embedding": [null]}}
 
 For each model: the setup's first step (``prepare_server_args``) parses ``--model-path DIR``
 plus the setup's args, the factory builds the configuration from the result, and each
@@ -14,7 +15,10 @@ its name) is called with the named property, its result stored as ``"helper(prop
 One JSON object on stdout: ``{"Arch": {"name": value}}`` with
 plain values only (an enum as its value, an object as a mapping of its plain fields); a
 name that is not plain is left out, one the object lacks is listed under ``"(absent)"``, and
-a model the target cannot build gets ``{"error": "..."}``.
+a model the target cannot build gets ``{"error": "..."}``. With ``variants`` (an input
+option -> values to try, null for a switch), the object is built again with each one added,
+and what differs from the model's own measurement is listed under ``"(varies)"``: option ->
+value (``""`` for a switch) -> the names whose value changed, ``["*"]`` where it did not build.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from typing import Any
 
 _SKIP = object()
 ABSENT = "(absent)"  # the names the object lacks
+VARIES = "(varies)"  # what each tried input value changes
 
 
 def plain(value: Any, depth: int = 0) -> Any:
@@ -73,6 +78,33 @@ def _factory(spec: str) -> Any:
     return found
 
 
+def _measure(config: Any, request: dict) -> dict:
+    """The names and helpers of `request` read from `config`, with the absent ones listed."""
+    values: dict = {}
+    absent: list = []
+    for name in request["names"]:
+        try:
+            value = plain(_read(config, name))
+        except AttributeError:  # the object lacks it: a getattr default applies
+            absent.append(name)
+            continue
+        except Exception:  # noqa: BLE001 - raising: not stated
+            continue
+        if value is not _SKIP:
+            values[name] = value
+    for helper, argument in sorted((request.get("helpers") or {}).items()):
+        fn = _helper(helper)
+        try:
+            value = plain(fn(_read(config, argument))) if fn is not None else _SKIP
+        except Exception:  # noqa: BLE001 - raising for this model: not stated
+            continue
+        if value is not _SKIP:
+            values[f"{helper}({argument})"] = value
+    if absent:
+        values[ABSENT] = absent
+    return values
+
+
 def main() -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
@@ -92,32 +124,24 @@ def main() -> int:
     for arch, path in sorted(request["models"].items()):
         argv = driver._with_args(["--model-path", path], setup.get("args") or [])
         try:
-            config = build(getattr(module, first)(argv))
+            values = _measure(build(getattr(module, first)(argv)), request)
         except BaseException as exc:  # noqa: BLE001 - reported per model
             out[arch] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             continue
-        values: dict[str, Any] = {}
-        absent: list[str] = []
-        for name in request["names"]:
-            try:
-                value = plain(_read(config, name))
-            except AttributeError:  # the object lacks it: a getattr default applies
-                absent.append(name)
-                continue
-            except Exception:  # noqa: BLE001 - raising: not stated
-                continue
-            if value is not _SKIP:
-                values[name] = value
-        for helper, argument in sorted((request.get("helpers") or {}).items()):
-            fn = _helper(helper)
-            try:
-                value = plain(fn(_read(config, argument))) if fn is not None else _SKIP
-            except Exception:  # noqa: BLE001 - raising for this model: not stated
-                continue
-            if value is not _SKIP:
-                values[f"{helper}({argument})"] = value
-        if absent:
-            values[ABSENT] = absent
+        varies: dict[str, Any] = {}
+        for option, tried in sorted((request.get("variants") or {}).items()):
+            for value in tried:
+                extra = [option] if value is None else [option, str(value)]
+                try:
+                    other = _measure(build(getattr(module, first)(argv[:2] + extra + argv[2:])), request)
+                except BaseException:  # noqa: BLE001 - this value does not build: nothing holds
+                    changed = ["*"]
+                else:
+                    changed = sorted(k for k in set(values) | set(other) if values.get(k, _SKIP) != other.get(k, _SKIP))
+                if changed:
+                    varies.setdefault(option, {})["" if value is None else str(value)] = changed
+        if varies:
+            values[VARIES] = varies
         out[arch] = values
     sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
     sys.stdout.flush()
