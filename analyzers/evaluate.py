@@ -21,7 +21,7 @@ import ast
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -57,6 +57,7 @@ from extractor.ir import (
     from_dict,
     is_condition,
     is_truthiness,
+    positional,
     refs,
     walk,
 )
@@ -795,8 +796,8 @@ class _ValueCode(Visitor[Code]):
             return partial(_unset_or, expr.args[0].name, args[0], args[1])
         if fn == OR_FALLBACK and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
             return partial(_or_fallback, expr.args[0].name, args[0])
-        if fn not in _FUNCTIONS:
-            return _runtime_code(fn, args)
+        if fn not in _FUNCTIONS:  # stated per positional arguments
+            return _runtime_code(fn, tuple(self.sub.value(a) for a in positional(expr.args)))
         return lambda values: _apply(fn, [a(values) for a in args])
 
     def visit_And(self, expr: And) -> Code:
@@ -859,6 +860,12 @@ class _TruthCode(Visitor[Code]):
         op = COMPARE.get(expr.op)  # one comparison semantics for constant folding and evaluation
         if op is None:
             return _undecided
+        for side, field_name in ((expr.left, "left"), (expr.right, "right")):
+            if isinstance(side, Apply) and side.fn == IF and len(side.args) == 3:
+                # ``(a if t else b) == c``: where t is unknown, decided if both branches agree
+                then, other = (replace(expr, left=b) if field_name == "left" else replace(expr, right=b)
+                               for b in side.args[1:])
+                return self._branches(side.args[0], then, other)
         left, right = self.sub.value(expr.left), self.sub.value(expr.right)
 
         def comparison(values: Values) -> bool | None:
@@ -873,6 +880,17 @@ class _TruthCode(Visitor[Code]):
             except Exception:
                 return None
         return comparison
+
+    def _branches(self, test: Expr, then: Expr, other: Expr) -> Code:
+        decide, yes, no = self.sub.truth(test), self.sub.truth(then), self.sub.truth(other)
+
+        def branches(values: Values) -> bool | None:
+            found = decide(values)
+            if found is not None:
+                return yes(values) if found else no(values)
+            one = yes(values)
+            return one if one is not None and one == no(values) else None
+        return branches
 
     def visit_In(self, expr: In) -> Code:
         item = self.sub.value(expr.item)

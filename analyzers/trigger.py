@@ -10,6 +10,7 @@ from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
     ATTRIBUTE,
     IF,
+    KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
     UNSET_OR,
@@ -199,6 +200,10 @@ class Renderer(Visitor[str]):
     def _item(self, expr: Apply) -> str:
         return f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
 
+    def _keyword(self, expr: Apply) -> str:
+        name = expr.args[0]
+        return f"{name.value if isinstance(name, Const) else self.visit(name)}={self.visit(expr.args[1])}"
+
     def _attribute(self, expr: Apply) -> str:
         name = expr.args[1]
         return f"{self._operand(expr.args[0])}.{name.value if isinstance(name, Const) else self.visit(name)}"
@@ -222,6 +227,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
     (frozenset({"item"}), 2, Renderer._item),
     (frozenset({ATTRIBUTE}), 2, Renderer._attribute),
+    (frozenset({KEYWORD}), 2, Renderer._keyword),
     (frozenset({UNSET_OR}), 2, Renderer._unset_or),
     (frozenset({OR_FALLBACK}), 1, Renderer._or_fallback),
     (_METHODS, None, Renderer._method),

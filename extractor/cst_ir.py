@@ -18,6 +18,7 @@ from extractor.cstutil import dotted, last_name, literal_value, norm_code, strin
 from extractor.ir import (
     ATTRIBUTE,
     IF,
+    KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
     UNSET_OR,
@@ -514,12 +515,19 @@ def _function_call(call: _Call) -> Expr | None:
     is_plain = isinstance(node.func, cst.Name)
     if is_plain and any(scope.is_config(a.value) for a in node.args):
         return Ref(RefKind.FLAG, f"{call.short}()", call.text)
-    # Keyword arguments are not part of an `Apply`: a builtin is computed on its positional
-    # ones; any other function only through what a platform states it returns for them
-    # (`runtime` facts, checked against the real call as the source makes it).
-    if name in _BUILTINS or (is_plain and any(a.keyword is None and not a.star for a in node.args)):
-        args = tuple(term(a.value, scope) for a in node.args if a.keyword is None and not a.star)
-        if name in _BUILTINS or not any(isinstance(a, Unknown) for a in args):
+    # A builtin is computed on its positional arguments; any other function through what it
+    # returns (`extractor.inline`, keyword arguments bound by name: `KEYWORD`), else what a
+    # platform states it returns for its positional ones (`runtime` facts, checked against
+    # the real call as the source makes it).
+    if name in _BUILTINS:
+        return Apply(name, tuple(term(a.value, scope) for a in node.args if a.keyword is None and not a.star),
+                     call.text)
+    if is_plain and node.args and not any(a.star for a in node.args):
+        args = tuple(term(a.value, scope) if a.keyword is None
+                     else Apply(KEYWORD, (Const(a.keyword.value), term(a.value, scope)), a.keyword.value)
+                     for a in node.args)
+        if not any(isinstance(a, Unknown) or (isinstance(a, Apply) and a.fn == KEYWORD
+                   and isinstance(a.args[1], Unknown)) for a in args):
             return Apply(name, args, call.text)
     return None
 

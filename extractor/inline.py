@@ -14,7 +14,20 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 
-from extractor.ir import Apply, Expr, Ref, RefKind, map_children, refs, replace_refs, simplify, substitute
+from extractor.ir import (
+    KEYWORD,
+    Apply,
+    Const,
+    Expr,
+    Ref,
+    RefKind,
+    map_children,
+    positional,
+    refs,
+    replace_refs,
+    simplify,
+    substitute,
+)
 from extractor.records import DERIVED_LINE, PARAMETER, Adjustment, FileSites
 
 MAX_DEPTH = 4  # helpers calling helpers, inlined this deep
@@ -120,9 +133,12 @@ def inline_returns(expr: Expr, returns: Returns) -> Expr:
         node = map_children(node, visit)
         if isinstance(node, Apply) and node.fn in returns:
             params, body = returns[node.fn]
-            if len(node.args) <= len(params):
-                return substitute(body, {Ref(RefKind.UNKNOWN, p, f"{PARAMETER}{p}"): a
-                                         for p, a in zip(params, node.args, strict=False)})
+            given = positional(node.args)
+            named = {a.args[0].value: a.args[1] for a in node.args[len(given):]
+                     if isinstance(a, Apply) and a.fn == KEYWORD and isinstance(a.args[0], Const)}
+            if len(given) <= len(params) and set(named) <= set(params[len(given):]):
+                bound = {**dict(zip(params, given, strict=False)), **named}
+                return substitute(body, {Ref(RefKind.UNKNOWN, p, f"{PARAMETER}{p}"): a for p, a in bound.items()})
         return node
 
     return simplify(visit(expr)) if returns else expr

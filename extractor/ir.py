@@ -142,6 +142,15 @@ OR_FALLBACK = "or_fallback"
 # Apply(ATTRIBUTE, (value, Const(name))): ``f(x).name`` or ``spec.name`` of a local bound to a
 # call: the attribute of what the call returns (a record where a fact states it)
 ATTRIBUTE = "attribute"
+# Apply(KEYWORD, (Const(name), value)): an argument passed by name, after the positional ones
+# (``f(a, b=x)`` is Apply("f", (a, Apply(KEYWORD, (Const("b"), x))))): what `extractor.inline`
+# binds to the summarised function's parameter of that name
+KEYWORD = "keyword"
+
+
+def positional(args: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    """A call's arguments passed by position (`KEYWORD` ones left out)."""
+    return tuple(a for a in args if not (isinstance(a, Apply) and a.fn == KEYWORD))
 
 TRUE = Const(True)
 FALSE = Const(False)

@@ -8,6 +8,7 @@ from extractor.constant_values import FrozenMap
 from extractor.cst_ir import MAX_DEPTH, term, to_ir
 from extractor.ir import (
     ATTRIBUTE,
+    KEYWORD,
     UNSET_OR,
     Apply,
     Compare,
@@ -100,11 +101,13 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("(cfg.a, cfg.b)", Seq((flag("a"), flag("b")))),
         ("cfg", Ref(RefKind.FLAG, "*", "cfg")),
         ("unbound", Ref(RefKind.UNKNOWN, "unbound", "unbound")),
-        ("f(x=1)", Unknown("f(x=1)")),  # keyword arguments alone: nothing to compute it on
-        # a plain function of known arguments is computed on its positional ones (keywords
-        # are left to what a platform states it returns, `runtime` facts)
+        # a plain function of known arguments: keyword ones follow the positional ones by name
+        ("f(x=1)", Apply("f", (Apply(KEYWORD, (Const("x"), Const(1)), "x"),), "f(x=1)")),
         ("resolve(cfg.model_path, revision=cfg.revision)",
-         Apply("resolve", (flag("model_path"),), "resolve(cfg.model_path, revision=cfg.revision)")),
+         Apply("resolve", (flag("model_path"), Apply(KEYWORD, (Const("revision"), flag("revision")), "revision")),
+               "resolve(cfg.model_path, revision=cfg.revision)")),
+        ("f(x=unbound_call())", Unknown("f(x=unbound_call())")),  # an argument nothing computes
+        ("max(cfg.xs, default=0)", Apply("max", (flag("xs"),), "max(cfg.xs, default=0)")),  # a builtin
         ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
         ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
         ("{'a': x}", Unknown("{'a': x}")),

@@ -1,6 +1,7 @@
 """Three-valued evaluation of the condition IR: Kleene logic, defaults, env typing, adjustments."""
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import FrozenInstanceError
 
@@ -59,6 +60,7 @@ from extractor.ir import (
     Seq,
     Truthy,
     Unknown,
+    positional,
 )
 
 ARGS = '''
@@ -122,6 +124,9 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         # a field of a record (what a helper returns, as a fact states it); of anything else unknown
         (Truthy(Apply(ATTRIBUTE, (Const(FrozenMap({"uses": True})), Const("uses")), "s.uses")), {}, {}, Truth.TRUE),
         (Truthy(Apply(ATTRIBUTE, (Const("text"), Const("uses")), "s.uses")), {}, {}, Truth.UNKNOWN),
+        # a comparison with ``a if t else b`` where t is unknown: decided when both branches agree
+        (Compare("==", Apply(IF, (Truthy(HIP), flag("tp_size"), Const(1)), "x"), Const(2)), {}, {}, Truth.FALSE),
+        (Compare("==", Apply(IF, (Truthy(HIP), flag("tp_size"), Const(2)), "x"), Const(2)), {}, {}, Truth.UNKNOWN),
         # functions of flags
         (Compare("==", Apply("%", (flag("tp_size"), Const(3)), "tp % 3"), Const(1)), {"tp_size": 4}, {}, Truth.TRUE),
         (Truthy(Apply("startswith", (flag("device"), Const("cu")), "d.startswith('cu')")), {}, {}, Truth.TRUE),
@@ -283,7 +288,7 @@ def walk_value(expr, values):
 def walk_runtime(expr, values):
     """A function the evaluator cannot compute: the row of fact ``runtime:<fn>`` for its
     arguments (None: any), else unknown."""
-    args = [walk_value(a, values) for a in expr.args]
+    args = [walk_value(a, values) for a in positional(expr.args)]
     for wanted, result in values.launch.facts.get(f"runtime:{expr.fn}") or ():
         if wanted is None or (len(wanted) == len(args) and all(_same(w, a) for w, a in zip(wanted, args, strict=True))):
             return result
@@ -324,6 +329,12 @@ def walk_truth(expr, values):
         results = [walk_truth(a, values) for a in expr.args]
         stop = isinstance(expr, Or)
         return stop if stop in results else None if None in results else not stop
+    if isinstance(expr, Compare) and expr.op in COMPARE:
+        for side, name in ((expr.left, "left"), (expr.right, "right")):
+            if isinstance(side, Apply) and side.fn == IF and len(side.args) == 3:  # decided per branch
+                test = walk_truth(side.args[0], values)
+                then, other = (walk_truth(dataclasses.replace(expr, **{name: b}), values) for b in side.args[1:])
+                return (then if test else other) if test is not None else then if then == other else None
     if isinstance(expr, Compare):
         left, right = walk_value(expr.left, values), walk_value(expr.right, values)
         if left is UNKNOWN or right is UNKNOWN or expr.op not in COMPARE:

@@ -214,6 +214,14 @@ def test_a_derived_setting_a_branching_function_computes_is_defined_by_an_adjust
                                      definition.value.text)  # type: ignore[union-attr]
 
 
+def test_arguments_passed_by_name_bind_the_parameters_of_that_name():
+    fs = extract("def enabled(is_hip, level):\n    if not is_hip:\n        return False\n    return level > 1\n"
+                 "def f(cfg):\n    if enabled(level=cfg.a, is_hip=False):\n        cfg.x = 1\n")
+    [inlined] = inline_helpers([fs])
+    [adjustment] = [a for a in inlined.adjustments if not a.derived]
+    assert adjustment.guards[0].expr == Const(False)  # the call returns False: is_hip is False
+
+
 def test_helpers_calling_each_other_terminate_unresolved():
     fs = extract("def p(cfg):\n    return q(cfg)\ndef q(cfg):\n    return p(cfg)\n" + CHECK.format(call="p(cfg)"))
     [inlined] = inline_helpers([fs])
