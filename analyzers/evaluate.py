@@ -36,6 +36,7 @@ from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    STATED_OR,
     UNSET_OR,
     And,
     Apply,
@@ -796,6 +797,9 @@ class _ValueCode(Visitor[Code]):
             return partial(_unset_or, expr.args[0].name, args[0], args[1])
         if fn == OR_FALLBACK and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
             return partial(_or_fallback, expr.args[0].name, args[0])
+        if fn == STATED_OR and len(args) == 2:
+            stated, computed = args
+            return lambda values: found if (found := stated(values)) is not UNKNOWN else computed(values)
         if fn not in _FUNCTIONS:  # stated per positional arguments
             return _runtime_code(fn, tuple(self.sub.value(a) for a in positional(expr.args)))
         return lambda values: _apply(fn, [a(values) for a in args])

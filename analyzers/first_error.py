@@ -23,7 +23,7 @@ entries by line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from analyzers.entries import launch_can_raise
@@ -31,6 +31,7 @@ from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, u
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
+from extractor.inline import inline_returns
 from extractor.ir import ON_COMMAND_LINE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict
 from extractor.profile import ExampleRules
 from extractor.templates import RERAISED
@@ -159,7 +160,10 @@ class Pipeline:
         # a site no entry point reaches, or one guarding the program's own code, is never what
         # a launch meets; a bare ``raise`` in an ``except`` block shows the error it caught,
         # which is that error's own entry
+        functions = {f["name"]: (tuple(f["params"]), from_dict(f["returns"])) for f in data.get("functions") or ()}
         checks = [check_of(e) for e in data["entries"] if launch_can_raise(e) and e.get("template") != RERAISED]
+        if functions:  # a call of a plain function is what it returns (the trigger shows the call)
+            checks = [replace(c, condition=inline_returns(c.condition, functions)) for c in checks]
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
         flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
         model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)

@@ -13,6 +13,7 @@ from extractor.ir import (
     KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    STATED_OR,
     UNSET_OR,
     And,
     Apply,
@@ -204,6 +205,9 @@ class Renderer(Visitor[str]):
         name = expr.args[0]
         return f"{name.value if isinstance(name, Const) else self.visit(name)}={self.visit(expr.args[1])}"
 
+    def _stated_or(self, expr: Apply) -> str:
+        return self.visit(expr.args[0])  # the call as the source makes it
+
     def _attribute(self, expr: Apply) -> str:
         name = expr.args[1]
         return f"{self._operand(expr.args[0])}.{name.value if isinstance(name, Const) else self.visit(name)}"
@@ -228,6 +232,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (frozenset({"item"}), 2, Renderer._item),
     (frozenset({ATTRIBUTE}), 2, Renderer._attribute),
     (frozenset({KEYWORD}), 2, Renderer._keyword),
+    (frozenset({STATED_OR}), 2, Renderer._stated_or),
     (frozenset({UNSET_OR}), 2, Renderer._unset_or),
     (frozenset({OR_FALLBACK}), 1, Renderer._or_fallback),
     (_METHODS, None, Renderer._method),

@@ -6,7 +6,8 @@ and scripts) import them without importing each other.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from extractor.errors import ErrcatError
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from analyzers.entries import Entry
     from analyzers.flags import FlagModel
     from analyzers.trigger import Renderer
+    from extractor.ir import Expr
     from extractor.records import Adjustment
 
 
@@ -56,6 +58,9 @@ class Catalog:
     incomplete: tuple[tuple[str, str], ...] = ()
     # per adjustment: when a launch runs it (`extractor.program_order`), None: not known
     adjustment_order: tuple[int | None, ...] = ()
+    # plain functions the checks call: name -> (parameters, what a call returns), which the
+    # evaluator computes such a call from (`analyzers.first_error`)
+    functions: Mapping[str, tuple[tuple[str, ...], Expr]] = field(default_factory=dict)
 
     @property
     def renderer(self) -> Renderer:
@@ -85,6 +90,8 @@ class Catalog:
             "entries": [e.as_dict() for e in self.entries] if entries else [],
             "flags": self.flags.as_dict() if self.flags is not None else None,
             "adjustments": list(adjustments_as_dicts(self.adjustments, self.renderer, self.adjustment_order)),
+            "functions": [{"name": name, "params": list(params), "returns": body.as_dict()}
+                          for name, (params, body) in sorted(self.functions.items())],
         }
 
     def stats(self) -> dict[str, int]:

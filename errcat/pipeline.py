@@ -177,8 +177,11 @@ def build_catalog(
     diagnostics += overlay_notes
     entries = apply_outcomes(entries, outcomes, release_of(snapshot.provenance(), profile))
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
+    from extractor.inline import called_functions
+
     return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
-                   incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments))
+                   incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
+                   called_functions(files))
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:

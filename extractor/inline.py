@@ -10,12 +10,14 @@ names still wanted.
 """
 from __future__ import annotations
 
+import keyword
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 
 from extractor.ir import (
     KEYWORD,
+    STATED_OR,
     Apply,
     Const,
     Expr,
@@ -27,6 +29,7 @@ from extractor.ir import (
     replace_refs,
     simplify,
     substitute,
+    walk,
 )
 from extractor.records import DERIVED_LINE, PARAMETER, Adjustment, FileSites
 
@@ -43,15 +46,20 @@ def _called(expr: Expr) -> Iterable[str]:
 
 
 def wanted(files: Sequence[FileSites]) -> set[str]:
-    """Helper names called in `files` (sites, adjustments, helpers) that no file defines."""
+    """Helper names called in `files` (sites, adjustments, helpers) that no file defines, as
+    ``helper()``, and plain functions they call that no file defines, by name."""
     defined = {helper_name(q) for fs in files for q, _ in fs.helpers}
+    functions = {q.rsplit(".", 1)[-1] for fs in files for q in fs.functions}
     found: set[str] = set()
     for fs in files:
         exprs = [g.expr for s in fs.sites for g in (*s.direct, *(g for v in s.variants for g in v.guards))]
         exprs += [g.expr for _, guards in fs.priors.blocks for g in guards]
         exprs += [e for a in fs.adjustments for e in (a.value, *(g.expr for g in a.guards))]
-        exprs += [e for _, e in fs.helpers]
+        exprs += [e for _, e in fs.helpers] + [e for _, _, e in fs.returns]
         found.update(n for e in exprs for n in _called(e))
+        found.update(n.fn for e in exprs for n in walk(e) if isinstance(n, Apply) and n.fn.isidentifier()
+                     and n.text.startswith(f"{n.fn}(")  # a function's call, not a method's
+                     and n.fn not in functions and not keyword.iskeyword(n.fn))
     return found - defined
 
 
@@ -60,7 +68,7 @@ def helper_paths(files: Sequence[FileSites], names: Collection[str], available: 
     have = {fs.path for fs in files}
     modules = {
         target.rpartition(".")[0].replace(".", "/") + ".py"
-        for fs in files for local, target in fs.imports if f"{local}()" in names
+        for fs in files for local, target in fs.imports if f"{local}()" in names or local in names
     }
     return sorted(p for p in available if p not in have and any(p.endswith("/" + m) or p == m for m in modules))
 
@@ -121,10 +129,11 @@ def return_definitions(files: Iterable[FileSites]) -> dict[str, tuple[tuple[str,
 
 
 def inline_returns(expr: Expr, returns: Returns) -> Expr:
-    """`expr` with calls ``f(a, b)`` of summarised functions replaced by what `f` returns for
-    those arguments (parameters not passed positionally stay unknown); a call passing the
-    config (``f(cfg, x)``, the derived setting ``f()``) by what `f` returns for the same
-    config, its other parameters unknown."""
+    """`expr` with calls ``f(a, b)`` of summarised functions replaced by ``STATED_OR(call,
+    body)``: what a launch states the call returns, else what `f` returns for those arguments
+    (parameters not passed stay unknown); a call passing the config (``f(cfg, x)``, the
+    derived setting ``f()``) by what `f` returns for the same config, its other parameters
+    unknown."""
     derived = {f"{name}()": body for name, (_, body) in returns.items()}
 
     def visit(node: Expr) -> Expr:
@@ -138,7 +147,8 @@ def inline_returns(expr: Expr, returns: Returns) -> Expr:
                      if isinstance(a, Apply) and a.fn == KEYWORD and isinstance(a.args[0], Const)}
             if len(given) <= len(params) and set(named) <= set(params[len(given):]):
                 bound = {**dict(zip(params, given, strict=False)), **named}
-                return substitute(body, {Ref(RefKind.UNKNOWN, p, f"{PARAMETER}{p}"): a for p, a in bound.items()})
+                found = substitute(body, {Ref(RefKind.UNKNOWN, p, f"{PARAMETER}{p}"): a for p, a in bound.items()})
+                return Apply(STATED_OR, (node, found), node.text)
         return node
 
     return simplify(visit(expr)) if returns else expr
@@ -156,7 +166,26 @@ def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) 
         return out
     computed = partial(inline_returns, returns=returns)
     out = [replace(fs, adjustments=tuple(a.map_exprs(computed) for a in fs.adjustments)) for fs in out]
-    return _with_derived(out, returns)
+    return [replace(fs, returns=_definitions_read(fs, returns)) for fs in _with_derived(out, returns)]
+
+
+def _exprs(fs: FileSites) -> list[Expr]:
+    exprs = [g.expr for s in fs.sites for g in (*s.direct, *(g for v in s.variants for g in v.guards))]
+    return exprs + [e for a in fs.adjustments for e in (a.value, *(g.expr for g in a.guards))]
+
+
+def _definitions_read(fs: FileSites, returns: Returns) -> tuple[tuple[str, tuple[str, ...], Expr], ...]:
+    """What each plain function `fs`'s checks and adjustments call returns (defined in any
+    file, its own calls inlined): what the evaluator computes such a call from
+    (`called_functions`)."""
+    called = {n.fn for e in _exprs(fs) for n in walk(e) if isinstance(n, Apply) and n.fn in returns}
+    return tuple((name, *returns[name]) for name in sorted(called))
+
+
+def called_functions(files: Iterable[FileSites]) -> dict[str, tuple[tuple[str, ...], Expr]]:
+    """After `inline_helpers`: the plain functions the files' checks call, by name (a
+    catalog's ``functions``)."""
+    return {name: (params, body) for fs in files for name, params, body in fs.returns}
 
 
 def _with_derived(files: list[FileSites], returns: Returns) -> list[FileSites]:
@@ -167,9 +196,7 @@ def _with_derived(files: list[FileSites], returns: Returns) -> list[FileSites]:
     seen: set[str] = set()
     out = []
     for fs in files:
-        exprs = [g.expr for s in fs.sites for g in (*s.direct, *(g for v in s.variants for g in v.guards))]
-        exprs += [e for a in fs.adjustments for e in (a.value, *(g.expr for g in a.guards))]
-        read = sorted({n for e in exprs for n in _called(e) if n[:-2] in returns} - seen)
+        read = sorted({n for e in _exprs(fs) for n in _called(e) if n[:-2] in returns} - seen)
         seen.update(read)
         derived = tuple(Adjustment(n[:-2], DERIVED_LINE, n, returns[n[:-2]][1], (), fs.path, -1 - i)
                         for i, n in enumerate(read))

@@ -146,6 +146,9 @@ ATTRIBUTE = "attribute"
 # (``f(a, b=x)`` is Apply("f", (a, Apply(KEYWORD, (Const("b"), x))))): what `extractor.inline`
 # binds to the summarised function's parameter of that name
 KEYWORD = "keyword"
+# Apply(STATED_OR, (call, body)): what the launch states the call returns (a `runtime` fact),
+# else what the function's body computes for its arguments (`extractor.inline`)
+STATED_OR = "stated_or"
 
 
 def positional(args: tuple[Expr, ...]) -> tuple[Expr, ...]:

@@ -46,6 +46,7 @@ from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    STATED_OR,
     TRUE,
     UNSET_OR,
     And,
@@ -270,6 +271,9 @@ def walk_value(expr, values):
             if name in values.adjusted or name in values.launch.flags or declared or flags is None:
                 return walk_value(expr.args[0], values)
             return walk_value(expr.args[1], values)
+        if expr.fn == STATED_OR:
+            found = walk_value(expr.args[0], values)
+            return found if found is not UNKNOWN else walk_value(expr.args[1], values)
         if expr.fn == OR_FALLBACK:
             found = walk_value(expr.args[0], values)
             flag = values.model.flags.by_dest(expr.args[0].name) if values.model.flags is not None else None

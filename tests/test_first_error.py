@@ -10,6 +10,7 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, check_o
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy
+from extractor.records import PARAMETER
 from extractor.templates import RERAISED
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
@@ -119,3 +120,18 @@ def test_facts_are_read_by_checks_and_by_adjustments() -> None:
     data = {"entries": [_entry("e", 1, {"op": "const", "value": True})],
             "adjustments": [{"dest": "tp_size", "value": {"op": "const", "value": 2}, "when": {"expr": hip}}]}
     assert hip in [e.as_dict() for e in Pipeline.of_catalog(data, STEPS).conditions()]
+
+
+def test_a_call_of_a_catalog_function_is_what_it_returns_unless_the_launch_states_it() -> None:
+    """``if too_big(cfg.tp_size): raise``, with ``def too_big(n): return n > 4`` in ``functions``."""
+    tp = {"op": "ref", "kind": "flag", "name": "tp_size", "text": "cfg.tp_size"}
+    param = {"op": "ref", "kind": "unknown", "name": "n", "text": f"{PARAMETER}n"}
+    call = {"op": "apply", "fn": "too_big", "args": [tp], "text": "too_big(cfg.tp_size)"}
+    data = {"entries": [_entry("big", 1, {"op": "truthy", "term": call})], "flags": FLAGS.as_dict(),
+            "functions": [{"name": "too_big", "params": ["n"], "returns": {
+                "op": "compare", "cmp": ">", "left": param, "right": {"op": "const", "value": 4}}}]}
+    pipeline = Pipeline.of_catalog(data, STEPS)
+    assert pipeline.predict(Launch({"tp_size": 8})).entry == "big"
+    assert pipeline.predict(Launch({"tp_size": 2})).status == OK
+    stated = Launch({"tp_size": 8}, facts={"runtime:too_big": (((8,), False),)})  # the platform's word wins
+    assert pipeline.predict(stated).status == OK

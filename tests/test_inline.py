@@ -9,7 +9,7 @@ import pytest
 from analyzers.trigger import Renderer
 from errcat.pipeline import extract_sites
 from extractor.inline import helper_paths, inline_helpers, wanted
-from extractor.ir import IF, And, Apply, Compare, Const, Or, Ref, RefKind, Seq, Truthy, refs, simplify
+from extractor.ir import IF, STATED_OR, And, Apply, Compare, Const, Or, Ref, RefKind, Seq, Truthy, refs, simplify, walk
 from extractor.profile import load_profile
 from extractor.records import FileSites
 from extractor.sites import extract_file
@@ -219,7 +219,8 @@ def test_arguments_passed_by_name_bind_the_parameters_of_that_name():
                  "def f(cfg):\n    if enabled(level=cfg.a, is_hip=False):\n        cfg.x = 1\n")
     [inlined] = inline_helpers([fs])
     [adjustment] = [a for a in inlined.adjustments if not a.derived]
-    assert adjustment.guards[0].expr == Const(False)  # the call returns False: is_hip is False
+    [call] = [n for n in walk(adjustment.guards[0].expr) if isinstance(n, Apply) and n.fn == STATED_OR]
+    assert call.args[1] == Const(False)  # unless a launch states otherwise, it returns False: is_hip is False
 
 
 def test_helpers_calling_each_other_terminate_unresolved():
@@ -230,9 +231,10 @@ def test_helpers_calling_each_other_terminate_unresolved():
     assert names and names <= {"p()", "q()"}
 
 
-def test_without_helpers_the_files_come_back_unchanged():
+def test_without_helpers_the_checks_and_adjustments_come_back_unchanged():
     fs = extract(CHECK.format(call="cfg.a > 1"))
-    assert inline_helpers([fs]) == [fs]
+    [inlined] = inline_helpers([fs])
+    assert (inlined.sites, inlined.adjustments) == (fs.sites, fs.adjustments)
 
 
 # ----------------------------------------------------------------- finding helper files
@@ -248,6 +250,7 @@ def test_without_helpers_the_files_come_back_unchanged():
         ({"t.py": "def f(cfg):\n    if h(cfg):\n        cfg.x = 1\n"}, {"h()"}),  # from an adjustment guard
         ({"t.py": CHECK.format(call="cfg.a > 1")}, set()),  # calls nothing
         ({"t.py": CHECK.format(call="cfg.sub.m()")}, set()),  # a method of a config member: not a helper call
+        ({"t.py": CHECK.format(call="plain(cfg.a) > 1")}, {"plain"}),  # a plain function: its return value
     ],
 )
 def test_wanted_names_the_helpers_called_but_defined_nowhere(sources, expected):

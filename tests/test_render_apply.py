@@ -21,7 +21,7 @@ from analyzers.evaluate import (
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
-from extractor.ir import IF, And, Apply, Compare, Const, Not, Or, Ref, RefKind, Seq, Truthy
+from extractor.ir import IF, KEYWORD, And, Apply, Compare, Const, Not, Or, Ref, RefKind, Seq, Truthy
 from extractor.profile import load_profile
 from extractor.sites import extract_file
 
@@ -72,12 +72,15 @@ def test_an_if_expression_as_the_condition_itself_stays_a_condition():
         And((Truthy(flag("c")), Truthy(flag("a")))), And((Not(Truthy(flag("c"))), Truthy(flag("b"))))))
 
 
-def test_a_call_with_a_keyword_argument_is_read_on_its_positional_ones_for_runtime_facts_only():
-    """errcat computes no such function itself: only a platform's `runtime` facts give it a
-    value (stated for the call as the source makes it), so dropping the keyword is safe."""
+def test_a_call_with_a_keyword_argument_keeps_it_by_name_and_runtime_facts_read_the_positional_ones():
+    """A keyword argument binds the parameter of that name where errcat computes the function
+    (`extractor.inline`); a platform's `runtime` facts are stated for the positional ones."""
     found = guard("frob(cfg.a, mode=1) > 2")
-    assert found == Compare(">", Apply("frob", (flag("a"),), "frob(cfg.a, mode=1)"), Const(2))
+    call = Apply("frob", (flag("a"), Apply(KEYWORD, (Const("mode"), Const(1)), "mode")), "frob(cfg.a, mode=1)")
+    assert found == Compare(">", call, Const(2))
     assert evaluate(found, Launch({"a": 1}), Model(FLAGS)) is Truth.UNKNOWN
+    stated = Launch({"a": 1}, facts={"runtime:frob": (((1,), 3),)})
+    assert evaluate(found, stated, Model(FLAGS)) is Truth.TRUE
 
 
 # ------------------------------------------------------------------ evaluation
@@ -131,8 +134,9 @@ def test_an_if_term_has_the_value_of_the_branch_its_test_picks(term, flags, fact
         (Compare(">", if_(Truthy(TP), TP, Const(8)), Const(2)), {"tp_size": 4}, Truth.TRUE),
         (Compare(">", if_(Truthy(TP), TP, Const(8)), Const(2)), {}, Truth.FALSE),
         (Compare(">", if_(Truthy(TP), TP, Const(8)), Const(2)), {"tp_size": 0}, Truth.TRUE),
-        # branches differ (both pass)
-        (Compare(">", if_(Truthy(HIP), Const(4), Const(5)), Const(2)), {}, Truth.UNKNOWN),
+        # an unknown test, but both branches pass: decided
+        (Compare(">", if_(Truthy(HIP), Const(4), Const(5)), Const(2)), {}, Truth.TRUE),
+        (Compare(">", if_(Truthy(HIP), Const(4), Const(1)), Const(2)), {}, Truth.UNKNOWN),  # they disagree
         (Truthy(if_(Truthy(TP), Const(0), FROB)), {}, Truth.FALSE),
     ],
 )

@@ -9,7 +9,7 @@ import pytest
 from analyzers.evaluate import UNKNOWN, Model, Values, value
 from analyzers.launch import Launch
 from extractor.inline import inline_helpers, inline_returns, return_definitions
-from extractor.ir import Apply, Const, Ref, RefKind, refs
+from extractor.ir import STATED_OR, Apply, Const, Ref, RefKind, refs
 from extractor.profile import load_profile
 from extractor.returns import MAX_PATHS, return_value
 from extractor.scope import Opaque, Scope
@@ -99,7 +99,9 @@ def test_adjustments_computed_through_a_plain_function_are_known() -> None:
     (fs,) = inline_helpers([hook], [alias])
     (adj,) = fs.adjustments
     algo = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
-    assert algo in refs(adj.value) and "resolve" not in str(adj.value.as_dict())
+    # what the call returns, unless a launch states otherwise: STATED_OR(call, returned)
+    assert isinstance(adj.value, Apply) and adj.value.fn == STATED_OR and algo in refs(adj.value.args[1])
+    assert "resolve" not in str(adj.value.args[1].as_dict())
     assert "resolve" in return_definitions([hook, alias])
 
 

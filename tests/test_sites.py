@@ -12,7 +12,20 @@ import pytest
 from analyzers.entries import site_trigger
 from analyzers.trigger import Renderer
 from extractor.callers import with_caller_guards
-from extractor.ir import FALSE, TRUE, RefKind, Truthy, Unknown, conj, refs, simplify, unknowns
+from extractor.ir import (
+    FALSE,
+    KEYWORD,
+    TRUE,
+    Apply,
+    Const,
+    Ref,
+    RefKind,
+    Truthy,
+    conj,
+    refs,
+    simplify,
+    unknowns,
+)
 from extractor.positions import statement_spans
 from extractor.profile import load_profile
 from extractor.records import FileSites, GuardOrigin, PriorTable, RaiseSite
@@ -680,7 +693,8 @@ def test_loop_variable_as_the_whole_message_stays_a_hole_filled_per_row() -> Non
 def test_rebinding_keeps_keyword_argument_names() -> None:
     site = one("def f(cfg):\n    x = cfg.a\n    x = g(x=x)\n    if x:\n        raise ValueError('v')\n")
     # the argument's value is substituted, its keyword `x=` is not
-    assert site.guards[0].expr == Truthy(Unknown("g(x=cfg.a)"))
+    call = Apply("g", (Apply(KEYWORD, (Const("x"), Ref(RefKind.FLAG, "a", "cfg.a")), "x"),), "g(x=cfg.a)")
+    assert site.guards[0].expr == Truthy(call)
 
 
 @pytest.mark.parametrize("name, unknown_guard", [
@@ -787,7 +801,7 @@ def test_a_walrus_in_a_test_is_its_value(src, expected) -> None:
      def h(server_args):
          cfg = resolving_view(server_args)
          declare_resolution(server_args, "h", c=with_phase(cfg.d, "prefill", backend="disabled"))
-     """, [("c", "with_phase(`--d`, prefill)", "always")]),
+     """, [("c", "with_phase(`--d`, prefill, backend=disabled)", "always")]),
 ])
 def test_fields_of_a_record_setting_are_adjusted_one_by_one(src, expected) -> None:
     assert _adjusted(src) == expected
