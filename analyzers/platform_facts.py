@@ -136,10 +136,10 @@ def measured_facts(props: ModelProperties, version: str, architecture: str, laun
             out[f"{RefKind.MODEL}:{name}"] = tuple(found) if isinstance(found, list) else found
         elif prop in absent:
             out[absent_fact(name)] = True
-    if not changed:  # the whole object, as measured
-        record = _record({k: v for k, v in values.items() if "(" not in k and k != ABSENT})
-        for name in derived:
-            out[f"{RefKind.RUNTIME}:{name}"] = record
+    # the object as a record of what was measured, less what the launch's inputs change
+    record = _record({k: v for k, v in values.items() if "(" not in k and k != ABSENT and not _under(k, changed)})
+    for name in derived:
+        out[f"{RefKind.RUNTIME}:{name}"] = record
     for key, value in values.items():
         helper, paren, _ = key.partition("(")
         if paren and stand_in and not key.startswith("(") and key not in changed:

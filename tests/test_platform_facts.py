@@ -170,7 +170,9 @@ SPEC_SAFE = Truthy(Ref(RefKind.FLAG, "model_config_of().spec.safe", "model_confi
     (MULTIMODAL, ["--model-path", "<model>", "--quantization", "fp8"], "1.0", Truth.FALSE),
     (MULTIMODAL, ["--model-path", "<model>", "--quantization", "awq"], "1.0", Truth.UNKNOWN),
     (MULTIMODAL, ["--model-path", "<model>", "--quantization", "gptq"], "1.0", Truth.UNKNOWN),
-    (SPEC_SAFE, ["--model-path", "<model>", "--quantization", "awq"], "1.0", Truth.UNKNOWN),  # the record changed
+    (SPEC_SAFE, ["--model-path", "<model>", "--quantization", "awq"], "1.0", Truth.TRUE),  # a part it leaves
+    (Truthy(Ref(RefKind.FLAG, "model_config_of().is_multimodal", "m")), ["--model-path", "<model>", "--quantization",
+                                                                        "awq"], "1.0", Truth.UNKNOWN),  # one it changes
     # getattr(hf_config, "sink", False) where the model's config lacks it: the default
     (Truthy(Apply(UNSET_OR, (Ref(RefKind.MODEL, "model_config.hf_config.sink", "s"), Const(False)), "getattr")),
      ["--model-path", "<model>"], "1.0", Truth.FALSE),
