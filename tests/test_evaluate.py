@@ -227,6 +227,12 @@ def test_a_later_rule_overrides_an_earlier_one_in_program_order():
     assert evaluate(LORA, Launch(), Model(FLAGS, ordered)) is Truth.TRUE
 
 
+def test_rules_in_program_order_run_once_on_what_the_earlier_ones_left():
+    # ``if enable_lora: tp_size = 2`` then ``if not enable_lora: enable_lora = True`` (later)
+    ordered = (Rule("tp_size", Const(2), LORA, at=1), Rule("enable_lora", TRUE, Not(LORA), at=2))
+    assert evaluate(Compare("==", flag("tp_size"), Const(1)), Launch(), Model(FLAGS, ordered)) is Truth.TRUE
+
+
 def test_rules_from_catalog_dicts():
     when = {"text": "t", "expr": Truthy(flag("lora_paths")).as_dict()}
     data = {"dest": "enable_lora", "value": TRUE.as_dict(), "when": when}
