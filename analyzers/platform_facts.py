@@ -103,6 +103,7 @@ def _path(values: Mapping[str, Any], prop: str) -> Any:
 
 
 _MISSING = object()
+WHOLE_CONFIGS = frozenset({"hf_config", "hf_text_config"})  # what a helper of the model's config is called on
 ABSENT = "(absent)"  # the measured names the object lacks (`errcat.real.model_probe`)
 VARIES = "(varies)"  # per input setting and value tried, the names it changes ("*": all)
 TRIED = "(tried)"  # per release: input setting -> the values tried ("" for a switch)
@@ -141,9 +142,11 @@ def measured_facts(props: ModelProperties, version: str, architecture: str, laun
     for name in derived:
         out[f"{RefKind.RUNTIME}:{name}"] = record
     for key, value in values.items():
-        helper, paren, _ = key.partition("(")
+        helper, paren, argument = key.partition("(")
         if paren and stand_in and not key.startswith("(") and key not in changed:
-            out[f"{RefKind.RUNTIME}:{helper}"] = (((stand_in,), value),)
+            # called on the whole config (the stand-in reads as it), or on the architecture
+            given = architecture if argument.rstrip(")") not in WHOLE_CONFIGS else stand_in
+            out[f"{RefKind.RUNTIME}:{helper}"] = (((given,), value),)
     return out
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analyzers.examples import model_of
+from analyzers.examples import Examples, model_of
 from analyzers.first_error import Pipeline
 from analyzers.launchgen import named_architectures
-from analyzers.platform_facts import TRIED, VARIES, object_property
+from analyzers.platform_facts import TRIED, VARIES, WHOLE_CONFIGS, object_property
 from errcat.real.confirm import load_catalog
 from errcat.real.materials import Materials
 from errcat.real.runner import driver_setup
@@ -48,16 +48,31 @@ def _exprs(catalog: dict) -> list[Expr]:
     return exprs
 
 
-def read_helpers(catalog: dict) -> dict[str, str]:
-    """Functions the catalog calls on the model's whole config (``is_deepseek_dsa(hf_config)``):
-    name -> the object's property that config is."""
+def read_helpers(catalog: dict, examples: Examples | None = None, architecture: str = "") -> dict[str, str]:
+    """Functions the catalog calls on the model's whole config (``is_deepseek_dsa(hf_config)``)
+    or on its architecture (``get_spec_by_arch(hf_config.architectures[0])``, where `examples`
+    says which property that is; `architecture`: the object's property holding it): name ->
+    the object's property the argument is."""
     found: dict[str, str] = {}
     for expr in _exprs(catalog):
         for node in walk(expr):
-            if isinstance(node, Apply) and len(node.args) == 1 and isinstance(arg := node.args[0], Ref) \
-                    and arg.kind is RefKind.MODEL and arg.name.rpartition(".")[2] in WHOLE_CONFIGS:
+            if not (isinstance(node, Apply) and len(node.args) == 1):
+                continue
+            arg = node.args[0]
+            if isinstance(arg, Ref) and arg.kind is RefKind.MODEL and arg.name.rpartition(".")[2] in WHOLE_CONFIGS:
                 found[node.fn] = arg.name.rpartition(".")[2]
+            elif architecture and examples is not None and _names_architecture(arg, examples):
+                found[node.fn] = architecture
     return dict(sorted(found.items()))
+
+
+def _names_architecture(arg: Expr, examples: Examples) -> bool:
+    """``hf_config.architectures[0]`` (a property, or the list's first item), not the list."""
+    if isinstance(arg, Apply) and arg.fn == "item" and arg.args[1:] == (Const(0),):
+        arg = arg.args[0]
+        return isinstance(arg, Ref) and arg.kind is RefKind.MODEL and examples.is_architecture(arg.name)
+    return isinstance(arg, Ref) and arg.kind is RefKind.MODEL and examples.is_architecture(arg.name) \
+        and not arg.name.endswith("architectures")
 
 
 def read_properties(catalog: dict, names: str) -> list[str]:
@@ -70,8 +85,6 @@ def read_properties(catalog: dict, names: str) -> list[str]:
     # the model's whole config.json object is its stand-in (`analyzers.platform_facts.model_facts`)
     return sorted(p for p in found if p not in WHOLE_CONFIGS)
 
-
-WHOLE_CONFIGS = frozenset({"hf_config", "hf_text_config"})
 
 
 def variants(catalog: dict, inputs: Sequence[str]) -> dict[str, list[str | None]]:
@@ -143,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
                 from errcat.pipeline import extract
                 extract(SourceSpec(release=args.release), out=catalog_dir, profile=args.profile)
             catalog = load_catalog(str(catalog_dir))
-            names, helpers = read_properties(catalog, props.names), read_helpers(catalog)
+            names = read_properties(catalog, props.names)
+            helpers = read_helpers(catalog, Examples(profile.examples), profile.model_architecture)
             python = args.python
             if python is None:
                 from errcat.real.targetenv import ensure_target_env

@@ -58,8 +58,12 @@ def plain(value: Any, depth: int = 0) -> Any:
 
 
 def _read(obj: Any, name: str) -> Any:
+    """``a.b[0]``: attributes, and items by index."""
     for part in name.split("."):
-        obj = getattr(obj, part)
+        attr, _, index = part.partition("[")
+        obj = getattr(obj, attr)
+        if index:
+            obj = obj[int(index.rstrip("]"))]
     return obj
 
 
