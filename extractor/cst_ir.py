@@ -9,7 +9,8 @@ import functools
 import itertools
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import libcst as cst
 
@@ -532,8 +533,35 @@ def _function_call(call: _Call) -> Expr | None:
     return None
 
 
+def _any_all_call(call: _Call) -> Expr | None:
+    """``any(c(x) for x in (a, b))`` over a tuple or list the source writes out (or a local
+    bound to one): ``c(a) or c(b)``; ``all``: ``and``."""
+    node, scope = call.node, call.scope
+    if call.name not in ("any", "all") or len(node.args) != 1 or not isinstance(gen := node.args[0].value,
+                                                                                  cst.GeneratorExp):
+        return None
+    loop = gen.for_in
+    if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+        return None
+    found: Any = loop.iter
+    if isinstance(found, cst.Name):
+        bound = _bound(found.value, scope)
+        found = bound if isinstance(bound, (cst.BaseExpression, Table)) else found
+    if isinstance(found, Table) and not found.is_dict and not any(row.guards for row in found.rows):
+        values = list(found.items())
+    elif isinstance(found, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement)
+                                                              for e in found.elements):
+        values = [e.value for e in found.elements]
+    else:
+        return None
+    name = loop.target.value
+    parts = [to_ir(gen.elt, replace(scope, bindings={**scope.bindings, name: v})) for v in values]
+    return disj(parts) if call.name == "any" else conj(parts)
+
+
 _CALL_READERS: tuple[Callable[[_Call], Expr | None], ...] = (
-    _copy_call, _lambda_call, _env_call, _reader_call, _getattr_call, _fact_call, _method_call, _function_call,
+    _any_all_call, _copy_call, _lambda_call, _env_call, _reader_call, _getattr_call, _fact_call, _method_call,
+    _function_call,
 )
 
 

@@ -120,6 +120,18 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
 def test_terms_by_source(code: str, expected: Expr) -> None:
     assert value(code) == expected
 
+@pytest.mark.parametrize("code, bindings, expected", [
+    # any/all over a tuple the source writes out, or a local bound to one: or/and per item
+    ("any(b not in (None, 'fa3') for b in req)", {"req": "(cfg.a, cfg.b)"},
+     Or((Not(In(flag("a"), Const((None, "fa3")))), Not(In(flag("b"), Const((None, "fa3"))))))),
+    ("all(b > 1 for b in [cfg.a, cfg.b])", {}, conj([Compare(">", flag("a"), Const(1)),
+                                                    Compare(">", flag("b"), Const(1))])),
+])
+def test_any_and_all_over_written_out_items(code: str, bindings: dict, expected: Expr) -> None:
+    found = to_ir(cst.parse_expression(code), scope(**bindings))
+    assert (found.term if isinstance(found, Truthy) else found) == expected
+
+
 
 @pytest.mark.parametrize(
     "read, code, bindings, expected",
