@@ -52,9 +52,7 @@ def wanted(files: Sequence[FileSites]) -> set[str]:
     functions = {q.rsplit(".", 1)[-1] for fs in files for q in fs.functions}
     found: set[str] = set()
     for fs in files:
-        exprs = [g.expr for s in fs.sites for g in (*s.direct, *(g for v in s.variants for g in v.guards))]
-        exprs += [g.expr for _, guards in fs.priors.blocks for g in guards]
-        exprs += [e for a in fs.adjustments for e in (a.value, *(g.expr for g in a.guards))]
+        exprs = _exprs(fs) + [g.expr for _, guards in fs.priors.blocks for g in guards]
         exprs += [e for _, e in fs.helpers] + [e for _, _, e in fs.returns]
         found.update(n for e in exprs for n in _called(e))
         found.update(n.fn for e in exprs for n in walk(e) if isinstance(n, Apply) and n.fn.isidentifier()

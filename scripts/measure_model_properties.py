@@ -68,11 +68,10 @@ def read_helpers(catalog: dict, examples: Examples | None = None, architecture: 
 
 def _names_architecture(arg: Expr, examples: Examples) -> bool:
     """``hf_config.architectures[0]`` (a property, or the list's first item), not the list."""
-    if isinstance(arg, Apply) and arg.fn == "item" and arg.args[1:] == (Const(0),):
-        arg = arg.args[0]
-        return isinstance(arg, Ref) and arg.kind is RefKind.MODEL and examples.is_architecture(arg.name)
-    return isinstance(arg, Ref) and arg.kind is RefKind.MODEL and examples.is_architecture(arg.name) \
-        and not arg.name.endswith("architectures")
+    item = isinstance(arg, Apply) and arg.fn == "item" and arg.args[1:] == (Const(0),)
+    ref = arg.args[0] if isinstance(arg, Apply) and item else arg
+    return isinstance(ref, Ref) and ref.kind is RefKind.MODEL and examples.is_architecture(ref.name) \
+        and (item or not ref.name.endswith("architectures"))
 
 
 def read_properties(catalog: dict, names: str) -> list[str]:
