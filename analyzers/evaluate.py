@@ -207,11 +207,16 @@ class Model:
     def before(self, at: int) -> Model:
         """The model a check run at time `at` sees: the adjustments run before it (those of
         unknown time too: they may have run). One model per distinct set, remembered."""
-        timed = sorted(r.at for r in self.rules if r.at is not None)
-        seen = bisect_left(timed, at)  # how many timed rules run before `at`
-        views = self.cache.views
+        cache = self.cache
+        if (found := cache.at.get(at)) is not None:
+            return found
+        if cache.timed is None:
+            cache.timed = sorted(r.at for r in self.rules if r.at is not None)
+        seen = bisect_left(cache.timed, at)  # how many timed rules run before `at`
+        views = cache.views
         if seen not in views:
             views[seen] = Model(self.flags, tuple(r for r in self.rules if r.at is None or r.at < at), self.examples)
+        cache.at[at] = views[seen]
         return views[seen]
 
     def adjusts(self, dest: str) -> bool:
@@ -393,6 +398,8 @@ class EvalCache:
     reads: dict[Reads, Reads] = field(default_factory=dict)  # one object per content
     searches: dict[Hashable, Any] = field(default_factory=dict)  # for searches over the model (witness)
     views: dict[int, Model] = field(default_factory=dict)  # `Model.before`: timed rules run before -> model
+    timed: list[int] | None = None  # `Model.before`: the times of the timed rules, sorted
+    at: dict[int, Model] = field(default_factory=dict)  # `Model.before`: time -> model (a check asks often)
     compiler: _Compiler = field(init=False, repr=False)  # compiles into `code`
 
     def __post_init__(self) -> None:
@@ -982,6 +989,11 @@ class Reads:
     flags: frozenset[str]
     env: frozenset[str]
     facts: frozenset[str]
+    _sorted: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)  # each kind's names, sorted
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_sorted", (tuple(sorted(self.flags)), tuple(sorted(self.env)),
+                                             tuple(sorted(self.facts))))
 
     @classmethod
     def of(cls, found: Iterable[Ref], dests: Iterable[str] = ()) -> Reads:
@@ -1012,25 +1024,36 @@ class Reads:
         items = launch.memo
         if items is None:
             items = _items(launch)
-        wanted = self.flags
-        names, atoms = items[0]
-        key = "" if wanted.isdisjoint(names) else "".join(
-            [a for name, a in zip(names, atoms, strict=True) if name in wanted])
+        key = _atoms(self.flags, self._sorted[0], items[0])
         if items[1] is None:
             return key
-        env, facts = self.env, self.facts
-        return "".join([key, *(atom for name, atom in zip(*items[1], strict=True) if name in env),
-                        *(atom for name, atom in zip(*items[2], strict=True) if name in facts)])
+        return key + _atoms(self.env, self._sorted[1], items[1]) + _atoms(self.facts, self._sorted[2], items[2])
+
+
+# A launch's settings of one kind: names in order, name -> atom (see `_items`).
+_Given = tuple[tuple[str, ...], dict[str, str]]
+
+
+def _atoms(wanted: frozenset[str], ordered: tuple[str, ...], given: _Given) -> str:
+    """The atoms of the names in `wanted` (`ordered`: sorted) that `given` has, in name
+    order; walking the smaller of the two (a launch states hundreds of facts, a condition
+    reads a few; a rule set may read more than a launch gives)."""
+    names, atoms = given
+    if not wanted or not names:
+        return ""
+    if len(ordered) <= len(names):
+        return "".join([atoms[n] for n in ordered if n in atoms])
+    return "".join([atoms[n] for n in names if n in wanted])
 
 
 def _items(launch: Launch) -> tuple[Any, ...]:
-    """A launch's settings as (names, atoms) in name order, kept on the launch; a memo key
-    joins the atoms of the names it reads. An atom is the name and the value's repr
-    (``1``, ``1.0`` and ``True`` are equal in Python but not to the evaluator; repr
+    """A launch's settings per kind as (names in order, name -> atom), kept on the launch;
+    a memo key joins the atoms of the names it reads. An atom is the name and the value's
+    repr (``1``, ``1.0`` and ``True`` are equal in Python but not to the evaluator; repr
     tells them apart, and works for unhashable values), so keys are plain strings."""
-    def atoms(mark: str, given: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def atoms(mark: str, given: Mapping[str, Any]) -> _Given:
         names = tuple(sorted(given))
-        return names, tuple([f"{mark}{len(n)}:{n}={given[n]!r}\x1f" for n in names])
+        return names, {n: f"{mark}{len(n)}:{n}={given[n]!r}\x1f" for n in names}
 
     if launch.env or launch.facts:
         items: tuple[Any, ...] = (atoms("", launch.flags), atoms("$", launch.env), atoms("!", launch.facts))

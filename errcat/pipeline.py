@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from output.unchanged import same_files
 from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
+    from analyzers.entries import Entry
     from analyzers.flags import FlagModel
     from extractor.callers import EntryPoints
     from extractor.records import FileSites
@@ -175,13 +176,33 @@ def build_catalog(
                                examples=profile.examples)
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
-    entries = apply_outcomes(entries, outcomes, release_of(snapshot.provenance(), profile))
+    release = release_of(snapshot.provenance(), profile)
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
     from extractor.inline import called_functions
 
-    return Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
-                   incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
-                   called_functions(files))
+    catalog = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
+                      incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
+                      called_functions(files))
+    entries = judged_examples(catalog, release)
+    return replace(catalog, entries=tuple(apply_outcomes(entries, outcomes, release)))
+
+
+def judged_examples(catalog: Catalog, release: str | None) -> list[Entry]:
+    """`catalog`'s entries with their examples judged by the whole pipeline on the machine
+    `errcat confirm` runs on (`analyzers.example_check`); as they are where the profile
+    cannot run its release (no `real:` section, no validation steps for it, no release)."""
+    real = catalog.profile.real
+    validation = real.validation_for(release) if real is not None and release is not None else None
+    platform = real.platform("generic") if real is not None else None
+    if real is None or release is None or validation is None or platform is None:
+        return list(catalog.entries)
+    from analyzers.example_check import ExampleJudge, judge_examples
+    from analyzers.first_error import Pipeline
+    from analyzers.platform_facts import Stated
+
+    pipeline = Pipeline.of_catalog(catalog.as_dict(), [s.name for s in validation.steps], catalog.profile.examples)
+    stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples, release)
+    return judge_examples(catalog.entries, ExampleJudge(pipeline, stated, pipeline.model.flags, catalog.profile.launch))
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:

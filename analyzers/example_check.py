@@ -1,0 +1,214 @@
+"""Examples judged by the whole pipeline, as the real program meets them.
+
+Advice builds an example from one entry's condition (`analyzers.advice`); the program
+runs every check in order, so `before` may stop at an earlier error and `after` may meet
+another. Here each example runs through the first-error prediction
+(`analyzers.first_error.Pipeline`) on the platform `errcat confirm` runs on, which decides
+its ``predicted``: ``"true"`` when `before` meets this entry first and `after` meets none,
+``"false"`` when the pipeline surely says otherwise, else ``"unknown"`` with the facts that
+decide it. An example the pipeline refutes is repaired the way `errcat confirm` repairs
+with the real program: the change that moves the launch off the error that fires instead
+is applied (to both commands while `before` still meets this entry), up to `MAX_BLOCKERS`
+deep; a repaired pair replaces the example only where the pipeline says it works.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analyzers.argv import launch_of_argv
+from analyzers.evaluate import Truth, evaluate
+from analyzers.first_error import ERROR, OK, Check, Pipeline, Prediction, seen_by
+from analyzers.flags import FlagModel
+from analyzers.launch import Launch, command, split_command
+from analyzers.platform_facts import Stated
+from analyzers.witness import satisfy
+from extractor.ir import RefKind, negate, refs
+
+MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
+
+
+def verdict(own: str, before: Prediction, after: Prediction) -> str:
+    """``"true"``: `before` meets `own` first and `after` no error; ``"false"``: the
+    pipeline says surely not; else ``"unknown"``."""
+    if before.status == ERROR and before.entry == own and after.status == OK:
+        return "true"
+    if not before.covers(own) or after.status == ERROR or (before.status == ERROR and before.entry != own):
+        return "false"
+    if after.sure is not None:
+        return "false"
+    return "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """An example's two launches as the user writes them (no platform args, no facts)."""
+
+    before: Launch
+    after: Launch
+
+
+# what a move changes: flags set, flags dropped, env vars (None: unset)
+Delta = tuple[dict[str, Any], set[str], dict[str, str | None]]
+
+
+def _delta(base: Launch, moved: Launch) -> Delta:
+    """What `moved` changed from `base`: flags set, flags dropped, env vars (None: unset)."""
+    set_flags = {k: v for k, v in moved.flags.items() if base.flags.get(k, _MISSING) != v}
+    dropped = {k for k in base.flags if k not in moved.flags}
+    env: dict[str, str | None] = {k: v for k, v in moved.env.items() if base.env.get(k) != v}
+    env.update({k: None for k in base.env if k not in moved.env})
+    return set_flags, dropped, env
+
+
+_MISSING = object()
+
+
+def _applied(launch: Launch, delta: Delta) -> Launch:
+    set_flags, dropped, env = delta
+    for dest in dropped:
+        launch = launch.without_flag(dest)
+    for dest, value in set_flags.items():
+        launch = launch.with_flag(dest, value)
+    for name, value in env.items():
+        launch = launch.with_env(name, value)
+    return launch
+
+
+class ExampleJudge:
+    """Judges and repairs examples of one catalog with its `pipeline` on `stated`'s platform."""
+
+    def __init__(self, pipeline: Pipeline, stated: Stated, flags: FlagModel | None, prefix: str) -> None:
+        self.pipeline = pipeline
+        self.stated = stated
+        self.flags = flags
+        self.prefix = prefix
+        self.checks: dict[str, Check] = {c.id: c for c in pipeline.checks}
+        self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
+
+    def _text(self, launch: Launch) -> str:
+        return command(launch, self.flags, self.prefix)
+
+    def _user(self, text: str) -> Launch:
+        line = split_command(text, self.prefix)
+        return launch_of_argv(line.argv, self.flags, line.env)
+
+    def _judged(self, launch: Launch) -> tuple[Launch, Prediction]:
+        """The launch the pipeline judges for `launch` on the platform, and its prediction."""
+        text = self._text(launch)
+        if (found := self._seen.get(text)) is None:
+            line = split_command(text, self.prefix)
+            stated = self.stated.launch(line.argv, line.env)
+            found = self._seen[text] = (stated, self.pipeline.predict(stated))
+        return found
+
+    def judge(self, own: str, fix: Mapping[str, Any]) -> dict[str, Any]:
+        """`fix` (an example dict) with ``predicted`` from the pipeline, repaired where it
+        refutes it and a repair works; examples that cannot run here (no command, a
+        platform fact in ``needs``) are returned as they are."""
+        out = dict(fix)
+        if not fix.get("before") or not fix.get("after") or fix.get("needs") or own not in self.checks:
+            return out
+        try:
+            pair = Pair(self._user(fix["before"]), self._user(fix["after"]))
+        except ValueError:
+            return out
+        found, said, predictions = self._repaired(own, pair)
+        if said == "true" and found != pair:
+            out["before"], out["after"] = self._text(found.before), self._text(found.after)
+        elif said != "true":
+            predictions = self._predictions(pair)
+            said = verdict(own, *predictions)
+        out["predicted"] = said
+        out.pop("undecided", None)
+        if said == "unknown":
+            deciding = [*predictions[0].deciding, *predictions[1].deciding]
+            if deciding:
+                out["undecided"] = list(dict.fromkeys(deciding))
+        return out
+
+    def _predictions(self, pair: Pair) -> tuple[Prediction, Prediction]:
+        return self._judged(pair.before)[1], self._judged(pair.after)[1]
+
+    def _repaired(self, own: str, pair: Pair) -> tuple[Pair, str, tuple[Prediction, Prediction]]:
+        """The pair, moved off what fires instead (or onto `own` where `before` meets
+        nothing) until the pipeline says it works; "" when no move found one."""
+        for _ in range(MAX_BLOCKERS + 1):
+            (sb, pb), (sa, pa) = self._judged(pair.before), self._judged(pair.after)
+            said = verdict(own, pb, pa)
+            if said == "true":
+                return pair, said, (pb, pa)
+            if pb.status == ERROR and pb.entry != own and pb.entry is not None:
+                moves, where = self._moves(pb.entry, sb, off=True), "both"
+            elif pb.status == OK:  # before meets nothing: made to meet this entry; after stays the fix
+                moves, where = self._moves(own, sb, off=False), "before"
+            elif pa.status == ERROR and pa.entry is not None and pa.entry != own:
+                moves, where = self._moves(pa.entry, sa, off=True), "after"
+            else:
+                break
+            tried = [self._moved(pair, delta, where, own) for delta in moves]
+            done = next((p for p in tried if p is not None and p[1] == "true"), None)
+            if done is not None:
+                return done[0], "true", self._predictions(done[0])
+            further = next((p for p in tried if p is not None and p[1] == "unknown"), None)
+            if further is None:
+                break
+            pair = further[0]
+        return pair, "", (Prediction(OK), Prediction(OK))
+
+    def _moved(self, pair: Pair, delta: Delta, where: str, own: str) -> tuple[Pair, str] | None:
+        """`pair` with `delta` applied `where`: to ``"both"`` launches, to ``"before"``, or
+        to ``"after"`` (to both while `before` still meets `own` then); and its verdict,
+        "unknown" meaning: not refuted yet, worth moving on from."""
+        if where == "before":
+            moved = Pair(_applied(pair.before, delta), pair.after)
+        else:
+            moved = Pair(_applied(pair.before, delta), _applied(pair.after, delta))
+        if where == "after":
+            keeps = self._judged(moved.before)[1]
+            if not (keeps.status == ERROR and keeps.entry == own):
+                moved = Pair(pair.before, moved.after)
+        if moved == pair:
+            return None
+        pb, pa = self._predictions(moved)
+        said = verdict(own, pb, pa)
+        if said == "true":
+            return moved, said
+        return (moved, "unknown") if pb.covers(own) or pb.status == ERROR else None
+
+    def _moves(self, target: str, launch: Launch, *, off: bool) -> list[Delta]:
+        """Changes to `launch` after which `target`'s condition is surely false (`off`) or
+        true: first dropping one option or env var it reads that the launch gives (back to
+        its default: the smallest change a user makes), then what the search finds."""
+        check = self.checks.get(target)
+        if check is None:
+            return []
+        model = seen_by(check, self.pipeline.model)
+        goal = negate(check.condition) if off else check.condition
+        found: list[Delta] = []
+        for ref in refs(check.condition):
+            if ref.kind is RefKind.FLAG and ref.name in launch.flags and ref.name != self.stated.examples.model:
+                moved = launch.without_flag(ref.name)
+            elif ref.kind is RefKind.ENV and ref.name in launch.env:
+                moved = launch.with_env(ref.name, None)
+            else:
+                continue
+            if evaluate(goal, moved, model) is Truth.TRUE:
+                found.append(_delta(launch, moved))
+        moved, truth = satisfy(goal, model, launch)
+        if truth is Truth.TRUE and moved != launch:
+            found.append(_delta(launch, moved))
+        return list({repr(d): d for d in found}.values())
+
+
+def judge_examples(entries: Sequence[Any], judge: ExampleJudge) -> list[Any]:
+    """`entries` (`analyzers.entries.Entry`) with every example and row example judged."""
+    from dataclasses import replace
+
+    out = []
+    for entry in entries:
+        variants = tuple(replace(v, example_fix=judge.judge(entry.id, v.example_fix))
+                         if v.example_fix is not None else v for v in entry.variants)
+        out.append(replace(entry, example_fix=judge.judge(entry.id, entry.example_fix), variants=variants))
+    return out

@@ -1,0 +1,108 @@
+"""Examples judged by the whole pipeline: the verdict from both commands' first-error
+predictions, and the repair that moves an example off the error that fires instead."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analyzers.evaluate import Model
+from analyzers.example_check import ExampleJudge, verdict
+from analyzers.examples import Examples
+from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
+from analyzers.flags import build_flag_model
+from analyzers.platform_facts import Stated
+from extractor.ir import Compare, Const, Ref, RefKind, Truthy, conj
+from extractor.profile import ExampleRules
+from extractor.real_profile import Platform, RealProfile
+
+FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
+    def add_cli_args(parser):
+        parser.add_argument("--model-path", type=str, required=True)
+        parser.add_argument("--device", type=str, default=None)
+        parser.add_argument("--tp-size", type=int, default=1)
+        parser.add_argument("--pp-size", type=int, default=1)
+        parser.add_argument("--enable-lora", action="store_true")
+        parser.add_argument("--enable-spec", action="store_true")
+''')})
+PP = Ref(RefKind.FLAG, "pp_size", "cfg.pp_size")
+LORA = Ref(RefKind.FLAG, "enable_lora", "cfg.enable_lora")
+SPEC = Ref(RefKind.FLAG, "enable_spec", "cfg.enable_spec")
+HIP = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
+PREFIX = "serve"
+EXAMPLES = Examples(ExampleRules(model="model_path"))
+REAL = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),))
+GENERIC = Platform("generic", ("--device", "cuda"), False)
+
+
+def _judge(*checks: Check) -> ExampleJudge:
+    pipeline = Pipeline(checks, Model(FLAGS, (), EXAMPLES))
+    stated = Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, EXAMPLES)
+    return ExampleJudge(pipeline, stated, FLAGS, PREFIX)
+
+
+# an earlier check on --pp-size fires before the LoRA + spec one the example is about
+PP_FIRST = Check("pp", "a.py", 1, "hook", Compare(">", PP, Const(1)), 1)
+LORA_SPEC = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), Truthy(SPEC)]), 2)
+ON_HIP = Check("hip", "a.py", 0, "hook", conj([Truthy(HIP), Truthy(LORA)]), 0)  # a platform fact decides
+
+
+def _p(status: str, entry: str | None = None, may: tuple[str, ...] = (), sure: str | None = None) -> Prediction:
+    return Prediction(status, entry, may, (), sure)
+
+
+@pytest.mark.parametrize(("before", "after", "said"), [
+    (_p(ERROR, "own", ("own",), "own"), _p(OK), "true"),
+    (_p(ERROR, "pp", ("pp",), "pp"), _p(OK), "false"),  # an earlier error fires first
+    (_p(OK), _p(OK), "false"),  # before meets nothing
+    (_p(ERROR, "own", ("own",), "own"), _p(ERROR, "pp", ("pp",), "pp"), "false"),  # the fix meets another error
+    (_p(UNDECIDED, None, ("hip", "own"), "own"), _p(OK), "unknown"),  # an unknown fact decides
+    (_p(UNDECIDED, None, ("hip", "pp"), "pp"), _p(OK), "false"),  # own is not among what may fire
+    (_p(ERROR, "own", ("own",), "own"), _p(UNDECIDED, None, ("hip", "pp"), "pp"), "false"),  # after surely fails
+    (_p(ERROR, "own", ("own",), "own"), _p(UNDECIDED, None, ("hip",)), "unknown"),
+])
+def test_verdict(before, after, said):
+    assert verdict("own", before, after) == said
+
+
+def _fix(before: str, after: str, predicted: str = "true") -> dict:
+    return {"before": f"{PREFIX} {before}", "after": f"{PREFIX} {after}", "verified": "not-run",
+            "predicted": predicted}
+
+
+def test_an_example_the_pipeline_confirms_keeps_its_commands():
+    found = _judge(PP_FIRST, LORA_SPEC).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --enable-lora --enable-spec", "serve --enable-lora", "true")
+
+
+def test_an_example_an_earlier_error_refutes_is_moved_off_it_on_both_commands():
+    found = _judge(PP_FIRST, LORA_SPEC).judge(
+        "own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --enable-lora --enable-spec", "serve --enable-lora", "true")
+
+
+def test_an_example_that_meets_nothing_is_moved_onto_its_own_condition():
+    found = _judge(LORA_SPEC).judge("own", _fix("--enable-lora", "--enable-lora", predicted="unknown"))
+    assert found["predicted"] == "true" and found["before"] == "serve --enable-lora --enable-spec"
+
+
+def test_a_fact_no_command_sets_leaves_the_example_unknown_with_what_decides_it():
+    found = _judge(ON_HIP, LORA_SPEC).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert found["predicted"] == "true"  # on the generic platform no predicate holds
+    stated_elsewhere = _judge(ON_HIP, LORA_SPEC)
+    stated_elsewhere.stated = Stated.of(stated_elsewhere.pipeline.conditions(), FLAGS,
+                                        Platform("somewhere", ("--device", "cuda"), None), REAL, EXAMPLES)
+    found = stated_elsewhere.judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert found["predicted"] == "unknown"
+    assert found["undecided"] == ["platform:is_hip"]
+
+
+@pytest.mark.parametrize("fix", [
+    {"before": None, "after": None, "verified": "not-run", "predicted": "false"},  # no command
+    {**_fix("--pp-size 2", "--pp-size 1"), "needs": ["platform:is_hip=true"]},  # not run on this machine
+    _fix("--enable-lora", "--enable-lora") | {"before": "not the launcher --x"},  # not a launch of the prefix
+])
+def test_examples_that_cannot_run_here_are_left_as_they_are(fix):
+    assert _judge(PP_FIRST, LORA_SPEC).judge("own", fix) == fix
