@@ -20,6 +20,7 @@ from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, u
 from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
 from analyzers.related import with_related
+from analyzers.restriction import restriction
 from analyzers.rivals import Rivals
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
@@ -534,10 +535,13 @@ def meaning(entry: Entry, ctx: Context) -> str:
     function = site.function or "module level"
     doc = ctx.docstrings.get((site.path, site.function), "")
     where = f"`{function}`" + (f" (“{doc.rstrip('.')}”)" if doc else "")
+    refuses = restriction(entry.trigger.expr)
     if site.kind == "assert":
-        text = f"An internal check (`assert`) in {where} fails, so the launch stops."
+        text = f"An internal check (`assert`) in {where} " + (f"refuses {refuses}." if refuses else
+                                                                "fails, so the launch stops.")
     else:
-        text = f"{site.exception} raised by {where}: the launch stops with this message."
+        text = f"{site.exception} raised by {where}" + (f": it refuses {refuses}." if refuses else
+                                                        ": the launch stops with this message.")
     why = [f"Why, per the message: {reason}" for reason in [message_reason(site.template.text)] if reason]
     if site.comment:
         why.append(f"The code's comment at the check: “{_clip(site.comment).rstrip('.')}”.")
@@ -545,36 +549,60 @@ def meaning(entry: Entry, ctx: Context) -> str:
     holes = [h.text for h in site.template.holes]
     if entry.variants:
         text += (f" The message has {len(entry.variants)} variants, one per row of a condition table;"
-                 " each row has its own condition.")
+                 " each row has its own condition")
+        text += (" and says why in its own `meaning`." if any(row_meaning(v.template) for v in entry.variants)
+                 else ".")
     elif holes:
         text += " The message shows " + ", ".join(f"`{h}`" for h in holes[:4]) + "."
     return text
 
 
+def row_meaning(template: str) -> str:
+    """Why one row of a condition table refuses, where its message says."""
+    reason = message_reason(template)
+    return f"Why, per this row's message: {reason}" if reason else ""
+
+
 # A clause of a message that is a value dump or advice, not a reason ("got x", "use y").
 _NOT_A_REASON = re.compile(
     r"(got|but got|current values?|supported|allowed|available|valid|expected|please|use|set|unset|"
-    r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.)\b",
+    r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.|"
+    r"for example|options|choices|values|received|found|instead|only|defaulting|falling back)\b",
     re.IGNORECASE)
-# Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>".
-_REASON_SPLIT = re.compile(r"(?::|;| --| —) (?=\S)|(?=\b(?:because|since) )")
+# Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>",
+# "requires X so <why>", "... (<why>)".
+_REASON_SPLIT = re.compile(r"(?::|;| --| —| \() (?=\S)|(?<=\S) \((?=\S)|(?=\b(?:because|since|so that|so|otherwise) )")
+# Sentences after the first: "X is not supported yet. It requires Y, which ..." (a hole may start one).
+_SENTENCE = re.compile(r"(?<=[a-z0-9)\]}'`\"][.!?]) +(?=[A-Z{`'\"(])")
+_LEADS = ("because ", "since ", "so that ", "so ", "otherwise ")
 
 
 _GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r})" inside a reason
 
 
+def _as_reason(clause: str) -> str:
+    """`clause` as a reason, or "" where it only shows values or gives advice."""
+    clause = _GOT.sub("", clause).strip().rstrip(".").rstrip(")").strip()
+    for lead in _LEADS:
+        clause = clause.removeprefix(lead)
+    words = clause.split()
+    holes = clause.count("{") - 2 * clause.count("{{")
+    listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
+    if len(words) >= 5 and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
+        return _clip(clause) + "."
+    return ""
+
+
 def message_reason(template: str) -> str:
     """The part of a message that says why, e.g. "the draft is built from a static
-    snapshot" from "X does not support Y: the draft is built from a static snapshot.";
+    snapshot" from "X does not support Y: the draft is built from a static snapshot.",
+    or a later sentence that explains ("... yet. It requires prefill context parallelism.");
     "" when the message only states the refusal, shows values or gives advice."""
-    for clause in _REASON_SPLIT.split(template)[1:]:
-        clause = _GOT.sub("", clause.split(". ")[0]).strip().rstrip(".").removeprefix("because ").removeprefix("since ")
-        words = clause.split()
-        holes = clause.count("{") - 2 * clause.count("{{")
-        listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
-        if len(words) >= 5 and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
-            return _clip(clause) + "."
-    return ""
+    first, *later = _SENTENCE.split(template.strip())
+    candidates = _REASON_SPLIT.split(first)[1:]
+    for sentence in later:
+        candidates += [sentence, *_REASON_SPLIT.split(sentence)[1:]]
+    return next((r for c in candidates if (r := _as_reason(c))), "")
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -662,7 +690,8 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         row_sols = solutions(variant.trigger.expr, ctx)
         fixes.append(none if unreached else
                      example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
-        variants.append(replace(variant, solutions=tuple(s.text for s in row_sols), example_fix=fixes[-1]))
+        variants.append(replace(variant, solutions=tuple(s.text for s in row_sols), example_fix=fixes[-1],
+                                meaning=row_meaning(variant.template)))
     fix = none if unreached else entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
     found = situations(conj([t.expr for t in entry.triggers]), ctx)
     return replace(

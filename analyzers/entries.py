@@ -110,17 +110,20 @@ def _facts(expr: Expr, found: Sequence[Ref]) -> tuple[str, ...]:
 @dataclass(frozen=True, slots=True)
 class EntryVariant:
     """One row of an entry's condition table as published (`extractor.records.Variant` is
-    the row as found); `solutions` and `example_fix` are filled in by `analyzers.advice`."""
+    the row as found); `solutions`, `example_fix` and `meaning` are filled in by `analyzers.advice`."""
 
     values: tuple[tuple[str, str], ...]  # hole expression -> rendered template text
     template: str
     trigger: Trigger
     solutions: tuple[str, ...] | None = None
     example_fix: dict[str, Any] | None = None
+    meaning: str = ""  # why this row refuses, where its message says (`analyzers.advice.row_meaning`)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"values": dict(self.values), "template": self.template,
                                 "trigger": self.trigger.as_dict()}
+        if self.meaning:
+            data["meaning"] = self.meaning
         if self.solutions is not None:
             data["solutions"] = list(self.solutions)
         if self.example_fix is not None:

@@ -13,6 +13,7 @@ deep; a repaired pair replaces the example only where the pipeline says it works
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -121,12 +122,23 @@ class ExampleJudge:
             predictions = self._predictions(pair)
             said = verdict(own, *predictions)
         out["predicted"] = said
+        if needs := self._machine(found if said == "true" else pair):
+            out["needs"] = needs
         out.pop("undecided", None)
         if said == "unknown":
             deciding = [*predictions[0].deciding, *predictions[1].deciding]
             if deciding:
                 out["undecided"] = list(dict.fromkeys(deciding))
         return out
+
+    def _machine(self, pair: Pair) -> list[str]:
+        """What the pair needs of the machine: an option the platform gives every launch
+        (``--device cuda``) given another value (``--device npu`` loads that device's
+        runtime before any check runs, so only such a machine can run the example)."""
+        given = launch_of_argv(self.stated.platform.args, self.flags).flags
+        return sorted({f"platform:{dest}={json.dumps(launch.flags[dest])}"
+                       for launch in (pair.before, pair.after) for dest, value in given.items()
+                       if dest in launch.flags and launch.flags[dest] != value})
 
     def _predictions(self, pair: Pair) -> tuple[Prediction, Prediction]:
         return self._judged(pair.before)[1], self._judged(pair.after)[1]

@@ -7,9 +7,19 @@ import io
 import tokenize
 
 
+def first_sentence(doc: str) -> str:
+    """The first sentence of a docstring's first paragraph, its lines joined: a summary
+    that wraps ("Fail fast at the entrypoint on a --load-publish-endpoint the\n publisher
+    cannot serve.") is read whole."""
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    head, dot, _ = paragraph.partition(". ")
+    return head + "." if dot else paragraph
+
+
 def first_lines(tree: ast.Module | None) -> tuple[tuple[str, str], ...]:
     """``(("ServerArgs.check", "Check the arguments."), ...)`` for every documented function
-    of a file's `ast` (none when Python could not parse it), sorted by name."""
+    of a file's `ast` (none when Python could not parse it), sorted by name: its docstring's
+    `first_sentence`."""
     if tree is None:
         return ()
     out: dict[str, str] = {}
@@ -20,7 +30,7 @@ def first_lines(tree: ast.Module | None) -> tuple[tuple[str, str], ...]:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 qual = f"{prefix}{child.name}"
                 doc = ast.get_docstring(child) if not isinstance(child, ast.ClassDef) else None
-                line = doc.strip().splitlines()[0].strip() if doc and doc.strip() else ""
+                line = first_sentence(doc) if doc else ""
                 if line:
                     out[qual] = line
                 stack.append((child, qual + "."))

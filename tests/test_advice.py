@@ -138,7 +138,7 @@ def test_advise_fills_variants_and_meaning():
     entry = _entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN)), ("b", Compare(">", flag("tp_size"), Const(1)))])
     done = advise(entry, Context(CTX.model, CTX.renderer, "serve", {("p/check.py", "check_lora"): "Check LoRA."}))
     assert done.meaning == (
-        "ValueError raised by `check_lora` (“Check LoRA”): the launch stops with this message. "
+        "ValueError raised by `check_lora` (“Check LoRA”): it refuses a feature that cannot be used here. "
         "The message has 2 variants, one per row of a condition table; each row has its own condition."
     )
     assert [v.solutions for v in done.variants] == [
@@ -441,9 +441,28 @@ def test_entry_fix_policy(rows, own, expected):
     ("B unsupported under PD; use --strategy extra_buffer instead of it.", ""),  # advice
     ("Invalid devices for {c}: {devs}. Available devices: {av}", ""),
     ("x must be positive", ""),
+    # a later sentence that explains; a "so" clause; a parenthesis that explains
+    ("S is not supported with PP yet. It requires prefill context parallelism, which PP lacks.",
+     "It requires prefill context parallelism, which PP lacks."),
+    ("Scale-up requires --enable-dp-lm-head so output projection does not depend on TP.",
+     "output projection does not depend on TP."),
+    ("U does not support PP (whole-envelope transfer has no per-layer entries).",
+     "whole-envelope transfer has no per-layer entries."),
+    ("--dcp-size {d} needs each rank to hold KV heads. Use a smaller --dcp-size.", ""),  # advice after
 ])
 def test_message_reason_is_the_clause_that_says_why(template, reason):
     assert message_reason(template) == reason
+
+
+def test_each_row_of_a_table_says_why_where_its_message_does():
+    entry = _entry(Truthy(flag("enable_lora")), [
+        ("does not support plan: batches would run unordered against forwards", Truthy(PLAN)),
+        ("needs a small tp", Compare(">", flag("tp_size"), Const(1)))])
+    done = advise(entry, CTX)
+    assert [v.meaning for v in done.variants] == [
+        "Why, per this row's message: batches would run unordered against forwards.", ""]
+    assert done.meaning.endswith("each row has its own condition and says why in its own `meaning`.")
+    assert "meaning" in done.variants[0].as_dict() and "meaning" not in done.variants[1].as_dict()
 
 
 def test_meaning_cites_the_reason_and_the_comment_never_the_trigger():
@@ -452,6 +471,6 @@ def test_meaning_cites_the_reason_and_the_comment_never_the_trigger():
     entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(Truthy(flag("enable_lora")), CTX.renderer), ())
     done = advise(entry, CTX)
     assert done.meaning == (
-        "ValueError raised by `check_lora`: the launch stops with this message. "
+        "ValueError raised by `check_lora`: it refuses a feature that cannot be used here. "
         "Why, per the message: the adapter pool is not built. The code's comment at the check: “pool built later”.")
     assert entry.trigger.text not in done.meaning

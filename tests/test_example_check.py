@@ -106,3 +106,9 @@ def test_a_fact_no_command_sets_leaves_the_example_unknown_with_what_decides_it(
 ])
 def test_examples_that_cannot_run_here_are_left_as_they_are(fix):
     assert _judge(PP_FIRST, LORA_SPEC).judge("own", fix) == fix
+
+
+def test_an_example_giving_a_machine_option_another_value_needs_such_a_machine():
+    found = _judge(PP_FIRST, LORA_SPEC).judge(
+        "own", _fix("--device npu --enable-lora --enable-spec", "--device npu --enable-lora"))
+    assert found["needs"] == ['platform:device="npu"'] and found["predicted"] == "true"

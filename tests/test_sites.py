@@ -1019,10 +1019,13 @@ def test_a_worker_that_dies_loses_only_its_file(tmp_path, monkeypatch, jobs: int
 @pytest.mark.parametrize("code, expected", [
     ('def f():\n    """Check it.\n\n    More."""\n    raise ValueError("x")\n', (("f", "Check it."),)),
     ('class C:\n    """Not a function."""\n    def m(self):\n        """Method."""\n', (("C.m", "Method."),)),
+    # a summary that wraps is read whole, up to its first sentence's end
+    ('def f():\n    """Fail fast on an endpoint the\n    publisher cannot serve. Then more."""\n',
+     (("f", "Fail fast on an endpoint the publisher cannot serve."),)),
     ("def f():\n    pass\n", ()),
     ("def f(:\n", ()),  # Python cannot parse it: no docstrings, no crash
 ])
-def test_file_records_first_docstring_lines(code, expected):
+def test_file_records_each_docstrings_first_sentence(code, expected):
     from extractor.records import FileSites
 
     found = extract_file("m.py", code, PROFILE)
