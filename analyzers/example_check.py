@@ -42,6 +42,18 @@ def verdict(own: str, before: Prediction, after: Prediction) -> str:
     return "unknown"
 
 
+def refuted_because(own: str, before: Prediction, after: Prediction) -> str:
+    """Why the pipeline says an example does not work as written, for its `note`."""
+    if before.status == ERROR and before.entry != own:
+        return f"Predicted not to work as written: `before` stops first at entry {before.entry} (an earlier check)."
+    if not before.covers(own):
+        return ("Predicted not to work as written: `before` does not reach this error (an earlier "
+                "adjustment or check changes the settings it reads).")
+    found = after.entry or after.sure
+    return f"Predicted not to work as written: `after` meets entry {found}." if found else \
+        "Predicted not to work as written."
+
+
 @dataclass(frozen=True, slots=True)
 class Pair:
     """An example's two launches as the user writes them (no platform args, no facts)."""
@@ -125,6 +137,8 @@ class ExampleJudge:
         if needs := self._machine(found if said == "true" else pair):
             out["needs"] = needs
         out.pop("undecided", None)
+        if said == "false" and "note" not in out:
+            out["note"] = refuted_because(own, *predictions)
         if said == "unknown":
             deciding = [*predictions[0].deciding, *predictions[1].deciding]
             if deciding:

@@ -45,12 +45,11 @@ def restriction(expr: Expr) -> str:
     if expr == TRUE:
         return "every launch that reaches it"
     kinds = [_kind(p) for p in conjuncts(expr)]
-    own = [k for k in kinds if k not in ("platform", "model")]
+    # what errcat cannot read (a call it does not model) narrows the case but does not change its kind
+    own = [k for k in kinds if k not in ("platform", "model", "other")]
     where = (" on this platform" if "platform" in kinds else "") + (" for this model" if "model" in kinds else "")
     if not own:
-        return ("a launch" + where) if where else ""
-    if "other" in own:
-        return ""
+        return ("a launch" + where) if where and "other" not in kinds else ""
     if "type" in own:
         text = "a value of the wrong type or form"
     elif "relation" in own:
@@ -59,6 +58,8 @@ def restriction(expr: Expr) -> str:
         text = "a value outside its allowed range"
     elif "off" in own and "on" in own:
         text = "a feature given without a setting it needs"
+    elif "value" in own and ("on" in own or "env" in own or own.count("value") >= 2):
+        text = "a combination of settings that cannot be used together"
     elif "value" in own:
         text = "a value this code path does not accept"
     elif own.count("on") >= 2 or (own.count("on") == 1 and "env" in own):

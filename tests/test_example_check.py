@@ -7,12 +7,12 @@ import textwrap
 import pytest
 
 from analyzers.evaluate import Model
-from analyzers.example_check import ExampleJudge, verdict
+from analyzers.example_check import ExampleJudge, refuted_because, verdict
 from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
 from analyzers.flags import build_flag_model
 from analyzers.platform_facts import Stated
-from extractor.ir import Compare, Const, Ref, RefKind, Truthy, conj
+from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
 from extractor.real_profile import Platform, RealProfile
 
@@ -112,3 +112,19 @@ def test_an_example_giving_a_machine_option_another_value_needs_such_a_machine()
     found = _judge(PP_FIRST, LORA_SPEC).judge(
         "own", _fix("--device npu --enable-lora --enable-spec", "--device npu --enable-lora"))
     assert found["needs"] == ['platform:device="npu"'] and found["predicted"] == "true"
+
+
+@pytest.mark.parametrize(("before", "after", "why"), [
+    (_p(ERROR, "pp", ("pp",), "pp"), _p(OK), "`before` stops first at entry pp (an earlier check)"),
+    (_p(OK), _p(OK), "`before` does not reach this error"),
+    (_p(ERROR, "own", ("own",), "own"), _p(ERROR, "pp", ("pp",), "pp"), "`after` meets entry pp"),
+])
+def test_a_refuted_example_says_what_the_pipeline_predicts_instead(before, after, why):
+    assert why in refuted_because("own", before, after)
+
+
+def test_an_example_no_move_repairs_keeps_its_commands_and_says_why():
+    always = Check("always", "a.py", 0, "hook", TRUE, 0)  # fires first on every launch
+    found = _judge(always, LORA_SPEC).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert found["predicted"] == "false" and found["before"] == "serve --enable-lora --enable-spec"
+    assert found["note"].startswith("Predicted not to work as written: `before` stops first at entry always")
