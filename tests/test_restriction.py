@@ -31,7 +31,8 @@ ENV = Truthy(Ref(RefKind.ENV, "SGLANG_X", "envs.SGLANG_X.get()"))
     (Not(In(flag("backend"), Const(("a", "b")))), "a value this code path does not accept"),
     (Not(Truthy(Apply("isinstance", (flag("paths"), Const("list")), "isinstance(p, list)"))),
      "a value of the wrong type or form"),
-    (And((LORA, In(flag("algo"), Const(("EAGLE", "NGRAM"))))), "a combination of settings that cannot be used together"),
+    (And((LORA, In(flag("algo"), Const(("EAGLE", "NGRAM"))))),
+     "a combination of settings that cannot be used together"),
     (Truthy(Apply("f", (TP,), "f(tp)")), ""),  # a function errcat cannot read: says nothing
     (And((Truthy(Apply("f", (TP,), "f(tp)")), Compare(">", TP, Const(8)))), "a value outside its allowed range"),
     (And((Truthy(Apply("f", (TP,), "f(tp)")), HIP)), ""),
