@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analyzers.entries import Entry, launch_can_raise
+from analyzers.entries import Entry, Reach, launch_can_raise
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided
 from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
@@ -524,6 +524,37 @@ def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]],
     return fix
 
 
+def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[Reach],
+                          ctx: Context) -> list[Solution]:
+    """`sols`, each tried on a launch where the error fires: a change after which an earlier
+    check on the path surely fires, whatever values of its settings it picks (``--tp-size 1``
+    where ``tp_size <= 1`` is refused before), trades this error for that one; it goes last
+    and says so."""
+    if not reach:
+        return list(sols)
+    before, fired = satisfy(full, ctx.model, base_launch(ctx.model))
+    if fired is not Truth.TRUE:
+        return list(sols)
+    good: list[Solution] = []
+    trading: list[Solution] = []
+    for sol in sols:
+        if sol.part is not None:
+            after, _ = falsify(full, sol.part, ctx.model, before)
+            passing = [r for r in reach if evaluate(r.expr, before, ctx.model) is not Truth.TRUE]
+            first = next((r for r in passing if evaluate(r.expr, after, ctx.model) is Truth.TRUE), None)
+            if first is not None:  # the smallest change trips it: does another value of the same settings not?
+                goal = conj([negate(sol.part), *(negate(r.expr) for r in passing)])
+                if satisfy(goal, ctx.model, before, settable_leaves(sol.part, ctx.model))[1] is Truth.TRUE:
+                    first = None
+            if first is not None:
+                where = f"entry {first.entry}" if first.entry else "an earlier check"
+                trading.append(Solution(f"{sol.text.rstrip('.')} — alone, this makes {where} "
+                                        f"(line {first.line}) fire first.", sol.part))
+                continue
+        good.append(sol)
+    return good + trading
+
+
 # ------------------------------------------------------------------ meaning
 
 
@@ -588,6 +619,7 @@ def _as_reason(clause: str) -> str:
     words = clause.split()
     holes = clause.count("{") - 2 * clause.count("{{")
     listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
+    listing = listing or clause.endswith("}")  # "the overridable set is {sorted(x)}": shows a value
     if len(words) >= 5 and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
         return _clip(clause) + "."
     return ""
@@ -677,8 +709,10 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     trigger = entry.trigger.expr
     full = _full(entry)
     ctx = _at_site(entry, full, ctx)
-    sols = solutions(trigger, ctx)
     unreached = not launch_can_raise(entry.extra)  # no command raises it
+    sols = solutions(trigger, ctx)
+    if not unreached:
+        sols = checked_against_reach(sols, full, entry.trigger.reach, ctx)
     none = _example(None, None, "false", note=(
         "This check guards sglang's own code, not the command line (`internal`): it fires only "
         "if the program breaks the contract it checks, so no command raises it."

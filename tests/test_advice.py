@@ -390,6 +390,24 @@ def test_complete_entries_hands_each_entry_its_reach():
     assert done.example_fix["before"] == "serve --model-path <model> --tp-size 2 --page-size 1"
 
 
+def test_a_solution_an_earlier_check_refuses_goes_last_and_says_so():
+    from analyzers.advice import checked_against_reach
+    from analyzers.entries import Reach
+
+    # fires for tp > 1 with LoRA; an earlier check refuses tp <= 1: "at most 1" trades one error for another
+    fire = And((TP_ABOVE_1, Truthy(flag("enable_lora"))))
+    earlier = Reach("e" * 16, 3, Compare("<=", flag("tp_size"), Const(1)), "t")
+    found = [s.text for s in checked_against_reach(solutions(fire, CTX), fire, (earlier,), CTX)]
+    assert found == ["Do not pass `--enable-lora`.",
+                     f"Set `--tp-size` to at most 1 — alone, this makes entry {'e' * 16} (line 3) fire first."]
+    # where another value of the same setting passes both, the solution stands
+    between = And((TP_ABOVE_1, Compare("<", flag("tp_size"), Const(4))))
+    assert not any("fire first" in s.text
+                   for s in checked_against_reach(solutions(between, CTX), between, (earlier,), CTX))
+    assert [s.text for s in checked_against_reach(solutions(fire, CTX), fire, (), CTX)] == [
+        s.text for s in solutions(fire, CTX)]
+
+
 def test_rivals_hold_only_where_their_condition_does():
     from analyzers.launch import Launch
     from analyzers.rivals import Rivals
@@ -449,6 +467,7 @@ def test_entry_fix_policy(rows, own, expected):
     ("U does not support PP (whole-envelope transfer has no per-layer entries).",
      "whole-envelope transfer has no per-layer entries."),
     ("--dcp-size {d} needs each rank to hold KV heads. Use a smaller --dcp-size.", ""),  # advice after
+    ("{name!r} is not overridable; the overridable set is {sorted(HOOKS)}.", ""),  # a value shown
 ])
 def test_message_reason_is_the_clause_that_says_why(template, reason):
     assert message_reason(template) == reason
