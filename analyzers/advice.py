@@ -535,13 +535,16 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
     before, fired = satisfy(full, ctx.model, base_launch(ctx.model))
     if fired is not Truth.TRUE:
         return list(sols)
+    whole = {r.id: r.expr for r in ctx.rivals.rivals}
     good: list[Solution] = []
     trading: list[Solution] = []
     for sol in sols:
         if sol.part is not None:
             after, _ = falsify(full, sol.part, ctx.model, before)
             passing = [r for r in reach if evaluate(r.expr, before, ctx.model) is not Truth.TRUE]
-            first = next((r for r in passing if evaluate(r.expr, after, ctx.model) is Truth.TRUE), None)
+            # on the path only while its guards hold: the earlier entry's whole condition decides
+            first = next((r for r in passing if evaluate(whole.get(r.entry, r.expr), after, ctx.model) is Truth.TRUE),
+                         None)
             if first is not None:  # the smallest change trips it: does another value of the same settings not?
                 goal = conj([negate(sol.part), *(negate(r.expr) for r in passing)])
                 if satisfy(goal, ctx.model, before, settable_leaves(sol.part, ctx.model))[1] is Truth.TRUE:
