@@ -44,9 +44,10 @@ def platform_facts(platform: Platform, names: Iterable[str]) -> dict[str, Any]:
     given = dict(platform.facts)
     out: dict[str, Any] = {}
     for name in names:
-        found = given.get(name, platform.predicates)
-        if found is not None:
-            out[f"{RefKind.PLATFORM}:{name}"] = found
+        if name in given:  # stated, None included (``get_device_memory_capacity()`` -> None: no GPU)
+            out[f"{RefKind.PLATFORM}:{name}"] = given[name]
+        elif platform.predicates is not None:
+            out[f"{RefKind.PLATFORM}:{name}"] = platform.predicates
     return out
 
 

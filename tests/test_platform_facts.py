@@ -62,6 +62,12 @@ def test_named_facts_override_the_predicates_and_unknown_ones_stay_unknown():
     assert platform_facts(h100, ["is_sm90", "is_hip"]) == {"platform:is_sm90": True}
 
 
+def test_a_fact_stated_as_none_is_a_value_not_unknown():
+    here = Platform("generic", (), False, (("get_device_memory_capacity(cfg.device)", None),))
+    assert platform_facts(here, ["get_device_memory_capacity(cfg.device)", "is_hip"]) == {
+        "platform:get_device_memory_capacity(cfg.device)": None, "platform:is_hip": False}
+
+
 @pytest.mark.parametrize(("path", "arch"), [("<model>", "Llama"), ("<model:Qwen>", "Qwen"), ("/real/dir", None)])
 def test_architecture_of(path, arch):
     assert architecture_of(path, "Llama") == arch
