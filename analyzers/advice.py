@@ -53,6 +53,7 @@ from extractor.ir import (
     unknowns,
 )
 from extractor.profile import ExampleRules
+from extractor.records import GuardOrigin
 
 MAX_LISTED = 8  # values named in one solution
 MAX_SOLUTIONS = MAX_OPERANDS  # solutions (and undecided terms) listed; the rest are counted
@@ -550,9 +551,10 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
                 if satisfy(goal, ctx.model, before, settable_leaves(sol.part, ctx.model))[1] is Truth.TRUE:
                     first = None
             if first is not None:
-                where = f"entry {first.entry}" if first.entry else "an earlier check"
-                trading.append(Solution(f"{sol.text.rstrip('.')} — alone, this makes {where} "
-                                        f"(line {first.line}) fire first.", sol.part))
+                where = (f"entry {first.entry} (line {first.line})" if first.entry else
+                         f"the earlier check on {first.text}")
+                trading.append(Solution(f"{sol.text.rstrip('.')} — alone, this makes {where} fire first.",
+                                        sol.part))
                 continue
         good.append(sol)
     return good + trading
@@ -714,8 +716,12 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     ctx = _at_site(entry, full, ctx)
     unreached = not launch_can_raise(entry.extra)  # no command raises it
     sols = solutions(trigger, ctx)
-    if not unreached:
-        sols = checked_against_reach(sols, full, entry.trigger.reach, ctx)
+    if not unreached:  # the earlier checks on the path: its reach, and the raises before it in its block
+        # a raise earlier in the block fires where the path to the block holds and its own test does
+        path = [g.expr for g in entry.site.guards if g.origin is not GuardOrigin.PRIOR_RAISE]
+        prior = tuple(Reach("", 0, simplify(conj([*path, negate(g.expr)])), ctx.renderer.text(negate(g.expr)))
+                      for g in entry.site.guards if g.origin is GuardOrigin.PRIOR_RAISE and g.expr != TRUE)
+        sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx)
     none = _example(None, None, "false", note=(
         "This check guards sglang's own code, not the command line (`internal`): it fires only "
         "if the program breaks the contract it checks, so no command raises it."

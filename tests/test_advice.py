@@ -408,6 +408,19 @@ def test_a_solution_an_earlier_check_refuses_goes_last_and_says_so():
         s.text for s in solutions(fire, CTX)]
 
 
+def test_a_solution_that_undoes_an_earlier_raise_of_the_block_says_so():
+    from extractor.records import Guard, GuardOrigin
+
+    # `if tp <= 1: raise ...` earlier in the block: this check's trigger holds `tp > 1`
+    fire = And((TP_ABOVE_1, Truthy(flag("enable_lora"))))
+    site = RaiseSite("p/check.py", 10, "check_lora", SiteKind.RAISE, "ValueError", parse_template("LoRA."),
+                     (Guard(TP_ABOVE_1, "not (tp <= 1)", GuardOrigin.PRIOR_RAISE),))
+    entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(fire, CTX.renderer), ())
+    done = advise(entry, CTX)
+    assert done.solutions[-1] == ("Set `--tp-size` to at most 1 — alone, this makes the earlier check on "
+                                  "`--tp-size` <= 1 fire first.")
+
+
 def test_rivals_hold_only_where_their_condition_does():
     from analyzers.launch import Launch
     from analyzers.rivals import Rivals
