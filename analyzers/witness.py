@@ -290,7 +290,8 @@ def _flag_values(dest: str, flag: Flag | None, consts: list[Any], model: Model) 
     if takes.kind is ValueKind.BOOL:
         return [True, False]
     if takes.kind is ValueKind.LIST:
-        return _list_values(dest, takes.item_kind, declared, consts, model)
+        return _list_values(dest, takes.item_kind, declared, consts, model,
+                            empty=flag is None or flag.nargs != "+")  # argparse refuses none for nargs="+"
     if takes.kind is ValueKind.DICT:
         return _dict_values(consts)
     if declared or takes.literal_choices:
@@ -304,9 +305,11 @@ def _declared(dest: str, flag: Flag | None, model: Model) -> list[Any]:
     return declared or list(model.examples.accepted(dest))
 
 
-def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[Any], model: Model) -> list[Any]:
+def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[Any], model: Model, *,
+                 empty: bool = True) -> list[Any]:
     """Declared choices are each item's: the condition's own, then one it does not name;
-    one item, none, two, and one item four times (length checks)."""
+    one item, none (where the command line can give none: `empty`), two, and one item four
+    times (length checks)."""
     if declared:
         named = [c for c in consts if c in declared]
         items = list(_unique(named + [c for c in declared if c not in named][:1]))
@@ -314,7 +317,7 @@ def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[An
         items = _scalars(dest, item_kind, consts, model)[:2]
     first = items[0] if items else WORD
     out: list[Any] = [(c,) for c in (items if declared else consts) if isinstance(c, str)]
-    return out + [(first,), (), tuple(items[:2]), (first,) * 4]
+    return out + [(first,), *([()] if empty else []), tuple(items[:2]), (first,) * 4]
 
 
 def _dict_values(consts: list[Any]) -> list[Any]:

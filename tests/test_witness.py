@@ -298,6 +298,7 @@ VALUE_FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--extra", type=json.loads)
         parser.add_argument("--size", type=int)
         parser.add_argument("--paths", type=str, nargs="*")
+        parser.add_argument("--layers", type=int, nargs="+")
 '''), "p/environ.py": "class Envs:\n    SGLANG_MODE = EnvStr('a')\n"})
 VALUE_RULES = ExampleRules(model="model_path", models=("draft_.*",), files=("ssl_.*",), dirs=(".*_dir",),
                            architecture=(r"hf_config\.architectures(\[0\])?",))
@@ -324,6 +325,7 @@ def value_model() -> Model:
                                  {"key": "value"}, {}, JSON_LIST]),
     ("size", [4], [NOT_GIVEN, 4, 5, 3, 8, 1, 2, 0, -1]),
     ("paths", ["a"], [NOT_GIVEN, ("a",), (), ("a", WORD), ("a",) * 4]),
+    ("layers", [], [NOT_GIVEN, (1,), (1, 2), (1,) * 4]),  # nargs="+": argparse refuses none
 ])
 def test_flag_candidates_are_values_a_user_can_paste(dest, consts, expected):
     assert flag_candidates(dest, consts, value_model()) == expected
