@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -215,6 +216,15 @@ def test_lost_launch_detail(fake: Path, action: str, outcome: str, detail: str) 
     with runner(fake, timeout=2) as pool:
         (_, result), = pool.run([launch("--action", action)])
     assert (result.outcome, result.detail[:len(detail)]) == (outcome, detail)
+
+
+def test_killed_launches_leave_no_directory(fake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed mid-launch never cleans up itself: its launch directory lives in the runner's home."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile caches the directory it chose
+    with runner(fake, jobs=1, timeout=2) as pool:
+        list(pool.run([launch("--action", a) for a in ("hang", "exit", "segv")] + [launch("--size", "1")]))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_many_runs_and_order(fake: Path) -> None:

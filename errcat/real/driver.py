@@ -270,7 +270,9 @@ class Driver:
     def launch(self, request: dict) -> dict:
         argv = _with_args(request.get("argv") or [], self.setup.get("args") or [])
         saved_env, saved_argv, home = dict(os.environ), sys.argv, os.getcwd()
-        workdir = tempfile.mkdtemp(prefix="errcat-launch-")
+        # Inside the runner's home (our cwd), which the parent removes: a worker killed
+        # mid-launch never runs the finally below, and must not leave its directory behind.
+        workdir = tempfile.mkdtemp(prefix="errcat-launch-", dir=home)
         answer: dict = {"id": request.get("id"), "outcome": "ok"}
         start = time.perf_counter()
         try:
