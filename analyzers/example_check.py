@@ -9,7 +9,10 @@ its ``predicted``: ``"true"`` when `before` meets this entry first and `after` m
 decide it. An example the pipeline refutes is repaired the way `errcat confirm` repairs
 with the real program: the change that moves the launch off the error that fires instead
 is applied (to both commands while `before` still meets this entry), up to `MAX_BLOCKERS`
-deep; a repaired pair replaces the example only where the pipeline says it works.
+deep, each move keeping this entry's condition and the errors moved off so far; where no
+change of options does it, the move may put both commands on another generated model
+whose measured facts do. A repaired pair replaces the example only where the pipeline says
+it works.
 """
 from __future__ import annotations
 
@@ -19,15 +22,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers.argv import launch_of_argv
-from analyzers.evaluate import Truth, evaluate
+from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.examples import model_of
 from analyzers.first_error import ERROR, OK, Check, Pipeline, Prediction, seen_by
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch, command, split_command
-from analyzers.platform_facts import Stated
+from analyzers.platform_facts import Stated, architecture_of
 from analyzers.witness import satisfy
-from extractor.ir import RefKind, negate, refs
+from extractor.ir import Expr, RefKind, conj, negate, refs
 
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
+MODEL_MOVES = 3  # other stand-in models tried per move
 
 
 def verdict(own: str, before: Prediction, after: Prediction) -> str:
@@ -99,6 +104,12 @@ class ExampleJudge:
         self.prefix = prefix
         self.checks: dict[str, Check] = {c.id: c for c in pipeline.checks}
         self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
+        self._states: dict[str, Launch] = {}  # command -> its stated launch
+        # the stand-ins whose model facts are known (measured for this release), the default first
+        object_ = stated.real.model_object
+        measured = object_.for_release(stated.version) if object_ is not None and stated.version else {}
+        known = sorted(a for a in measured if not a.startswith("("))
+        self.stand_ins = tuple(dict.fromkeys([stated.real.default_model, *known]))
 
     def _text(self, launch: Launch) -> str:
         return command(launch, self.flags, self.prefix)
@@ -111,9 +122,16 @@ class ExampleJudge:
         """The launch the pipeline judges for `launch` on the platform, and its prediction."""
         text = self._text(launch)
         if (found := self._seen.get(text)) is None:
-            line = split_command(text, self.prefix)
-            stated = self.stated.launch(line.argv, line.env)
+            stated = self._stated(launch)
             found = self._seen[text] = (stated, self.pipeline.predict(stated))
+        return found
+
+    def _stated(self, launch: Launch) -> Launch:
+        """`launch` as the platform and its model's stand-in state it (flags and env only are read)."""
+        text = self._text(launch)
+        if (found := self._states.get(text)) is None:
+            line = split_command(text, self.prefix)
+            found = self._states[text] = self.stated.launch(line.argv, line.env)
         return found
 
     def judge(self, own: str, fix: Mapping[str, Any]) -> dict[str, Any]:
@@ -159,20 +177,30 @@ class ExampleJudge:
 
     def _repaired(self, own: str, pair: Pair) -> tuple[Pair, str, tuple[Prediction, Prediction]]:
         """The pair, moved off what fires instead (or onto `own` where `before` meets
-        nothing) until the pipeline says it works; "" when no move found one."""
+        nothing) until the pipeline says it works; "" when no move found one. Each move
+        keeps the errors moved off before it off (the search is asked for all at once), so
+        the repair does not go back and forth between two checks."""
+        off: list[Expr] = []  # the negated conditions of the errors moved off so far
         for _ in range(MAX_BLOCKERS + 1):
             (sb, pb), (sa, pa) = self._judged(pair.before), self._judged(pair.after)
             said = verdict(own, pb, pa)
             if said == "true":
                 return pair, said, (pb, pa)
             if pb.status == ERROR and pb.entry != own and pb.entry is not None:
-                moves, where = self._moves(pb.entry, sb, off=True), "both"
+                target, where, launch = pb.entry, "both", sb
             elif pb.status == OK:  # before meets nothing: made to meet this entry; after stays the fix
-                moves, where = self._moves(own, sb, off=False), "before"
+                target, where, launch = own, "before", sb
             elif pa.status == ERROR and pa.entry is not None and pa.entry != own:
-                moves, where = self._moves(pa.entry, sa, off=True), "after"
+                target, where, launch = pa.entry, "after", sa
             else:
                 break
+            goal = self._goal(target, off=where != "before")
+            if goal is None:
+                break
+            keep = self._goal(own, off=where == "after")
+            moves = self._moves(target, goal, [*off, keep] if keep is not None else off, launch)
+            if where != "before":
+                off.append(goal)
             tried = [self._moved(pair, delta, where, own) for delta in moves]
             done = next((p for p in tried if p is not None and p[1] == "true"), None)
             if done is not None:
@@ -183,11 +211,18 @@ class ExampleJudge:
             pair = further[0]
         return pair, "", (Prediction(OK), Prediction(OK))
 
+    def _goal(self, target: str, *, off: bool) -> Expr | None:
+        """`target`'s condition, negated when the launch is to be moved `off` it."""
+        check = self.checks.get(target)
+        if check is None:
+            return None
+        return negate(check.condition) if off else check.condition
+
     def _moved(self, pair: Pair, delta: Delta, where: str, own: str) -> tuple[Pair, str] | None:
         """`pair` with `delta` applied `where`: to ``"both"`` launches, to ``"before"``, or
         to ``"after"`` (to both while `before` still meets `own` then); and its verdict,
         "unknown" meaning: not refuted yet, worth moving on from."""
-        if where == "before":
+        if where == "before" and self.stated.examples.model not in delta[0]:  # a model is changed in both
             moved = Pair(_applied(pair.before, delta), pair.after)
         else:
             moved = Pair(_applied(pair.before, delta), _applied(pair.after, delta))
@@ -203,29 +238,58 @@ class ExampleJudge:
             return moved, said
         return (moved, "unknown") if pb.covers(own) or pb.status == ERROR else None
 
-    def _moves(self, target: str, launch: Launch, *, off: bool) -> list[Delta]:
-        """Changes to `launch` after which `target`'s condition is surely false (`off`) or
-        true: first dropping one option or env var it reads that the launch gives (back to
-        its default: the smallest change a user makes), then what the search finds."""
-        check = self.checks.get(target)
-        if check is None:
-            return []
-        model = seen_by(check, self.pipeline.model)
-        goal = negate(check.condition) if off else check.condition
+    def _moves(self, target: str, goal: Expr, keep: Sequence[Expr], launch: Launch) -> list[Delta]:
+        """Changes to `launch` after which `goal` (`target`'s condition or its negation) is
+        surely true: first dropping one option or env var `target` reads that the launch
+        gives (back to its default: the smallest change a user makes), then what the search
+        finds with `keep` holding too (on another stand-in model where no change of options
+        does it), then without `keep`."""
+        model = seen_by(self.checks[target], self.pipeline.model)
+        kept = conj(list(keep))
         found: list[Delta] = []
-        for ref in refs(check.condition):
+        for ref in refs(self.checks[target].condition):
             if ref.kind is RefKind.FLAG and ref.name in launch.flags and ref.name != self.stated.examples.model:
                 moved = launch.without_flag(ref.name)
             elif ref.kind is RefKind.ENV and ref.name in launch.env:
                 moved = launch.with_env(ref.name, None)
             else:
                 continue
-            if evaluate(goal, moved, model) is Truth.TRUE:
+            if evaluate(goal, moved, model) is Truth.TRUE and evaluate(kept, moved, model) is not Truth.FALSE:
                 found.append(_delta(launch, moved))
-        moved, truth = satisfy(goal, model, launch)
+        both = conj([goal, *keep])
+        moved, truth = satisfy(both, model, launch)
         if truth is Truth.TRUE and moved != launch:
             found.append(_delta(launch, moved))
+        elif truth is not Truth.TRUE:
+            found += self._other_models(both, model, launch)
+        if keep:
+            moved, truth = satisfy(goal, model, launch)
+            if truth is Truth.TRUE and moved != launch:
+                found.append(_delta(launch, moved))
         return list({repr(d): d for d in found}.values())
+
+    def _other_models(self, goal: Expr, model: Model, launch: Launch) -> list[Delta]:
+        """Where no change of options does it and `goal` reads the model: the launch on
+        another stand-in (`<model:Arch>`, whose facts are measured) with what the search
+        finds there, for the first `MODEL_MOVES` stand-ins where `goal` then holds."""
+        dest = self.stated.examples.model
+        if dest not in launch.flags or not any(r.kind is RefKind.MODEL for r in refs(goal)):
+            return []
+        default = self.stated.real.default_model
+        found: list[Delta] = []
+        for architecture in self.stand_ins:
+            if architecture == architecture_of(launch.flags[dest], default):
+                continue
+            named = "<model>" if architecture == default else model_of(architecture)
+            other = self._stated(launch.with_flag(dest, named))
+            if evaluate(goal, other, model) is Truth.FALSE:
+                continue
+            moved, truth = satisfy(goal, model, other)
+            if truth is Truth.TRUE:
+                found.append(_delta(launch, moved))
+                if len(found) == MODEL_MOVES:
+                    break
+        return found
 
 
 def judge_examples(entries: Sequence[Any], judge: ExampleJudge) -> list[Any]:

@@ -145,7 +145,7 @@ def test_materials_make_each_stand_in_once(tmp_path):
     made = Materials(REAL, tmp_path)
     model = made.word("<model>")
     assert json.loads((tmp_path / "model-A" / "config.json").read_text()) == {"architectures": ["A"]}
-    assert made.word("<model>") == model
+    assert made.word("<model>") == made.word("<model:A>") == model  # the default, by either name
     assert made.word("<model:B>") == str(tmp_path / "model-B")
     assert json.loads((tmp_path / "model-B" / "config.json").read_text())["x"] == 1
     assert made.word("--x=<file>") == f"--x={tmp_path / 'file.txt'}"

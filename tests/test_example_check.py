@@ -14,7 +14,7 @@ from analyzers.flags import build_flag_model
 from analyzers.platform_facts import Stated
 from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
-from extractor.real_profile import Platform, RealProfile
+from extractor.real_profile import ModelProperties, Platform, RealProfile
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):
@@ -128,3 +128,30 @@ def test_an_example_no_move_repairs_keeps_its_commands_and_says_why():
     found = _judge(always, LORA_SPEC).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
     assert found["predicted"] == "false" and found["before"] == "serve --enable-lora --enable-spec"
     assert found["note"].startswith("Predicted not to work as written: `before` stops first at entry always")
+
+
+def test_a_move_off_an_earlier_error_keeps_the_examples_own_condition():
+    """The smallest change that silences the earlier check (dropping --enable-spec) would
+    silence this entry too: the search is asked for both at once."""
+    lora_spec_pp1 = Check("pp1", "a.py", 1, "hook", conj([Truthy(LORA), Truthy(SPEC), Compare("<", PP, Const(2))]), 1)
+    found = _judge(lora_spec_pp1, LORA_SPEC).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert found["predicted"] == "true"
+    assert "--enable-lora --enable-spec" in found["before"] and "--pp-size" in found["before"]
+
+
+MODEL_OBJECT = ModelProperties(r"(?:.*\.)?model_config", "pkg.config:Config.build", (), (
+    ("1.0", '{"Llama": {"is_multimodal": false}, "Qwen": {"is_multimodal": true}}'),))
+MULTIMODAL = Truthy(Ref(RefKind.MODEL, "model_config.is_multimodal", "model_config.is_multimodal"))
+
+
+def test_an_example_needing_another_model_is_moved_onto_a_stand_in_that_has_it():
+    """No option makes the model multimodal; the stand-in measured to be one does, on both commands."""
+    on_multimodal = Check("own", "a.py", 2, "hook", conj([MULTIMODAL, Truthy(LORA)]), 2)
+    pipeline = Pipeline((on_multimodal,), Model(FLAGS, (), EXAMPLES))
+    real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"), ("Qwen", "{}")),
+                       model_object=MODEL_OBJECT)
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, real, EXAMPLES, "1.0"),
+                         FLAGS, PREFIX)
+    found = judge.judge("own", _fix("--model-path <model> --enable-lora", "--model-path <model>"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --model-path <model:Qwen> --enable-lora", "serve --model-path <model:Qwen>", "true")

@@ -50,7 +50,10 @@ class Materials:
             made = self.root / "dir"
             made.mkdir()
         elif (m := _MODEL.fullmatch(placeholder)) is not None:
-            made = self._model(m.group(1) or self.real.default_model)
+            # `<model>` and `<model:Default>` name one stand-in: made once
+            canonical = f"<model:{m.group(1) or self.real.default_model}>"
+            made = self._made.get(canonical) or self._model(canonical[len("<model:"):-1])
+            self._made[canonical] = made
         else:
             raise NotRunnable(f"placeholder {placeholder} has no generated stand-in")
         self._made[placeholder] = made
