@@ -1002,11 +1002,14 @@ class Reads:
         facts: set[str] = set()
         for ref in found:
             if ref.kind is RefKind.FLAG:
+                record = record_of(ref.name)
                 flags.add(ref.name)
                 flags.add(base_dest(ref.name))
-                flags.add(record_of(ref.name))
-                if ref.name[-1:] == ")":
-                    facts.add(derived_fact(ref.name))
+                flags.add(record)
+                # a helper's result is a stated fact, its fields too (``f().a.b`` reads ``f()``)
+                for called in {ref.name, record}:
+                    if called[-1:] == ")":
+                        facts.add(derived_fact(called))
             elif ref.kind is RefKind.ENV:
                 env.add(ref.name)
             else:

@@ -606,6 +606,16 @@ def test_memo_tells_equal_values_of_other_types_apart(expr, given, expected):
     assert evaluate(expr, Launch({"tp_size": given}), model) is expected
 
 
+def test_memo_tells_apart_launches_whose_helper_record_differs():
+    """A rule reading a field of a helper's result (``model_config_of().is_multimodal``)
+    reads the stated record: two launches that differ only there are not one memo entry."""
+    field = Ref(RefKind.FLAG, "model_config_of().is_multimodal", "model_config_of(args).is_multimodal")
+    model = Model(FLAGS, (Rule("tp_size", Const(8), Not(Truthy(field))),))
+    eight = Compare("==", flag("tp_size"), Const(8))
+    stated = [Launch({}, {}, {"runtime:model_config_of()": FrozenMap({"is_multimodal": m})}) for m in (True, False)]
+    assert [evaluate(eight, launch, model) for launch in stated] == [Truth.FALSE, Truth.TRUE]
+
+
 # A record setting ``c`` (``cuda_graph_config``): its value is what a helper returns
 # (stated), its fields are adjusted one by one, and JSON on the command line wins.
 RECORD_RULES = (
