@@ -105,6 +105,7 @@ class ExampleJudge:
         self.checks: dict[str, Check] = {c.id: c for c in pipeline.checks}
         self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
         self._states: dict[str, Launch] = {}  # command -> its stated launch
+        self.machine = dict(launch_of_argv(stated.platform.args, flags).flags)  # what the platform gives every launch
         # the stand-ins whose model facts are known (measured for this release), the default first
         object_ = stated.real.model_object
         measured = object_.for_release(stated.version) if object_ is not None and stated.version else {}
@@ -167,9 +168,8 @@ class ExampleJudge:
         """What the pair needs of the machine: an option the platform gives every launch
         (``--device cuda``) given another value (``--device npu`` loads that device's
         runtime before any check runs, so only such a machine can run the example)."""
-        given = launch_of_argv(self.stated.platform.args, self.flags).flags
         return sorted({f"platform:{dest}={json.dumps(launch.flags[dest])}"
-                       for launch in (pair.before, pair.after) for dest, value in given.items()
+                       for launch in (pair.before, pair.after) for dest, value in self.machine.items()
                        if dest in launch.flags and launch.flags[dest] != value})
 
     def _predictions(self, pair: Pair) -> tuple[Prediction, Prediction]:
