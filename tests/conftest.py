@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,3 +37,42 @@ def release() -> Callable[[str], Snapshot]:
         return cache[version]
 
     return get
+
+
+class _Extracted:
+    """Each release's catalog extracted once per session (the real pipeline is minutes per
+    release): `catalog(v)` the Catalog, `copy(v)` a fresh copy of its directory for a test
+    that writes into it (confirm results, merges). Each release has its own result cache
+    (`cache(v)`, downloads shared), so its first extraction is a cold one."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._made: dict[str, Any] = {}
+
+    def cache(self, version: str) -> Path:
+        at = self.root / f"cache-{version}"
+        if not at.exists():
+            downloads = test_cache_dir() / "downloads"
+            downloads.mkdir(parents=True, exist_ok=True)
+            at.mkdir()
+            (at / "downloads").symlink_to(downloads, target_is_directory=True)
+        return at
+
+    def catalog(self, version: str) -> Any:
+        if version not in self._made:
+            from errcat.model import SourceSpec
+            from errcat.pipeline import extract
+
+            self._made[version] = extract(SourceSpec(release=version), profile="sglang",
+                                          out=self.root / version, cache_dir=self.cache(version))
+        return self._made[version]
+
+    def copy(self, version: str, to: Path) -> Path:
+        self.catalog(version)
+        shutil.copytree(self.root / version, to)
+        return to
+
+
+@pytest.fixture(scope="session")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> _Extracted:
+    return _Extracted(tmp_path_factory.mktemp("extracted"))

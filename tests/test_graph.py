@@ -224,10 +224,8 @@ def test_neighbourhood_holds_related_flags_and_their_errors(graph) -> None:
 
 
 @pytest.mark.network
-def test_graph_command_on_0523(tmp_path, capsys) -> None:
-    out = tmp_path / "cat"
-    assert main(["extract", "--release", "0.5.23", "--out", str(out)]) == 0
-    capsys.readouterr()
+def test_graph_command_on_0523(tmp_path, capsys, extracted) -> None:
+    out = extracted.copy("0.5.23", tmp_path / "cat")
     assert main(["graph", str(out), "--flag", "--lora-paths"]) == 0
     text = capsys.readouterr().out
     assert "implies --enable-lora" in text and "LoRA with EAGLE/NEXTN/EAGLE3 speculative decoding {reason}." in text

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 
 from analyzers.judge import CONFIRMED, EntryIndex, Real
-from errcat.model import SourceSpec
-from errcat.pipeline import extract
 from errcat.real.confirm import confirm, write_results
 from tests import conftest
 
@@ -37,13 +35,12 @@ def _corpus(version: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def catalogs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+def catalogs(extracted, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     made: dict[str, Path] = {}
 
-    def get(version: str) -> Path:
+    def get(version: str) -> Path:  # a copy: confirm writes its results into the directory
         if version not in made:
-            made[version] = tmp_path_factory.mktemp("catalog") / version
-            extract(SourceSpec(release=version), out=made[version], cache_dir=conftest.test_cache_dir())
+            made[version] = extracted.copy(version, tmp_path_factory.mktemp("catalog") / version)
         return made[version]
 
     return get

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from errcat.model import SourceSpec
-from errcat.pipeline import extract
 from tests import conftest
 
 pytestmark = pytest.mark.network
@@ -29,11 +27,10 @@ def _script():
     return module
 
 
-def test_generated_launches_are_run_and_predicted(tmp_path: Path, sglang_profile) -> None:
+def test_generated_launches_are_run_and_predicted(tmp_path: Path, sglang_profile, extracted) -> None:
     from errcat.real.targetenv import ensure_target_env
 
-    catalog = tmp_path / "catalog"
-    extract(SourceSpec(release=VERSION), out=catalog, cache_dir=conftest.test_cache_dir())
+    catalog = extracted.copy(VERSION, tmp_path / "catalog")
     target = ensure_target_env(sglang_profile, VERSION, cache_dir=conftest.test_cache_dir())
     out, regressions = tmp_path / "corpus.jsonl", tmp_path / "regressions.jsonl"
     difftest = _script()
@@ -50,11 +47,10 @@ def test_generated_launches_are_run_and_predicted(tmp_path: Path, sglang_profile
 
 
 @pytest.mark.parametrize("version", ["0.5.23", "0.5.18"])
-def test_the_committed_corpus_replays_against_the_catalog(tmp_path: Path, version: str) -> None:
+def test_the_committed_corpus_replays_against_the_catalog(tmp_path: Path, version: str, extracted) -> None:
     """Every recorded launch is predicted again from today's catalog (no real runs): where the
     prediction is decided it names the first error real sglang met."""
-    catalog = tmp_path / "catalog"
-    extract(SourceSpec(release=version), out=catalog, cache_dir=conftest.test_cache_dir())
+    catalog = extracted.copy(version, tmp_path / "catalog")
     corpus = ROOT / "tests" / "data" / "difftest" / f"sglang-{version}.jsonl.gz"
     out = tmp_path / "replayed.jsonl"
     difftest = _script()

@@ -5,16 +5,14 @@ import ast
 
 import pytest
 
-from errcat.pipeline import build_catalog
-
 pytestmark = pytest.mark.network
 
 LORA_PATH = "python/sglang/srt/arg_groups/lora_hook.py"
 
 
 @pytest.fixture(scope="module")
-def catalog_0523(release, sglang_profile):
-    return build_catalog(release("0.5.23"), sglang_profile)
+def catalog_0523(extracted):
+    return extracted.catalog("0.5.23")
 
 
 @pytest.fixture(scope="module")
@@ -91,12 +89,12 @@ def test_every_table_loop_in_the_targets_is_expanded(catalog_0523, release, sgla
 
 
 @pytest.mark.parametrize("version", ["0.4.10", "0.5.18", "0.5.23"])
-def test_no_config_attribute_is_left_unknown(release, sglang_profile, version) -> None:
+def test_no_config_attribute_is_left_unknown(extracted, version) -> None:
     """Unknown leaves are parameters, run-time values and foreign code, never a read of a
     declared flag through the config object (``cfg.<declared dest>``)."""
     import re
 
-    catalog = build_catalog(release(version), sglang_profile)
+    catalog = extracted.catalog(version)
     config_read = re.compile(r"^(cfg|self|server_args|view|args)\.(\w+)$")
     unknown = [
         o for e in catalog.entries for t in e.triggers

@@ -78,9 +78,13 @@ def _extract(spec: SourceSpec, out: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def catalogs(tmp_path_factory) -> dict[str, dict[str, Any]]:
-    root = tmp_path_factory.mktemp("releases")
-    return {v: {**_extract(SourceSpec(release=v), root / v), "_out": root / v} for v in VERSIONS}
+def catalogs(extracted) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for v in VERSIONS:
+        extracted.catalog(v)
+        at = extracted.root / v
+        out[v] = {**json.loads((at / "catalog.json").read_text(encoding="utf-8")), "_out": at}
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -133,14 +137,11 @@ def _digests(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_rerun_is_byte_identical(tmp_path):
-    """Cold then warm (own result cache, shared downloads): the same bytes."""
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    (cache / "downloads").symlink_to(_cache_dir() / "downloads", target_is_directory=True)
-    for out in ("cold", "warm"):
-        extract(SourceSpec(release="0.5.23"), profile="sglang", out=tmp_path / out, cache_dir=cache)
-    cold, warm = _digests(tmp_path / "cold"), _digests(tmp_path / "warm")
+def test_rerun_is_byte_identical(extracted, tmp_path):
+    """Cold (the session's first extraction, into its own result cache) then warm: the same bytes."""
+    extracted.catalog("0.5.23")
+    extract(SourceSpec(release="0.5.23"), profile="sglang", out=tmp_path / "warm", cache_dir=extracted.cache("0.5.23"))
+    cold, warm = _digests(extracted.root / "0.5.23"), _digests(tmp_path / "warm")
     assert len(cold) > 700 and sorted(k for k in cold.keys() | warm.keys() if cold.get(k) != warm.get(k)) == []
 
 
