@@ -1332,9 +1332,10 @@ def _program_order(pair: tuple[RuleCode, Rule]) -> tuple[bool, int]:
 @lru_cache(maxsize=1 << 16)
 def rewrites_itself(rule: Rule) -> bool:
     """A rule renaming one value of its setting to a constant (``if x == "a": x = "b"``) or
-    computing it from the setting with a builtin (``x = x.upper()``): it normalises what the
-    command line gave, so it applies to it. A rule choosing a value by other conditions
-    (``x = "b" if quant else x`` under ``x == "a"``) keeps the given one (an assumption)."""
+    computing it from the setting with a builtin or a helper of the project's (``x = x.upper()``,
+    ``x = resolve_alias(x, y)``): it normalises what the command line gave, so it applies to
+    it. A rule choosing a value by other conditions (``x = "b" if quant else x`` under
+    ``x == "a"``) keeps the given one (an assumption)."""
     def own(expr: Expr) -> bool:
         return isinstance(expr, Ref) and expr.kind is RefKind.FLAG and base_dest(expr.name) == rule.dest
 
@@ -1347,6 +1348,9 @@ def rewrites_itself(rule: Rule) -> bool:
     value = rule.value
     if isinstance(value, Const):  # a rename: ``if x == "mooncake_tcp": x = "mooncake"``
         return any(value_test(n) for n in walk(rule.when))
+    if isinstance(value, Apply) and value.fn == STATED_OR and len(value.args) == 2:
+        value = value.args[0]  # ``x = resolve_alias(x, ...)``: a helper of the project's, summarised
+        return isinstance(value, Apply) and any(own(a) for a in value.args)
     return isinstance(value, Apply) and value.fn in _FUNCTIONS and any(own(a) for a in value.args)
 
 

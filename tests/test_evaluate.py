@@ -203,6 +203,11 @@ ON_CUDA = Compare("==", flag("device"), Const("cuda"))
          ON_CUDA, Truth.TRUE),
         ((Rule("device", Apply("lower", (flag("device"),), "device.lower()"), TRUE),), {"device": "CUDA"},
          ON_CUDA, Truth.TRUE),
+        # ... or a helper of the project's, summarised (``device = resolve_alias(device)``)
+        ((Rule("device", Apply(STATED_OR, (Apply("resolve_alias", (flag("device"),), "resolve_alias(device)"),
+                                           Apply(IF, (Compare("==", flag("device"), Const("gpu")), Const("cuda"),
+                                                      flag("device")), "alias")), "r"), TRUE),),
+         {"device": "gpu"}, ON_CUDA, Truth.TRUE),
         # ... not one choosing the new value by other conditions: the given value is kept
         ((Rule("device", Apply(IF, (Truthy(HIP), Const("cuda"), Const("cpu")), "c"),
                Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"}, ON_CUDA, Truth.FALSE),
