@@ -671,18 +671,14 @@ def situations(expr: Expr, ctx: Context) -> list[str]:
 
 
 def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
-    """`ctx` evaluating as the code stands at the raise: without the adjustments a launch
-    runs after it (its `order`: a later hook renaming a value the check refuses does not
-    make that value pass) nor those its own function makes further down (``if x is None:
-    raise ...`` then ``x = default``), where they would change what the trigger reads."""
+    """`ctx` evaluating as the code stands at the raise: without the adjustments its own
+    function makes further down (``if x is None: raise ...`` then ``x = default``), where
+    they would change what the trigger reads."""
     site = entry.site
-    order = entry.extra.get("order")
-    base = ctx.model.before(order) if isinstance(order, int) else ctx.model
-    later = {id(r) for r in base.relevant_rules(full) if r.after(site.path, site.function, site.adjusted_before)}
+    later = {id(r) for r in ctx.model.relevant_rules(full) if r.after(site.path, site.function, site.adjusted_before)}
     if not later:
-        return replace(ctx, model=base) if base is not ctx.model else ctx
-    kept = {id(r) for r in base.rules} - later
-    key = frozenset(i for i, r in enumerate(ctx.model.rules) if id(r) not in kept)
+        return ctx
+    key = frozenset(i for i, r in enumerate(ctx.model.rules) if id(r) in later)
     model = ctx.models.get(key)
     if model is None:
         rules = tuple(r for i, r in enumerate(ctx.model.rules) if i not in key)
@@ -750,16 +746,15 @@ def advise(entry: Entry, ctx: Context) -> Entry:
 def complete_entries(
     entries: Sequence[Entry], *, flags: Any, adjustments: Sequence[Any], renderer: Renderer,
     launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
-    examples: ExampleRules | None = None, times: Sequence[int | None] = (),
+    examples: ExampleRules | None = None,
 ) -> list[Entry]:
     """Advice and related ids for every entry (the catalog step after `build_entries`).
 
     `examples`: how example commands write values (the profile's `examples:`); the values
-    every entry's conditions compare flags and env vars against are added to it. `times`:
-    when a launch runs each adjustment (see `rules_from_adjustments`)."""
+    every entry's conditions compare flags and env vars against are added to it."""
     conditions = (t.expr for e in entries for t in e.triggers)
     known = Examples(examples or ExampleRules()).with_known(conditions)
-    model = Model(flags, rules_from_adjustments(adjustments, times), known)
+    model = Model(flags, rules_from_adjustments(adjustments), known)
     full = ((e.id, _full(e)) for e in entries if launch_can_raise(e.extra))
     ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model),
                   reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach})

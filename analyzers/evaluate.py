@@ -111,16 +111,14 @@ class Rule:
         return self.origin is not None and self.origin[:2] == (path, function) and self.origin[2] >= order
 
 
-def rules_from_adjustments(adjustments: Iterable[Any], times: Sequence[int | None] = ()) -> tuple[Rule, ...]:
-    """Rules from `extractor.records.Adjustment` records or catalog dicts (either works);
-    `times`: per record, when a launch runs it (`extractor.program_order`; dicts carry theirs)."""
+def rules_from_adjustments(adjustments: Iterable[Any]) -> tuple[Rule, ...]:
+    """Rules from `extractor.records.Adjustment` records or catalog dicts (either works)."""
     out = []
-    for i, adj in enumerate(adjustments):
+    for adj in adjustments:
         if isinstance(adj, Mapping):
             out.append(Rule.from_dict(adj))
         else:
-            at = times[i] if i < len(times) else None
-            out.append(Rule(adj.flag, adj.value, adjustment_guard(adj), (adj.path, adj.function, adj.order), at))
+            out.append(Rule(adj.flag, adj.value, adjustment_guard(adj), (adj.path, adj.function, adj.order)))
     return tuple(out)
 
 

@@ -171,10 +171,9 @@ def build_catalog(
     from analyzers.overlay import apply_overlay
 
     docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
-    times = tuple(order.get((a.path, a.function, a.line)) for a in adjustments)
     entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
                                launch_prefix=profile.launch, docstrings=docstrings,
-                               examples=profile.examples, times=times)
+                               examples=profile.examples)
     entries, overlay_notes = apply_overlay(entries, overlay or {})
     diagnostics += overlay_notes
     release = release_of(snapshot.provenance(), profile)
@@ -182,7 +181,7 @@ def build_catalog(
     from extractor.inline import called_functions
 
     catalog = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
-                      incomplete, times,
+                      incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
                       called_functions(files))
     entries = judged_examples(catalog, release)
     return replace(catalog, entries=tuple(apply_outcomes(entries, outcomes, release)))

@@ -307,18 +307,6 @@ def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, a
     assert entry.example_fix["predicted"] == verified
 
 
-@pytest.mark.parametrize("rule_at, verified", [
-    (9, "true"),  # the default is set by a hook that runs after the check: not yet at the raise
-    (3, "false"),  # by one that runs before it: the setting is never missing at the raise
-])
-def test_adjustments_a_launch_runs_after_the_check_are_not_applied(rule_at, verified):
-    default_page = Rule("page_size", Const(64), Compare("is", flag("page_size"), Const(None)),
-                        ("p/other.py", "later_hook", 0), at=rule_at)
-    ctx = Context(Model(FLAGS, (*RULES, default_page), EXAMPLES), CTX.renderer, "serve")
-    entry = replace(_site_entry(Compare("is", flag("page_size"), Const(None)), "check", 0), extra={"order": 5})
-    assert advise(entry, ctx).example_fix["predicted"] == verified
-
-
 @pytest.mark.parametrize("expr, keys", [
     (And((Truthy(flag("enable_lora")), Compare("==", SPEC, Const("EAGLE")))),
      ["before", "after", "verified", "predicted", "solution"]),
