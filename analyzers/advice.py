@@ -136,6 +136,8 @@ def _flag(leaf: Leaf, ctx: Context) -> Any:
 def _shown(value: Any) -> str:
     if value is None:
         return "none"
+    if value == "" and isinstance(value, str):  # as typed on a command line, not nothing
+        return '""'
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, tuple):

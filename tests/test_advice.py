@@ -77,6 +77,16 @@ def test_solutions(expr, expected):
     assert [s.text for s in solutions(expr, CTX)] == expected
 
 
+@pytest.mark.parametrize(("value", "shown"), [
+    (None, "none"), (True, "true"), (3, "3"), ("off", "off"), (("a", "b"), "a b"),
+    ("", '""'),  # an empty value is shown as typed, not as nothing ("one of , off")
+])
+def test_values_are_shown_as_typed(value, shown):
+    from analyzers.advice import _shown
+
+    assert _shown(value) == shown
+
+
 @pytest.mark.parametrize(
     ("env", "listed", "offending", "unset", "expected"),
     [
