@@ -5,7 +5,7 @@ time; "" where the shape says nothing a reader could use."""
 from __future__ import annotations
 
 from analyzers.polarity import flag_polarity
-from extractor.ir import TRUE, Apply, Compare, Const, Expr, In, Not, Ref, RefKind, conjuncts, refs, simplify, walk
+from extractor.ir import TRUE, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, conjuncts, refs, simplify, walk
 
 _ORDER = ("<", "<=", ">", ">=")
 
@@ -19,6 +19,8 @@ def _kind(part: Expr) -> str:
         return "model"
     if any(isinstance(node, Apply) and node.fn == "isinstance" for node in walk(part)):
         return "type"
+    if isinstance(part, Or) and len({_kind(d) for d in part.args}) == 1:  # ``x <= 0 or x > 1``: a range
+        return _kind(part.args[0])
     inner = part.arg if isinstance(part, Not) else part
     if isinstance(inner, In) and isinstance(inner.container, Const):
         return "value"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from analyzers.restriction import restriction
-from extractor.ir import TRUE, And, Apply, Compare, Const, In, Not, Ref, RefKind, Truthy
+from extractor.ir import TRUE, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
 
 
 def flag(name: str) -> Ref:
@@ -28,6 +28,10 @@ ENV = Truthy(Ref(RefKind.ENV, "SGLANG_X", "envs.SGLANG_X.get()"))
     (HIP, "a launch on this platform"),
     (Compare("<", TP, Const(1)), "a value outside its allowed range"),
     (Compare(">", EP, TP), "settings whose values do not fit together"),
+    # given, and outside (0, 1]: one range, not a feature
+    (And((Compare("is not", flag("frac"), Const(None)),
+          Or((Compare("<=", flag("frac"), Const(0)), Compare(">", flag("frac"), Const(1)))))),
+     "a value outside its allowed range"),
     (Not(In(flag("backend"), Const(("a", "b")))), "a value this code path does not accept"),
     (Not(Truthy(Apply("isinstance", (flag("paths"), Const("list")), "isinstance(p, list)"))),
      "a value of the wrong type or form"),
