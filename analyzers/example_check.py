@@ -123,13 +123,14 @@ class ExampleJudge:
         """The launch the pipeline judges for `launch` on the platform, and its prediction."""
         text = self._text(launch)
         if (found := self._seen.get(text)) is None:
-            stated = self._stated(launch)
+            stated = self._stated(launch, text)
             found = self._seen[text] = (stated, self.pipeline.predict(stated))
         return found
 
-    def _stated(self, launch: Launch) -> Launch:
-        """`launch` as the platform and its model's stand-in state it (flags and env only are read)."""
-        text = self._text(launch)
+    def _stated(self, launch: Launch, text: str | None = None) -> Launch:
+        """`launch` (as `text`, its command, when known) as the platform and its model's
+        stand-in state it (flags and env only are read)."""
+        text = self._text(launch) if text is None else text
         if (found := self._states.get(text)) is None:
             line = split_command(text, self.prefix)
             found = self._states[text] = self.stated.launch(line.argv, line.env)
