@@ -244,7 +244,7 @@ class CallSite:
     # not called here: `callee` is handed to another call (``run_hook(fn, cfg)``), which may
     # call it; counts for reachability only, not for caller guards
     ref: bool = False
-    line: int = 0  # where the call is (0: not known)
+    line: int = 0  # first line of the statement making the call (0: not known)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -465,6 +465,7 @@ class SiteWalker:
         self.qualname: list[str] = []
         self.classes: list[str] = []
         self.found = Found()
+        self.statement: cst.CSTNode | None = None  # the innermost statement being walked
         written = _module_constants(module)
         consts = computed_literals(path, module, written)
         self.computed = {id(written[n]): v for n, v in consts.items() if v is not written[n]}  # comprehensions
@@ -607,7 +608,17 @@ class SiteWalker:
     def walk_stmt(self, stmt: cst.CSTNode) -> None:
         handler = self.HANDLERS.get(type(stmt))
         if handler is not None:
-            handler(self, stmt)
+            outer, self.statement = self.statement, stmt
+            try:
+                handler(self, stmt)
+            finally:
+                self.statement = outer
+
+    def call_line(self, node: cst.CSTNode) -> int:
+        """Where a call runs in program order: its statement's first line (a statement's
+        calls run before its own effect, as ``declare_resolution(x=validate(cfg.x))``
+        validates before it resolves), else the call's own line."""
+        return self.line_of(self.statement if self.statement is not None else node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> None:
         for small in node.body:
@@ -1180,7 +1191,7 @@ class SiteWalker:
             (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value))
             for i, arg in enumerate(node.args) if not arg.star
         )
-        self.found.calls.append(CallSite(self.function, callee, guards, args, line=self.line_of(node)))
+        self.found.calls.append(CallSite(self.function, callee, guards, args, line=self.call_line(node)))
         self._record_inner(node)
 
     def _record_inner(self, node: cst.Call) -> None:
@@ -1189,7 +1200,7 @@ class SiteWalker:
             name = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
             if name is not None and self.scope.lookup(name.partition(".")[0]) is None \
                     and not self.scope.is_config(cst.Name(name.partition(".")[0])):
-                self.found.calls.append(CallSite(self.function, name, guards, ref=True, line=self.line_of(arg.value)))
+                self.found.calls.append(CallSite(self.function, name, guards, ref=True, line=self.call_line(arg.value)))
             for inner in _calls_in(arg.value):
                 name = dotted(inner.func)
                 if name is not None:

@@ -117,3 +117,21 @@ def test_a_runner_of_model_overrides_runs_every_registered_override_where_it_is_
     entry = EntryPoints(functions=(("pkg/p.py", "prepare"),), override_runners=frozenset(PROFILE.override_runners))
     order = _order({"pkg/p.py": runner, "pkg/x.py": override}, entry)
     assert order == [("p.py", "prepare", 3), ("x.py", "_x_overrides", 4), ("p.py", "prepare", 5)]
+
+
+def test_a_call_in_the_arguments_of_a_resolution_runs_before_the_resolution() -> None:
+    source = '''
+        def prepare(cfg):
+            declare_resolution(
+                cfg,
+                "prepare",
+                ib_device=validate(cfg.ib_device),
+            )
+
+        def validate(device):
+            if device is not None and not device.strip():
+                raise ValueError("empty device")
+            return device
+    '''
+    order = _order({"pkg/p.py": source}, EntryPoints(functions=(("pkg/p.py", "prepare"),)))
+    assert order == [("p.py", "validate", 11), ("p.py", "prepare", 3)]
