@@ -7,6 +7,7 @@ rendering, three-valued evaluation, solution derivation and graph edges.
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar, cast
@@ -461,10 +462,21 @@ def _is(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _as_sets(a: Any, b: Any) -> tuple[Any, Any]:
+    """A set literal is a tuple in the IR (`Const` values are hashable): compared in order
+    with a set (``backends <= {"triton", "fa3"}``: a subset test), it is the set."""
+    if isinstance(a, (set, frozenset)) and isinstance(b, tuple):
+        return a, frozenset(b)
+    if isinstance(b, (set, frozenset)) and isinstance(a, tuple):
+        return frozenset(a), b
+    return a, b
+
+
 COMPARE: dict[str, Any] = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
     "is": _is, "is not": lambda a, b: not _is(a, b),
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "<": lambda a, b: operator.lt(*_as_sets(a, b)), "<=": lambda a, b: operator.le(*_as_sets(a, b)),
+    ">": lambda a, b: operator.gt(*_as_sets(a, b)), ">=": lambda a, b: operator.ge(*_as_sets(a, b)),
 }
 
 

@@ -128,6 +128,11 @@ MODEL = Model(FLAGS, (IMPLIES_LORA,))
         # a comparison with ``a if t else b`` where t is unknown: decided when both branches agree
         (Compare("==", Apply(IF, (Truthy(HIP), flag("tp_size"), Const(1)), "x"), Const(2)), {}, {}, Truth.FALSE),
         (Compare("==", Apply(IF, (Truthy(HIP), flag("tp_size"), Const(2)), "x"), Const(2)), {}, {}, Truth.UNKNOWN),
+        # a set literal (a tuple constant) compared in order with a set is a set: a subset test
+        (Compare("<=", Apply("set", (Seq((flag("device"),)),), "{cfg.device}"), Const(("cuda", "npu"))), {}, {},
+         Truth.TRUE),
+        (Compare("<=", Apply("set", (Seq((flag("device"),)),), "{cfg.device}"), Const(("npu",))), {}, {},
+         Truth.FALSE),
         # functions of flags
         (Compare("==", Apply("%", (flag("tp_size"), Const(3)), "tp % 3"), Const(1)), {"tp_size": 4}, {}, Truth.TRUE),
         (Truthy(Apply("startswith", (flag("device"), Const("cu")), "d.startswith('cu')")), {}, {}, Truth.TRUE),
