@@ -28,11 +28,12 @@ from analyzers.first_error import ERROR, OK, Check, Pipeline, Prediction, seen_b
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of
-from analyzers.witness import satisfy
+from analyzers.witness import literals, satisfy
 from extractor.ir import Expr, RefKind, conj, negate, refs
 
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
 MODEL_MOVES = 3  # other stand-in models tried per move
+MAX_WAYS = 6  # disjuncts of a goal searched one by one
 
 
 def verdict(own: str, before: Prediction, after: Prediction) -> str:
@@ -206,18 +207,23 @@ class ExampleJudge:
             done = next((p for p in tried if p is not None and p[1] == "true"), None)
             if done is not None:
                 return done[0], "true", self._predictions(done[0])
-            further = next((p for p in tried if p is not None and p[1] == "unknown"), None)
+            # go on from a move where `before` meets this entry, if one does: only `after` is left to fix
+            open_ = [p for p in tried if p is not None and p[1] == "unknown"]
+            further = next((p for p in open_ if self._judged(p[0].before)[1].entry == own), None) or \
+                next(iter(open_), None)
             if further is None:
                 break
             pair = further[0]
         return pair, "", (Prediction(OK), Prediction(OK))
 
     def _goal(self, target: str, *, off: bool) -> Expr | None:
-        """`target`'s condition, negated when the launch is to be moved `off` it."""
+        """`target`'s condition and what reaching it needs (its `trigger.reach`: the earlier
+        checks of its own function stay quiet), or the condition negated when the launch is
+        to be moved `off` it."""
         check = self.checks.get(target)
         if check is None:
             return None
-        return negate(check.condition) if off else check.condition
+        return negate(check.condition) if off else conj([check.condition, check.reach])
 
     def _moved(self, pair: Pair, delta: Delta, where: str, own: str) -> tuple[Pair, str] | None:
         """`pair` with `delta` applied `where`: to ``"both"`` launches, to ``"before"``, or
@@ -261,6 +267,13 @@ class ExampleJudge:
         moved, truth = satisfy(both, model, launch)
         if truth is Truth.TRUE and moved != launch:
             found.append(_delta(launch, moved))
+            # the search stops at the first way that holds; each other way of `goal` (a
+            # disjunct: ``tp % attn_dp == 0`` where ``dp > 1`` came first) may be the one
+            # no later check refuses
+            for way in literals(goal)[1:MAX_WAYS]:
+                moved, truth = satisfy(conj([*way, *keep]), model, launch)
+                if truth is Truth.TRUE and moved != launch:
+                    found.append(_delta(launch, moved))
         elif truth is not Truth.TRUE:
             found += self._other_models(both, model, launch)
         if keep:

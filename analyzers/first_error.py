@@ -32,7 +32,7 @@ from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from extractor.inline import inline_returns
-from extractor.ir import ON_COMMAND_LINE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict
+from extractor.ir import ON_COMMAND_LINE, TRUE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict, negate
 from extractor.profile import ExampleRules
 from extractor.templates import RERAISED
 
@@ -50,6 +50,7 @@ class Check:
     function: str
     condition: Expr  # when it fires
     order: int | None = None  # where a launch starts its function (the entry's `order`), if known
+    reach: Expr = TRUE  # what must hold to reach it: no earlier check of `trigger.reach` fires
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +89,10 @@ def check_of(entry: Mapping[str, Any]) -> Check:
     rows = [from_dict(v["trigger"]["expr"]) for v in entry.get("variants") or ()]
     source = entry["source"]
     order = entry.get("order")
+    reach = conj([negate(from_dict(r["expr"])) for r in entry["trigger"].get("reach") or ()])  # each: what fires
     return Check(entry["id"], source["path"], int(source["line"]), str(source.get("function") or ""),
-                 conj([trigger, disj(rows)]) if rows else trigger, int(order) if order is not None else None)
+                 conj([trigger, disj(rows)]) if rows else trigger, int(order) if order is not None else None,
+                 reach)
 
 
 def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check, ...]:

@@ -155,3 +155,27 @@ def test_an_example_needing_another_model_is_moved_onto_a_stand_in_that_has_it()
     found = judge.judge("own", _fix("--model-path <model> --enable-lora", "--model-path <model>"))
     assert (found["before"], found["after"], found["predicted"]) == (
         "serve --model-path <model:Qwen> --enable-lora", "serve --model-path <model:Qwen>", "true")
+
+
+TP = Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")
+
+
+def test_a_move_keeps_what_reaching_the_entry_needs():
+    """Dropping --pp-size silences the earlier check, but this entry is reached only with
+    --pp-size 2 (its `trigger.reach`); the move that keeps it sets --tp-size instead."""
+    pp_tp = Check("pp_tp", "a.py", 1, "hook", conj([Compare(">", PP, Const(1)), Compare("<", TP, Const(2))]), 1)
+    own = Check("own", "a.py", 3, "hook", Truthy(LORA), 3, reach=Compare(">", PP, Const(1)))
+    found = _judge(pp_tp, own).judge("own", _fix("--pp-size 2 --enable-lora", "--pp-size 2"))
+    assert found["predicted"] == "true"
+    assert "--pp-size 2" in found["before"] and "--tp-size" in found["before"]
+
+
+def test_an_example_whose_first_way_off_an_earlier_error_meets_another_is_repaired_another_way():
+    """Off `pp_or_tp` by a lower --pp-size (the first way) meets `pp_low`; by --tp-size
+    (the second way) the example works."""
+    pp_or_tp = Check("first", "a.py", 1, "hook",
+                     conj([Truthy(LORA), Compare(">", PP, Const(1)), Compare("<", TP, Const(2))]), 1)
+    pp_low = Check("pp_low", "a.py", 2, "hook", conj([Truthy(LORA), Compare("<", PP, Const(2))]), 2)
+    own = Check("own", "a.py", 3, "hook", Truthy(LORA), 3)
+    found = _judge(pp_or_tp, pp_low, own).judge("own", _fix("--pp-size 2 --enable-lora", "--pp-size 2"))
+    assert found["predicted"] == "true" and "--tp-size" in found["before"]
