@@ -574,6 +574,11 @@ def meaning(entry: Entry, ctx: Context) -> str:
     doc = ctx.docstrings.get((site.path, site.function), "")
     where = f"`{function}`" + (f" (“{doc.rstrip('.')}”)" if doc else "")
     refuses = restriction(entry.trigger.expr)
+    if site.query:
+        return (f"{where} asks the device for `{site.query}()`; on a machine without that device (no GPU, "
+                f"or a build of the library without its support) the query itself fails with this error, "
+                f"which is the device library's, not a check of the project. It needs a machine with the "
+                f"device, or a launch that does not take this path.")
     if site.kind == "assert":
         text = f"An internal check (`assert`) in {where} " + (f"refuses {refuses}." if refuses else
                                                                 "fails, so the launch stops.")

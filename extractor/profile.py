@@ -72,6 +72,9 @@ class Profile:
     env_readers: frozenset[str] = frozenset()
     platform_predicates: frozenset[str] = frozenset()
     platform_patterns: tuple[str, ...] = ()
+    # device queries that raise where the machine lacks the device (``torch.cuda.
+    # get_device_capability()`` with no CUDA): called name -> (exception, message)
+    platform_raises: tuple[tuple[str, tuple[str, str]], ...] = ()
     model_roots: frozenset[str] = frozenset()
     # the model property naming its architecture, as guards on model-registered code read it
     model_architecture: str = ""
@@ -191,6 +194,18 @@ def _path_map(value: Any) -> str | None:
     return next((f"{k!r}: {p}" for k, v in value.items() if (p := _string(k) or _string(v))), None)
 
 
+def _raises(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return f"expected a mapping of called name -> {{exception, message}}, got {_kind(value)}"
+    for name, raised in value.items():
+        if (problem := _string(name)) is not None:
+            return f"{name!r}: {problem}"
+        if not isinstance(raised, dict) or set(raised) != {"exception", "message"} \
+                or not all(isinstance(v, str) and v for v in raised.values()):
+            return f"{name!r}: expected {{exception: <name>, message: <text>}}"
+    return None
+
+
 def _accepts(value: Any) -> str | None:
     if not isinstance(value, dict):
         return f"expected a mapping of flag dest or env var -> accepted values, got {_kind(value)}"
@@ -222,7 +237,7 @@ _SCHEMA: dict[str, Any] = {
                                                         "contracts", "callers", "entry_points")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
-    "platform": {"predicates": _strings(), "patterns": _strings(item=_regex)},
+    "platform": {"predicates": _strings(), "patterns": _strings(item=_regex), "raises": _optional(_raises)},
     "model": {"roots": _strings(), "architecture": _nonempty, "calls": _strings()},
     "launch": _string,
     "examples": {"model": _optional(_pattern(r"[A-Za-z_][A-Za-z0-9_]*", "a flag dest")),
@@ -299,6 +314,8 @@ def parse_profile(data: Any, origin: str) -> Profile:
         env_readers=frozenset(_strs(data, "env", "readers")),
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),
         platform_patterns=_strs(data, "platform", "patterns"),
+        platform_raises=tuple(sorted((name, (r["exception"], r["message"])) for name, r in
+                                     ((data.get("platform") or {}).get("raises") or {}).items())),
         model_roots=frozenset(_strs(data, "model", "roots")),
         model_architecture=(data.get("model") or {}).get("architecture", ""),
         model_calls=_strs(data, "model", "calls"),

@@ -174,6 +174,7 @@ class RaiseSite:
     prior_runs: tuple[Run, ...] = ()
     priors: PriorTable = field(default=NO_PRIORS, compare=False, repr=False)
     comment: str = ""  # the source's comments above/beside the check (`extractor.docstrings`)
+    query: str = ""  # a device query that fails here (the profile's `platform.raises`), not a check
 
     @property
     def guards(self) -> tuple[Guard, ...]:
@@ -201,6 +202,7 @@ class RaiseSite:
             "adjusted_before": self.adjusted_before,
             "prior_runs": [list(r) for r in self.prior_runs],
             **({"comment": self.comment} if self.comment else {}),
+            **({"query": self.query} if self.query else {}),
         }
 
     @classmethod
@@ -216,6 +218,7 @@ class RaiseSite:
             tuple((a, b, s, e) for a, b, s, e in data.get("prior_runs", [])),
             priors,
             data.get("comment", ""),
+            data.get("query", ""),
         )
 
     def with_first_guard(self, guard: Guard) -> RaiseSite:

@@ -35,6 +35,7 @@ from extractor.ir import (
     In,
     Ref,
     RefKind,
+    Truthy,
     Unknown,
     conj,
     disj,
@@ -861,8 +862,29 @@ class SiteWalker:
             self._declaration_dict(node.target.value, node.value, node)
 
     def visit_Expr(self, node: cst.Expr) -> None:
+        self._device_query(node, node.value)
         if isinstance(node.value, cst.Call):
             self.call(node.value)
+
+    def _device_query(self, node: cst.BaseSmallStatement, value: cst.BaseExpression) -> None:
+        """A statement calling a device query that raises where the machine lacks the device
+        (the profile's `platform.raises`: ``major, _ = torch.cuda.get_device_capability()``):
+        a site firing where the query fails, and an earlier raise for what follows. Only a
+        statement's own call: one inside a condition (``a and query()[0] >= 10``) may not run."""
+        call = value.value if isinstance(value, cst.Subscript) else value
+        name = dotted(call.func) if isinstance(call, cst.Call) else None
+        raised = dict(self.profile.platform_raises).get(name) if name is not None else None
+        if name is None or raised is None:
+            return
+        exception, message = raised
+        text = f"{norm_code(call)} fails"
+        fails = Truthy(Ref(RefKind.PLATFORM, f"{name}() fails", text))
+        line = self.line_of(node)
+        self.add_site(node, line, SiteKind.RAISE, exception, [Option(Template.literal(message))],
+                      (Guard(fails, text, GuardOrigin.IF),),
+                      [f"raised by {name}() where the machine has no such device, not by a check of the project"],
+                      query=name)
+        self.push(negate(fails), f"not ({text})", GuardOrigin.PRIOR_RAISE, line)
 
     def visit_Return(self, node: cst.Return) -> None:
         frame = self.frame
@@ -904,6 +926,7 @@ class SiteWalker:
         self.scope.bind(name, self.computed.get(id(value), value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self._device_query(node, node.value)
         for target in node.targets:
             self._assign_to(target.target, node.value, node)
         if isinstance(node.value, cst.Call):
@@ -1322,7 +1345,7 @@ class SiteWalker:
 
     def add_site(
         self, node: cst.CSTNode, line: int, kind: SiteKind, exception: str,
-        options: list[Option], extra: tuple[Guard, ...], notes: list[str],
+        options: list[Option], extra: tuple[Guard, ...], notes: list[str], query: str = "",
     ) -> None:
         frame = self.frame
         template = options[0].template
@@ -1340,6 +1363,7 @@ class SiteWalker:
         site = RaiseSite(
             self.path, line, self.function, kind, exception, template, guards, variants,
             tuple(dict.fromkeys(notes)), self._hole_refs(template), len(self.found.adjustments), self.prior_runs(),
+            query=query,
         )
         pending = Pending(id(node), site)
         if frame.rows:

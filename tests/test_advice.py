@@ -516,3 +516,13 @@ def test_meaning_cites_the_reason_and_the_comment_never_the_trigger():
         "ValueError raised by `check_lora`: it refuses a feature that cannot be used here. "
         "Why, per the message: the adapter pool is not built. The code's comment at the check: “pool built later”.")
     assert entry.trigger.text not in done.meaning
+
+
+def test_a_failing_device_query_says_it_is_the_device_librarys_error_not_a_check():
+    site = RaiseSite("p/hook.py", 12, "handle_dsa", SiteKind.RAISE, "AssertionError",
+                     parse_template("Torch not compiled with CUDA enabled"), (),
+                     query="torch.cuda.get_device_capability")
+    fails = Truthy(Ref(RefKind.PLATFORM, "torch.cuda.get_device_capability() fails", "…"))
+    entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(fails, CTX.renderer), ())
+    assert advise(entry, CTX).meaning.startswith(
+        "`handle_dsa` asks the device for `torch.cuda.get_device_capability()`; on a machine without that device")

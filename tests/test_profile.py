@@ -103,6 +103,8 @@ def test_shipped_profile_is_valid():
     ("config", {"view_pattern": "view|("}, "config.view_pattern: 'view|(' is not a regular expression"),
     ("model", {"architecture": ""}, "model.architecture: must not be empty"),
     ("model", {"calls": "hf_config"}, "model.calls: expected a list of strings"),
+    ("platform", {"raises": {"torch.cuda.x": {"exception": "E"}}}, "platform.raises: 'torch.cuda.x': expected"),
+    ("platform", {"raises": ["torch.cuda.x"]}, "platform.raises: expected a mapping"),
 ])
 def test_model_and_view_keys_are_checked(section, value, problem):
     from extractor.errors import ProfileError

@@ -1125,3 +1125,29 @@ def test_an_env_var_the_code_sets_is_an_adjustment() -> None:
          if cfg.a and not envs.SGLANG_X.is_set():
              envs.SGLANG_X.set("python")
      """) == [("env:SGLANG_X", "python", "`--a` is set and `SGLANG_X` is not set")]
+
+
+# ------------------------------------------------------- device queries that raise
+
+
+@pytest.mark.parametrize(("code", "lines"), [
+    # a statement's own query: a site where the query fails, and an earlier raise after it
+    ("def f(cfg):\n    major, _ = torch.cuda.get_device_capability()\n    assert cfg.x, 'after'\n", [2, 3]),
+    ("def f(cfg):\n    major = torch.cuda.get_device_capability()[0]\n", [2]),
+    ("def f(cfg):\n    torch.cuda.get_device_capability()\n", [2]),
+    # inside a condition it may not run (``a and query()``): no site
+    ("def f(cfg):\n    if cfg.a and torch.cuda.get_device_capability()[0] >= 10:\n        pass\n", []),
+    # another function of the same name is not the device query
+    ("def f(cfg):\n    major, _ = get_device_capability()\n", []),
+])
+def test_a_device_query_that_raises_without_the_device_is_a_site(code: str, lines: list[int]) -> None:
+    found = sites(code)
+    assert [s.line for s in found] == lines
+    if found:
+        first = found[0]
+        assert (first.exception, first.template.text) == ("AssertionError", "Torch not compiled with CUDA enabled")
+        assert [g.text for g in first.guards] == ["torch.cuda.get_device_capability() fails"]
+        assert first.query == "torch.cuda.get_device_capability"
+        assert RaiseSite.from_dict(first.as_dict()).query == first.query  # kept by the per-file cache
+    if len(found) > 1:
+        assert ("prior-raise", "not (torch.cuda.get_device_capability() fails)") in guard_texts(found[1])
