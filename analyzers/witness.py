@@ -394,7 +394,9 @@ def fact_candidates(leaf: Leaf, consts: Sequence[Any], model: Model) -> list[Any
         names = [c for c in consts if isinstance(c, str) and not is_member_text(c)]
         return [NOT_GIVEN, *(v for c in dict.fromkeys(names) for v in (c, (c,)))]
     out: list[Any] = [NOT_GIVEN, *(c for c in consts if c is not None), True, False]
-    out += _numbers_near(consts, "int")
+    near = _numbers_near(consts, "int")
+    # a pair whose first item is near a constant: a fact read by index (``get_device_capability()[0] >= 10``)
+    out += near + [(n, 0) for n in near]
     return list(_unique(out))
 
 

@@ -343,7 +343,10 @@ def test_env_candidates_are_concrete(name, consts, expected):
 @pytest.mark.parametrize("leaf, consts, expected", [
     # an architecture: a name or a list of one name (`archs[0] == x`, `x in archs`)
     (Leaf(RefKind.MODEL, "hf_config.architectures"), ["ArchA", 0], [NOT_GIVEN, "ArchA", ("ArchA",)]),
-    (Leaf(RefKind.MODEL, "model_config.chunk"), [8], [NOT_GIVEN, 8, True, False, 9, 7, 16]),
+    # a number near a constant, and a pair whose first item is one (a fact read by index:
+    # ``get_device_capability()[0] >= 10``)
+    (Leaf(RefKind.MODEL, "model_config.chunk"), [8], [NOT_GIVEN, 8, True, False, 9, 7, 16, (8, 0), (9, 0), (7, 0),
+                                                      (16, 0)]),
 ])
 def test_fact_candidates(leaf, consts, expected):
     assert fact_candidates(leaf, consts, value_model()) == expected
@@ -420,7 +423,8 @@ def test_candidates_tell_constants_of_different_types_apart():
     model = value_model()
     chunk = Ref(RefKind.MODEL, "model_config.chunk", "model_config.chunk")
     one, true = (candidates(Leaf(RefKind.MODEL, chunk.name), Compare("==", chunk, Const(c)), model) for c in (1, True))
-    assert (one, true) == ([NOT_GIVEN, 1, True, False, 2, 0], [NOT_GIVEN, True, False])  # 1 == True in Python
+    assert (one, true) == ([NOT_GIVEN, 1, True, False, 2, 0, (1, 0), (2, 0), (0, 0)],
+                           [NOT_GIVEN, True, False])  # 1 == True in Python
 
 
 def test_a_question_asked_again_is_answered_from_the_memo():
