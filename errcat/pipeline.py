@@ -65,7 +65,7 @@ def extract_sites(
         extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
     callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
     sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
-    return inline_helpers(with_caller_guards(files, callers, sources), extra)
+    return inline_helpers(with_caller_guards(files, callers, sources, profile.config_params), extra)
 
 
 def caller_files(

@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
-from extractor.enum_self import with_self_meanings
+from extractor.enum_self import with_chain_meanings, with_self_meanings
 from extractor.ir import (
     FALSE,
     TRUE,
@@ -398,15 +398,18 @@ class _Context:
 
 
 def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] = (),
-                       sources: SourceSet | None = None) -> list[FileSites]:
+                       sources: SourceSet | None = None, configs: frozenset[str] = frozenset()) -> list[FileSites]:
     """Each site's (and config adjustment's) guards plus the guard of its enclosing
     function's callers; parameters that all call sites bind to the same known value, and
     constants imported from other analysed files, are replaced by that value. `callers`:
     files outside the targets read only for their calls (dispatchers of target functions).
     `sources` (the snapshot's files, read on demand): where given, call sites guarded by
-    ``self.p()`` in an enum's method get what ``p`` means (`extractor.enum_self`)."""
+    ``self.p()`` in an enum's method get what ``p`` means, and a condition reading
+    ``Cls.ctor(cfg.x).p()`` (`configs`: the config object's names) what it means for ``x``
+    (`extractor.enum_self`)."""
     if sources is not None:
         both = with_self_meanings([*files, *callers], sources)
+        both = with_chain_meanings(both, sources, configs)
         files, callers = both[:len(files)], both[len(files):]
     ctx = _Context(files, callers)
     if sources is not None:

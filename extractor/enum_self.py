@@ -47,7 +47,7 @@ from extractor.ir import (
     simplify,
     unknowns,
 )
-from extractor.records import CallSite, FileSites, Guard
+from extractor.records import CallSite, FileSites, Guard, map_guards
 from extractor.source_set import SourceSet
 from extractor.symbols import Symbols
 
@@ -579,4 +579,76 @@ def with_self_meanings(files: Sequence[FileSites], sources: SourceSet | None) ->
         calls = tuple(replace(c, guards=meanings[(fs.path, c.caller)].guards(c.guards))
                       if (fs.path, c.caller) in meanings else c for c in fs.calls)
         out.append(replace(fs, calls=calls))
+    return out
+
+
+# ------------------------------------------------------------------ Cls.ctor(cfg.x).p()
+
+# ``SpeculativeAlgorithm.from_string(cfg.speculative_algorithm).is_speculative()``: a member
+# built from one setting, asked one predicate (the term the IR keeps unknown, as its text)
+_CHAIN = re.compile(r"([A-Za-z_]\w*)\.([A-Za-z_]\w*)\(([A-Za-z_]\w*)\.([A-Za-z_]\w*)\)\.([A-Za-z_]\w*)\(\)")
+
+
+class _Chains:
+    """What each ``Cls.ctor(cfg.x).p()`` text means, read once per text (None: unknown)."""
+
+    def __init__(self, sources: SourceSet, configs: frozenset[str]) -> None:
+        self.sources, self.configs = sources, configs
+        self.symbols = Symbols(sources)
+        self.found: dict[tuple[str, str], Expr | None] = {}
+
+    def meaning(self, path: str, text: str) -> Expr | None:
+        key = (path, text)
+        if key not in self.found:
+            self.found[key] = self._read(path, text)
+        return self.found[key]
+
+    def _read(self, path: str, text: str) -> Expr | None:
+        match = _CHAIN.fullmatch(text)
+        if match is None:
+            return None
+        cls, ctor, owner, field, pred = match.groups()
+        if owner not in self.configs:
+            return None
+        enum = self._enum(path, cls)
+        if enum is None:
+            return None
+        preds = _Predicates(enum)
+        members = preds.of(pred)
+        cases = _Constructor(enum, ConstScope(enum.path, self.symbols), preds).cases(ctor)
+        if members is None or not cases:
+            return None
+        return member_condition(cases, members, Ref(RefKind.FLAG, field, f"{owner}.{field}"))
+
+    def _enum(self, path: str, cls: str) -> EnumClass | None:
+        """The enum `cls` as `path` binds it at top level, else as one of its imports inside
+        a function (``from pkg.spec_info import SpeculativeAlgorithm``) names it."""
+        found = self.symbols.resolve(path, cls)
+        if found is not None:
+            return read_enum(found[0], cls, self.sources)
+        text = self.sources.files.get(path) or ""
+        modules = set(re.findall(rf"from\s+([\w.]+)\s+import\s+[^\n]*\b{re.escape(cls)}\b", text))
+        targets = {t for m in modules if (t := self.symbols.module_for(m)) is not None}
+        return read_enum(targets.pop(), cls, self.sources) if len(targets) == 1 else None
+
+
+def with_chain_meanings(files: Sequence[FileSites], sources: SourceSet | None,
+                        configs: frozenset[str]) -> list[FileSites]:
+    """`files` with each ``Cls.ctor(cfg.x).p()`` term (`configs`: the names of the config
+    object) replaced by the condition on setting ``x`` under which it holds, where the
+    enum's constructor and predicate read as the module docstring says; else unchanged."""
+    if sources is None:
+        return list(files)
+    chains = _Chains(sources, configs)
+    out = []
+    for fs in files:
+        def rewrite(expr: Expr, path: str = fs.path) -> Expr:
+            def go(node: Expr) -> Expr:
+                if isinstance(node, Truthy) and isinstance(node.term, Unknown) \
+                        and (meant := chains.meaning(path, node.term.text)) is not None:
+                    return meant
+                return map_children(node, go)
+            return go(expr) if any(_CHAIN.fullmatch(u.text) for u in unknowns(expr)) else expr
+        calls = tuple(replace(c, guards=map_guards(c.guards, rewrite)) for c in fs.calls)
+        out.append(replace(fs.map_exprs(rewrite), calls=calls))
     return out

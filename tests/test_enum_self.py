@@ -211,3 +211,34 @@ def test_without_sources_the_guard_stays_as_the_code_reads() -> None:
     hook, algo = (next(fs for fs in with_caller_guards(files) if fs.path == p) for p in ("p/hook.py", "p/algo.py"))
     found = CallGraph([hook, algo]).guard(("p/hook.py", "on_fast"))
     assert found is not None and [u.text for u in unknowns(found.expr)] == ["self.is_fast()"]
+
+
+CHAIN_HOOK = '''
+def check(cfg):
+    from p.algo import Algo
+
+    if cfg.cache and Algo.from_string(cfg.algo).is_some():
+        raise ValueError("the cache does not support an algorithm")
+'''
+
+
+@pytest.mark.parametrize(("algo", "expected"), [
+    (None, Truth.FALSE),  # from_string(None) is NONE
+    ("fast", Truth.TRUE),
+    ("quick", Truth.TRUE),  # an alias
+    ("bogus", Truth.FALSE),  # from_string raises (its own error): this check does not fire
+])
+def test_a_member_built_from_a_setting_and_asked_a_predicate_is_a_condition_on_the_setting(algo, expected):
+    files, sources = analysed(hook=CHAIN_HOOK)
+    guarded = with_caller_guards(files, (), sources, PROFILE.config_params)
+    (site,) = next(fs for fs in guarded if fs.path == "p/hook.py").sites
+    condition = site.guards[-1].expr
+    assert not unknowns(condition)
+    launch = Launch({"cache": True, **({"algo": algo} if algo is not None else {})})
+    assert evaluate(condition, launch, MODEL) is expected
+
+
+def test_without_the_config_names_the_chain_stays_unknown():
+    files, sources = analysed(hook=CHAIN_HOOK)
+    (site,) = next(fs for fs in with_caller_guards(files, (), sources) if fs.path == "p/hook.py").sites
+    assert [u.text for u in unknowns(site.guards[-1].expr)] == ["Algo.from_string(cfg.algo).is_some()"]
