@@ -300,6 +300,14 @@ class _Sentence(Visitor[str]):
         if expr.fn == "isinstance" and len(expr.args) == 2:
             kind = self.r.value(expr.args[1])
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"
+        if expr.fn in ("&", "-") and len(expr.args) == 2 and isinstance(expr.args[1], Const) \
+                and not _set_like(expr.args[0]):  # ``any(x in C for x in items)`` and kin
+            items, within = self.r.value(expr.args[0]), self.r.value(expr.args[1])
+            if expr.fn == "&":
+                return f"{'no' if self.negated else 'an'} item of {items} is one of {within}"
+            if self.negated:
+                return f"every item of {items} is one of {within}"
+            return f"an item of {items} is not one of {within}"
         return self._truthy(expr)
 
     def _truthy(self, expr: Expr) -> str:

@@ -553,10 +553,43 @@ def _any_all_call(call: _Call) -> Expr | None:
                                                               for e in found.elements):
         values = [e.value for e in found.elements]
     else:
-        return None
+        return _membership_over(call, gen, loop.target.value)
     name = loop.target.value
     parts = [to_ir(gen.elt, replace(scope, bindings={**scope.bindings, name: v})) for v in values]
     return disj(parts) if call.name == "any" else conj(parts)
+
+
+def _membership_over(call: _Call, gen: cst.GeneratorExp, name: str) -> Expr | None:
+    """``any(x in C for x in items)`` over items not written out: the two share an item
+    (``items & C`` is non-empty); ``all``: none of the items is outside C; ``not in``
+    likewise. C must not read the loop variable."""
+    elt = gen.elt
+    if not (isinstance(elt, cst.Comparison) and len(elt.comparisons) == 1 and isinstance(elt.left, cst.Name)
+            and elt.left.value == name and isinstance(elt.comparisons[0].operator, (cst.In, cst.NotIn))):
+        return None
+    container = elt.comparisons[0].comparator
+    if name in {n.value for n in _names_in(container)}:
+        return None
+    items, within = term(gen.for_in.iter, call.scope), term(container, call.scope)
+    if isinstance(items, Unknown) or isinstance(within, Unknown):
+        return None
+    inside = isinstance(elt.comparisons[0].operator, cst.In)
+    if (call.name == "any") == inside:  # any(x in C) / all(x not in C): do they share an item?
+        shared = Truthy(Apply("&", (items, within), call.text))
+        return shared if call.name == "any" else Not(shared)
+    outside = Truthy(Apply("-", (items, within), call.text))  # an item not in C
+    return outside if call.name == "any" else Not(outside)
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+    node.visit(_Names())
+    return found
 
 
 _CALL_READERS: tuple[Callable[[_Call], Expr | None], ...] = (

@@ -126,6 +126,15 @@ def test_terms_by_source(code: str, expected: Expr) -> None:
      Or((Not(In(flag("a"), Const((None, "fa3")))), Not(In(flag("b"), Const((None, "fa3"))))))),
     ("all(b > 1 for b in [cfg.a, cfg.b])", {}, conj([Compare(">", flag("a"), Const(1)),
                                                     Compare(">", flag("b"), Const(1))])),
+    # membership over items not written out: shared items (``&``) or items outside (``-``)
+    ("any(a in ('x', 'y') for a in cfg.archs)", {},
+     Truthy(Apply("&", (flag("archs"), Const(("x", "y"))), "any(a in ('x', 'y') for a in cfg.archs)"))),
+    ("all(a in ('x',) for a in cfg.archs)", {},
+     Not(Truthy(Apply("-", (flag("archs"), Const(("x",))), "all(a in ('x',) for a in cfg.archs)")))),
+    ("any(a not in ok for a in cfg.archs)", {"ok": "('x',)"},
+     Truthy(Apply("-", (flag("archs"), Const(("x",))), "any(a not in ok for a in cfg.archs)"))),
+    ("all(a not in ('x',) for a in cfg.archs)", {},
+     Not(Truthy(Apply("&", (flag("archs"), Const(("x",))), "all(a not in ('x',) for a in cfg.archs)")))),
 ])
 def test_any_and_all_over_written_out_items(code: str, bindings: dict, expected: Expr) -> None:
     found = to_ir(cst.parse_expression(code), scope(**bindings))

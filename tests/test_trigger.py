@@ -61,6 +61,15 @@ ARCH = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
         (In(FLAG, Const((None,))), "`--speculative-algorithm` is not given"),
         (Not(In(FLAG, Const((None,)))), "`--speculative-algorithm` is given"),
         (In(FLAG, Seq((ADAPTIVE, Const("X")))), "`--speculative-algorithm` is one of `--speculative-adaptive`, X"),
+        # ``any(a in C for a in archs)`` and kin: items shared with, or outside, a constant
+        (Truthy(Apply("&", (ARCH, Const(("A", "B"))), "any(...)")),
+         "an item of model property `hf_config.architectures` is one of A, B"),
+        (Not(Truthy(Apply("&", (ARCH, Const(("A", "B"))), "any(...)"))),
+         "no item of model property `hf_config.architectures` is one of A, B"),
+        (Truthy(Apply("-", (ARCH, Const(("A",))), "any(...)")),
+         "an item of model property `hf_config.architectures` is not one of A"),
+        (Not(Truthy(Apply("-", (ARCH, Const(("A",))), "all(...)"))),
+         "every item of model property `hf_config.architectures` is one of A"),
         (Not(Or((Truthy(ADAPTIVE), And((Truthy(ENV), Truthy(HIP)))))),
          "`--speculative-adaptive` is not set and (`SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset "
          "or platform check `is_hip()` is false)"),
