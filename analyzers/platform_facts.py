@@ -19,7 +19,7 @@ from typing import Any
 
 from analyzers.argv import launch_of_argv
 from analyzers.evaluate import absent_fact
-from analyzers.examples import Examples
+from analyzers.examples import DIR, FILE, Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from extractor.frozen import FrozenMap
@@ -250,6 +250,7 @@ class Stated:
     model_names: tuple[str, ...]  # the model properties they read
     version: str = ""  # the release judged: what its model configuration object holds (measured)
     derived_objects: tuple[str, ...] = ()  # derived settings that are that object (``model_config_of()``)
+    path_tests: tuple[str, ...] = ()  # ``os.path.isfile(cfg.x)`` leaves the conditions read
 
     @classmethod
     def of(cls, exprs: Sequence[Expr], flags: FlagModel | None, platform: Platform, real: RealProfile,
@@ -261,8 +262,9 @@ class Stated:
             calls = {name if name.endswith(")") else name.partition(").")[0] + ")"
                      for name in fact_names(exprs, RefKind.FLAG) if name.endswith(")") or ")." in name}
             derived = tuple(sorted(c for c in calls if pattern.fullmatch(c)))
+        tests = tuple(n for n in fact_names(exprs, RefKind.RUNTIME) if _PATH_TEST.fullmatch(n))
         return cls(flags, platform, real, examples, fact_names(exprs, RefKind.PLATFORM),
-                   fact_names(exprs, RefKind.MODEL), version, derived)
+                   fact_names(exprs, RefKind.MODEL), version, derived, tests)
 
     def launch(self, argv: Sequence[str], env: Iterable[tuple[str, str]] = ()) -> Launch:
         given = on_platform(launch_of_argv(argv, self.flags, env), self.platform, self.flags, self.platform_names)
@@ -277,4 +279,27 @@ class Stated:
                 measured = measured_facts(self.real.model_object, self.version, architecture, given,
                                           self.model_names, self.derived_objects, given.flags[self.examples.model])
                 facts = _joined(measured, facts)
+        facts.update(path_facts(self.path_tests, given, self.real.default_model))
         return Launch(given.flags, given.env, facts)
+
+
+# ``os.path.isfile(cfg.ssl_keyfile)``: a test of the path an option gives
+_PATH_TEST = re.compile(r"os\.path\.(isfile|isdir|exists)\([A-Za-z_]\w*\.([A-Za-z_]\w*)\)")
+
+
+def path_facts(tests: Iterable[str], launch: Launch, default_model: str) -> dict[str, bool]:
+    """``runtime:os.path.isfile(cfg.x)`` -> what it is where option x gives a stand-in, which
+    `errcat.real.materials` makes real: ``<file>`` an existing file, ``<dir>`` an existing
+    directory, a model (``<model>``, ``<model:Arch>``) a generated model directory. A path
+    the user writes stays unknown: errcat does not look at the machine's files."""
+    out: dict[str, bool] = {}
+    for name in tests:
+        found = _PATH_TEST.fullmatch(name)
+        value = launch.flags.get(found.group(2)) if found is not None else None
+        if found is None or not isinstance(value, str):
+            continue
+        kind = "file" if value == FILE else "dir" if value == DIR or architecture_of(value, default_model) else None
+        if kind is not None:
+            test = found.group(1)
+            out[f"{RefKind.RUNTIME}:{name}"] = test == "exists" or (test == "isfile") == (kind == "file")
+    return out

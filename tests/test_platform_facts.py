@@ -16,6 +16,7 @@ from analyzers.platform_facts import (
     architecture_of,
     model_facts,
     on_platform,
+    path_facts,
     platform_facts,
     runtime_facts,
 )
@@ -196,3 +197,17 @@ FLAGS_Q = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--model-path", type=str, required=True)
         parser.add_argument("--quantization", type=str, default=None)
 ''')})
+
+
+@pytest.mark.parametrize(("test", "flags", "holds"), [
+    ("os.path.isfile(cfg.ssl_keyfile)", {"ssl_keyfile": "<file>"}, True),  # a stand-in file exists
+    ("os.path.isdir(cfg.ssl_keyfile)", {"ssl_keyfile": "<file>"}, False),
+    ("os.path.isfile(cfg.ssl_keyfile)", {"ssl_keyfile": "<dir>"}, False),
+    ("os.path.exists(cfg.ssl_keyfile)", {"ssl_keyfile": "<dir>"}, True),
+    ("os.path.isdir(cfg.model_path)", {"model_path": "<model:Arch>"}, True),  # a generated model directory
+    ("os.path.isfile(cfg.ssl_keyfile)", {"ssl_keyfile": "/etc/key.pem"}, None),  # the user's path: not looked at
+    ("os.path.isfile(cfg.ssl_keyfile)", {}, None),
+])
+def test_a_path_test_of_a_stand_in_is_what_the_stand_in_is(test, flags, holds):
+    found = path_facts([test], Launch(flags), "Llama")
+    assert found.get(f"runtime:{test}") is holds
