@@ -105,7 +105,8 @@ def test_no_config_attribute_is_left_unknown(extracted, version) -> None:
 
 
 def test_pass_contract_checks_are_internal_and_retired_shims_do_not_guard(catalog_0523) -> None:
-    """overrides.py checks what post-process passes return (`config.contracts`): internal;
+    """overrides.py checks what post-process passes return and what declarations name
+    (`config.contracts`): internal;
     `_check_tilelang_dsa_fp8_kv`, a compatibility shim nothing in 0.5.23 names, adds no
     "maybe it runs" to the DSA backend checks it calls."""
     overrides = "python/sglang/srt/arg_groups/overrides.py"
@@ -113,8 +114,8 @@ def test_pass_contract_checks_are_internal_and_retired_shims_do_not_guard(catalo
     for e in catalog_0523.entries:
         if e.site.path == overrides:
             by_function.setdefault(e.site.function, []).append(e)
-    assert all(e.extra.get("internal") for f in ("run_post_process_pass", "validate_declarations")
-               for e in by_function[f])
+    assert all(e.extra.get("internal") for f in ("run_post_process_pass", "validate_declarations",
+                                                 "declare_resolution") for e in by_function[f])
     assert not any(e.extra.get("internal") for e in by_function["_check_dsa_backend_constraints"])
     dsa = by_function["_check_dsa_backend_constraints"]
     assert all("_check_tilelang_dsa_fp8_kv" not in e.trigger.text for e in dsa)
