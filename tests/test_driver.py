@@ -308,8 +308,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_workers_die_with_errcat(fake: Path) -> None:
-    """errcat killed (-9) while its workers run and hang: they leave by themselves."""
+def test_workers_die_with_errcat(fake: Path, tmp_path: Path) -> None:
+    """errcat killed (-9) while its workers run and hang: they leave by themselves. (Its
+    runner's home, which a killed errcat cannot remove, is made below `tmp_path`.)"""
     script = textwrap.dedent(f"""
         import sys
         from errcat.real.runner import Launch, Runner
@@ -317,7 +318,8 @@ def test_workers_die_with_errcat(fake: Path) -> None:
             print(*[w.proc.pid for w in pool._workers], flush=True)
             list(pool.run([Launch(("--action", "hang"))] * 2))
     """)
-    errcat = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    errcat = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "TMPDIR": str(tmp_path)})
     pids = [int(p) for p in errcat.stdout.readline().split()]  # type: ignore[union-attr]
     time.sleep(0.5)  # both launches are hanging now
     errcat.kill()
