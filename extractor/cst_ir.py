@@ -360,7 +360,10 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
         return Ref(RefKind.MODEL, text, text)
     base_term = term(base, scope)
     if isinstance(base_term, Ref) and base_term.kind in _FIELD_KINDS and base_term.name != "*":
-        return Ref(base_term.kind, f"{base_term.name}.{node.attr.value}", text)
+        owner = base_term.name
+        if base_term.kind is RefKind.PLATFORM and base_term.text.endswith(")") and not owner.endswith(")"):
+            owner += "()"  # ``p = get_platform()`` ... ``p.is_cuda``: as ``get_platform().is_cuda`` is named
+        return Ref(base_term.kind, f"{owner}.{node.attr.value}", text)
     if isinstance(base_term, Apply) and base_term.fn.isidentifier():
         return Apply(ATTRIBUTE, (base_term, Const(node.attr.value)), text)  # of what a helper returns
     return Ref(RefKind.UNKNOWN, text, text)

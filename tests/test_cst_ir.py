@@ -162,6 +162,8 @@ def test_any_and_all_over_written_out_items(code: str, bindings: dict, expected:
         (term, "rows", {"rows": "[cfg.a, 1]"}, Seq((flag("a"), Const(1)))),
         # a lambda called without arguments is its body
         (to_ir, "check()", {"check": "lambda: cfg.a"}, Truthy(flag("a"))),
+        # a platform object bound to a local names its checks as the call does
+        (term, "p.is_cuda", {"p": "get_platform()"}, Ref(RefKind.PLATFORM, "get_platform().is_cuda", "p.is_cuda")),
     ],
 )
 def test_names_read_through_their_bindings(read, code: str, bindings: dict[str, str | Opaque], expected: Expr) -> None:
