@@ -252,7 +252,7 @@ def site_reach(site: RaiseSite) -> list[tuple[int, Guard]]:
         _, block, start, end = run
         kept = set(_narrowing(site, read, run))
         guards = site.priors.blocks[block][1]
-        out += [(site.priors.line(block, p), guards[p]) for p in range(start, end) if p not in kept]
+        out += [(site.priors.line(block, p), site.bound(guards[p])) for p in range(start, end) if p not in kept]
     return sorted(out, key=lambda found: found[0])
 
 

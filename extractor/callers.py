@@ -327,7 +327,8 @@ def per_binding(site: RaiseSite, binds: Sequence[ParamBinding]) -> RaiseSite:
         variants.extend(_bound_row(site, row, bind, own) for row in rows)
     direct = [replace(g, expr=TRUE) if params.intersection(refs(g.expr)) else g for g in site.direct]
     direct[at] = replace(direct[at], expr=simplify(disj(options)))
-    return replace(site, direct=tuple(direct), variants=tuple(variants))
+    bindings = tuple((b.guard, b.values) for b in binds)
+    return replace(site, direct=tuple(direct), variants=tuple(variants), bindings=bindings)
 
 
 def _shows(site: RaiseSite, binds: Sequence[ParamBinding]) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from extractor.compat import StrEnum
-from extractor.ir import Expr, Ref, RefKind, from_dict, refs
+from extractor.ir import Expr, Ref, RefKind, conj, disj, from_dict, refs, substitute
 from extractor.templates import Template, parse_template
 
 MODULE = "<module>"  # the "function" of a module's top-level code
@@ -175,6 +175,9 @@ class RaiseSite:
     priors: PriorTable = field(default=NO_PRIORS, compare=False, repr=False)
     comment: str = ""  # the source's comments above/beside the check (`extractor.docstrings`)
     query: str = ""  # a device query that fails here (the profile's `platform.raises`), not a check
+    # the distinct bindings of the parameters its path reads (`extractor.callers.per_binding`):
+    # the guard of the call sites passing each, and parameter -> value passed
+    bindings: tuple[tuple[Guard, tuple[tuple[str, Expr], ...]], ...] = ()
 
     @property
     def guards(self) -> tuple[Guard, ...]:
@@ -203,6 +206,8 @@ class RaiseSite:
             "prior_runs": [list(r) for r in self.prior_runs],
             **({"comment": self.comment} if self.comment else {}),
             **({"query": self.query} if self.query else {}),
+            **({"bindings": [[g.as_dict(), [[n, e.as_dict()] for n, e in values]] for g, values in self.bindings]}
+               if self.bindings else {}),
         }
 
     @classmethod
@@ -219,6 +224,8 @@ class RaiseSite:
             priors,
             data.get("comment", ""),
             data.get("query", ""),
+            tuple((Guard.from_dict(g), tuple((n, from_dict(e)) for n, e in values))
+                  for g, values in data.get("bindings", [])),
         )
 
     def with_first_guard(self, guard: Guard) -> RaiseSite:
@@ -233,7 +240,19 @@ class RaiseSite:
             self, direct=map_guards(self.direct, fn),
             variants=tuple(replace(v, guards=map_guards(v.guards, fn)) for v in self.variants),
             hole_refs=tuple((h, fn(e)) for h, e in self.hole_refs),
+            bindings=tuple((g.map_expr(fn), tuple((n, fn(e)) for n, e in values)) for g, values in self.bindings),
         )
+
+    def bound(self, guard: Guard) -> Guard:
+        """`guard` of its path as the call sites bind the parameters it reads: under each
+        binding, its call sites' guard and the values substituted (itself where it reads none)."""
+        if not self.bindings:
+            return guard
+        read = set(refs(guard.expr))
+        mappings = [(g, {parameter_ref(n): e for n, e in values}) for g, values in self.bindings]
+        if not any(read.intersection(m) for _, m in mappings):
+            return guard
+        return replace(guard, expr=disj([conj([g.expr, substitute(guard.expr, m)]) for g, m in mappings]))
 
 
 @dataclass(frozen=True, slots=True)

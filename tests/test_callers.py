@@ -187,6 +187,17 @@ def test_the_entry_trigger_is_the_or_of_the_bindings_and_keeps_the_listing() -> 
     assert {r.name for r in refs(caller)} == {"x", "y", "on"}
 
 
+def test_what_reaching_a_check_needs_is_said_per_binding_not_of_the_parameter() -> None:
+    """The earlier assert on ``buckets[0]`` (line 5) is passed as each call site binds
+    ``buckets``: of --x, or of --y where ``cfg.on``; no `parameter buckets` is left."""
+    from analyzers.entries import site_reach
+    (fs,) = with_caller_guards(files(m=BUCKETS))
+    reach = site_reach(_site(fs, 7))
+    assert [line for line, _ in reach] == [5]
+    (_, passes), = reach
+    assert not unknowns(passes.expr) and {r.name for r in refs(passes.expr)} == {"x", "y", "on"}
+
+
 @pytest.mark.parametrize(
     "calls, variants",
     [
