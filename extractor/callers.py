@@ -222,9 +222,14 @@ class CallGraph:
             passed[name] = value
         return {name: passed.get(name, _MISSING) for name in names[skip_self:]}
 
+    def live_callers(self, func: Func) -> list[tuple[str, CallSite]]:
+        """The call sites of `func`, but those in a function that never runs (`never`): what
+        a retired shim passes binds nothing."""
+        return [(path, call) for path, call in self.callers.get(func) or [] if (path, call.caller) not in self.never]
+
     def bindings(self, func: Func) -> dict[Ref, Expr]:
         """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``)."""
-        sites = self.callers.get(func)
+        sites = self.live_callers(func)
         if not self.params.get(func) or not sites:
             return {}
         seen: dict[str, set[Expr]] = defaultdict(set)
@@ -244,7 +249,7 @@ class CallGraph:
         literal, a config read): one `ParamBinding` per distinct binding, under the guard
         of the call sites passing it. Empty where there are none, or more call sites or
         distinct bindings than `MAX_CALL_SITES` / `MAX_BINDINGS` (they stay unknown)."""
-        sites = self.callers.get(func) or []
+        sites = self.live_callers(func)
         if len(sites) < 2 or len(sites) > MAX_CALL_SITES:
             return ()
         passed = [self.passed(func, call) for _, call in sites]

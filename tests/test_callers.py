@@ -400,3 +400,25 @@ def test_free_names_every_call_binds_alike_are_substituted_in_a_nested_function(
             validate(cfg.x)
     """))
     assert {r.name for r in refs(site_trigger(fs.sites[0]))} == {"x"}
+
+
+SHIM = """
+    def check(kv, *, hip):
+        if hip and kv == "fp8":
+            raise ValueError("no fp8 on hip")
+    def _retired_shim(kv, hip):
+        check(kv, hip=hip)
+    def entry(cfg):
+        check(cfg.kv, hip=get_platform().is_hip)
+"""
+
+
+def test_a_call_site_in_a_function_that_never_runs_binds_nothing() -> None:
+    """The retired shim passes its own unknown `hip`; nothing names the shim, so the one
+    live call site's value is the parameter's."""
+    from extractor.source_set import SourceSet
+    source = textwrap.dedent(SHIM)
+    (fs,) = with_caller_guards(files(m=SHIM), (), SourceSet({"m.py": source}))
+    site = _site(fs, 4)
+    assert not unknowns(site_trigger(site))
+    assert {r.name for r in refs(site_trigger(site))} >= {"kv", "get_platform().is_hip"}
