@@ -4,9 +4,10 @@ Nodes: errors, flags (with their declaration data), env vars, platform/model/run
 Edges (`role`):
 - ``trigger`` / ``message``: error -> what its trigger reads / what its message shows;
 - ``conflicts``: flag -- flag, an error fires with both given and no other flag or env var
-  changed, and dropping either one (back to its default) avoids it;
+  changed, and dropping either one (back to its default) avoids it (``values``: the values
+  of the flags that are no switch it fires with, ``--speculative-algorithm=UNO``);
 - ``requires``: flag -> flag, an error fires with the first given alone, dropping it avoids
-  it, and so does giving the second (the flag it says is unset);
+  it, and so does giving the second (the flag it says is unset; ``values`` likewise);
 - ``constrains``: flag -> flag, an error's trigger compares them (``relation``: that text);
 - ``implies``: flag -> flag, giving the first alone turns the second on by an automatic adjustment.
 Flag-to-flag edges carry the entry ids (or adjustment functions) as evidence. conflicts /
@@ -97,15 +98,29 @@ class _Builder:
             if frozenset((na, nb)) in compared or not (pa or pb):
                 continue
             if pa and pb:
-                assumed = judge.conflict(expr, whole, a, b)
-                if assumed is not None:
+                witness = judge.conflict(expr, whole, a, b)
+                if witness is not None:
                     src, dst = sorted((na, nb))
-                    self.edge(src, dst, "conflicts", evidence, assuming=assumed)
+                    self.edge(src, dst, "conflicts", evidence, assuming=_assumed(witness),
+                              values=self.values(witness, (a, b)))
                 continue
             (user, nu), (unset, nn) = ((a, na), (b, nb)) if pa else ((b, nb), (a, na))
-            assumed = judge.requirement(expr, whole, user, unset)
-            if assumed is not None:
-                self.edge(nu, nn, "requires", evidence, assuming=assumed)
+            witness = judge.requirement(expr, whole, user, unset)
+            if witness is not None:
+                self.edge(nu, nn, "requires", evidence, assuming=_assumed(witness),
+                          values=self.values(witness, (user,)))
+
+    def values(self, launch: Launch, flags: Sequence[Ref]) -> list[str]:
+        """``--flag=value`` for each of `flags` the witness `launch` gives a value other than
+        a switch's: the relation holds for that value (``--speculative-algorithm=UNO``
+        conflicts with ``--enable-deterministic-inference``), not for every one."""
+        out = []
+        for ref in flags:
+            value = launch.flags.get(ref.name)
+            option = self.renderer.option(ref.name)
+            if option is not None and value is not None and not isinstance(value, bool):
+                out.append(f"{option}={_scalar_text(value)}")
+        return out
 
     def comparisons(self, expr: Expr, evidence: str) -> set[frozenset[str]]:
         """``constrains`` edges for the comparisons between flags the condition needs (its
@@ -180,15 +195,16 @@ class _Judge:
                 return None
         return launch
 
-    def conflict(self, expr: Expr, whole: Expr, a: Ref, b: Ref) -> list[str] | None:
+    def conflict(self, expr: Expr, whole: Expr, a: Ref, b: Ref) -> Launch | None:
+        """The launch giving both on which `expr` holds and each is needed (None: none found)."""
         la, lb = self.leaf(a), self.leaf(b)
         if la is None or lb is None or la == lb:
             return None
-        launch = self.needed(expr, [la, lb], whole)
-        return None if launch is None else _assumed(launch)
+        return self.needed(expr, [la, lb], whole)
 
-    def requirement(self, expr: Expr, whole: Expr, user: Ref, unset: Ref) -> list[str] | None:
-        """`user` given alone fires `expr` (and is needed); giving `unset` a value avoids `whole`."""
+    def requirement(self, expr: Expr, whole: Expr, user: Ref, unset: Ref) -> Launch | None:
+        """`user` given alone fires `expr` (and is needed); giving `unset` a value avoids
+        `whole`: the launch giving `user` (None: not so)."""
         lu, ln = self.leaf(user), self.leaf(unset)
         if lu is None or ln is None or lu == ln:
             return None
@@ -198,7 +214,7 @@ class _Judge:
         after, truth = satisfy(negate(whole), self.model, launch, [ln])
         if truth is not Truth.TRUE or after.flags.get(ln.name) in (None, False):
             return None
-        return _assumed(launch)
+        return launch
 
     def implication(self, guard: Expr, source: Ref, target: str) -> list[str] | None:
         """Giving `source` alone makes the adjustment's `guard` hold (and it does not

@@ -30,6 +30,8 @@ def _detail(role: str, attrs: dict) -> str:
         parts.append("; ".join(attrs.get("relation", [])))
     if role == "implies" and attrs.get("value"):
         parts.append(f"sets it to {attrs['value']}")
+    if attrs.get("values"):
+        parts.append("with " + ", ".join(attrs["values"]))
     if attrs.get("assuming"):
         parts.append("assuming " + ", ".join(attrs["assuming"]))
     return f" ({'; '.join(parts)})" if parts else ""

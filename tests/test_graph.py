@@ -144,6 +144,14 @@ def test_constrains_edge_carries_the_relation() -> None:
         "`--max-ep-size` > `--tp-size`"]
 
 
+def test_a_relation_that_holds_for_one_value_says_which() -> None:
+    graph = _graph("def check(cfg):\n    if cfg.mode == 'a' and cfg.x:\n        raise ValueError('m')\n")
+    edge = graph.edges["flag:--mode", "flag:--x", "conflicts"]
+    assert edge["values"] == ["--mode=a"]
+    graph = _graph("def check(cfg):\n    if cfg.mode == 'a' and cfg.max_loras is None:\n        raise ValueError('m')\n")
+    assert graph.edges["flag:--mode", "flag:--max-loras", "requires"]["values"] == ["--mode=a"]
+
+
 def test_an_edge_that_needs_a_platform_fact_says_so() -> None:
     graph = _graph("def check(cfg):\n    if cfg.x and cfg.y and is_hip():\n        raise ValueError('m')\n")
     assert graph.edges["flag:--x", "flag:--y", "conflicts"]["assuming"] == ["platform:is_hip=true"]
