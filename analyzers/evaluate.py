@@ -1278,38 +1278,44 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     Rules whose place in the program is known run once, in that order, as the program runs
     them: a later rule overrides an earlier one, and a rule reads what the earlier ones left
     (``if isinstance(x, list): ... elif x is None: x = []`` does not fire its first branch
-    on its own result). Rules of unknown place apply until nothing changes. A rule whose
-    condition is unknown makes its setting unknown unless both outcomes agree; a setting
-    still changing after `MAX_ROUNDS` passes is unknown. What the command
-    line gives is kept against rules that set a value of their own (an assumption: the code
+    on its own result); rules of the same time (one ``declare_resolution(a=..., b=...)``,
+    one provider's declarations) all read what came before them. Rules of unknown place
+    apply until nothing changes. A rule whose condition is unknown makes its setting unknown
+    unless both outcomes agree; a setting still changing after `MAX_ROUNDS` passes is
+    unknown. What the command line gives is kept against rules that set a value of their own (an assumption: the code
     may override it; measured on 0.5.23 in 0.5.23's catalog of 2026-11-30: examples predicted
     true 416 -> 244 without it), but not against a rule reading the setting it writes: that
     one normalises the given value (``mooncake_tcp`` -> ``mooncake``, ``NEXTN`` -> ``EAGLE``).
     """
     values = Values(model, launch)
     given = launch.flags
-    code = [(c, rule.at is not None) for c, rule in sorted(zip(rules.code(model), rules.rules, strict=True),
-                                                           key=_program_order)
+    code = [(c, rule.at) for c, rule in sorted(zip(rules.code(model), rules.rules, strict=True),
+                                               key=_program_order)
             if (c[0] not in given and given_field(launch, c[0]) is UNKNOWN and not _stated(c[0], launch))
             or rewrites_itself(rule)]
     changed: set[str] = set()
     for round_ in range(MAX_ROUNDS):
         before = dict(values.adjusted)
         changed = set()
-        for (dest, when, get), ordered in code:
+        pending: list[tuple[str, Any]] = []  # the rules of one time: all read what came before it
+        for i, ((dest, when, get), at) in enumerate(code):
+            ordered = at is not None
             if ordered and round_:  # the program runs it once, where it stands
                 continue
             fires = when(values)
-            if fires is False:
-                continue
-            current = values.flag(dest)
-            new = get(values)
-            if fires is None and not _same(new, current):
-                new = UNKNOWN
-            if not _same(new, current):
-                values.adjusted[dest] = new
-                if not ordered:
-                    changed.add(dest)
+            if fires is not False:
+                current = values.flag(dest)
+                new = get(values)
+                if fires is None and not _same(new, current):
+                    new = UNKNOWN
+                if not _same(new, current):
+                    pending.append((dest, new))
+            if not ordered or i + 1 == len(code) or code[i + 1][1] != at:
+                for name, new in pending:
+                    values.adjusted[name] = new
+                    if not ordered:
+                        changed.add(name)
+                pending = []
         changed |= {d for d, v in values.adjusted.items() if d not in before or not _same(v, before[d])}
         if not changed:
             return values

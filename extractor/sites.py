@@ -419,6 +419,7 @@ class Frame:
     loop_notes: list[str] = field(default_factory=list)  # loops over statically unknown items
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
     declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
+    declared_at: int = 0  # ... and the provider's last line: its declarations apply when it returns
     # locals built as ``d = {...}; d["field"] = v`` for a setter's ``**d``: per name, the
     # (field, value, guards) items so far, or None once a key is not a literal
     splats: dict[str, list[tuple[str, Expr, tuple[Guard, ...]]] | None] = field(default_factory=dict)
@@ -766,6 +767,8 @@ class SiteWalker:
                 frame.records = {**{k: v for k, v in outer.records.items() if k not in params},
                                  **_declared_locals(node, self.profile.setters)}
                 frame.declared = self.provider(node, qual)
+                if frame.declared is not None:
+                    frame.declared_at = (self.lines.span(node) or (0, 0))[1]
                 if _summarised(node, qual, params):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
                     if value is not None:
@@ -1153,8 +1156,11 @@ class SiteWalker:
 
     def _adjustment(self, flag: str, value: Expr, guards: tuple[Guard, ...], node: cst.CSTNode) -> None:
         adjustments = self.found.adjustments
-        adjustments.append(Adjustment(self.function, self.line_of(node), flag, value, guards, self.path,
-                                      len(adjustments)))
+        # a provider's declarations take effect together when it returns (each reads the view as
+        # the provider found it): one place for all, after its own checks
+        line = self.frame.declared_at if self.frame.declared is not None and self.frame.declared_at \
+            else self.line_of(node)
+        adjustments.append(Adjustment(self.function, line, flag, value, guards, self.path, len(adjustments)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if not isinstance(node.target, cst.Name):

@@ -148,7 +148,8 @@ def test_a_relation_that_holds_for_one_value_says_which() -> None:
     graph = _graph("def check(cfg):\n    if cfg.mode == 'a' and cfg.x:\n        raise ValueError('m')\n")
     edge = graph.edges["flag:--mode", "flag:--x", "conflicts"]
     assert edge["values"] == ["--mode=a"]
-    graph = _graph("def check(cfg):\n    if cfg.mode == 'a' and cfg.max_loras is None:\n        raise ValueError('m')\n")
+    graph = _graph("def check(cfg):\n    if cfg.mode == 'a' and cfg.max_loras is None:\n"
+                   "        raise ValueError('m')\n")
     assert graph.edges["flag:--mode", "flag:--max-loras", "requires"]["values"] == ["--mode=a"]
 
 

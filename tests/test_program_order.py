@@ -8,7 +8,7 @@ from analyzers.evaluate import Model, Rule, Truth, evaluate
 from analyzers.first_error import Check, pipeline_order, predict
 from analyzers.launch import Launch
 from extractor.callers import EntryPoints
-from extractor.ir import TRUE, Compare, Const, Ref, RefKind
+from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy
 from extractor.profile import load_profile
 from extractor.program_order import program_order
 from extractor.sites import extract_file
@@ -135,3 +135,35 @@ def test_a_call_in_the_arguments_of_a_resolution_runs_before_the_resolution() ->
     '''
     order = _order({"pkg/p.py": source}, EntryPoints(functions=(("pkg/p.py", "prepare"),)))
     assert order == [("p.py", "validate", 11), ("p.py", "prepare", 3)]
+
+
+def test_rules_of_one_time_all_read_what_came_before_them() -> None:
+    """A provider's ``declared["mode"] = "x"`` and ``declared["off"] = True``, both under
+    ``view.mode is None``: the second does not read the first's result."""
+    from analyzers.flags import build_flag_model
+    flags = build_flag_model({"p/args.py": "def add_cli_args(parser):\n"
+                              "    parser.add_argument('--mode', type=str, default=None)\n"
+                              "    parser.add_argument('--off', action='store_true')\n"})
+    mode, off = Ref(RefKind.FLAG, "mode", "view.mode"), Ref(RefKind.FLAG, "off", "view.off")
+    unset = Compare("is", mode, Const(None))
+    together = Model(flags, (Rule("mode", Const("x"), unset, at=5), Rule("off", Const(True), unset, at=5)))
+    assert evaluate(Compare("==", mode, Const("x")), Launch(), together) is Truth.TRUE
+    assert evaluate(Truthy(off), Launch(), together) is Truth.TRUE
+    one_after_the_other = Model(flags, (Rule("mode", Const("x"), unset, at=5), Rule("off", Const(True), unset, at=6)))
+    assert evaluate(Truthy(off), Launch(), one_after_the_other) is Truth.FALSE
+
+
+def test_a_providers_declarations_take_one_place_after_its_checks() -> None:
+    source = '''
+        @register_post_process
+        def resolve(view):
+            declared = {"uses": True}
+            if view.mode == "auto":
+                declared["mode"] = "no_buffer"
+                declared["off"] = True
+            if view.bad:
+                raise ValueError("bad")
+            return declared
+    '''
+    fs = extract_file("pkg/p.py", textwrap.dedent(source), PROFILE)
+    assert {a.line for a in fs.adjustments} == {10}  # the provider's last line, after the raise at 9
