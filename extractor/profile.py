@@ -194,27 +194,27 @@ def _path_map(value: Any) -> str | None:
     return next((f"{k!r}: {p}" for k, v in value.items() if (p := _string(k) or _string(v))), None)
 
 
-def _raises(value: Any) -> str | None:
-    if not isinstance(value, dict):
-        return f"expected a mapping of called name -> {{exception, message}}, got {_kind(value)}"
-    for name, raised in value.items():
-        if (problem := _string(name)) is not None:
-            return f"{name!r}: {problem}"
-        if not isinstance(raised, dict) or set(raised) != {"exception", "message"} \
-                or not all(isinstance(v, str) and v for v in raised.values()):
-            return f"{name!r}: expected {{exception: <name>, message: <text>}}"
-    return None
+def _mapping(what: str, item: Callable[[Any], bool], expected: str) -> Check:
+    """A mapping of names (`what`) to values `item` accepts; `expected`: what a value must be."""
+    def check(value: Any) -> str | None:
+        if not isinstance(value, dict):
+            return f"expected a mapping of {what}, got {_kind(value)}"
+        for name, found in value.items():
+            if (problem := _string(name)) is not None:
+                return f"{name!r}: {problem}"
+            if not item(found):
+                return f"{name!r}: expected {expected}"
+        return None
+    return check
 
 
-def _accepts(value: Any) -> str | None:
-    if not isinstance(value, dict):
-        return f"expected a mapping of flag dest or env var -> accepted values, got {_kind(value)}"
-    for name, values in value.items():
-        if (problem := _string(name)) is not None:
-            return f"{name!r}: {problem}"
-        if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
-            return f"{name}: expected a list of values"
-    return None
+_raises = _mapping("called name -> {exception, message}",
+                   lambda r: isinstance(r, dict) and set(r) == {"exception", "message"}
+                   and all(isinstance(v, str) and v for v in r.values()),
+                   "{exception: <name>, message: <text>}")
+_accepts = _mapping("flag dest or env var -> accepted values",
+                    lambda vs: isinstance(vs, list) and bool(vs) and all(isinstance(v, str) and v for v in vs),
+                    "a list of values")
 
 
 def _optional(check: Check) -> Check:
@@ -242,7 +242,7 @@ _SCHEMA: dict[str, Any] = {
     "launch": _string,
     "examples": {"model": _optional(_pattern(r"[A-Za-z_][A-Za-z0-9_]*", "a flag dest")),
                  **{key: _strings(item=_regex) for key in ("models", "files", "dirs", "architecture")},
-                 "accepts": _optional(lambda v: _accepts(v))},
+                 "accepts": _optional(_accepts)},
     "real": real_problem,
 }
 _REQUIRED = ("name", "repo", "targets")

@@ -403,8 +403,8 @@ def test_examples_give_only_values_the_program_accepts(expr, before):
 
 
 @pytest.mark.parametrize("accepts, problem", [
-    ({"x": "a"}, "examples.accepts: x: expected a list of values"),
-    ({"x": []}, "examples.accepts: x: expected a list of values"),
+    ({"x": "a"}, "examples.accepts: 'x': expected a list of values"),
+    ({"x": []}, "examples.accepts: 'x': expected a list of values"),
     (["x"], "examples.accepts: expected a mapping of flag dest or env var -> accepted values, got a list"),
 ])
 def test_profile_accepts_is_checked(accepts, problem):
