@@ -32,7 +32,7 @@ from analyzers.launch import Launch
 from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer
 from analyzers.witness import Leaf, base_launch, fact_leaves, satisfy, settable
-from extractor.ir import Compare, Const, Expr, Not, Ref, RefKind, conj, conjuncts, disj, negate, refs, simplify
+from extractor.ir import Compare, Const, Expr, Not, Ref, RefKind, conj, conjuncts, disj, negate, refs, simplify, walk
 from extractor.records import Adjustment
 
 
@@ -102,23 +102,26 @@ class _Builder:
                 if witness is not None:
                     src, dst = sorted((na, nb))
                     self.edge(src, dst, "conflicts", evidence, assuming=_assumed(witness),
-                              values=self.values(witness, (a, b)))
+                              values=self.values(witness, (a, b), expr))
                 continue
             (user, nu), (unset, nn) = ((a, na), (b, nb)) if pa else ((b, nb), (a, na))
             witness = judge.requirement(expr, whole, user, unset)
             if witness is not None:
                 self.edge(nu, nn, "requires", evidence, assuming=_assumed(witness),
-                          values=self.values(witness, (user,)))
+                          values=self.values(witness, (user,), expr))
 
-    def values(self, launch: Launch, flags: Sequence[Ref]) -> list[str]:
-        """``--flag=value`` for each of `flags` the witness `launch` gives a value other than
-        a switch's: the relation holds for that value (``--speculative-algorithm=UNO``
-        conflicts with ``--enable-deterministic-inference``), not for every one."""
+    def values(self, launch: Launch, flags: Sequence[Ref], expr: Expr) -> list[str]:
+        """``--flag=value`` for each of `flags` the witness `launch` gives a value `expr`
+        names (not a switch's, not any free text): the relation holds for that value
+        (``--speculative-algorithm=UNO`` conflicts with ``--enable-deterministic-inference``),
+        not for every one."""
+        named = {v for node in walk(expr) if isinstance(node, Const)
+                 for v in (node.value if isinstance(node.value, tuple) else (node.value,))}
         out = []
         for ref in flags:
             value = launch.flags.get(ref.name)
             option = self.renderer.option(ref.name)
-            if option is not None and value is not None and not isinstance(value, bool):
+            if option is not None and not isinstance(value, bool) and _is_named(value, named):
                 out.append(f"{option}={_scalar_text(value)}")
         return out
 
@@ -233,6 +236,13 @@ class _Judge:
             found = self.without[target] = _Judge.of(
                 Model(self.model.flags, tuple(r for r in self.model.rules if r.dest != target)))
         return found
+
+
+def _is_named(value: Any, named: set[Any]) -> bool:
+    try:
+        return value is not None and value in named
+    except TypeError:  # unhashable (a dict value): no constant names it
+        return False
 
 
 def _scalar_text(value: Any) -> str:

@@ -151,6 +151,9 @@ def test_a_relation_that_holds_for_one_value_says_which() -> None:
     graph = _graph("def check(cfg):\n    if cfg.mode == 'a' and cfg.max_loras is None:\n"
                    "        raise ValueError('m')\n")
     assert graph.edges["flag:--mode", "flag:--max-loras", "requires"]["values"] == ["--mode=a"]
+    # a value the search picked where any would do (a number of LoRAs) is no part of it
+    graph = _graph("def check(cfg):\n    if cfg.mode == 'a' and cfg.max_loras:\n        raise ValueError('m')\n")
+    assert graph.edges["flag:--max-loras", "flag:--mode", "conflicts"]["values"] == ["--mode=a"]
 
 
 def test_an_edge_that_needs_a_platform_fact_says_so() -> None:
