@@ -27,8 +27,13 @@ HISTORY = ["0.5.18", "0.5.23"]
 PROFILE = load_profile("sglang")
 
 
+RAISING_QUERIES = dict(PROFILE.platform_raises)  # device queries that raise without the device
+
+
 class _AstSites(ast.NodeVisitor):
-    """(line) -> (kind, exception); a bare `raise` re-raises the innermost caught type."""
+    """(line) -> (kind, exception); a bare `raise` re-raises the innermost caught type; a
+    statement whose own value calls a device query the profile says raises (``major, _ =
+    torch.cuda.get_device_capability()``) is a raise of what the profile says it raises."""
 
     def __init__(self) -> None:
         self.sites: dict[int, tuple[str, str | None]] = {}
@@ -49,6 +54,20 @@ class _AstSites(ast.NodeVisitor):
     def visit_Assert(self, node: ast.Assert) -> None:
         self.sites[node.lineno] = ("assert", "AssertionError")
         self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._query(node, node.value)
+        self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self._query(node, node.value)
+        self.generic_visit(node)
+
+    def _query(self, node: ast.stmt, value: ast.expr) -> None:
+        call = value.value if isinstance(value, ast.Subscript) else value
+        raised = RAISING_QUERIES.get(ast.unparse(call.func)) if isinstance(call, ast.Call) else None
+        if raised is not None:
+            self.sites[node.lineno] = ("raise", raised[0])
 
     def visit_Raise(self, node: ast.Raise) -> None:
         self.sites[node.lineno] = ("raise", self._exception(node))
