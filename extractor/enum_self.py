@@ -587,6 +587,7 @@ def with_self_meanings(files: Sequence[FileSites], sources: SourceSet | None) ->
 # ``SpeculativeAlgorithm.from_string(cfg.speculative_algorithm).is_speculative()``: a member
 # built from one setting, asked one predicate (the term the IR keeps unknown, as its text)
 _CHAIN = re.compile(r"([A-Za-z_]\w*)\.([A-Za-z_]\w*)\(([A-Za-z_]\w*)\.([A-Za-z_]\w*)\)\.([A-Za-z_]\w*)\(\)")
+_CALLED_ON_A_CALL = re.compile(r"\)\s*\.\s*[A-Za-z_]\w*\(\s*\)")  # in the source, however it is laid out
 
 
 class _Chains:
@@ -642,6 +643,10 @@ def with_chain_meanings(files: Sequence[FileSites], sources: SourceSet | None,
     chains = _Chains(sources, configs)
     out = []
     for fs in files:
+        if not _CALLED_ON_A_CALL.search(sources.files.get(fs.path) or ""):  # no ``f(...).p()``: nothing to read
+            out.append(fs)
+            continue
+
         def rewrite(expr: Expr, path: str = fs.path) -> Expr:
             def go(node: Expr) -> Expr:
                 if isinstance(node, Truthy) and isinstance(node.term, Unknown) \

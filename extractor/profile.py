@@ -6,6 +6,7 @@ import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,6 +97,10 @@ class Profile:
 
     def permalink(self, pin: str, path: str, line: int) -> str:
         return self.url_template.format(repo=self.repo, pin=pin, path=path, line=line)
+
+    def raising_query(self, name: str) -> tuple[str, str] | None:
+        """(exception, message) of a device query `platform.raises` names (None: not one)."""
+        return _by_name(self.platform_raises).get(name) if self.platform_raises else None
 
     def is_platform(self, name: str) -> bool:
         """A function or flag that reports the hardware/platform (listed or by pattern)."""
@@ -192,6 +197,11 @@ def _path_map(value: Any) -> str | None:
     if not isinstance(value, dict):
         return f"expected a mapping of archive path -> repository path, got {_kind(value)}"
     return next((f"{k!r}: {p}" for k, v in value.items() if (p := _string(k) or _string(v))), None)
+
+
+@cache
+def _by_name(pairs: tuple[tuple[str, tuple[str, str]], ...]) -> dict[str, tuple[str, str]]:
+    return dict(pairs)
 
 
 def _mapping(what: str, item: Callable[[Any], bool], expected: str) -> Check:

@@ -875,8 +875,10 @@ class SiteWalker:
         a site firing where the query fails, and an earlier raise for what follows. Only a
         statement's own call: one inside a condition (``a and query()[0] >= 10``) may not run."""
         call = value.value if isinstance(value, cst.Subscript) else value
-        name = dotted(call.func) if isinstance(call, cst.Call) else None
-        raised = dict(self.profile.platform_raises).get(name) if name is not None else None
+        if not isinstance(call, cst.Call) or not self.profile.platform_raises:
+            return
+        name = dotted(call.func)
+        raised = self.profile.raising_query(name) if name is not None else None
         if name is None or raised is None:
             return
         exception, message = raised
