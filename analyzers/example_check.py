@@ -12,7 +12,7 @@ is applied (to both commands while `before` still meets this entry), up to `MAX_
 deep, each move keeping this entry's condition and the errors moved off so far; where no
 change of options does it, the move may put both commands on another generated model
 whose measured facts do. A repaired pair replaces the example only where the pipeline says
-it works.
+it works; a pair it still refutes is withheld (`withheld`), not shown as a command.
 """
 from __future__ import annotations
 
@@ -58,6 +58,22 @@ def refuted_because(own: str, before: Prediction, after: Prediction) -> str:
     found = after.entry or after.sure
     return f"Predicted not to work as written: `after` meets entry {found}." if found else \
         "Predicted not to work as written."
+
+
+WITHHELD = ("No command line found that the pipeline predicts to raise this error and then pass "
+            "once fixed; the closest one is kept under `withheld` for `errcat confirm` to try.")
+
+
+def withheld(fix: Mapping[str, Any], why: str) -> dict[str, Any]:
+    """`fix` without its commands: a pair the pipeline predicts does not work is not shown
+    to users (they copy commands). It moves to `withheld`, which `errcat confirm` still
+    runs and repairs with the real program; `note` says why."""
+    out = {k: v for k, v in fix.items() if k not in ("needs", "note")}
+    out["withheld"] = {"before": fix["before"], "after": fix["after"],
+                       **({"needs": fix["needs"]} if fix.get("needs") else {})}
+    out["before"] = out["after"] = None
+    out["note"] = f"{why} {WITHHELD}"
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +174,8 @@ class ExampleJudge:
         if needs := self._machine(found if said == "true" else pair):
             out["needs"] = needs
         out.pop("undecided", None)
-        if said == "false" and "note" not in out:
-            out["note"] = refuted_because(own, *predictions)
+        if said == "false":
+            return withheld(out, refuted_because(own, *predictions))
         if said == "unknown":
             deciding = [*predictions[0].deciding, *predictions[1].deciding]
             if deciding:

@@ -158,18 +158,25 @@ def release_of(source: Mapping[str, Any], profile: Any) -> str | None:
 def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str) -> dict[str, Any]:
     """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome."""
     out = dict(fix)
-    if fix.get("before") is None:
+    withheld = fix.get("withheld") if fix.get("before") is None else None
+    shown = withheld if isinstance(withheld, Mapping) else fix
+    if shown.get("before") is None:
         return out
-    found = outcomes.get(entry, fix.get("before"), fix.get("after"), version)
+    found = outcomes.get(entry, shown.get("before"), shown.get("after"), version)
     if found is None:
         out["verified"] = _VERIFIED[NOT_RUN]
         return out
     if found.found is not None:
-        static = {k: fix[k] for k in ("before", "after", "predicted") if k in fix}
+        static = {k: shown[k] for k in ("before", "after") if k in shown}
+        static.update({k: fix[k] for k in ("predicted",) if k in fix})
         out = {"before": found.found.before, "after": found.found.after, "verified": "true",
                "found_by": "real program", "real": f"{CONFIRMED} by {version}",
                "static": {**static, "verified": "false", "real": found.why},
-               **{k: v for k, v in fix.items() if k not in ("before", "after", "verified", "predicted")}}
+               **{k: v for k, v in fix.items()
+                  if k not in ("before", "after", "verified", "predicted", "withheld", "note")}}
+        return out
+    if withheld is not None:  # still no command to show: what the real program did with the withheld one
+        out["withheld"] = {**withheld, "real": f"{found.why} ({version})"}
         return out
     out["verified"] = _VERIFIED[found.status]
     out["real"] = f"{found.why} ({version})"

@@ -100,6 +100,20 @@ def test_a_refuted_example_is_replaced_by_one_the_real_program_confirms(setup):
     assert (found.real_before.message, found.real_after.outcome) == ("device cuda", "ok")
 
 
+def test_a_withheld_pair_runs_and_the_real_program_may_repair_it(setup):
+    """The pipeline refuted it, so the catalog shows no command; confirm still runs it."""
+    cat, python = setup
+    data = json.loads((cat / "catalog.json").read_text())
+    fix = data["entries"][2]["example_fix"]
+    data["entries"][2]["example_fix"] = {"before": None, "after": None, "verified": "not-run", "predicted": "false",
+                                         "note": "withheld", "withheld": {"before": fix["before"],
+                                                                          "after": fix["after"]}}
+    (cat / "catalog.json").write_text(json.dumps(data))
+    outcome = _by_entry(confirm(cat, python, jobs=1, timeout=5, only=["c" * 16]))["c" * 16]
+    assert (outcome.before, outcome.status) == ("fake serve --action device --size 5", "refuted")
+    assert outcome.found is not None and outcome.found.before == "fake serve --action device --size 1"
+
+
 def test_results_are_written_beside_the_catalog_and_reused(setup):
     cat, python = setup
     summary = write_results(confirm(cat, python, jobs=2, timeout=5, only=["a" * 16, "c" * 16]))

@@ -123,10 +123,12 @@ def test_a_refuted_example_says_what_the_pipeline_predicts_instead(before, after
     assert why in refuted_because("own", before, after)
 
 
-def test_an_example_no_move_repairs_keeps_its_commands_and_says_why():
+def test_an_example_no_move_repairs_is_withheld_and_says_why():
+    """Users copy commands: a pair the pipeline refutes is not shown, but kept for confirm."""
     always = Check("always", "a.py", 0, "hook", TRUE, 0)  # fires first on every launch
     found = _judge(always, LORA_SPEC).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
-    assert found["predicted"] == "false" and found["before"] == "serve --enable-lora --enable-spec"
+    assert (found["predicted"], found["before"], found["after"]) == ("false", None, None)
+    assert found["withheld"] == {"before": "serve --enable-lora --enable-spec", "after": "serve --enable-lora"}
     assert found["note"].startswith("Predicted not to work as written: `before` stops first at entry always")
 
 

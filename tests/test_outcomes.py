@@ -62,6 +62,24 @@ def test_a_found_example_replaces_a_refuted_one_and_keeps_the_static_one():
     assert fix["solution"] == FIX["solution"]
 
 
+WITHHELD = {"before": None, "after": None, "verified": "not-run", "predicted": "false",
+            "note": "Predicted not to work as written.", "withheld": {"before": B, "after": A}}
+
+
+def test_a_withheld_pair_the_real_program_repairs_becomes_the_example():
+    found = Found("run --x 1 --y 2", "run --y 2", Real("error", "ValueError", "m", "p.py", 1), Real("ok"))
+    fix = merged_fix("e1", WITHHELD, Outcomes({}).with_([_outcome(REFUTED, "fires-first: e2", found)]), "1.0")
+    assert (fix["before"], fix["after"], fix["verified"], fix["found_by"]) == (
+        "run --x 1 --y 2", "run --y 2", "true", "real program")
+    assert fix["static"]["before"] == B and "withheld" not in fix and "note" not in fix
+
+
+def test_a_withheld_pair_the_real_program_refutes_stays_withheld_with_what_it_did():
+    fix = merged_fix("e1", WITHHELD, Outcomes({}).with_([_outcome(REFUTED, "fires-first: e2")]), "1.0")
+    assert (fix["before"], fix["verified"]) == (None, "not-run")
+    assert fix["withheld"] == {"before": B, "after": A, "real": "fires-first: e2 (1.0)"}
+
+
 def test_no_example_is_left_alone():
     assert merged_fix("e1", {"before": None, "after": None, "verified": "not-run"}, NO_OUTCOMES, "1.0") == {
         "before": None, "after": None, "verified": "not-run"}

@@ -89,9 +89,12 @@ def examples_of(data: Mapping[str, Any], only: Sequence[str] = ()) -> list[Examp
         fixes = [("", entry.get("example_fix") or {})]
         fixes += [(f"variant {i + 1}", v.get("example_fix") or {}) for i, v in enumerate(entry.get("variants") or [])]
         for label, fix in fixes:
-            static = fix.get("static") or fix  # a found example replaced the static one: judge the static one
+            # a found example replaced the static one: judge the static one; a withheld pair
+            # (the pipeline refutes it) is not shown but runs, so the real program may repair it
+            static = fix.get("static") or (fix.get("withheld") if fix.get("before") is None else None) or fix
             out.append(Example(entry["id"], label, static.get("before"), static.get("after"),
-                               str(static.get("predicted", "unknown")), tuple(fix.get("needs") or ()),
+                               str(fix.get("predicted", static.get("predicted", "unknown"))),
+                               tuple(static.get("needs") or fix.get("needs") or ()),
                                str(fix.get("note") or "")))
     return out
 
