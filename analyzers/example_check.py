@@ -9,7 +9,8 @@ its ``predicted``: ``"true"`` when `before` meets this entry first and `after` m
 decide it. An example the pipeline refutes is repaired the way `errcat confirm` repairs
 with the real program: the change that moves the launch off the error that fires instead
 is applied (to both commands while `before` still meets this entry), up to `MAX_BLOCKERS`
-deep, each move keeping this entry's condition and the errors moved off so far; where no
+deep (a check that may fire first on facts the launch leaves open is moved off the same way,
+so the prediction is decided), each move keeping this entry's condition and the errors moved off so far; where no
 change of options does it, the move may put both commands on another generated model
 whose measured facts do. A repaired pair replaces the example only where the pipeline says
 it works; a pair it still refutes is withheld (`withheld`), not shown as a command.
@@ -24,7 +25,7 @@ from typing import Any
 from analyzers.argv import launch_of_argv
 from analyzers.evaluate import Model, Truth, evaluate
 from analyzers.examples import model_of
-from analyzers.first_error import ERROR, OK, Check, Pipeline, Prediction, seen_by
+from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction, seen_by
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of
@@ -74,6 +75,14 @@ def withheld(fix: Mapping[str, Any], why: str) -> dict[str, Any]:
     out["before"] = out["after"] = None
     out["note"] = f"{why} {WITHHELD}"
     return out
+
+
+def _undecided_first(before: Prediction, own: str) -> str | None:
+    """The first check that may fire before `own` on an undecided `before` that leaves
+    `own` open (None: `own` is the first open one, or not among them)."""
+    if before.status != UNDECIDED or own not in before.may_fire or before.may_fire[0] == own:
+        return None
+    return before.may_fire[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +219,12 @@ class ExampleJudge:
                 target, where, launch = own, "before", sb
             elif pa.status == ERROR and pa.entry is not None and pa.entry != own:
                 target, where, launch = pa.entry, "after", sa
+            elif (first := _undecided_first(pb, own)) is not None:
+                # an earlier check may fire first, on facts the launch leaves open: moved
+                # off it (made surely quiet) on both commands, as off an error
+                target, where, launch = first, "both", sb
+            elif pa.status == UNDECIDED and pa.may_fire and pa.may_fire[0] != own:
+                target, where, launch = pa.may_fire[0], "after", sa
             else:
                 break
             goal = self._goal(target, off=where != "before")

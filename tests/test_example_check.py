@@ -181,3 +181,26 @@ def test_an_example_whose_first_way_off_an_earlier_error_meets_another_is_repair
     own = Check("own", "a.py", 3, "hook", Truthy(LORA), 3)
     found = _judge(pp_or_tp, pp_low, own).judge("own", _fix("--pp-size 2 --enable-lora", "--pp-size 2"))
     assert found["predicted"] == "true" and "--tp-size" in found["before"]
+
+
+def _on_unknown_platform(*checks: Check) -> ExampleJudge:
+    judge = _judge(*checks)
+    judge.stated = Stated.of(judge.pipeline.conditions(), FLAGS, Platform("somewhere", ("--device", "cuda"), None),
+                             REAL, EXAMPLES)
+    return judge
+
+
+HIP_PP = Check("hip_pp", "a.py", 1, "hook", conj([Truthy(HIP), Compare(">", PP, Const(1))]), 1)
+
+
+@pytest.mark.parametrize(("before", "after", "moved"), [
+    # an earlier check may fire on `before` (the platform decides): both commands move off it
+    ("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora",
+     ("serve --enable-lora --enable-spec", "serve --enable-lora")),
+    # `after` may meet a check: it alone moves off it
+    ("--enable-lora --enable-spec", "--pp-size 2 --enable-lora",
+     ("serve --enable-lora --enable-spec", "serve --enable-lora")),
+])
+def test_an_example_a_platform_fact_leaves_open_is_moved_off_the_check_it_decides(before, after, moved):
+    found = _on_unknown_platform(HIP_PP, LORA_SPEC).judge("own", _fix(before, after, predicted="unknown"))
+    assert (found["before"], found["after"], found["predicted"]) == (*moved, "true")
