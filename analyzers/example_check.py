@@ -35,6 +35,7 @@ from extractor.ir import Expr, RefKind, conj, negate, refs
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
 MODEL_MOVES = 3  # other stand-in models tried per move
 MAX_WAYS = 6  # disjuncts of a goal searched one by one
+CHECKPOINT = "real checkpoint"  # what an example on an architecture errcat cannot stand in for needs
 
 
 def verdict(own: str, before: Prediction, after: Prediction) -> str:
@@ -135,7 +136,10 @@ class ExampleJudge:
         # the stand-ins whose model facts are known (measured for this release), the default first
         object_ = stated.real.model_object
         measured = object_.for_release(stated.version) if object_ is not None and stated.version else {}
-        known = sorted(a for a in measured if not a.startswith("("))
+        # a stand-in whose configuration object failed to build here (the generated config
+        # lacks what the architecture's code reads) stops the launch outside the catalog
+        self.unbuilt = frozenset(a for a, v in measured.items() if isinstance(v, Mapping) and "error" in v)
+        known = sorted(a for a in measured if not a.startswith("(") and a not in self.unbuilt)
         self.stand_ins = tuple(dict.fromkeys([stated.real.default_model, *known]))
 
     def _text(self, launch: Launch) -> str:
@@ -194,10 +198,16 @@ class ExampleJudge:
     def _machine(self, pair: Pair) -> list[str]:
         """What the pair needs of the machine: an option the platform gives every launch
         (``--device cuda``) given another value (``--device npu`` loads that device's
-        runtime before any check runs, so only such a machine can run the example)."""
-        return sorted({f"platform:{dest}={json.dumps(launch.flags[dest])}"
-                       for launch in (pair.before, pair.after) for dest, value in self.machine.items()
-                       if dest in launch.flags and launch.flags[dest] != value})
+        runtime before any check runs, so only such a machine can run the example); a real
+        checkpoint of an architecture whose generated stand-in does not build here."""
+        launches = (pair.before, pair.after)
+        needs = {f"platform:{dest}={json.dumps(launch.flags[dest])}"
+                 for launch in launches for dest, value in self.machine.items()
+                 if dest in launch.flags and launch.flags[dest] != value}
+        default = self.stated.real.default_model
+        needs |= {f"model:{arch}={json.dumps(CHECKPOINT)}" for launch in launches
+                  if (arch := architecture_of(launch.flags.get(self.stated.examples.model), default)) in self.unbuilt}
+        return sorted(needs)
 
     def _predictions(self, pair: Pair) -> tuple[Prediction, Prediction]:
         return self._judged(pair.before)[1], self._judged(pair.after)[1]

@@ -204,3 +204,19 @@ HIP_PP = Check("hip_pp", "a.py", 1, "hook", conj([Truthy(HIP), Compare(">", PP, 
 def test_an_example_a_platform_fact_leaves_open_is_moved_off_the_check_it_decides(before, after, moved):
     found = _on_unknown_platform(HIP_PP, LORA_SPEC).judge("own", _fix(before, after, predicted="unknown"))
     assert (found["before"], found["after"], found["predicted"]) == (*moved, "true")
+
+
+def test_an_example_on_a_stand_in_that_does_not_build_here_needs_a_real_checkpoint():
+    """The measurement of `Odd`'s generated config failed (its code reads what the config
+    lacks): a launch on it stops outside the catalog, so only a real checkpoint runs it."""
+    props = ModelProperties(r"(?:.*\.)?model_config", "pkg.config:Config.build", (), (
+        ("1.0", '{"Llama": {"is_multimodal": false}, "Odd": {"error": "AttributeError: no kv_lora_rank"}}'),))
+    pipeline = Pipeline((LORA_SPEC,), Model(FLAGS, (), EXAMPLES))
+    real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"), ("Odd", "{}")),
+                       model_object=props)
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, real, EXAMPLES, "1.0"),
+                         FLAGS, PREFIX)
+    found = judge.judge("own", _fix("--model-path <model:Odd> --enable-lora --enable-spec",
+                                    "--model-path <model:Odd> --enable-lora"))
+    assert found["needs"] == ['model:Odd="real checkpoint"']
+    assert "Odd" not in judge.stand_ins
