@@ -202,7 +202,8 @@ ON_CUDA = Compare("==", flag("device"), Const("cuda"))
         ((Rule("tp_size", Const(8), Truthy(HIP)),), {}, TP1, Truth.UNKNOWN),        # undecided condition
         ((Rule("tp_size", Const(1), Truthy(HIP)),), {}, TP1, Truth.TRUE),           # both outcomes agree
         ((Rule("tp_size", Unknown("auto()"), TRUE),), {}, TP1, Truth.UNKNOWN),      # value not computable
-        ((Rule("tp_size", Const(8), TRUE),), {"tp_size": 1}, TP1, Truth.TRUE),      # the command line is kept
+        ((Rule("tp_size", Const(8), TRUE),), {"tp_size": 1}, TP1, Truth.FALSE),     # a sure rule overrides it
+        ((Rule("tp_size", Const(8), Truthy(HIP)),), {"tp_size": 1}, TP1, Truth.TRUE),  # an unknown one keeps it
         # ... but a rule reading the setting it writes normalises the given value
         ((Rule("device", Const("cuda"), Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"},
          ON_CUDA, Truth.TRUE),
@@ -214,8 +215,10 @@ ON_CUDA = Compare("==", flag("device"), Const("cuda"))
                                                       flag("device")), "alias")), "r"), TRUE),),
          {"device": "gpu"}, ON_CUDA, Truth.TRUE),
         # ... not one choosing the new value by other conditions: the given value is kept
+        # while the condition is unknown
         ((Rule("device", Apply(IF, (Truthy(HIP), Const("cuda"), Const("cpu")), "c"),
-               Compare("==", flag("device"), Const("gpu"))),), {"device": "gpu"}, ON_CUDA, Truth.FALSE),
+               And((Truthy(HIP), Compare("==", flag("device"), Const("gpu"))))),), {"device": "gpu"}, ON_CUDA,
+         Truth.FALSE),
         ((Rule("tp_size", Const(2), TRUE), Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2)))),
          {}, ON_CUDA, Truth.FALSE),                                                  # chained
         ((Rule("device", Const("cpu"), Compare("==", flag("tp_size"), Const(2))), Rule("tp_size", Const(2), TRUE)),
@@ -401,7 +404,7 @@ def walk_resolve(model, launch, rules):
         changed = set()
         for rule in rules:
             fires = walk_truth(rule.when, values)
-            if fires is False or (rule.dest in launch.flags and not rewrites_itself(rule)):
+            if fires is False or (fires is None and rule.dest in launch.flags and not rewrites_itself(rule)):
                 continue
             current = values.flag(rule.dest)
             new = walk_value(rule.value, values)
@@ -627,7 +630,8 @@ def test_memo_tells_apart_launches_whose_helper_record_differs():
 
 
 # A record setting ``c`` (``cuda_graph_config``): its value is what a helper returns
-# (stated), its fields are adjusted one by one, and JSON on the command line wins.
+# (stated), its fields are adjusted one by one, and JSON on the command line is kept
+# unless a rule surely rewrites the field.
 RECORD_RULES = (
     Rule("c", Unknown("make_config()"), TRUE),
     Rule("c.decode.backend", Const("disabled"), Truthy(flag("enable_lora"))),
@@ -641,8 +645,9 @@ MADE = {"runtime:make_config()": {"decode": {"backend": "full"}}}
     ({}, MADE, "full"),  # the record's own field
     ({}, {}, UNKNOWN),  # nobody states what the helper returns
     ({"enable_lora": True}, MADE, "disabled"),  # an adjustment of the field
-    ({"c": {"decode": {"backend": "breakable"}}, "enable_lora": True}, MADE, "breakable"),  # the given JSON
-    ({"c": {"prefill": {}}}, MADE, UNKNOWN),  # given without the field: not the helper's record
+    ({"c": {"decode": {"backend": "breakable"}}}, MADE, "breakable"),  # the given JSON
+    ({"c": {"decode": {"backend": "breakable"}}, "enable_lora": True}, MADE, "disabled"),  # rewritten, as declared
+    ({"c": {"prefill": {}}}, MADE, "full"),  # given without the field: the record made for sure replaces it
 ])
 def test_a_field_of_a_record_setting(flags, facts, expected):
     values = resolved(RECORD_MODEL, Launch(flags, {}, facts), RECORD_MODEL.rule_set(BACKEND))
