@@ -344,7 +344,12 @@ def _reads_no_local(node: cst.BaseExpression, scope: Scope) -> bool:
     config, builtins) and call no function (a method such as ``envs.X.get()`` is read)?
     Then what it means does not depend on the walk so far, and reading it costs its size."""
     return all(not scope.is_local(n.value) or n.value in scope.aliases for n in names_read(node)) \
-        and not any(isinstance(c.func, cst.Name) for c in _calls_in(node, nested=True))
+        and not any(isinstance(c.func, cst.Name) and c.func.value not in _CHEAP_BUILTINS
+                    for c in _calls_in(node, nested=True))
+
+
+# builtins whose call costs what reading its arguments costs
+_CHEAP_BUILTINS = frozenset({"bool", "int", "float", "str", "len", "isinstance", "getattr", "hasattr"})
 
 
 def _simple_binding(bound: Binding | None, scope: Scope) -> bool:
@@ -1269,8 +1274,10 @@ class SiteWalker:
         code and rarely what a validation hook is passed."""
         if _simple_arg(node, self.scope):
             return term(node, self.scope)
-        if isinstance(node, cst.Name) and _simple_binding(self.scope.bindings.get(node.value), self.scope):
-            return term(node, self.scope)
+        bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
+        if _simple_binding(bound, self.scope) or (isinstance(bound, cst.BaseExpression)
+                                                  and _reads_no_local(bound, self.scope)):
+            return term(node, self.scope)  # a local bound once to config reads: no chain to re-read
         if _reads_no_local(node, self.scope):  # constants and config reads only: cheap to read as it is
             found = term(node, self.scope)
             if not unknowns(found):

@@ -370,6 +370,27 @@ def test_which_call_arguments_bind_a_parameter(argument: str, bound: bool) -> No
                     if u.kind is RefKind.UNKNOWN and u.name == "flag")) is bound
 
 
+@pytest.mark.parametrize(
+    "local, bound",
+    [
+        ("bool(cfg.enable_lora) or (cfg.enable_lora is None and bool(cfg.lora_paths))", True),  # reads only
+        ("compute(cfg.a)", False),  # a function of the project's: not interpreted at every call site
+        ("other and cfg.a", False),  # reads another local
+    ],
+)
+def test_a_local_bound_to_config_reads_binds_a_parameter(local: str, bound: bool) -> None:
+    (fs,) = with_caller_guards(files(m=f"""
+        def check(*, flag):
+            if flag:
+                raise ValueError("x")
+        def entry(cfg, other):
+            enabled = {local}
+            check(flag=enabled)
+    """))
+    assert (not any(u for g in fs.sites[0].guards for u in refs(g.expr)
+                    if u.kind is RefKind.UNKNOWN and u.name == "flag")) is bound
+
+
 def test_a_nested_function_takes_the_bindings_of_the_function_it_is_defined_in() -> None:
     (fs,) = with_caller_guards(files(m="""
         def validate(value, name):
