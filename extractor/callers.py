@@ -94,10 +94,14 @@ class CallGraph:
         self.imports: dict[str, dict[str, str]] = {}
         self.registered: set[Func] = {(fs.path, q) for fs in files for q in fs.registered}  # run by a registry
         self.never: set[Func] = set()  # private functions nothing in the program names (`find_never_run`)
+        self.defaults: dict[Func, dict[str, Expr]] = {}  # literal defaults of parameters
+        self.handed: set[Func] = set()  # functions handed to a call (``run_hook(fn, cfg)``)
         for fs in files:
             self.imports[fs.path] = dict(fs.imports)
             for qual, names in fs.params:
                 self.params[(fs.path, qual)] = names
+            for qual, found in fs.defaults:
+                self.defaults[(fs.path, qual)] = dict(found)
             for qual in fs.functions:
                 self.defined.add((fs.path, qual))
                 self.by_name[qual.rsplit(".", 1)[-1]].append((fs.path, qual))
@@ -105,6 +109,7 @@ class CallGraph:
         for fs in files:
             for call in fs.calls:
                 if call.ref:
+                    self.handed.update(self.resolve(fs.path, call))
                     continue
                 for target in self.resolve(fs.path, call):
                     self.callers[target].append((fs.path, call))
@@ -220,7 +225,8 @@ class CallGraph:
         for key, value in call.args:
             name = names[int(key) + skip_self] if key.isdigit() and int(key) + skip_self < len(names) else key
             passed[name] = value
-        return {name: passed.get(name, _MISSING) for name in names[skip_self:]}
+        defaults = self.defaults.get(func, {})
+        return {name: passed.get(name, defaults.get(name, _MISSING)) for name in names[skip_self:]}
 
     def live_callers(self, func: Func) -> list[tuple[str, CallSite]]:
         """The call sites of `func`, but those in a function that never runs (`never`): what
@@ -228,8 +234,13 @@ class CallGraph:
         return [(path, call) for path, call in self.callers.get(func) or [] if (path, call.caller) not in self.never]
 
     def bindings(self, func: Func) -> dict[Ref, Expr]:
-        """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``)."""
+        """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``).
+        A function only handed to other calls or registered (a hook: ``run_hook(fn, cfg)``)
+        gets its literal defaults: what runs it passes the hook's arguments, not its tuning
+        parameters (``gpu_mem=None``), an assumption."""
         sites = self.live_callers(func)
+        if not sites and (func in self.handed or func in self.registered):
+            return {parameter_ref(name): value for name, value in self.defaults.get(func, {}).items()}
         if not self.params.get(func) or not sites:
             return {}
         seen: dict[str, set[Expr]] = defaultdict(set)

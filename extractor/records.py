@@ -334,6 +334,8 @@ class FileSites:
     calls: tuple[CallSite, ...] = ()
     functions: tuple[str, ...] = ()  # qualified names defined in the file
     params: tuple[tuple[str, tuple[str, ...]], ...] = ()  # qualified name -> parameter names
+    # qualified name -> (parameter, its default) for defaults that are literal constants
+    defaults: tuple[tuple[str, tuple[tuple[str, Expr], ...]], ...] = ()
     constants: tuple[tuple[str, Expr], ...] = ()  # module-level literal constants, for importers
     imports: tuple[tuple[str, str], ...] = ()  # local name -> dotted target
     adjustments: tuple[Adjustment, ...] = ()
@@ -364,6 +366,7 @@ class FileSites:
             "calls": [c.as_dict() for c in self.calls],
             "functions": list(self.functions),
             "params": [[q, list(ps)] for q, ps in self.params],
+            "defaults": [[q, [[n, e.as_dict()] for n, e in ds]] for q, ds in self.defaults],
             "constants": [[n, e.as_dict()] for n, e in self.constants],
             "imports": [list(i) for i in self.imports],
             "adjustments": [a.as_dict() for a in self.adjustments],
@@ -387,6 +390,7 @@ class FileSites:
             calls=tuple(CallSite.from_dict(c) for c in data["calls"]),
             functions=tuple(data["functions"]),
             params=tuple((q, tuple(ps)) for q, ps in data.get("params", [])),
+            defaults=tuple((q, tuple((n, from_dict(e)) for n, e in ds)) for q, ds in data.get("defaults", [])),
             constants=tuple((n, from_dict(e)) for n, e in data.get("constants", [])),
             imports=tuple((a, b) for a, b in data["imports"]),
             adjustments=tuple(Adjustment.from_dict(a) for a in data["adjustments"]),

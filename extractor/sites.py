@@ -196,6 +196,18 @@ def _yields(small: cst.BaseSmallStatement) -> bool:
     return isinstance(getattr(small, "value", None), cst.Yield)
 
 
+def _literal_defaults(params: cst.Parameters) -> tuple[tuple[str, Expr], ...]:
+    """The parameters whose default is a literal constant (``gpu_mem=None``), with it: what
+    a call that does not pass them binds."""
+    out = []
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if p.default is not None:
+            ok, value = literal_value(p.default)
+            if ok and (value is None or isinstance(value, (bool, int, float, str))):
+                out.append((p.name.value, Const(value)))
+    return tuple(out)
+
+
 def _summarised(node: cst.FunctionDef, qual: str, params: list[str]) -> bool:
     """A module-level function with parameters and no decorator (which may change what a call
     does): what it returns can stand in for its calls (`extractor.returns`)."""
@@ -446,6 +458,7 @@ class Found:
     calls: list[CallSite] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
     params: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    defaults: list[tuple[str, tuple[tuple[str, Expr], ...]]] = field(default_factory=list)
     imports: dict[str, str] = field(default_factory=dict)
     adjustments: list[Adjustment] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
@@ -495,6 +508,7 @@ class SiteWalker:
             calls=tuple(found.calls),
             functions=tuple(found.functions),
             params=tuple(found.params),
+            defaults=tuple(found.defaults),
             constants=tuple(
                 (name, Const(value)) for name, node in sorted(self.frame.scope.module_consts.items())
                 for ok, value in [literal_value(node)] if ok
@@ -767,6 +781,8 @@ class SiteWalker:
             params = [p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)]
             self.found.functions.append(qual)
             self.found.params.append((qual, tuple(params)))
+            if defaults := _literal_defaults(ps):
+                self.found.defaults.append((qual, defaults))
             outer = self.frame
             with self.entered(self._frame_of(node, params)) as frame:
                 frame.records = {**{k: v for k, v in outer.records.items() if k not in params},

@@ -443,3 +443,21 @@ def test_a_call_site_in_a_function_that_never_runs_binds_nothing() -> None:
     site = _site(fs, 4)
     assert not unknowns(site_trigger(site))
     assert {r.name for r in refs(site_trigger(site))} >= {"kv", "get_platform().is_hip"}
+
+
+@pytest.mark.parametrize("caller", [
+    "run_hook(check, cfg)",  # handed to a runner: the hook's arguments, not its tuning ones
+    "check(cfg)",  # called without it: Python binds the default
+])
+def test_a_parameter_nobody_passes_is_its_literal_default(caller: str) -> None:
+    (fs,) = with_caller_guards(files(m=f"""
+        def check(cfg, mem=None):
+            if mem is None:
+                mem = probe(cfg.device)
+            if cfg.tp_size > mem:
+                raise ValueError("x")
+        def entry(cfg):
+            {caller}
+    """))
+    read = {r.name for g in fs.sites[0].guards for r in refs(g.expr)}
+    assert f"{PARAMETER}mem" not in read and "mem" not in read
