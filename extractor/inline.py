@@ -116,8 +116,8 @@ def return_definitions(files: Iterable[FileSites]) -> dict[str, tuple[tuple[str,
     files = list(files)
     bodies: dict[str, set[tuple[tuple[str, ...], Expr]]] = {}
     for fs in files:
-        for qual, params, expr in fs.returns:
-            bodies.setdefault(qual, set()).add((params, expr))
+        for qual, params, expr in fs.returns:  # a config method by its name, as its calls read
+            bodies.setdefault(qual.rpartition(".")[2], set()).add((params, expr))
     summarized = {(fs.path, q) for fs in files for q, _, _ in fs.returns}
     others = {q.rsplit(".", 1)[-1] for fs in files for q in fs.functions if (fs.path, q) not in summarized}
     found = {name: next(iter(b)) for name, b in bodies.items() if len(b) == 1 and name not in others}

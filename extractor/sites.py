@@ -208,10 +208,14 @@ def _literal_defaults(params: cst.Parameters) -> tuple[tuple[str, Expr], ...]:
     return tuple(out)
 
 
-def _summarised(node: cst.FunctionDef, qual: str, params: list[str]) -> bool:
-    """A module-level function with parameters and no decorator (which may change what a call
-    does): what it returns can stand in for its calls (`extractor.returns`)."""
-    return "." not in qual and bool(params) and node.asynchronous is None and not node.decorators \
+def _summarised(node: cst.FunctionDef, qual: str, params: list[str], config_method: bool = False) -> bool:
+    """A module-level function with parameters, or a method of the config taking more than
+    `self` (``ServerArgs._get_default_attn_backend(self, use_mla, model_config)``, read as
+    the derived setting ``_get_default_attn_backend()``), with no decorator (which may change
+    what a call does): what it returns can stand in for its calls (`extractor.returns`)."""
+    plain = "." not in qual and bool(params)
+    method = config_method and qual.count(".") == 1 and len(params) > 1 and params[0] == "self"
+    return (plain or method) and node.asynchronous is None and not node.decorators \
         and isinstance(node.body, cst.IndentedBlock)
 
 
@@ -790,7 +794,8 @@ class SiteWalker:
                 frame.declared = self.provider(node, qual)
                 if frame.declared is not None:
                     frame.declared_at = (self.lines.span(node) or (0, 0))[1]
-                if _summarised(node, qual, params):
+                config_method = len(self.classes) == 1 and self.classes[0] in self.profile.config_classes
+                if _summarised(node, qual, params, config_method):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
                     if value is not None:
                         self.found.returns.append((qual, tuple(params), value))

@@ -322,3 +322,25 @@ def test_extract_sites_follows_imports_through_two_non_target_files():
         Or((Compare(">", flag("dp_size"), Const(1)), Compare("==", flag("ep_join_mode"), Const("scale")))),
         Truthy(flag("enable_x", "self")),
     ))
+
+
+def test_a_config_method_taking_more_than_self_defines_the_derived_setting_it_is_read_as():
+    """``view._default_backend(view.use_mla(), mc)`` reads as ``_default_backend()``: the
+    setting it computes is what the method returns (its other parameters unknown; both
+    branches agree here)."""
+    fs = extract('''
+        class ServerArgs:
+            def _default_backend(self, use_mla, model_config):
+                if self.device == "npu":
+                    return "ascend"
+                if not use_mla:
+                    return "triton"
+                return "triton"
+
+        def f(view):
+            if view.attention_backend is None:
+                view.attention_backend = view._default_backend(view.use_mla(), view.get_model_config())
+    ''')
+    [inlined] = inline_helpers([fs])
+    [adjustment] = inlined.adjustments
+    assert "device" in {r.name for r in refs(adjustment.value)}  # what the method returns
