@@ -132,7 +132,6 @@ class ExampleJudge:
         self.checks: dict[str, Check] = {c.id: c for c in pipeline.checks}
         self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
         self._states: dict[str, Launch] = {}  # command -> its stated launch
-        self.machine = dict(launch_of_argv(stated.platform.args, flags).flags)  # what the platform gives every launch
         # the stand-ins whose model facts are known (measured for this release), the default first
         object_ = stated.real.model_object
         measured = object_.for_release(stated.version) if object_ is not None and stated.version else {}
@@ -201,9 +200,7 @@ class ExampleJudge:
         runtime before any check runs, so only such a machine can run the example); a real
         checkpoint of an architecture whose generated stand-in does not build here."""
         launches = (pair.before, pair.after)
-        needs = {f"platform:{dest}={json.dumps(launch.flags[dest])}"
-                 for launch in launches for dest, value in self.machine.items()
-                 if dest in launch.flags and launch.flags[dest] != value}
+        needs = {need for launch in launches for need in self.stated.foreign(launch)}
         default = self.stated.real.default_model
         needs |= {f"model:{arch}={json.dumps(CHECKPOINT)}" for launch in launches
                   if (arch := architecture_of(launch.flags.get(self.stated.examples.model), default)) in self.unbuilt}

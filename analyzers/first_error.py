@@ -177,5 +177,9 @@ class Pipeline:
         condition and value (a platform fact may decide a setting a check reads)."""
         return [c.condition for c in self.checks] + [e for r in self.model.rules for e in (r.when, r.value)]
 
-    def predict(self, launch: Launch) -> Prediction:
-        return predict(launch, self.checks, self.model)
+    def predict(self, launch: Launch, foreign: Sequence[str] = ()) -> Prediction:
+        """The first-error prediction; `foreign`: what the launch needs of another machine
+        (`Stated.foreign`: another device, whose runtime sglang loads somewhere during
+        validation, outside the catalog): where no check fires it is undecided, not ok."""
+        found = predict(launch, self.checks, self.model)
+        return Prediction(UNDECIDED, None, (), tuple(foreign)) if foreign and found.status == OK else found

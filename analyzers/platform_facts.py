@@ -12,6 +12,7 @@ stays unknown. Which names to state comes from the conditions that will be asked
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -265,6 +266,15 @@ class Stated:
         tests = tuple(n for n in fact_names(exprs, RefKind.RUNTIME) if _PATH_TEST.fullmatch(n))
         return cls(flags, platform, real, examples, fact_names(exprs, RefKind.PLATFORM),
                    fact_names(exprs, RefKind.MODEL), version, derived, tests)
+
+    def foreign(self, launch: Launch) -> tuple[str, ...]:
+        """``platform:NAME=JSON value`` for each option `launch` gives a value that loads a
+        device runtime the platform lacks (its `absent`: ``--device npu`` here): sglang loads it
+        during validation, outside the catalog, so only such a machine decides the launch
+        (sorted; empty: this platform does)."""
+        return tuple(sorted(f"{RefKind.PLATFORM}:{dest}={json.dumps(launch.flags[dest])}"
+                            for dest, values in self.platform.absent
+                            if dest in launch.flags and launch.flags[dest] in values))
 
     def launch(self, argv: Sequence[str], env: Iterable[tuple[str, str]] = ()) -> Launch:
         given = on_platform(launch_of_argv(argv, self.flags, env), self.platform, self.flags, self.platform_names)

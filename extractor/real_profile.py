@@ -77,6 +77,9 @@ class Platform:
     predicates: bool | None = None  # what every predicate not in `facts` reads (None: unknown)
     facts: tuple[tuple[str, Any], ...] = ()  # predicate name -> value, where it reads otherwise
     runtime: tuple[Runtime, ...] = ()  # what runtime helpers return here
+    # option dest -> values that load a device runtime this machine lacks (``--device npu``):
+    # such a launch fails outside the catalog wherever no check of it fires first
+    absent: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,8 +277,11 @@ def _runtime(data: Any) -> str | None:
 def _platform(item: Any) -> str | None:
     if not isinstance(item, dict):
         return ": expected a mapping"
-    if (p := _unknown(item, "args", "predicates", "facts", "runtime")) is not None:
+    if (p := _unknown(item, "args", "predicates", "facts", "runtime", "absent")) is not None:
         return p
+    absent = item.get("absent", {})
+    if not isinstance(absent, dict) or not all(isinstance(k, str) and _strs(v) is None for k, v in absent.items()):
+        return "absent: expected option dest -> list of values"
     if "args" in item and _strs(item["args"]) is not None:
         return "args: expected a list of strings"
     if "predicates" in item and not isinstance(item["predicates"], bool):
@@ -288,7 +294,7 @@ def _platform(item: Any) -> str | None:
 
 def _platforms(data: Any) -> str | None:
     if not isinstance(data, dict) or not all(isinstance(k, str) and re.fullmatch(_IDENT, k) for k in data):
-        return "platforms: expected platform name -> {args, predicates, facts, runtime}"
+        return "platforms: expected platform name -> {args, predicates, facts, runtime, absent}"
     problems = ((name, p) for name, item in data.items() if (p := _platform(item)) is not None)
     return next((f"platforms.{name}{p if p.startswith(':') else '.' + p}" for name, p in problems), None)
 
@@ -331,7 +337,8 @@ def _parse_platforms(data: Mapping[str, Any]) -> tuple[Platform, ...]:
                  tuple(sorted((item.get("facts") or {}).items())),
                  tuple(Runtime(helper, tuple((k, _frozen(said[k])) for k in RUNTIME_ARGS if k in said),
                                tuple(said.get("unset") or ()))
-                       for helper, said in sorted((item.get("runtime") or {}).items())))
+                       for helper, said in sorted((item.get("runtime") or {}).items())),
+                 tuple((dest, tuple(values)) for dest, values in sorted((item.get("absent") or {}).items())))
         for name, item in (data.get("platforms") or {}).items()
     )
 

@@ -32,7 +32,7 @@ HIP = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
 PREFIX = "serve"
 EXAMPLES = Examples(ExampleRules(model="model_path"))
 REAL = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"),))
-GENERIC = Platform("generic", ("--device", "cuda"), False)
+GENERIC = Platform("generic", ("--device", "cuda"), False, absent=(("device", ("npu",)),))
 
 
 def _judge(*checks: Check) -> ExampleJudge:

@@ -135,3 +135,14 @@ def test_a_call_of_a_catalog_function_is_what_it_returns_unless_the_launch_state
     assert pipeline.predict(Launch({"tp_size": 2})).status == OK
     stated = Launch({"tp_size": 8}, facts={"runtime:too_big": (((8,), False),)})  # the platform's word wins
     assert pipeline.predict(stated).status == OK
+
+
+@pytest.mark.parametrize(("flags", "status"), [
+    ({}, UNDECIDED),  # no check fires: the device runtime sglang loads decides, on another machine
+    ({"enable_lora": True}, ERROR),  # a check fires first: that error, whatever the device
+])
+def test_a_launch_needing_another_machine_is_not_predicted_ok(flags: dict, status: str) -> None:
+    pipeline = Pipeline((LORA_ON,), Model(FLAGS, ()))
+    found = pipeline.predict(Launch(flags), foreign=('platform:device="npu"',))
+    assert found.status == status
+    assert found.deciding == (('platform:device="npu"',) if status == UNDECIDED else ())

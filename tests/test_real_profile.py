@@ -32,6 +32,9 @@ GOOD: dict[str, Any] = {
 }
 
 
+PLATFORMS_SHAPE = "platforms: expected platform name -> {args, predicates, facts, runtime, absent}"
+
+
 def with_(path: str, value: Any) -> dict[str, Any]:
     """GOOD with the value at dotted `path` (list indexes as numbers) replaced; `...` deletes it."""
     data = copy.deepcopy(GOOD)
@@ -92,12 +95,14 @@ def test_good_section_has_no_problem():
     (with_("models.default", "Huge"), "models.default: 'Huge' is not one of configs"),
     (with_("models.default", ["Tiny"]), "models.default: ['Tiny'] is not one of configs"),
     (with_("platform_default", "no"), "platform_default: expected true or false"),
-    (with_("platforms", ["generic"]), "platforms: expected platform name -> {args, predicates, facts, runtime}"),
-    (with_("platforms", {"a-b": {}}), "platforms: expected platform name -> {args, predicates, facts, runtime}"),
+    (with_("platforms", ["generic"]), PLATFORMS_SHAPE),
+    (with_("platforms", {"a-b": {}}), PLATFORMS_SHAPE),
     (with_("platforms.generic", False), "platforms.generic: expected a mapping"),
     (with_("platforms.generic.device", "cuda"),
-     "platforms.generic.device: unknown key (known: args, predicates, facts, runtime)"),
+     "platforms.generic.device: unknown key (known: args, predicates, facts, runtime, absent)"),
     (with_("platforms.generic.args", "--device cuda"), "platforms.generic.args: expected a list of strings"),
+    (with_("platforms.generic.absent", {"device": "npu"}),
+     "platforms.generic.absent: expected option dest -> list of values"),
     (with_("platforms.generic.predicates", "no"), "platforms.generic.predicates: expected true or false"),
     (with_("platforms.h100.facts", ["is_sm90"]), "platforms.h100.facts: expected predicate name -> value"),
     (with_("platforms.generic.runtime", ["is_in_ci"]),
@@ -177,6 +182,11 @@ def test_platforms_take_the_sections_args_unless_they_give_theirs():
         Runtime("check_gguf", (("model", False),)), Runtime("is_in_ci", (("any", False),), ("CI",))))
     assert REAL.platform("h100") == Platform("h100", (), None, (("is_sm90", True),))
     assert REAL.platform("tpu") is None
+
+
+def test_a_platform_names_the_device_runtimes_it_lacks():
+    found = parse_real(with_("platforms.generic.absent", {"device": ["npu", "mps"]})).platform("generic")
+    assert found is not None and found.absent == (("device", ("npu", "mps")),)
 
 
 def test_a_stand_in_config_is_the_architectures_or_the_default_under_its_name():
