@@ -147,3 +147,16 @@ def test_bad_input_is_one_line_and_exit_2(setup, capsys, args, message):
     assert main([a.format(cat=cat, py=python) for a in args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and not os.path.exists(cat / "confirm.json")
+
+
+def test_an_example_not_run_for_a_machine_it_no_longer_needs_runs_again(setup):
+    cat, python = setup
+    data = json.loads((cat / "catalog.json").read_text())
+    data["entries"][0]["example_fix"]["needs"] = ['platform:device="npu"']
+    (cat / "catalog.json").write_text(json.dumps(data))
+    write_results(confirm(cat, python, jobs=1, timeout=5, only=["a" * 16]))
+    assert _by_entry(confirm(cat, python, jobs=1, timeout=5, only=["a" * 16]))["a" * 16].status == "not-run"
+    del data["entries"][0]["example_fix"]["needs"]
+    (cat / "catalog.json").write_text(json.dumps(data))
+    again = confirm(cat, python, jobs=1, timeout=5, only=["a" * 16])
+    assert again.ran == 1 and _by_entry(again)["a" * 16].status == "confirmed"

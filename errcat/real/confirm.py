@@ -179,6 +179,17 @@ def _outcome(pair: Pair, version: str, repaired: Pair | None) -> Outcome:
                    pair.real_before, pair.real_after, found)
 
 
+def _stale(recorded: Outcome | None, example: Example, profile: Profile) -> bool:
+    """Is there no recorded outcome to reuse? One not run because the example needed another
+    machine, which it no longer needs (a platform's `absent` changed), is run again."""
+    if recorded is None:
+        return True
+    if recorded.status != NOT_RUN or not recorded.why.startswith(f"not-run: {NEEDS}"):
+        return False
+    now = _pair(example, profile)
+    return not isinstance(now, str) or recorded.why != f"not-run: {now}"
+
+
 def _not_run(example: Example, version: str, why: str) -> Outcome:
     return Outcome(example.entry, example.fingerprint, version, example.before, example.after, NOT_RUN,
                    f"not-run: {why}")
@@ -208,7 +219,7 @@ def confirm(
     except ValueError as exc:
         raise ErrcatError(str(exc)) from None
     examples = examples_of(data, only)
-    todo = [e for e in examples if recorded.get(e.entry, e.before, e.after, version) is None]
+    todo = [e for e in examples if _stale(recorded.get(e.entry, e.before, e.after, version), e, profile)]
     installed = target_version(python, real.package)
     if installed != version:
         raise ErrcatError(f"{python} has {real.package} {installed or '(none)'} installed, the catalog describes "
@@ -288,12 +299,15 @@ def _repaired(pairs: Mapping[int, Pair], search: Search, session: Session, index
     return repaired
 
 
+NEEDS = "needs a machine where "  # why an example needing another machine is not run
+
+
 def _unrunnable(example: Example, real: RealProfile) -> str | None:
     if example.before is None:
         return f"no example ({example.note})" if example.note else "no example"
     unmet = [n for n in example.needs if not _met(n, real)]
     if unmet:
-        return "needs a machine where " + ", ".join(unmet)
+        return NEEDS + ", ".join(unmet)
     bad = unrunnable(f"{example.before} {example.after or ''}")
     return f"placeholder {', '.join(dict.fromkeys(bad))} has no concrete value" if bad else None
 
