@@ -96,6 +96,7 @@ class CallGraph:
         self.never: set[Func] = set()  # private functions nothing in the program names (`find_never_run`)
         self.defaults: dict[Func, dict[str, Expr]] = {}  # literal defaults of parameters
         self.handed: set[Func] = set()  # functions handed to a call (``run_hook(fn, cfg)``)
+        self.handed_at: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)  # where
         for fs in files:
             self.imports[fs.path] = dict(fs.imports)
             for qual, names in fs.params:
@@ -109,7 +110,9 @@ class CallGraph:
         for fs in files:
             for call in fs.calls:
                 if call.ref:
-                    self.handed.update(self.resolve(fs.path, call))
+                    for target in self.resolve(fs.path, call):
+                        self.handed.add(target)
+                        self.handed_at[target].append((fs.path, call))
                     continue
                 for target in self.resolve(fs.path, call):
                     self.callers[target].append((fs.path, call))
@@ -149,8 +152,11 @@ class CallGraph:
         return []
 
     def guard(self, func: Func, depth: int = 0, stack: frozenset[Func] = frozenset()) -> CallerGuard | None:
-        """The condition under which `func` runs, from its callers (None: nobody calls it)."""
-        sites = self.callers.get(func)
+        """The condition under which `func` runs, from its callers (None: nobody calls it).
+        A registered pass nothing calls directly runs where it is handed to its runner
+        (``run_post_process_pass(cfg, fn)``), under that call's guard: the registry itself is
+        not run."""
+        sites = self.callers.get(func) or (self.handed_at.get(func) if func in self.registered else None)
         if not sites:
             return None
         found = [self.call_guard(func, path, call, depth, stack) for path, call in sites[:MAX_CALL_SITES]]

@@ -461,3 +461,18 @@ def test_a_parameter_nobody_passes_is_its_literal_default(caller: str) -> None:
     """))
     read = {r.name for g in fs.sites[0].guards for r in refs(g.expr)}
     assert f"{PARAMETER}mem" not in read and "mem" not in read
+
+
+def test_a_registered_pass_runs_where_it_is_handed_to_its_runner() -> None:
+    """``@register_post_process`` only appends to a list nothing iterates; the pass runs
+    where ``run_post_process_pass(cfg, _force)`` hands it over, here only ``if cfg.hrm``."""
+    g = graph(m="""
+        @register_post_process
+        def _force(view):
+            return {"attention_backend": "triton"}
+        def entry(cfg):
+            if cfg.hrm:
+                run_post_process_pass(cfg, _force)
+    """)
+    found = g.guard(("m.py", "_force"))
+    assert found is not None and "cfg.hrm" in found.text
