@@ -95,8 +95,8 @@ class CallGraph:
         self.registered: set[Func] = {(fs.path, q) for fs in files for q in fs.registered}  # run by a registry
         self.never: set[Func] = set()  # private functions nothing in the program names (`find_never_run`)
         self.defaults: dict[Func, dict[str, Expr]] = {}  # literal defaults of parameters
-        self.handed: set[Func] = set()  # functions handed to a call (``run_hook(fn, cfg)``)
-        self.handed_at: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)  # where
+        # functions handed to a call (``run_hook(fn, cfg)``), and where
+        self.handed_at: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)
         for fs in files:
             self.imports[fs.path] = dict(fs.imports)
             for qual, names in fs.params:
@@ -111,7 +111,6 @@ class CallGraph:
             for call in fs.calls:
                 if call.ref:
                     for target in self.resolve(fs.path, call):
-                        self.handed.add(target)
                         self.handed_at[target].append((fs.path, call))
                     continue
                 for target in self.resolve(fs.path, call):
@@ -245,7 +244,7 @@ class CallGraph:
         gets its literal defaults: what runs it passes the hook's arguments, not its tuning
         parameters (``gpu_mem=None``), an assumption."""
         sites = self.live_callers(func)
-        if not sites and (func in self.handed or func in self.registered):
+        if not sites and (func in self.handed_at or func in self.registered):
             return {parameter_ref(name): value for name, value in self.defaults.get(func, {}).items()}
         if not self.params.get(func) or not sites:
             return {}
