@@ -27,6 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from analyzers.adjustments import adjustment_guard
 from analyzers.examples import Examples
+from analyzers.flag_decls import DeclKind
 from analyzers.launch import Launch, is_placeholder, placeholder_contains
 from extractor.compat import StrEnum
 from extractor.ir import (
@@ -36,6 +37,7 @@ from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    RAISES,
     STATED_OR,
     UNSET_OR,
     And,
@@ -227,8 +229,8 @@ class Model:
         known = self.cache.flag_defaults
         if dest not in known:
             flag = self.flags.by_dest(dest) if self.flags is not None else None
-            if flag is None or flag.derived:  # a derived field is whatever code sets it to
-                known[dest] = UNKNOWN
+            if flag is None or (flag.derived and flag.kind == DeclKind.COMPUTED):
+                known[dest] = UNKNOWN  # a computed field is whatever its code makes it
             elif flag.action and flag.action.endswith("store_true") and flag.default is None and flag.type == "bool":
                 known[dest] = False
             else:
@@ -533,6 +535,20 @@ def _as_set(a: Any) -> Any:
     return set(a) if isinstance(a, (list, tuple, set, frozenset)) else a
 
 
+_CONVERSIONS: dict[str, Callable[[Any], Any]] = {"int": int, "float": float, "str": str, "bool": bool, "len": len}
+
+
+def _map(fn: str, items: Any) -> Any:
+    """``[f(x) for x in items]`` of a conversion ``f``; any other function: unknown."""
+    convert = _CONVERSIONS.get(fn)
+    return UNKNOWN if convert is None else tuple(convert(x) for x in items)
+
+
+def _slice(items: Any, lower: Any, upper: Any) -> Any:
+    got = items[lower:upper]
+    return tuple(got) if isinstance(got, list) else got
+
+
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "int": int, "float": float, "str": str, "bool": bool, "abs": abs,
     "min": min, "max": max, "sorted": lambda a: tuple(sorted(a)), "any": any, "all": all,
@@ -542,10 +558,54 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "endswith": lambda s, p: s.endswith(tuple(p) if isinstance(p, list) else p),
     "split": lambda s, *a: tuple(s.split(*a)), "item": lambda c, k: c[k],
     "get": lambda c, k, d=None: c.get(k, d), "isinstance": _isinstance, ATTRIBUTE: _attribute,
+    "map": _map, "slice": _slice,
     "+": lambda a, b: a + b, "-": lambda a, b: _as_set(a) - _as_set(b), "*": _times,
     "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": _power,
     "|": lambda a, b: _as_set(a) | _as_set(b), "&": lambda a, b: _as_set(a) & _as_set(b),
 }
+
+
+# Functions whose exceptions are the real program's (``float("x")``, ``v[9]``, ``1 / 0``);
+# another one raising means only that the evaluator cannot compute it.
+_EXACT = frozenset({"int", "float", "len", "item", "map", "slice", "/", "//", "%"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    """What computing a value raised (see `RAISES`)."""
+
+    exception: BaseException
+
+    def caught_by(self, names: Any) -> bool:
+        wanted = set(names) if isinstance(names, (tuple, list, frozenset)) else {names}
+        return any(c.__name__ in wanted for c in type(self.exception).__mro__)
+
+
+def _attempted(func: Callable[..., Any], exact: bool, args: tuple[Code, ...], values: Values) -> Any:
+    """``func(*args)``: its value, UNKNOWN, or `_Raised` where `exact` and it raises."""
+    got = []
+    for arg in args:
+        value = arg(values)
+        if value is UNKNOWN or isinstance(value, _Raised):
+            return value
+        got.append(value)
+    try:
+        result = func(*got)
+    except Exception as exc:
+        return _Raised(exc) if exact else UNKNOWN
+    return result
+
+
+def _raises(caught: Any, steps: tuple[Code, ...], values: Values) -> Any:
+    """Does computing `steps` in order raise one of `caught`? (An exception it does not catch, or a
+    step that cannot be computed: unknown.)"""
+    for step in steps:
+        got = step(values)
+        if isinstance(got, _Raised):
+            return True if got.caught_by(caught) else UNKNOWN
+        if got is UNKNOWN:
+            return UNKNOWN
+    return False
 
 
 def _apply(fn: str, args: Sequence[Any]) -> Any:
@@ -748,7 +808,7 @@ def runtime_refs(expr: Expr) -> list[Ref]:
     read (``runtime:<its text>``, e.g. ``runtime:is_in_ci()``)."""
     out: dict[Ref, None] = {}
     for node in walk(expr):
-        if isinstance(node, Apply) and node.fn not in _FUNCTIONS and node.fn not in (IF, ON_COMMAND_LINE):
+        if isinstance(node, Apply) and node.fn not in _FUNCTIONS and node.fn not in (IF, ON_COMMAND_LINE, RAISES):
             out[Ref(RefKind.RUNTIME, node.fn, node.text)] = None
         elif isinstance(node, Unknown):
             out[Ref(RefKind.RUNTIME, node.text, node.text)] = None
@@ -807,9 +867,18 @@ class _ValueCode(Visitor[Code]):
         if fn == STATED_OR and len(args) == 2:
             stated, computed = args
             return lambda values: found if (found := stated(values)) is not UNKNOWN else computed(values)
+        if fn == RAISES and expr.args and isinstance(expr.args[0], Const):
+            return partial(_raises, expr.args[0].value, tuple(self._attempt(a) for a in expr.args[1:]))
         if fn not in _FUNCTIONS:  # stated per positional arguments
             return _runtime_code(fn, tuple(self.sub.value(a) for a in positional(expr.args)))
         return lambda values: _apply(fn, [a(values) for a in args])
+
+    def _attempt(self, expr: Expr) -> Code:
+        """The value of `expr`, or `_Raised` where one of its functions raises as the real one would."""
+        if not (isinstance(expr, Apply) and expr.fn in _FUNCTIONS):
+            return self.sub.value(expr)
+        args = tuple(self._attempt(a) for a in expr.args)
+        return partial(_attempted, _FUNCTIONS[expr.fn], expr.fn in _EXACT, args)
 
     def visit_And(self, expr: And) -> Code:
         return self._deciding(expr.args, stop=False)

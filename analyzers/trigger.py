@@ -13,6 +13,7 @@ from extractor.ir import (
     KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    RAISES,
     STATED_OR,
     UNSET_OR,
     And,
@@ -192,6 +193,21 @@ class Renderer(Visitor[str]):
     def _unary(self, expr: Apply) -> str:
         return f"{expr.fn}{self._operand(expr.args[0])}"
 
+    def _slice(self, expr: Apply) -> str:
+        lower, upper = ("" if b == Const(None) else self.visit(b) for b in expr.args[1:])
+        return f"{self._operand(expr.args[0])}[{lower}:{upper}]"
+
+    def _map(self, expr: Apply) -> str:
+        return self.visit(expr.args[1])  # [float(x) for x in v]: the items the user gave
+
+    def computed(self, expr: Expr) -> str:
+        """A value with its conversion shown (``float(`--x`[1])``): what a `RAISES` step computes."""
+        if isinstance(expr, Apply) and expr.fn in _CONVERSIONS and len(expr.args) == 1:
+            return f"{expr.fn}({self.visit(expr.args[0])})"
+        if isinstance(expr, Apply) and expr.fn == "map" and len(expr.args) == 2 and isinstance(expr.args[0], Const):
+            return f"{expr.args[0].value}() of each item of {self.visit(expr.args[1])}"
+        return self.visit(expr)
+
     def _or_fallback(self, expr: Apply) -> str:
         return f"{self.visit(expr.args[0])} (its declared fallback while unset)"
 
@@ -217,6 +233,7 @@ class Renderer(Visitor[str]):
         return f"{self._operand(expr.args[0])}.{expr.fn}({rest})"
 
 
+_CONVERSIONS = frozenset({"int", "float", "str", "bool"})
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "|", "&", "^", "<<", ">>"})
 _METHODS = frozenset({"lower", "upper", "strip", "startswith", "endswith", "split", "get", "replace", "keys", "values",
                       "items", "count", "index", "find"})
@@ -225,7 +242,9 @@ _METHODS = frozenset({"lower", "upper", "strip", "startswith", "endswith", "spli
 # any other `Apply` renders as a call.
 _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply], str]], ...] = (
     (frozenset({"len"}), 1, Renderer._len),
-    (frozenset({"int", "float", "str", "bool"}), 1, Renderer._conversion),
+    (_CONVERSIONS, 1, Renderer._conversion),
+    (frozenset({"slice"}), 3, Renderer._slice),
+    (frozenset({"map"}), 2, Renderer._map),
     (frozenset({IF}), 3, Renderer._choice),
     (_BINARY, 2, Renderer._binary),
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
@@ -297,6 +316,11 @@ class _Sentence(Visitor[str]):
             env = isinstance(expr.args[0], Ref) and expr.args[0].kind is RefKind.ENV
             where = "set" if env else "on the command line"
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}{where}"
+        if expr.fn == RAISES and expr.args and isinstance(expr.args[0], Const):
+            steps = ", ".join(self.r.computed(a) for a in expr.args[1:]) or "nothing"
+            names = expr.args[0].value
+            caught = " or ".join(names) if isinstance(names, tuple) else str(names)
+            return f"computing {steps} {'raises no' if self.negated else 'raises'} {caught}"
         if expr.fn == "isinstance" and len(expr.args) == 2:
             kind = self.r.value(expr.args[1])
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"

@@ -483,7 +483,7 @@ def _groups(leaves: Sequence[Leaf]) -> Iterator[tuple[Leaf, ...]]:
 
 def _trials(group: tuple[Leaf, ...], lit: Expr, launch: Launch, model: Model) -> Iterator[Launch]:
     """`launch` with `group` set to each combination of its candidates near `lit` (bounded)."""
-    options = [_grown(leaf, launch, model) + candidates(leaf, lit, model) for leaf in group]
+    options = [_grown(leaf, launch, model, lit) + candidates(leaf, lit, model) for leaf in group]
     for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
         trial = launch
         for leaf, value in zip(group, combo, strict=True):
@@ -547,17 +547,25 @@ class _Changes:
                     and reads.facts.isdisjoint(self.facts))
 
 
-def _grown(leaf: Leaf, launch: Launch, model: Model) -> list[Any]:
+def _grown(leaf: Leaf, launch: Launch, model: Model, near: Expr) -> list[Any]:
     """For a list flag the launch already gives: that list with one more item, so a
-    condition on its length can hold together with one on what it contains."""
+    condition on its length can hold together with one on what it contains; and, where
+    `near` names numbers, the list with its items after the first written as one of them
+    (``float(rule[2]) <= 1`` of ``tse x x x``: ``tse 1 1 1``), so its length and first item
+    hold while the rest are numbers the code converts."""
     current = launch.flags.get(leaf.name) if leaf.kind is RefKind.FLAG else None
     if not isinstance(current, tuple) or not current:
         return []
-    unused = [c for c in _declared(leaf.name, _flag(leaf.name, model), model) if c not in current]
+    declared = _declared(leaf.name, _flag(leaf.name, model), model)
+    unused = [c for c in declared if c not in current]
     if unused:  # the items argparse accepts
         return [current + (unused[0],)]
     extra = current[-1] if is_placeholder(current[-1]) else WORD  # a stand-in may repeat: each is its own
-    return [current + (extra if is_placeholder(extra) or extra not in current else f"{extra}-2",)]
+    grown = [current + (extra if is_placeholder(extra) or extra not in current else f"{extra}-2",)]
+    if declared or len(current) < 2:
+        return grown
+    numbers = _numbers_near([c for c in _consts(near) if not isinstance(c, bool)], "int")[:4]
+    return grown + [current[:1] + (str(n),) * (len(current) - 1) for n in numbers]
 
 
 def _all(parts: Sequence[Any], launch: Launch, undecided: bool) -> bool | None:

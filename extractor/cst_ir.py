@@ -207,6 +207,8 @@ def term(node: cst.BaseExpression, scope: Scope) -> Expr:
         return _call_term(node, scope)
     if isinstance(node, cst.Subscript):
         return _subscript_term(node, scope)
+    if isinstance(node, cst.ListComp) and (mapped := _mapped(node, scope)) is not None:
+        return mapped
     if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
         items = [term(el.value, scope) for el in node.elements if not isinstance(el, cst.StarredElement)]
         if len(items) == len(node.elements):
@@ -610,9 +612,29 @@ def _subscript_term(node: cst.Subscript, scope: Scope) -> Expr:
             if env is not None:
                 return Ref(RefKind.ENV, env, text)
     base = term(node.value, scope)
-    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and not isinstance(base, Unknown):
-        return Apply("item", (base, term(node.slice[0].slice.value, scope)), text)
+    if len(node.slice) != 1 or isinstance(base, Unknown):
+        return Unknown(text)
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index):
+        return Apply("item", (base, term(index.value, scope)), text)
+    if isinstance(index, cst.Slice) and index.step is None:  # v[1:], v[:n]
+        bounds = (Const(None) if b is None else term(b, scope) for b in (index.lower, index.upper))
+        return Apply("slice", (base, *bounds), text)
     return Unknown(text)
+
+
+def _mapped(node: cst.ListComp | cst.GeneratorExp, scope: Scope) -> Expr | None:
+    """``[float(x) for x in v]``: a plain function applied to each item (Apply("map", (Const(f), v)))."""
+    loop, elt = node.for_in, node.elt
+    if (loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name)
+            or not isinstance(elt, cst.Call) or not isinstance(elt.func, cst.Name) or len(elt.args) != 1):
+        return None
+    arg = elt.args[0]
+    if arg.keyword is not None or arg.star or not (isinstance(arg.value, cst.Name)
+                                                   and arg.value.value == loop.target.value):
+        return None
+    items = term(loop.iter, scope)
+    return None if isinstance(items, Unknown) else Apply("map", (Const(elt.func.value), items), norm_code(node))
 
 
 __all__ = ["And", "Or", "term", "to_ir"]

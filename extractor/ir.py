@@ -150,6 +150,10 @@ KEYWORD = "keyword"
 # Apply(STATED_OR, (call, body)): what the launch states the call returns (a `runtime` fact),
 # else what the function's body computes for its arguments (`extractor.inline`)
 STATED_OR = "stated_or"
+# Apply(RAISES, (Const(exception names), step, ...)): a try block whose body only computes
+# values (``x = float(v[1])``) raises one of the named exceptions: computing the steps in
+# order raises one (true), none (false), or another or an unknown (unknown)
+RAISES = "try-raises"  # not an identifier: no function of the project has this name
 
 
 def positional(args: tuple[Expr, ...]) -> tuple[Expr, ...]:

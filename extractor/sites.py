@@ -28,7 +28,9 @@ from extractor.imported_values import ImportedValues
 from extractor.ir import (
     ENV_SETTING,
     FALSE,
+    RAISES,
     TRUE,
+    Apply,
     Compare,
     Const,
     Expr,
@@ -83,8 +85,7 @@ def _catches(handler: cst.ExceptHandler | cst.ExceptStarHandler, exception: str)
     hierarchy (``except LookupError`` catches KeyError); another class it is not known to catch."""
     if handler.type is None:
         return True
-    kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else (cst.Element(handler.type),)
-    names = [last_name(k.value) for k in kinds]
+    names = _caught_names(handler)
     raised = getattr(builtins, exception.rpartition(".")[2], None)
     for name in names:
         if name == exception.rpartition(".")[2]:
@@ -93,6 +94,37 @@ def _catches(handler: cst.ExceptHandler | cst.ExceptStarHandler, exception: str)
         if isinstance(raised, type) and isinstance(base, type) and issubclass(raised, base):
             return True
     return False
+
+
+def _caught_names(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> tuple[str, ...]:
+    """The class names an ``except`` clause names (a bare one: ``BaseException``)."""
+    if handler.type is None:
+        return ("BaseException",)
+    kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else (cst.Element(handler.type),)
+    return tuple(last_name(k.value) or norm_code(k.value) for k in kinds)
+
+
+def _computed_names(suite: cst.BaseSuite) -> tuple[str, ...] | None:
+    """The names a try body binds, in order, when binding values is all it does
+    (``middle = float(rule[1])``): then what it raises is what computing them raises.
+    None for any other statement, or a name bound twice."""
+    names: list[str] = []
+    for stmt in _statements(suite):
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Pass):
+                continue
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target: cst.BaseExpression = small.targets[0].target
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                target = small.target
+            else:
+                return None
+            if not isinstance(target, cst.Name) or target.value in names:
+                return None
+            names.append(target.value)
+    return tuple(names)
 
 
 def _reraises(suite: cst.BaseSuite) -> bool:
@@ -177,8 +209,8 @@ def _exit_kind(suite: cst.BaseSuite) -> GuardOrigin | None:
         last = last.body[-1]
     if isinstance(last, (cst.Return, cst.Continue, cst.Break)):
         return GuardOrigin.EARLY_EXIT
-    if isinstance(last, cst.Raise):
-        return GuardOrigin.PRIOR_RAISE
+    if isinstance(last, cst.Raise) or (isinstance(last, cst.Assert) and literal_value(last.test) == (True, False)):
+        return GuardOrigin.PRIOR_RAISE  # ``assert False, msg`` always raises
     return None
 
 
@@ -723,8 +755,10 @@ class SiteWalker:
         body may have stopped anywhere), and one a handler rebinds is unknown after it."""
         handlers_leave = all(_exit_kind(h.body) is not None for h in node.handlers)
         start = len(self.found.pending)
+        computed = _computed_names(node.body)
         with _unknown_after(self.scope, "a try block", keep=handlers_leave):
             self.walk_suite(node.body)
+            steps = None if computed is None else tuple(term(cst.Name(n), self.scope) for n in computed)
         raised = [p for p in self.found.pending[start:] if p.site.function == self.function and not p.rows]
         priors = self.priors() if raised else NO_PRIORS
         with _unknown_after(self.scope, "an except block"):
@@ -732,8 +766,10 @@ class SiteWalker:
                 caught = norm_code(handler.type) if handler.type is not None else "Exception"
                 mine = [p for p in raised if _catches(handler, p.site.exception)]
                 # the body's own raises of that type (their path and earlier raises), or what its calls raise
-                raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine),
-                               Ref(RefKind.RUNTIME, f"raises {caught}", f"the try block raises {caught}")])
+                text = f"the try block raises {caught}"
+                body = (Ref(RefKind.RUNTIME, f"raises {caught}", text) if steps is None
+                        else Apply(RAISES, (Const(_caught_names(handler)), *steps), text))
+                raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
                 with self.guarded(), _pushed(self.frame.except_types, caught):
                     self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
                     self.walk_suite(handler.body)
@@ -1303,7 +1339,7 @@ class SiteWalker:
             found = term(node, self.scope)
             if not unknowns(found):
                 return found
-        return Unknown("argument")
+        return Unknown(norm_code(node))  # what the call passes, as the source writes it
 
     # ------------------------------------------------------------------ loops
 

@@ -46,6 +46,7 @@ from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    RAISES,
     STATED_OR,
     TRUE,
     UNSET_OR,
@@ -95,6 +96,29 @@ LORA = Truthy(flag("enable_lora"))
 SPEC = flag("speculative_algorithm")
 IMPLIES_LORA = Rule("enable_lora", TRUE, Truthy(flag("lora_paths")))
 MODEL = Model(FLAGS, (IMPLIES_LORA,))
+
+
+# ``try: base = float(cfg.lora_paths[1]) except (ValueError, IndexError): ...`` (sglang 0.5.23 buckets rules)
+SECOND = Apply("float", (Apply("item", (flag("lora_paths"), Const(1)), "v[1]"),), "float(v[1])")
+REST = Apply("map", (Const("float"), Apply("slice", (flag("lora_paths"), Const(1), Const(None)), "v[1:]")), "[...]")
+
+
+@pytest.mark.parametrize(("expr", "paths", "expected"), [
+    (Truthy(Apply(RAISES, (Const(("ValueError", "IndexError")), SECOND), "try")), ("tse", "x"), Truth.TRUE),
+    (Truthy(Apply(RAISES, (Const(("ValueError", "IndexError")), SECOND), "try")), ("tse",), Truth.TRUE),
+    (Truthy(Apply(RAISES, (Const(("ValueError", "IndexError")), SECOND), "try")), ("tse", "1.5"), Truth.FALSE),
+    (Truthy(Apply(RAISES, (Const(("ValueError",)), SECOND), "try")), ("tse",), Truth.UNKNOWN),  # not caught
+    (Truthy(Apply(RAISES, (Const(("ValueError",)), SECOND), "try")), None, Truth.UNKNOWN),  # None[1]: TypeError
+    (Truthy(Apply(RAISES, (Const(("Exception",)), SECOND), "try")), ("tse",), Truth.TRUE),  # a base class catches
+    (Truthy(Apply(RAISES, (Const(("ValueError",)), REST), "try")), ("custom", "1", "2"), Truth.FALSE),
+    (Truthy(Apply(RAISES, (Const(("ValueError",)), REST), "try")), ("custom", "1", "x"), Truth.TRUE),
+    (Compare("==", REST, Const((1.0, 2.0))), ("custom", "1", "2"), Truth.TRUE),
+    (Compare("<=", SECOND, Const(1)), ("tse", "1", "2", "3"), Truth.TRUE),
+])
+def test_what_a_try_block_of_conversions_raises(expr, paths, expected):
+    """A step is computed as Python would, and only what the except clause names is caught."""
+    launch = Launch({} if paths is None else {"lora_paths": paths})
+    assert evaluate(expr, launch, MODEL) is expected
 
 
 @pytest.mark.parametrize(

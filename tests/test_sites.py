@@ -1151,3 +1151,30 @@ def test_a_device_query_that_raises_without_the_device_is_a_site(code: str, line
         assert RaiseSite.from_dict(first.as_dict()).query == first.query  # kept by the per-file cache
     if len(found) > 1:
         assert ("prior-raise", "not (torch.cuda.get_device_capability() fails)") in guard_texts(found[1])
+
+
+_CONVERTS = ("def f(cfg):\n    try:\n        base = float(cfg.r[1])\n        n = int(cfg.r[2])\n"
+             "    except (ValueError, IndexError):\n        assert False, 'numbers please'\n"
+             "    assert base > 1, 'base'\n")
+
+
+def test_a_try_block_that_only_converts_raises_what_its_conversions_raise() -> None:
+    """sglang 0.5.23 ``validate_buckets_rule``: the handler fires where a conversion fails."""
+    handler = sites(_CONVERTS)[0]
+    assert RENDER.text(handler.guards[0].expr) == (
+        "computing float(`--r`[1]), int(`--r`[2]) raises ValueError or IndexError")
+
+
+def test_locals_a_try_block_binds_keep_their_values_when_every_handler_asserts_false() -> None:
+    later = sites(_CONVERTS)[-1]
+    assert RENDER.text(later.guards[-1].expr) == "`--r`[1] <= 1"
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("x = cfg.r[1]\n        f(x)", "the try block raises ValueError"),  # a call may raise anything
+    ("x = cfg.r[1]\n        x = float(x)", "the try block raises ValueError"),  # bound twice
+    ("v = [float(x) for x in cfg.r[1:]]", "computing float() of each item of `--r`[1:] raises ValueError"),
+])
+def test_what_a_try_block_raises_is_computed_only_where_it_only_binds_values(body: str, expected: str) -> None:
+    site = sites(f"def f(cfg):\n    try:\n        {body}\n    except ValueError:\n        raise KeyError('k')\n")[0]
+    assert expected in RENDER.text(site.guards[0].expr)
