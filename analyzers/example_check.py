@@ -194,6 +194,15 @@ class ExampleJudge:
                 out["undecided"] = list(dict.fromkeys(deciding))
         return out
 
+    def predicted(self, own: str, before: str, after: str) -> str:
+        """The pipeline's word on a pair of commands found elsewhere (a repair `errcat
+        confirm` ran): "true", "false" or "unknown", as for the entry's own examples."""
+        try:
+            pair = Pair(self._user(before), self._user(after))
+        except ValueError:
+            return "unknown"
+        return verdict(own, *self._predictions(pair)) if own in self.checks else "unknown"
+
     def _machine(self, pair: Pair) -> list[str]:
         """What the pair needs of the machine: an option the platform gives every launch
         (``--device cuda``) given another value (``--device npu`` loads that device's

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -155,8 +155,14 @@ def release_of(source: Mapping[str, Any], profile: Any) -> str | None:
     return found.pop() if len(found) == 1 else None  # two releases at one commit: ambiguous
 
 
-def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str) -> dict[str, Any]:
-    """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome."""
+# the static prediction for a pair of commands of an entry: (entry id, before, after) -> "true" ...
+Predict = Callable[[str, str, str], str]
+
+
+def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str,
+               predict: Predict | None = None) -> dict[str, Any]:
+    """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome;
+    a pair the real program found replaces it, with `predict`'s word on that pair."""
     out = dict(fix)
     withheld = fix.get("withheld") if fix.get("before") is None else None
     shown = withheld if isinstance(withheld, Mapping) else fix
@@ -173,7 +179,9 @@ def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: 
                "found_by": "real program", "real": f"{CONFIRMED} by {version}",
                "static": {**static, "verified": "false", "real": found.why},
                **{k: v for k, v in fix.items()
-                  if k not in ("before", "after", "verified", "predicted", "withheld", "note")}}
+                  if k not in ("before", "after", "verified", "predicted", "withheld", "note", "undecided")}}
+        if predict is not None:
+            out["predicted"] = predict(entry, found.found.before, found.found.after)
         return out
     if withheld is not None:  # still no command to show: what the real program did with the withheld one
         out["withheld"] = {**withheld, "real": f"{found.why} ({version})"}
@@ -183,14 +191,15 @@ def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: 
     return out
 
 
-def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | None) -> list[Any]:
+def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | None,
+                   predict: Predict | None = None) -> list[Any]:
     """`entries` (analyzers.entries.Entry) with every example's real outcome for `version` merged."""
     if version is None:
         return list(entries)
     out = []
     for entry in entries:
-        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version))
+        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict))
                          if v.example_fix is not None else v for v in entry.variants)
-        out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version),
+        out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version, predict),
                            variants=variants))
     return out

@@ -23,7 +23,7 @@ from output.unchanged import same_files
 from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
-    from analyzers.entries import Entry
+    from analyzers.example_check import ExampleJudge
     from analyzers.flags import FlagModel
     from extractor.callers import EntryPoints
     from extractor.records import FileSites
@@ -183,26 +183,31 @@ def build_catalog(
     catalog = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
                       incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
                       called_functions(files))
-    entries = judged_examples(catalog, release)
-    return replace(catalog, entries=tuple(apply_outcomes(entries, outcomes, release)))
+    judge = example_judge(catalog, release)
+    if judge is None:
+        return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release)))
+    from analyzers.example_check import judge_examples
+
+    entries = judge_examples(catalog.entries, judge)
+    return replace(catalog, entries=tuple(apply_outcomes(entries, outcomes, release, judge.predicted)))
 
 
-def judged_examples(catalog: Catalog, release: str | None) -> list[Entry]:
-    """`catalog`'s entries with their examples judged by the whole pipeline on the machine
-    `errcat confirm` runs on (`analyzers.example_check`); as they are where the profile
-    cannot run its release (no `real:` section, no validation steps for it, no release)."""
+def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
+    """What judges `catalog`'s examples by the whole pipeline on the machine `errcat confirm`
+    runs on (`analyzers.example_check`); None where the profile cannot run its release (no
+    `real:` section, no validation steps for it, no release): the examples stay as they are."""
     real = catalog.profile.real
     validation = real.validation_for(release) if real is not None and release is not None else None
     platform = real.platform("generic") if real is not None else None
     if real is None or release is None or validation is None or platform is None:
-        return list(catalog.entries)
-    from analyzers.example_check import ExampleJudge, judge_examples
+        return None
+    from analyzers.example_check import ExampleJudge
     from analyzers.first_error import Pipeline
     from analyzers.platform_facts import Stated
 
     pipeline = Pipeline.of_catalog(catalog.as_dict(), [s.name for s in validation.steps], catalog.profile.examples)
     stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples, release)
-    return judge_examples(catalog.entries, ExampleJudge(pipeline, stated, pipeline.model.flags, catalog.profile.launch))
+    return ExampleJudge(pipeline, stated, pipeline.model.flags, catalog.profile.launch)
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:

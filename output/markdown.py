@@ -57,7 +57,11 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     static = fix.get("static")
     if fix.get("found_by") and isinstance(static, Mapping):
         # the real program found this pair; the static example and its prediction stay visible
-        out.append(f"Found and confirmed by the real program ({md.text(fix.get('real', ''), inline=True)}).")
+        said = ""
+        if "predicted" in fix:  # the pipeline's word on the pair shown
+            word = str(fix["predicted"])
+            said = f" Predicted by errcat's static evaluator: **{md.text(_PREDICTED.get(word, word), inline=True)}**."
+        out.append(f"Found and confirmed by the real program ({md.text(fix.get('real', ''), inline=True)}).{said}")
         lines = (["# before", str(static.get("before") or "")]
                  + (["# after", str(static["after"])] if static.get("after") else []))
         out.append("errcat's own example, refuted by the real program "
