@@ -220,3 +220,13 @@ def test_an_example_on_a_stand_in_that_does_not_build_here_needs_a_real_checkpoi
                                     "--model-path <model:Odd> --enable-lora"))
     assert found["needs"] == ['model:Odd="real checkpoint"']
     assert "Odd" not in judge.stand_ins
+
+
+@pytest.mark.parametrize(("before", "after", "said"), [
+    ("--enable-lora --enable-spec", "--enable-lora", "true"),
+    ("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora", "false"),  # pp fires first
+    ("--enable-lora --enable-spec", "--enable-lora --enable-spec", "false"),  # after still fires
+])
+def test_a_pair_found_elsewhere_is_judged_as_it_is_not_repaired(before, after, said):
+    """A repair `errcat confirm` ran gets the pipeline's word on exactly those commands."""
+    assert _judge(PP_FIRST, LORA_SPEC).predicted("own", f"{PREFIX} {before}", f"{PREFIX} {after}") == said

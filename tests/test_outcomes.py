@@ -74,6 +74,16 @@ def test_a_withheld_pair_the_real_program_repairs_becomes_the_example():
     assert fix["static"]["before"] == B and "withheld" not in fix and "note" not in fix
 
 
+def test_a_pair_the_real_program_found_carries_the_pipelines_prediction_for_it():
+    found = Found("run --x 1 --y 2", "run --y 2", Real("error", "ValueError", "m", "p.py", 1), Real("ok"))
+    outcomes = Outcomes({}).with_([_outcome(REFUTED, "fires-first: e2", found)])
+    asked = []
+    fix = merged_fix("e1", WITHHELD, outcomes, "1.0", lambda *pair: asked.append(pair) or "true")
+    assert asked == [("e1", "run --x 1 --y 2", "run --y 2")]
+    assert fix["predicted"] == "true" and fix["static"]["predicted"] == "false"
+    assert "predicted" not in merged_fix("e1", WITHHELD, outcomes, "1.0")  # nothing asked: nothing said
+
+
 def test_a_withheld_pair_the_real_program_refutes_stays_withheld_with_what_it_did():
     fix = merged_fix("e1", WITHHELD, Outcomes({}).with_([_outcome(REFUTED, "fires-first: e2")]), "1.0")
     assert (fix["before"], fix["verified"]) == (None, "not-run")
