@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analyzers.entries import launch_can_raise
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided_leaves
@@ -32,6 +32,9 @@ from analyzers.examples import Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from extractor.inline import inline_returns
+
+if TYPE_CHECKING:
+    from analyzers.platform_facts import Stated
 from extractor.ir import ON_COMMAND_LINE, TRUE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict, negate
 from extractor.profile import ExampleRules
 from extractor.templates import RERAISED
@@ -183,3 +186,9 @@ class Pipeline:
         validation, outside the catalog): where no check fires it is undecided, not ok."""
         found = predict(launch, self.checks, self.model)
         return Prediction(UNDECIDED, None, (), tuple(foreign)) if foreign and found.status == OK else found
+
+    def predict_on(self, stated: Stated, argv: Sequence[str], env: Iterable[tuple[str, str]] = ()) -> Prediction:
+        """The prediction for a command line on `stated`'s platform and model stand-ins, with
+        what it needs of another machine: what a user asks before launching."""
+        launch = stated.launch(argv, env)
+        return self.predict(launch, stated.foreign(launch))

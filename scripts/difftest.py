@@ -101,19 +101,13 @@ class _Subject:
 
     def judge(self, lines: Sequence[Line]) -> list[tuple[Real, str, Prediction]]:
         reals = self.session.run([CommandLine(env, (), argv) for argv, env in lines])
-        return [(real, real_first(real, self.index), _predicted(self.pipeline, self.stated, argv, env))
+        return [(real, real_first(real, self.index), self.pipeline.predict_on(self.stated, argv, env))
                 for (argv, env), real in zip(lines, reals, strict=True)]
 
     def cases(self, generated: Sequence[Generated]) -> list[Case]:
         judged = self.judge([g.key for g in generated])
         return [Case(g.argv, g.env, g.origin, real, first, prediction)
                 for g, (real, first, prediction) in zip(generated, judged, strict=True)]
-
-
-def _predicted(pipeline: Pipeline, stated: Stated, argv: Sequence[str], env: Sequence[tuple[str, str]]) -> Prediction:
-    """The static prediction for a launch on `stated`'s platform (undecided where it needs another machine)."""
-    launch = stated.launch(argv, env)
-    return pipeline.predict(launch, stated.foreign(launch))
 
 
 def _write_lines(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
@@ -224,7 +218,7 @@ def replay(args: argparse.Namespace) -> list[str]:
         argv, env = tuple(record["argv"]), tuple(sorted(record["env"].items()))
         outcome = Real.from_dict(record)
         cases.append(Case(argv, env, record["origin"], outcome, real_first(outcome, index),
-                          _predicted(pipeline, stated, argv, env)))
+                          pipeline.predict_on(stated, argv, env)))
     _write_lines(args.out, [c.as_dict(version) for c in cases])
     return _report(cases, pipeline.model.examples.model)
 

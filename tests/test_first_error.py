@@ -146,3 +146,24 @@ def test_a_launch_needing_another_machine_is_not_predicted_ok(flags: dict, statu
     found = pipeline.predict(Launch(flags), foreign=('platform:device="npu"',))
     assert found.status == status
     assert found.deciding == (('platform:device="npu"',) if status == UNDECIDED else ())
+
+
+@pytest.mark.parametrize(("argv", "status"), [
+    (["--tp-size", "8"], ERROR),
+    ([], OK),
+    (["--device", "npu"], UNDECIDED),  # a device runtime this platform lacks: that machine decides
+])
+def test_a_command_line_is_predicted_on_the_platform_with_what_it_needs_of_another_machine(argv, status):
+    from analyzers.examples import Examples
+    from analyzers.platform_facts import Stated
+    from extractor.real_profile import Platform, RealProfile
+
+    flags = build_flag_model({"p/args.py": textwrap.dedent('''
+        def add_cli_args(parser):
+            parser.add_argument("--tp-size", type=int, default=1)
+            parser.add_argument("--device", type=str, default=None)
+    ''')})
+    pipeline = Pipeline((BIG_TP,), Model(flags, ()))
+    platform = Platform("generic", ("--device", "cuda"), False, absent=(("device", ("npu",)),))
+    stated = Stated.of(pipeline.conditions(), flags, platform, RealProfile("pkg"), Examples())
+    assert pipeline.predict_on(stated, argv).status == status
