@@ -186,8 +186,8 @@ def _stale(recorded: Outcome | None, example: Example, profile: Profile) -> bool
         return True
     if recorded.status != NOT_RUN or not recorded.why.startswith(f"not-run: {NEEDS}"):
         return False
-    now = _pair(example, profile)
-    return not isinstance(now, str) or recorded.why != f"not-run: {now}"
+    assert profile.real is not None  # `confirm` refuses a profile without one
+    return recorded.why != f"not-run: {_unrunnable(example, profile.real)}"
 
 
 def _not_run(example: Example, version: str, why: str) -> Outcome:
