@@ -43,6 +43,7 @@ from extractor.ir import (
     disj,
     negate,
     refs,
+    replace_refs,
     unknowns,
 )
 from extractor.messages import Option, build
@@ -871,14 +872,32 @@ class SiteWalker:
                 self.found.registered.append(qual)
                 if name in self.profile.model_overrides:
                     self.found.overrides.append(qual)
-                    models = tuple(v for a in (call.args if call is not None else ()) if (v := string_value(a.value)))
+                    args = call.args if call is not None else ()
+                    models = tuple(v for a in args if (v := string_value(a.value)))
                     text = f"the model is registered for {name}({', '.join(models)})"
                     name_ref = self.profile.model_architecture
                     arch = Ref(RefKind.MODEL, name_ref, name_ref) if name_ref else None
-                    guard = In(arch, Const(models)) if models and arch is not None else Unknown(text)
+                    guard: Expr = Unknown(text)
+                    if arch is not None and models:
+                        guard = In(arch, Const(models))
+                    elif arch is not None and len(args) == 1 and isinstance(args[0].value, cst.Lambda):
+                        guard, text = self._predicate_of(args[0].value, arch), norm_code(args[0].value.body)
                     self.push(guard, text, GuardOrigin.CALLER)
                 return set()
         return None
+
+    def _predicate_of(self, predicate: cst.Lambda, arch: Ref) -> Expr:
+        """``@register_...(lambda arch: "X" in arch)``: the lambda's test of the model's
+        architecture (unknown unless it takes exactly that one argument)."""
+        params = predicate.params
+        if len(params.params) != 1 or params.posonly_params or params.kwonly_params \
+                or isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or params.star_kwarg is not None:
+            return Unknown(norm_code(predicate))
+        name = params.params[0].name.value
+        if self.scope.lookup(name) is not None:  # shadows a name the module binds: not read here
+            return Unknown(norm_code(predicate))
+        return replace_refs(to_ir(predicate.body, self.scope),
+                            lambda r: arch if r.kind is RefKind.UNKNOWN and r.name == name else r)
 
     def declare(self, fields: cst.BaseExpression, node: cst.CSTNode) -> None:
         """`{"field": value, ...}` declared by a provider: one adjustment per literal key."""

@@ -1178,3 +1178,15 @@ def test_locals_a_try_block_binds_keep_their_values_when_every_handler_asserts_f
 def test_what_a_try_block_raises_is_computed_only_where_it_only_binds_values(body: str, expected: str) -> None:
     site = sites(f"def f(cfg):\n    try:\n        {body}\n    except ValueError:\n        raise KeyError('k')\n")[0]
     assert expected in RENDER.text(site.guards[0].expr)
+
+
+@pytest.mark.parametrize(("decorator", "guard"), [
+    ('@register_model_override("X")', "model property `hf_config.architectures[0]` is X"),
+    ('@register_model_override_predicate(lambda arch: "Step3p5" in arch)',  # sglang 0.5.23 _step3p_overrides
+     "Step3p5 is in model property `hf_config.architectures[0]`"),
+    ("@register_model_override_predicate(lambda *a: True)", "is true/non-empty"),  # not one argument: unknown
+])
+def test_a_model_override_runs_for_the_architectures_its_registration_names(decorator: str, guard: str) -> None:
+    source = f"{decorator}\ndef _o(server_args, hf_config):\n    if server_args.tp_size > 2:\n        raise ValueError('v')\n"
+    site = extract_file("python/sglang/srt/arg_groups/overrides.py", source, load_profile("sglang")).sites[0]
+    assert guard in RENDER.text(site.guards[0].expr)
