@@ -1187,6 +1187,7 @@ def test_what_a_try_block_raises_is_computed_only_where_it_only_binds_values(bod
     ("@register_model_override_predicate(lambda *a: True)", "is true/non-empty"),  # not one argument: unknown
 ])
 def test_a_model_override_runs_for_the_architectures_its_registration_names(decorator: str, guard: str) -> None:
-    source = f"{decorator}\ndef _o(server_args, hf_config):\n    if server_args.tp_size > 2:\n        raise ValueError('v')\n"
+    source = (f"{decorator}\ndef _o(server_args, hf_config):\n"
+              "    if server_args.tp_size > 2:\n        raise ValueError('v')\n")
     site = extract_file("python/sglang/srt/arg_groups/overrides.py", source, load_profile("sglang")).sites[0]
     assert guard in RENDER.text(site.guards[0].expr)
