@@ -6,9 +6,8 @@ import textwrap
 import pytest
 
 from analyzers.entries import site_trigger
-from analyzers.trigger import Renderer
 from extractor.callers import MAX_DEPTH, CallGraph, with_caller_guards
-from extractor.ir import Apply, Const, Ref, RefKind, conj, refs, unknowns
+from extractor.ir import Apply, Const, Ref, RefKind, refs, unknowns
 from extractor.profile import load_profile
 from extractor.records import FileSites, GuardOrigin
 from extractor.sites import PARAMETER, extract_file
@@ -478,13 +477,3 @@ def test_a_registered_pass_runs_where_it_is_handed_to_its_runner() -> None:
     found = g.guard(("m.py", "_force"))
     assert found is not None and "cfg.hrm" in found.text
 
-
-def test_a_call_site_passing_an_unknown_value_binds_it_in_its_own_variant() -> None:
-    """sglang 0.5.23 ``parse_watermark_key(value)``: passed ``cfg.watermark_key`` at one call
-    site and ``raw[name]`` of parsed JSON at another; each variant reads what its call passes."""
-    source = textwrap.dedent(BUCKETS).split("def entry")[0] + (
-        "def entry(cfg):\n    rule('--x', cfg.x)\n    rule('--y', parsed())\n")
-    (fs,) = with_caller_guards(files(m=source))
-    texts = [Renderer().text(conj([g.expr for g in v.guards])) for v in _site(fs, 7).variants]
-    assert len(texts) == 2 and not any("parameter" in t for t in texts)
-    assert "`--x`" in texts[0] and "parsed()" in texts[1]
