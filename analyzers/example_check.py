@@ -110,7 +110,7 @@ def _delta(base: Launch, moved: Launch) -> Delta:
 _MISSING = object()
 
 
-def _applied(launch: Launch, delta: Delta) -> Launch:
+def applied(launch: Launch, delta: Delta) -> Launch:
     set_flags, dropped, env = delta
     for dest in dropped:
         launch = launch.without_flag(dest)
@@ -148,7 +148,7 @@ class ExampleJudge:
         line = split_command(text, self.prefix)
         return launch_of_argv(line.argv, self.flags, line.env)
 
-    def _judged(self, launch: Launch) -> tuple[Launch, Prediction]:
+    def judged(self, launch: Launch) -> tuple[Launch, Prediction]:
         """The launch the pipeline judges for `launch` on the platform, and its prediction."""
         text = self._text(launch)
         if (found := self._seen.get(text)) is None:
@@ -216,7 +216,7 @@ class ExampleJudge:
         return sorted(needs)
 
     def _predictions(self, pair: Pair) -> tuple[Prediction, Prediction]:
-        return self._judged(pair.before)[1], self._judged(pair.after)[1]
+        return self.judged(pair.before)[1], self.judged(pair.after)[1]
 
     def _repaired(self, own: str, pair: Pair) -> tuple[Pair, str, tuple[Prediction, Prediction]]:
         """The pair, moved off what fires instead (or onto `own` where `before` meets
@@ -225,7 +225,7 @@ class ExampleJudge:
         the repair does not go back and forth between two checks."""
         off: list[Expr] = []  # the negated conditions of the errors moved off so far
         for _ in range(MAX_BLOCKERS + 1):
-            (sb, pb), (sa, pa) = self._judged(pair.before), self._judged(pair.after)
+            (sb, pb), (sa, pa) = self.judged(pair.before), self.judged(pair.after)
             said = verdict(own, pb, pa)
             if said == "true":
                 return pair, said, (pb, pa)
@@ -243,11 +243,11 @@ class ExampleJudge:
                 target, where, launch = pa.may_fire[0], "after", sa
             else:
                 break
-            goal = self._goal(target, off=where != "before")
+            goal = self.goal(target, off=where != "before")
             if goal is None:
                 break
-            keep = self._goal(own, off=where == "after")
-            moves = self._moves(target, goal, [*off, keep] if keep is not None else off, launch)
+            keep = self.goal(own, off=where == "after")
+            moves = self.moves(target, goal, [*off, keep] if keep is not None else off, launch)
             if where != "before":
                 off.append(goal)
             tried = [self._moved(pair, delta, where, own) for delta in moves]
@@ -256,14 +256,14 @@ class ExampleJudge:
                 return done[0], "true", self._predictions(done[0])
             # go on from a move where `before` meets this entry, if one does: only `after` is left to fix
             open_ = [p for p in tried if p is not None and p[1] == "unknown"]
-            further = next((p for p in open_ if self._judged(p[0].before)[1].entry == own), None) or \
+            further = next((p for p in open_ if self.judged(p[0].before)[1].entry == own), None) or \
                 next(iter(open_), None)
             if further is None:
                 break
             pair = further[0]
         return pair, "", (Prediction(OK), Prediction(OK))
 
-    def _goal(self, target: str, *, off: bool) -> Expr | None:
+    def goal(self, target: str, *, off: bool) -> Expr | None:
         """`target`'s condition and what reaching it needs (its `trigger.reach`: the earlier
         checks of its own function stay quiet), or the condition negated when the launch is
         to be moved `off` it."""
@@ -277,11 +277,11 @@ class ExampleJudge:
         to ``"after"`` (to both while `before` still meets `own` then); and its verdict,
         "unknown" meaning: not refuted yet, worth moving on from."""
         if where == "before" and self.stated.examples.model not in delta[0]:  # a model is changed in both
-            moved = Pair(_applied(pair.before, delta), pair.after)
+            moved = Pair(applied(pair.before, delta), pair.after)
         else:
-            moved = Pair(_applied(pair.before, delta), _applied(pair.after, delta))
+            moved = Pair(applied(pair.before, delta), applied(pair.after, delta))
         if where == "after":
-            keeps = self._judged(moved.before)[1]
+            keeps = self.judged(moved.before)[1]
             if not (keeps.status == ERROR and keeps.entry == own):
                 moved = Pair(pair.before, moved.after)
         if moved == pair:
@@ -292,7 +292,7 @@ class ExampleJudge:
             return moved, said
         return (moved, "unknown") if pb.covers(own) or pb.status == ERROR else None
 
-    def _moves(self, target: str, goal: Expr, keep: Sequence[Expr], launch: Launch) -> list[Delta]:
+    def moves(self, target: str, goal: Expr, keep: Sequence[Expr], launch: Launch) -> list[Delta]:
         """Changes to `launch` after which `goal` (`target`'s condition or its negation) is
         surely true: first dropping one option or env var `target` reads that the launch
         gives (back to its default: the smallest change a user makes), then what the search

@@ -252,6 +252,9 @@ class Stated:
     version: str = ""  # the release judged: what its model configuration object holds (measured)
     derived_objects: tuple[str, ...] = ()  # derived settings that are that object (``model_config_of()``)
     path_tests: tuple[str, ...] = ()  # ``os.path.isfile(cfg.x)`` leaves the conditions read
+    # the user's model (`errcat check --model-config`): its architecture and config.json,
+    # whose fields are stated over those of the stand-in the launch names for it
+    given_model: tuple[str, Mapping[str, Any]] | None = None
 
     @classmethod
     def of(cls, exprs: Sequence[Expr], flags: FlagModel | None, platform: Platform, real: RealProfile,
@@ -289,6 +292,8 @@ class Stated:
                 measured = measured_facts(self.real.model_object, self.version, architecture, given,
                                           self.model_names, self.derived_objects, given.flags[self.examples.model])
                 facts = _joined(measured, facts)
+        if self.given_model is not None:  # the fields of the user's config.json win over the stand-in's
+            facts.update(model_facts(*self.given_model, self.model_names, self.examples))
         facts.update(path_facts(self.path_tests, given, self.real.default_model))
         return Launch(given.flags, given.env, facts)
 

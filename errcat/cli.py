@@ -137,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_history_parser(sub)
     _add_graph_parser(sub)
     _add_confirm_parser(sub)
+    _add_check_parser(sub)
     return parser
 
 
@@ -171,6 +172,67 @@ def _add_confirm_parser(sub: Any) -> None:
     confirm.add_argument("--record", metavar="FILE", help="also write every launch and its real outcome (JSON lines)")
     confirm.add_argument("--quiet", action="store_true", help="no progress display")
     confirm.set_defaults(func=_cmd_confirm)
+
+
+EXIT_WILL_FAIL, EXIT_UNDECIDED = 1, 3  # `check`: 0 is ok, 2 stays a usage error
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from errcat.check import Request, check_catalog, release_list
+    from extractor.profile import load_profile
+    from output.check_text import check_text
+
+    profile = load_profile(args.profile)
+    request = Request(tuple(args.words), args.platform, tuple(args.env), args.model_config, args.architecture)
+    if args.releases:
+        if args.catalog or args.repo or args.release or args.path:
+            raise ErrcatError("--releases takes no other source")
+        sources = [SourceSpec(release=v) for v in release_list(args.releases, profile)]
+    else:
+        sources = [_spec(args)]
+    from errcat.check import load_catalog
+
+    reports, statuses = [], []
+    for spec in sources:
+        data = load_catalog(spec, args.catalog, profile=profile, cache_dir=args.cache_dir, jobs=args.jobs)
+        checked, report = check_catalog(data, profile, request, os.environ)
+        reports.append(report)
+        statuses.append(checked.status)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2, ensure_ascii=False) + "\n")
+    else:
+        colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        sys.stdout.write("\n".join(check_text(r, colour=colour) for r in reports))
+    if any(s in ("will-fail", "refused") for s in statuses):
+        return EXIT_WILL_FAIL
+    return EXIT_UNDECIDED if "undecided" in statuses else EXIT_OK
+
+
+def _add_check_parser(sub: Any) -> None:
+    check = sub.add_parser(
+        "check", help="will this command line work? (offline, from a catalog)",
+        usage="errcat check [options] -- COMMAND...",
+        description="Predicts, from a catalog and without running the target, what the command after -- meets: "
+                    "the first error and the change that avoids it, then the errors that follow, or ok with the "
+                    "settings the program adjusts, or undecided with the facts that decide it. Exit 0 ok, "
+                    "1 will fail, 3 undecided, 2 usage error.")
+    _add_source_args(check)
+    check.add_argument("--catalog", metavar="DIR", help="a catalog directory written by errcat extract")
+    check.add_argument("--releases", nargs="+", metavar="V", help="check on each release (a list, or A..B)")
+    check.add_argument("--platform", default="unknown",
+                       help="the machine: generic (this one: --device cuda, every platform check false) or unknown "
+                            "(default: every platform check undecided)")
+    check.add_argument("--env", action="append", default=[], metavar="K=V",
+                       help="an environment variable for the launch (the current environment is read too)")
+    check.add_argument("--model-config", metavar="PATH",
+                       help="the model's config.json (or its directory); a local --model-path directory is read too")
+    check.add_argument("--architecture", metavar="ARCH", help="the model's architecture, e.g. LlamaForCausalLM")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
+    check.set_defaults(func=_cmd_check, words=[])
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
@@ -266,10 +328,25 @@ def warnings_as_lines(prog: str = "errcat") -> Iterator[None]:
         yield
 
 
+def _command_after_dashes(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
+    """``check [options] -- COMMAND...``: errcat's own arguments, and the command (None: no ``--``)."""
+    items = list(argv)
+    if "check" not in items[:1] or "--" not in items:
+        return items, None
+    at = items.index("--")
+    return items[:at], items[at + 1:]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    own, words = _command_after_dashes(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(_attach_option_values(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(_attach_option_values(own))
+        if getattr(args, "func", None) is _cmd_check:
+            if words is None:
+                raise _UsageError("check: give the command line after --, e.g. "
+                                  "errcat check -- python -m sglang.launch_server --model-path DIR")
+            args.words = words
     except _UsageError as exc:
         return _fail(exc)
     except SystemExit as exc:  # --help / --version: argparse printed them already

@@ -407,6 +407,19 @@ def _cached_catalog(raw: bytes) -> tuple[dict[str, Content], dict[str, Any]] | N
     return files, summary
 
 
+def catalog_data(spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
+                 jobs: int | None = 1, use_cache: bool = True) -> dict[str, Any]:
+    """The catalog of `spec` as its `catalog.json` holds it (`errcat check`): from the catalog
+    cache where errcat rendered these sources before, else extracted (and cached)."""
+    import json
+
+    with private_cache(cache_dir, use_cache) as (cache_at, use_results):
+        snapshot = open_source(spec, profile, cache_dir=cache_at)
+        files, _, _ = catalog_files(snapshot, profile, cache_dir=cache_at, jobs=jobs, use_cache=use_results)
+    data: dict[str, Any] = json.loads(as_bytes(files["catalog.json"]))
+    return data
+
+
 @fewer_collections()  # writing too: its first collections would walk the whole catalog
 def write_catalog(
     spec: SourceSpec,

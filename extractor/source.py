@@ -379,6 +379,22 @@ def latest_release(profile: Profile, *, index_url: str = PYPI) -> str:
     return version
 
 
+def index_releases(profile: Profile, *, index_url: str = PYPI) -> list[str]:
+    """Every version the index lists for the profile's distribution, oldest first (never cached)."""
+    from extractor.pep440 import version_key
+
+    dist = _dist(profile)
+    url = f"{index_url.rstrip('/')}/{dist}/json"
+    try:
+        data = _get_json(url)
+    except urllib.error.HTTPError as exc:
+        raise SourceError(f"{dist} not found on the index ({exc.code})") from None
+    releases = _field(data, "releases")
+    if not isinstance(releases, dict) or not releases:
+        raise SourceError(f"the package index lists no releases of {dist}")
+    return sorted((str(v) for v in releases), key=version_key)
+
+
 def release_files(
     dist: str, version: str, *, cache_dir: str | os.PathLike[str] | None = None, index_url: str = PYPI
 ) -> list[dict[str, Any]]:

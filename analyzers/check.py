@@ -1,0 +1,138 @@
+"""`errcat check`: will this command line work, and if not, what to change.
+
+The whole-pipeline prediction (`analyzers.first_error`) of a command line on a platform,
+as a user asks it before launching: argparse's refusal (`analyzers.cli_parser`), else the
+first error that fires and the change after which it does not, then the errors that
+would follow, each moved off in turn (the moves `errcat confirm`'s examples are repaired
+with, `analyzers.example_check`), until the prediction is ok or undecided; or ok, with
+the settings the program will adjust; or undecided, with the facts that decide it.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analyzers.cli_parser import Refusal, refusal
+from analyzers.evaluate import UNKNOWN, Model, resolve
+from analyzers.example_check import ExampleJudge, applied
+from analyzers.first_error import ERROR, OK, UNDECIDED, Prediction
+from analyzers.launch import Launch
+from extractor.ir import Expr, Ref, RefKind, Seq
+
+# a check's status: first_error's OK and UNDECIDED, or these
+FAILS, REFUSED = "will-fail", "refused"
+MAX_STEPS = 6  # errors moved off in turn before giving up on a working command
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """An error the launch meets, and the launch after the change that moves it off that
+    error (None: no change of options found)."""
+
+    entry: str
+    fixed: Launch | None
+    then: Prediction | None = None  # the prediction for `fixed`
+
+
+@dataclass(frozen=True, slots=True)
+class Adjusted:
+    """A setting the program changes for this launch: what it was (given or its default) and what it becomes."""
+
+    dest: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    status: str  # OK, FAILS, UNDECIDED or REFUSED
+    launch: Launch  # as the user gave it
+    steps: tuple[Step, ...] = ()  # FAILS: the first is what the user meets
+    deciding: tuple[str, ...] = ()  # UNDECIDED: the facts that decide it
+    may_fire: tuple[str, ...] = ()  # UNDECIDED: the entries that may fire, in pipeline order
+    adjusted: tuple[Adjusted, ...] = ()  # WORKS: what the program changes
+    refusal: Refusal | None = None  # REFUSED: argparse's words
+
+    @property
+    def first(self) -> str | None:
+        return self.steps[0].entry if self.steps else None
+
+    @property
+    def fixed(self) -> Launch | None:
+        """The launch after every change found, when it is predicted to work (None otherwise)."""
+        last = self.steps[-1] if self.steps else None
+        return last.fixed if last is not None and last.then is not None and last.then.status == OK else None
+
+
+def check_launch(judge: ExampleJudge, argv: Sequence[str], launch: Launch) -> Checked:
+    """What the pipeline says of `launch` (the user's, from `argv`) on the judge's platform."""
+    flags = judge.flags
+    refused = refusal(flags, argv) if flags is not None else None
+    if refused is not None:
+        return Checked(REFUSED, launch, refusal=refused)
+    stated, said = judge.judged(launch)
+    foreign = judge.stated.foreign(stated)
+    if said.status == OK and not foreign:
+        return Checked(OK, launch, adjusted=adjusted_settings(judge.pipeline.model, stated))
+    if said.status != ERROR:
+        return Checked(UNDECIDED, launch, deciding=tuple(dict.fromkeys((*said.deciding, *foreign))),
+                       may_fire=said.may_fire)
+    return Checked(FAILS, launch, steps=tuple(_steps(judge, launch, said)))
+
+
+def _steps(judge: ExampleJudge, launch: Launch, said: Prediction) -> list[Step]:
+    """The errors met one after another, each moved off while keeping the earlier ones off;
+    a move never changes the model (`judge.stated.examples.model`)."""
+    steps: list[Step] = []
+    off: list[Expr] = []
+    current = launch
+    model_dest = judge.stated.examples.model
+    for _ in range(MAX_STEPS):
+        if said.status != ERROR or said.entry is None:
+            break
+        target = said.entry
+        goal = judge.goal(target, off=True)
+        found: tuple[Launch, Prediction] | None = None
+        for delta in judge.moves(target, goal, off, judge.judged(current)[0]) if goal is not None else ():
+            if model_dest in delta[0] or model_dest in delta[1]:
+                continue
+            moved = applied(current, delta)
+            after = judge.judged(moved)[1]
+            if after.status == ERROR and after.entry == target:
+                continue
+            if found is None or (after.status == OK and found[1].status != OK):
+                found = (moved, after)
+        steps.append(Step(target, found[0], found[1]) if found is not None else Step(target, None))
+        if found is None or goal is None:
+            break
+        off.append(goal)
+        current, said = found
+    return steps
+
+
+def adjusted_settings(model: Model, launch: Launch) -> tuple[Adjusted, ...]:
+    """The options every adjustment together changes for `launch`: known values that differ
+    from what the launch gives or the declared default (settings no option sets, the
+    program's own bookkeeping, are left out)."""
+    flags = model.flags
+    dests = sorted({r.dest for r in model.rules if flags is not None and (f := flags.by_dest(r.dest)) is not None
+                    and f.option is not None and not f.derived and f.dest == r.dest})
+    if not dests:
+        return ()
+    values = resolve(model, launch, model.rule_set(Seq(tuple(Ref(RefKind.FLAG, d, d) for d in dests))))
+    out = []
+    for dest in dests:
+        if dest not in values.adjusted:
+            continue
+        after = values.adjusted[dest]
+        before = launch.flags[dest] if dest in launch.flags else model.flag_default(dest)
+        if after is not UNKNOWN and before is not UNKNOWN and not _same(before, after):
+            out.append(Adjusted(dest, before, after))
+    return tuple(out)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return dict(a) == dict(b)
+    return type(a) is type(b) and a == b

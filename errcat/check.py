@@ -1,0 +1,240 @@
+"""`errcat check -- COMMAND`: the command line as the user has it, checked offline against a catalog.
+
+Reads the command (leading ``NAME=value`` words, the program, its arguments), the
+environment, the model's ``config.json`` and the platform; loads the catalog (a directory,
+or a source errcat extracts or takes from its cache) and asks `analyzers.check`. Never
+imports or runs the target.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from analyzers.check import Checked, check_launch
+from analyzers.example_check import ExampleJudge
+from analyzers.first_error import Pipeline
+from analyzers.outcomes import release_of
+from analyzers.platform_facts import Stated
+from errcat.model import SourceSpec
+from extractor.errors import ErrcatError
+from extractor.profile import Profile
+from extractor.real_profile import Platform
+
+UNKNOWN_PLATFORM = "unknown"  # every platform check unknown, no option added
+_ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = re.compile(r"(.*/)?python[0-9.]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command line as typed: env assignments before it, the program words, its arguments."""
+
+    env: tuple[tuple[str, str], ...]
+    program: tuple[str, ...]
+    argv: tuple[str, ...]
+
+
+def split_words(words: Sequence[str]) -> Command:
+    """``A=1 python -m sglang.launch_server --x`` / ``sglang serve --x``: the program is
+    ``python -m MODULE``, the target's own command and its subcommand, or one executable."""
+    words = list(words)
+    env = []
+    while words and _ENV_WORD.match(words[0]):
+        name, _, value = words.pop(0).partition("=")
+        env.append((name, value))
+    if not words:
+        raise ErrcatError("no command after --: give the command line to check, e.g. "
+                          "-- python -m sglang.launch_server --model-path DIR")
+    if _PYTHON.fullmatch(words[0]) and len(words) >= 3 and words[1] == "-m":
+        size = 3
+    elif len(words) >= 2 and not words[1].startswith("-") and Path(words[0]).name in ("sglang",):
+        size = 2  # sglang serve
+    else:
+        size = 1
+    return Command(tuple(env), tuple(words[:size]), tuple(words[size:]))
+
+
+def read_model_config(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A model's ``config.json`` (the file, or the directory holding it)."""
+    where = Path(path)
+    if where.is_dir():
+        where = where / "config.json"
+    try:
+        data = json.loads(where.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise ErrcatError(f"--model-config: cannot read {where}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ErrcatError(f"--model-config: {where} is not a JSON object")
+    return data
+
+
+def given_model(config: Mapping[str, Any] | None, architecture: str | None) -> tuple[str, Mapping[str, Any]] | None:
+    """(architecture, config) the launch states: `architecture` wins over the config's first."""
+    config = dict(config or {})
+    archs = config.get("architectures")
+    name = architecture or (archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None)
+    if name is None:
+        return None
+    return name, {**config, "architectures": [name]}
+
+
+def platform_of(profile: Profile, name: str) -> Platform:
+    if name == UNKNOWN_PLATFORM:
+        return Platform(UNKNOWN_PLATFORM, (), None)
+    real = profile.real
+    found = real.platform(name) if real is not None else None
+    if found is None:
+        known = sorted({UNKNOWN_PLATFORM, *(p.name for p in (real.platforms if real is not None else ()))})
+        raise ErrcatError(f"--platform: unknown platform {name!r} (known: {', '.join(known)})")
+    return found
+
+
+def environment(names: Iterable[str], given: Sequence[str], command: Command,
+                current: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The env vars the launch sees that the catalog knows: the current environment's, then
+    ``--env K=V``, then the command's own ``K=V`` words."""
+    known = set(names)
+    out = {k: v for k, v in current.items() if k in known}
+    for item in given:
+        name, eq, value = item.partition("=")
+        if not eq or not _ENV_WORD.match(name + "="):
+            raise ErrcatError(f"--env: expected NAME=VALUE, got {item!r}")
+        out[name] = value
+    out.update(dict(command.env))
+    return tuple(sorted(out.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class Checker:
+    """One catalog ready to check command lines on one platform."""
+
+    data: dict[str, Any]
+    judge: ExampleJudge
+    release: str | None
+
+    @classmethod
+    def of(cls, data: dict[str, Any], profile: Profile, platform: Platform) -> Checker:
+        release = release_of(data.get("source") or {}, profile)
+        real = profile.real
+        validation = real.validation_for(release) if real is not None and release is not None else None
+        if real is None or validation is None:
+            raise ErrcatError(f"check needs a release the profile {profile.name!r} knows how sglang validates "
+                              f"(this catalog's: {release or 'none'})")
+        pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps], profile.examples)
+        stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples,
+                           release or "")
+        return cls(data, ExampleJudge(pipeline, stated, pipeline.model.flags, profile.launch), release)
+
+    def with_model(self, model: tuple[str, Mapping[str, Any]] | None) -> Checker:
+        """Checks of launches of the user's model (architecture, config.json), where the model
+        option names no stand-in."""
+        judge = self.judge
+        stated = replace(judge.stated, given_model=model)
+        return replace(self, judge=ExampleJudge(judge.pipeline, stated, judge.flags, judge.prefix))
+
+    def model_path(self, command: Command) -> Any:
+        """What the command gives the model option (``--model-path``)."""
+        from analyzers.argv import launch_of_argv
+
+        return launch_of_argv(command.argv, self.judge.flags).flags.get(self.judge.stated.examples.model)
+
+    def check(self, command: Command) -> Checked:
+        """`command` checked; where the user's model is given (`with_model`), the model option
+        names errcat's stand-in of its architecture, whose measured facts stand for it."""
+        from analyzers.argv import group_words, launch_of_argv, option_groups
+        from analyzers.examples import model_of
+
+        argv = command.argv
+        model = self.judge.stated.given_model
+        flag = self.judge.flags.by_dest(self.judge.stated.examples.model) if self.judge.flags else None
+        if model is not None and flag is not None:
+            argv = group_words((o, (model_of(model[0]),) if o in flag.options else v) for o, v in option_groups(argv))
+        launch = launch_of_argv(argv, self.judge.flags, command.env)
+        return check_launch(self.judge, argv, launch)
+
+    def env_names(self) -> list[str]:
+        flags = self.judge.flags
+        return [v.name for v in flags.env] if flags is not None else []
+
+
+def load_catalog_dir(path: str | os.PathLike[str]) -> dict[str, Any]:
+    where = Path(path) / "catalog.json"
+    try:
+        data = json.loads(where.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ErrcatError(f"--catalog: cannot read {where}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+        raise ErrcatError(f"--catalog: {where} is not an errcat catalog")
+    return data
+
+
+def load_catalog(spec: SourceSpec, catalog: str | None, *, profile: Profile,
+                 cache_dir: str | None = None, jobs: int | None = None) -> dict[str, Any]:
+    """The catalog of a directory, else of a source (extracted, or from errcat's cache)."""
+    if catalog is not None:
+        return load_catalog_dir(catalog)
+    from errcat.pipeline import catalog_data
+
+    return catalog_data(spec, profile, cache_dir=cache_dir, jobs=jobs)
+
+
+def release_list(items: Sequence[str], profile: Profile) -> list[str]:
+    """``--releases 0.5.18 0.5.19`` or ``0.5.18..0.5.23`` (every release the index lists
+    between the two, both included), in that order, each once."""
+    from extractor import source
+    from extractor.pep440 import version_key
+
+    out: list[str] = []
+    known: list[str] | None = None
+    for item in items:
+        if ".." not in item:
+            out.append(item)
+            continue
+        low, _, high = item.partition("..")
+        if not low or not high:
+            raise ErrcatError(f"--releases: expected A..B, got {item!r}")
+        known = source.index_releases(profile) if known is None else known
+        lo, hi = version_key(low), version_key(high)
+        inside = [v for v in known if lo <= version_key(v) <= hi]
+        if not inside:
+            raise ErrcatError(f"--releases: the index lists no release from {low} to {high}")
+        out += inside
+    return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What `errcat check` was asked, apart from where the catalog comes from."""
+
+    words: tuple[str, ...]  # the command after --
+    platform: str = UNKNOWN_PLATFORM
+    env: tuple[str, ...] = ()  # --env K=V
+    model_config: str | None = None
+    architecture: str | None = None
+
+
+def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
+                  current_env: Mapping[str, str]) -> tuple[Checked, dict[str, Any]]:
+    """`request` checked against one catalog: the result and its report."""
+    from analyzers.check_report import check_report
+
+    command = split_words(request.words)
+    platform = platform_of(profile, request.platform)
+    checker = Checker.of(data, profile, platform)
+    config = read_model_config(request.model_config) if request.model_config else None
+    path = checker.model_path(command)
+    if config is None and isinstance(path, str) and (Path(path) / "config.json").is_file():
+        config = read_model_config(path)  # a local directory; a hub id (org/name) leaves the model's facts open
+    checker = checker.with_model(given_model(config, request.architecture))
+    env = environment(checker.env_names(), request.env, command, current_env)
+    checked = checker.check(replace(command, env=env))
+    entries = {e["id"]: e for e in data["entries"] if isinstance(e, dict) and "id" in e}
+    report = check_report(checked, checker.judge, entries, command.program, release=checker.release,
+                          platform=platform.name, model=(checker.judge.stated.examples.model, path))
+    return checked, report
+

@@ -1,0 +1,93 @@
+"""`errcat check`'s report (`analyzers.check_report`) as text for a terminal or a log.
+
+Colour only where asked (a TTY without ``NO_COLOR``, decided by the caller); the same
+words either way.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+_COLOURS = {"bad": "\033[31m", "good": "\033[32m", "maybe": "\033[33m", "dim": "\033[2m", "bold": "\033[1m"}
+_RESET = "\033[0m"
+MAX_LISTED = 8  # facts and errors listed in text; JSON has them all
+
+
+def check_text(report: Mapping[str, Any], *, colour: bool = False) -> str:
+    def paint(text: str, kind: str) -> str:
+        return f"{_COLOURS[kind]}{text}{_RESET}" if colour else text
+
+    where = f"{report.get('release') or 'this catalog'} on the {report.get('platform')} platform"
+    status = report["status"]
+    lines: list[str] = []
+    if status == "refused":
+        refused = report["refused"]
+        said = refused["message"] + (f" (did you mean {refused['suggestion']}?)" if refused.get("suggestion") else "")
+        lines += [paint("✗ refused by the argument parser", "bad") + f" ({where})", f"  {said}"]
+    elif status == "will-fail":
+        errors = report["errors"]
+        lines.append(paint("✗ will fail", "bad") + f" ({where}): {len(errors)} error(s) on the way to a working"
+                     " command")
+        for number, error in enumerate(errors, 1):
+            lines += [""] + _error(error, number, paint)
+            if number > 1:
+                lines.append(paint("   (met once the errors above are fixed)", "dim"))
+        if report.get("fixed_command"):
+            lines += ["", paint("Predicted to work after these changes:", "good"), f"  {report['fixed_command']}"]
+        elif report.get("then_undecided"):
+            then = report["then_undecided"]
+            lines += ["", paint("After these changes it may still fail; what decides it is not known here:", "maybe"),
+                      f"  {then['command']}"] + [f"  - {fact}" for fact in then["deciding"][:MAX_LISTED]]
+        else:
+            lines += ["", "errcat found no change of options after which this command is predicted to work."]
+    elif status == "undecided":
+        lines.append(paint("? may fail", "maybe") + f" ({where}): what decides it is not known here")
+        deciding = report.get("deciding") or []
+        lines += [f"  - {fact}" for fact in deciding[:MAX_LISTED]] + _more(len(deciding), "fact")
+        if any(fact.startswith("model:") for fact in deciding):
+            lines.append("  (the model's facts: give --model-config or --architecture)")
+        may = report.get("may_fire") or []
+        if may:
+            lines += ["", "Errors that may fire, in the order sglang checks:"]
+            for number, error in enumerate(may[:MAX_LISTED], 1):
+                lines += _error(error, number, paint, short=True)
+            lines += _more(len(may), "error")
+    else:
+        lines.append(paint("✓ ok", "good") + f" ({where}): no check is predicted to fire")
+        adjusted = report.get("adjusted") or []
+        if adjusted:
+            lines += ["", "The program will adjust these settings for this command:"]
+            lines += [f"  {a['setting']}: {_shown(a['from'])} -> {_shown(a['to'])}" for a in adjusted]
+    lines += ["", paint("A static prediction from the catalog; `errcat confirm` runs the real program.", "dim")]
+    return "\n".join(lines) + "\n"
+
+
+def _error(error: Mapping[str, Any], number: int, paint: Any, short: bool = False) -> list[str]:
+    source = error.get("source") or {}
+    head = f"{number}. {error.get('exception') or 'Error'}: {error.get('message') or error['entry']}"
+    lines = [paint(head, "bold"), f"   at {source.get('path')}:{source.get('line')}  [{error['entry']}]"]
+    if source.get("url"):
+        lines.append(f"   {source['url']}")
+    if short:
+        return lines
+    if error.get("why"):
+        lines.append(f"   why: {error['why']}")
+    if error.get("meaning"):
+        lines.append(f"   meaning: {error['meaning']}")
+    fix = error.get("fix")
+    if fix is None:
+        lines.append("   fix: none found (see the entry's solutions)")
+        return lines
+    changes = [f"drop {o}" for o in fix["drop"]] + [f"set {s}" for s in fix["set"]]
+    changes += [f"unset {k}" if v is None else f"set {k}={v}" for k, v in fix["env"].items()]
+    lines.append("   fix: " + ("; ".join(changes) or "no change"))
+    return lines
+
+
+def _more(count: int, what: str) -> list[str]:
+    return [f"  … and {count - MAX_LISTED} more {what}s (--format json lists them all)"] if count > MAX_LISTED else []
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value) if not isinstance(value, str) else value
