@@ -217,7 +217,10 @@ class Model:
         seen = bisect_left(cache.timed, at)  # how many timed rules run before `at`
         views = cache.views
         if seen not in views:
-            views[seen] = Model(self.flags, tuple(r for r in self.rules if r.at is None or r.at < at), self.examples)
+            kept = [i for i, r in enumerate(self.rules) if r.at is None or r.at < at]
+            view = views[seen] = Model(self.flags, tuple(self.rules[i] for i in kept), self.examples)
+            view.cache.graph = self._graph().subset(self.rules, kept)  # each rule's reads are found once
+            view.cache.rule_refs, view.cache.rule_code = cache.rule_refs, cache.rule_code
         cache.at[at] = views[seen]
         return views[seen]
 
@@ -329,6 +332,13 @@ class RuleGraph:
         )
         return cls({k: tuple(v) for k, v in writers.items()}, reads)
 
+    def subset(self, rules: Sequence[Rule], kept: Sequence[int]) -> RuleGraph:
+        """The graph of `rules` (this graph's) at indices `kept`, renumbered from 0 in that order."""
+        writers: dict[str, list[int]] = {}
+        for new, old in enumerate(kept):
+            writers.setdefault(rules[old].dest, []).append(new)
+        return RuleGraph({k: tuple(v) for k, v in writers.items()}, tuple(self.reads[i] for i in kept))
+
 
 # ------------------------------------------------------------------ the cache
 
@@ -387,7 +397,7 @@ class EvalCache:
     closure: dict[str, frozenset[int]] = field(default_factory=dict)  # dest -> indices of the rules that matter
     rule_sets: dict[tuple[int, ...], RuleSet] = field(default_factory=dict)  # rule indices -> their set
     relevant: dict[Expr, RuleSet] = field(default_factory=dict)  # condition -> the rules it depends on
-    rule_code: dict[int, RuleCode] = field(default_factory=dict)  # rule index -> compiled rule
+    rule_code: Identity[Rule, RuleCode] = field(default_factory=Identity)  # compiled rules; shared with views
     flag_defaults: dict[str, Any] = field(default_factory=dict)
     env_defaults: dict[str, Any] = field(default_factory=dict)
     env_types: dict[str, str | None] = field(default_factory=dict)
@@ -402,6 +412,7 @@ class EvalCache:
     views: dict[int, Model] = field(default_factory=dict)  # `Model.before`: timed rules run before -> model
     timed: list[int] | None = None  # `Model.before`: the times of the timed rules, sorted
     at: dict[int, Model] = field(default_factory=dict)  # `Model.before`: time -> model (a check asks often)
+    rule_refs: Identity[Rule, tuple[Ref, ...]] = field(default_factory=Identity)  # shared with `before`'s views
     compiler: _Compiler = field(init=False, repr=False)  # compiles into `code`
 
     def __post_init__(self) -> None:
@@ -1138,6 +1149,14 @@ def _items(launch: Launch) -> tuple[Any, ...]:
 RuleCode = tuple[str, Code, Code]  # (dest, its condition, its value) of one rule, compiled
 
 
+def _rule_refs(rule: Rule, known: Identity[Rule, tuple[Ref, ...]]) -> tuple[Ref, ...]:
+    """What `rule` reads: the leaves of its condition and value, and the facts they call for."""
+    found = known.get(rule)
+    if found is None:
+        found = known.put(rule, tuple(x for e in (rule.when, rule.value) for x in (*refs(e), *runtime_refs(e))))
+    return found
+
+
 @dataclass(slots=True, eq=False)
 class RuleSet:
     """The rules one condition depends on (one object per set: `Model.rule_set`), what they
@@ -1151,8 +1170,7 @@ class RuleSet:
 
     @classmethod
     def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
-        reads = Reads.of((x for r in rules for e in (r.when, r.value) for x in (*refs(e), *runtime_refs(e))),
-                         (r.dest for r in rules))
+        reads = Reads.of((x for r in rules for x in _rule_refs(r, cache.rule_refs)), (r.dest for r in rules))
         return cls(indices, rules, cache.intern(reads))
 
     def code(self, model: Model) -> list[RuleCode]:
@@ -1160,10 +1178,11 @@ class RuleSet:
         if self.compiled is None:
             known = model.cache.rule_code
             self.compiled = []
-            for i, rule in zip(self.indices, self.rules, strict=True):
-                one = known.get(i)
+            for rule in self.rules:  # compiled code reads only the settings it is given: any model's will do
+                one = known.get(rule)
                 if one is None:
-                    one = known[i] = (rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model))
+                    one = (rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model))
+                    known.put(rule, one)
                 self.compiled.append(one)
         return self.compiled
 
