@@ -87,9 +87,21 @@ def target_parser(flags: FlagModel, prog: str = "") -> argparse.ArgumentParser:
     return parser
 
 
+_PARSERS: dict[int, tuple[FlagModel, argparse.ArgumentParser]] = {}  # by the flag model's identity (kept alive)
+
+
+def _parser_of(flags: FlagModel) -> argparse.ArgumentParser:
+    found = _PARSERS.get(id(flags))
+    if found is None or found[0] is not flags:
+        if len(_PARSERS) >= 4:
+            _PARSERS.clear()
+        found = _PARSERS[id(flags)] = (flags, target_parser(flags))
+    return found[1]
+
+
 def refusal(flags: FlagModel, argv: Sequence[str]) -> Refusal | None:
     """What argparse refuses in `argv` (the program's arguments), or None."""
-    parser = target_parser(flags)
+    parser = _parser_of(flags)
     try:
         _, unknown = parser.parse_known_args(list(argv))
     except _Refused as exc:

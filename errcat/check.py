@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from analyzers.argv import group_words, launch_of_argv, option_groups
 from analyzers.check import Checked, check_launch
 from analyzers.example_check import ExampleJudge
 from analyzers.first_error import Pipeline
@@ -130,6 +131,13 @@ class Checker:
                            release or "")
         return cls(data, ExampleJudge(pipeline, stated, pipeline.model.flags, profile.launch), release)
 
+    def warm(self) -> Checker:
+        """This checker with every check's condition and every adjustment compiled (a bare
+        launch of the default model checked): what the first check pays, whatever its command."""
+        argv = ["--" + self.judge.stated.examples.model.replace("_", "-"), "<model>"]
+        check_launch(self.judge, argv, launch_of_argv(argv, self.judge.flags))
+        return self
+
     def with_model(self, model: tuple[str, Mapping[str, Any]] | None) -> Checker:
         """Checks of launches of the user's model (architecture, config.json), where the model
         option names no stand-in."""
@@ -139,14 +147,11 @@ class Checker:
 
     def model_path(self, command: Command) -> Any:
         """What the command gives the model option (``--model-path``)."""
-        from analyzers.argv import launch_of_argv
-
         return launch_of_argv(command.argv, self.judge.flags).flags.get(self.judge.stated.examples.model)
 
     def check(self, command: Command) -> Checked:
         """`command` checked; where the user's model is given (`with_model`), the model option
         names errcat's stand-in of its architecture, whose measured facts stand for it."""
-        from analyzers.argv import group_words, launch_of_argv, option_groups
         from analyzers.examples import model_of
 
         argv = command.argv

@@ -1,0 +1,110 @@
+"""`errcat check -- COMMAND` through `main([...])` and one real subprocess, on a small catalog."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from analyzers.flags import build_flag_model
+from errcat.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
+    def add_cli_args(parser):
+        parser.add_argument("--model-path", type=str, required=True)
+        parser.add_argument("--device", type=str, default=None)
+        parser.add_argument("--tp-size", type=int, default=1)
+        parser.add_argument("--enable-lora", action="store_true")
+        parser.add_argument("--enable-spec", action="store_true")
+''')})
+LORA = {"op": "ref", "kind": "flag", "name": "enable_lora", "text": "cfg.enable_lora"}
+SPEC = {"op": "ref", "kind": "flag", "name": "enable_spec", "text": "cfg.enable_spec"}
+HIP = {"op": "ref", "kind": "platform", "name": "is_hip", "text": "is_hip()"}
+LAUNCH = ["python", "-m", "sglang.launch_server", "--model-path", "/models/m"]
+
+
+def _entry(id_: str, line: int, expr: dict, template: str) -> dict:
+    return {"id": id_, "exception": "ValueError", "template": template, "meaning": "m",
+            "source": {"path": "python/sglang/srt/arg_groups/a_hook.py", "line": line, "function": "hook"},
+            "trigger": {"text": template, "expr": expr}}
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory) -> Path:
+    """A catalog of sglang 0.5.23's shape: LoRA with speculative decoding fails; LoRA on HIP fails."""
+    root = tmp_path_factory.mktemp("check") / "catalog"
+    root.mkdir()
+    data = {"source": {"kind": "release", "release": "0.5.23"}, "flags": FLAGS.as_dict(), "adjustments": [],
+            "entries": [_entry("lora-spec", 1, {"op": "and", "args": [
+                            {"op": "truthy", "term": LORA}, {"op": "truthy", "term": SPEC}]}, "LoRA with spec"),
+                        _entry("lora-hip", 2, {"op": "and", "args": [
+                            {"op": "truthy", "term": HIP}, {"op": "truthy", "term": LORA}]}, "LoRA on HIP")]}
+    (root / "catalog.json").write_text(json.dumps(data))
+    return root
+
+
+@pytest.mark.parametrize(("platform", "extra", "code", "said"), [
+    ("generic", [], 0, "✓ ok"),
+    ("generic", ["--enable-lora", "--enable-spec"], 1, "✗ will fail"),
+    ("generic", ["--tp-size", "x"], 1, "refused by the argument parser"),
+    ("unknown", ["--enable-lora"], 3, "? may fail"),  # is_hip() is not known: it decides
+])
+def test_exit_code_and_verdict(catalog, capsys, platform, extra, code, said):
+    assert main(["check", "--catalog", str(catalog), "--platform", platform, "--", *LAUNCH, *extra]) == code
+    out = capsys.readouterr().out
+    assert said in out and "\033[" not in out  # no colour off a terminal
+
+
+def test_json_names_the_error_and_the_command_that_works(catalog, capsys):
+    argv = ["check", "--catalog", str(catalog), "--platform", "generic", "--format", "json", "--",
+            *LAUNCH, "--enable-lora", "--enable-spec"]
+    assert main(argv) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["status"] == "will-fail" and [e["entry"] for e in report["errors"]] == ["lora-spec"]
+    assert report["fixed_command"].startswith("python -m sglang.launch_server --model-path /models/m")
+
+
+def test_env_words_and_sglang_serve_are_read_as_a_person_types_them(catalog, capsys):
+    argv = ["check", "--catalog", str(catalog), "--platform", "generic", "--format", "json", "--",
+            "FOO=1", "sglang", "serve", "--model-path", "/m", "--enable-lora"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["command"].startswith("FOO=1 sglang serve --model-path /m")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["check", "--platform", "generic"], "after --"),  # no --
+    (["check", "--platform", "generic", "--"], "no command after --"),
+    (["check", "--platform", "mars", "--", *LAUNCH], "unknown platform 'mars'"),
+    (["check", "--model-config", "/nowhere/config.json", "--", *LAUNCH], "cannot read"),
+    (["check", "--env", "NOEQUALS", "--", *LAUNCH], "--env: expected NAME=VALUE"),
+])
+def test_bad_input_is_one_line_and_exit_2(catalog, capsys, argv, says):
+    assert main([argv[0], "--catalog", str(catalog), *argv[1:]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("errcat: ") and err.count("\n") == 1 and says in err
+
+
+def test_a_directory_that_is_no_catalog_is_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["check", "--catalog", str(tmp_path), "--", *LAUNCH]) == 2
+    assert capsys.readouterr().err.startswith("errcat: --catalog: cannot read")
+
+
+def test_a_model_directory_is_read_for_its_architecture(catalog, tmp_path, capsys):
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "hidden_size": 8}))
+    argv = ["check", "--catalog", str(catalog), "--platform", "generic", "--format", "json", "--",
+            "python", "-m", "sglang.launch_server", "--model-path", str(tmp_path)]
+    assert main(argv) == 0
+    assert str(tmp_path) in json.loads(capsys.readouterr().out)["command"]  # shown as given, not the stand-in
+
+
+def test_real_subprocess(catalog):
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "errcat", "check", "--catalog", str(catalog), "--platform",
+                           "generic", "--", *LAUNCH, "--enable-lora", "--enable-spec"],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 1 and "LoRA with spec" in proc.stdout and proc.stderr == ""

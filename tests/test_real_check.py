@@ -1,0 +1,77 @@
+"""`errcat check` on real sglang 0.5.23's catalog against what real sglang did: the committed
+difftest corpus (launches real sglang ran, with its first error) as the judge."""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from analyzers.cli_parser import refusal
+from analyzers.first_error import OK
+from errcat.check import Checker, Command, platform_of
+from errcat.cli import main
+
+pytestmark = pytest.mark.network
+
+ROOT = Path(__file__).resolve().parents[1]
+VERSION = "0.5.23"
+PROGRAM = ("python", "-m", "sglang.launch_server")
+SAMPLE = 150  # launches checked end to end (each with its fix search where it fails)
+
+
+def _corpus() -> list[dict]:
+    with gzip.open(ROOT / "tests" / "data" / "difftest" / f"sglang-{VERSION}.jsonl.gz", "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="module")
+def catalog_dir(extracted, tmp_path_factory) -> Path:
+    return extracted.copy(VERSION, tmp_path_factory.mktemp("check") / "catalog")
+
+
+@pytest.fixture(scope="module")
+def checker(catalog_dir: Path, sglang_profile) -> Checker:
+    data = json.loads((catalog_dir / "catalog.json").read_bytes())
+    return Checker.of(data, sglang_profile, platform_of(sglang_profile, "generic"))
+
+
+def test_what_real_argparse_accepts_is_not_refused_and_its_plain_refusals_are_its_words(checker) -> None:
+    flags = checker.judge.flags
+    assert flags is not None
+    records = _corpus()
+    accepted = [r for r in records if r["outcome"] in ("ok", "error")]
+    assert accepted and not [r["argv"] for r in accepted if refusal(flags, r["argv"]) is not None]
+    refused = [r for r in records if r["outcome"] == "argparse"]
+    said = [(r["message"], refusal(flags, r["argv"])) for r in refused]
+    plain = [(real, ours) for real, ours in said if real.startswith("unrecognized arguments")]
+    assert plain and all(ours is not None and ours.message == real for real, ours in plain)
+
+
+def test_the_first_error_check_names_is_the_one_real_sglang_met(checker) -> None:
+    """Where check decides (ok, or an error first), it agrees with the real program, at the
+    rate the whole-pipeline prediction reaches (the difftest replay measures all launches)."""
+    records = [r for r in _corpus() if r["outcome"] in ("ok", "error")]
+    sample = random.Random(0).sample(records, SAMPLE)
+    decided = agreed = 0
+    for record in sample:
+        checked = checker.check(Command(tuple(sorted(record["env"].items())), PROGRAM, tuple(record["argv"])))
+        if checked.status == "undecided":
+            continue
+        decided += 1
+        agreed += (checked.first or OK) == record["first"]
+    assert decided >= 0.8 * SAMPLE and agreed >= 0.95 * decided, (decided, agreed)
+
+
+def test_a_bare_llama_launch_is_ok_and_a_known_error_is_fixed(catalog_dir: Path, capsys) -> None:
+    base = ["check", "--catalog", str(catalog_dir), "--platform", "generic", "--format", "json", "--", *PROGRAM,
+            "--model-path", "<model>"]
+    assert main(base) == 0
+    capsys.readouterr()
+    assert main([*base, "--ssl-keyfile", "key.pem"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    first = report["errors"][0]
+    assert "--ssl-keyfile requires --ssl-certfile" in first["message"] and first["fix"] is not None
+    assert report["fixed_command"] is not None and "--ssl-keyfile" not in report["fixed_command"]
