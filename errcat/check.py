@@ -21,7 +21,6 @@ from analyzers.example_check import ExampleJudge
 from analyzers.first_error import Pipeline
 from analyzers.outcomes import release_of
 from analyzers.platform_facts import Stated
-from errcat.model import SourceSpec
 from extractor.errors import ErrcatError
 from extractor.profile import Profile
 from extractor.real_profile import Platform
@@ -165,51 +164,6 @@ class Checker:
     def env_names(self) -> list[str]:
         flags = self.judge.flags
         return [v.name for v in flags.env] if flags is not None else []
-
-
-def load_catalog_dir(path: str | os.PathLike[str]) -> dict[str, Any]:
-    where = Path(path) / "catalog.json"
-    try:
-        data = json.loads(where.read_bytes())
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ErrcatError(f"--catalog: cannot read {where}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise ErrcatError(f"--catalog: {where} is not an errcat catalog")
-    return data
-
-
-def load_catalog(spec: SourceSpec, catalog: str | None, *, profile: Profile,
-                 cache_dir: str | None = None, jobs: int | None = None) -> dict[str, Any]:
-    """The catalog of a directory, else of a source (extracted, or from errcat's cache)."""
-    if catalog is not None:
-        return load_catalog_dir(catalog)
-    from errcat.pipeline import catalog_data
-
-    return catalog_data(spec, profile, cache_dir=cache_dir, jobs=jobs)
-
-
-def release_list(items: Sequence[str], profile: Profile) -> list[str]:
-    """``--releases 0.5.18 0.5.19`` or ``0.5.18..0.5.23`` (every release the index lists
-    between the two, both included), in that order, each once."""
-    from extractor import source
-    from extractor.pep440 import version_key
-
-    out: list[str] = []
-    known: list[str] | None = None
-    for item in items:
-        if ".." not in item:
-            out.append(item)
-            continue
-        low, _, high = item.partition("..")
-        if not low or not high:
-            raise ErrcatError(f"--releases: expected A..B, got {item!r}")
-        known = source.index_releases(profile) if known is None else known
-        lo, hi = version_key(low), version_key(high)
-        inside = [v for v in known if lo <= version_key(v) <= hi]
-        if not inside:
-            raise ErrcatError(f"--releases: the index lists no release from {low} to {high}")
-        out += inside
-    return list(dict.fromkeys(out))
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_graph_parser(sub)
     _add_confirm_parser(sub)
     _add_check_parser(sub)
+    _add_explain_parser(sub)
     return parser
 
 
@@ -181,7 +182,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from errcat.check import Request, check_catalog, release_list
+    from errcat.catalogs import release_list
+    from errcat.check import Request, check_catalog
     from extractor.profile import load_profile
     from output.check_text import check_text
 
@@ -193,7 +195,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         sources = [SourceSpec(release=v) for v in release_list(args.releases, profile)]
     else:
         sources = [_spec(args)]
-    from errcat.check import load_catalog
+    from errcat.catalogs import load_catalog
 
     reports, statuses = [], []
     for spec in sources:
@@ -233,6 +235,80 @@ def _add_check_parser(sub: Any) -> None:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
     check.set_defaults(func=_cmd_check, words=[])
+
+
+EXIT_NO_MATCH = 1  # `explain`: no entry renders the message
+
+
+def _explain_input(arg: str) -> str:
+    """TEXT, a FILE holding it, or ``-`` for stdin."""
+    import os
+
+    if arg == "-":
+        return sys.stdin.read()
+    if os.path.exists(arg):
+        try:
+            return Path(arg).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ErrcatError(f"cannot read {arg}: {exc.strerror or exc}") from None
+    return arg
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    import json
+
+    from analyzers.explain import MessageIndex, best, explained
+    from errcat.catalogs import load_catalog, release_list
+    from extractor.profile import load_profile
+    from output.explain_text import explain_report, render_explanation
+
+    text = _explain_input(args.text)
+    if not text.strip():
+        raise ErrcatError("explain: no text to explain")
+    profile = load_profile(args.profile)
+    if args.releases and (args.catalog or args.repo or args.release or args.path):
+        raise ErrcatError("--releases takes no other source")
+    releases = release_list(args.releases, profile) if args.releases else []
+    specs = [SourceSpec(release=v) for v in releases] or [_spec(args)]
+    catalogs = [load_catalog(spec, args.catalog, profile=profile, cache_dir=args.cache_dir, jobs=args.jobs)
+                for spec in specs]
+    newest = catalogs[-1]
+    found = explained(MessageIndex(newest["entries"]), text)
+    versions: dict[str, list[str]] | None = None
+    if releases:  # per error, the releases whose catalog has a template its message renders
+        versions = {}
+        for version, data in zip(releases, catalogs, strict=True):
+            index = MessageIndex(data["entries"])
+            for error, matches in found:
+                here, newest_best = best(index.find(error)), best(matches)
+                if here is not None and newest_best is not None:
+                    versions.setdefault(newest_best.entry, []).append(version)
+    from analyzers.outcomes import release_of
+
+    entries = {e["id"]: e for e in newest["entries"]}
+    report = explain_report(found, entries, release_of(newest.get("source") or {}, profile), versions)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_explanation(report))
+    return EXIT_OK if report["errors"] and all(e["matched"] for e in report["errors"]) else EXIT_NO_MATCH
+
+
+def _add_explain_parser(sub: Any) -> None:
+    explain = sub.add_parser(
+        "explain", help="which error is this? (a message, a traceback or a log)",
+        description="Finds the error line(s) in TEXT (or a FILE, or - for stdin), matches them against every "
+                    "entry's message template and prints the entry, its table row, the values in the message, "
+                    "meaning, solutions and example. Exit 0 when every error found matches an entry, 1 when one "
+                    "does not (the closest entries are listed), 2 usage error.")
+    _add_source_args(explain)
+    explain.add_argument("text", metavar="TEXT|FILE|-", help="the error text, a file holding it, or - for stdin")
+    explain.add_argument("--catalog", metavar="DIR", help="a catalog directory written by errcat extract")
+    explain.add_argument("--releases", nargs="+", metavar="V",
+                         help="also say in which of these releases (a list, or A..B) the message exists")
+    explain.add_argument("--format", choices=("text", "json"), default="text")
+    explain.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
+    explain.set_defaults(func=_cmd_explain)
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:

@@ -91,7 +91,7 @@ def test_bad_input_is_one_line_and_exit_2(catalog, capsys, argv, says):
 
 def test_a_directory_that_is_no_catalog_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["check", "--catalog", str(tmp_path), "--", *LAUNCH]) == 2
-    assert capsys.readouterr().err.startswith("errcat: --catalog: cannot read")
+    assert "is not a catalog directory" in capsys.readouterr().err
 
 
 def test_a_model_directory_is_read_for_its_architecture(catalog, tmp_path, capsys):
@@ -108,3 +108,51 @@ def test_real_subprocess(catalog):
                            "generic", "--", *LAUNCH, "--enable-lora", "--enable-spec"],
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert proc.returncode == 1 and "LoRA with spec" in proc.stdout and proc.stderr == ""
+
+
+# ------------------------------------------------------------------ explain
+
+@pytest.mark.parametrize(("how", "code", "said"), [
+    ("text", 0, "entry lora-spec (ValueError) at python/sglang/srt/arg_groups/a_hook.py:1"),
+    ("file", 0, "entry lora-spec"),
+    ("stdin", 0, "entry lora-spec"),
+])
+def test_explain_reads_text_a_file_or_stdin(catalog, tmp_path, capsys, monkeypatch, how, code, said):
+    import io
+
+    text = "ValueError: LoRA with spec"
+    arg = text
+    if how == "file":
+        (tmp_path / "log.txt").write_text(f"[info] starting\n{text}\n")
+        arg = str(tmp_path / "log.txt")
+    elif how == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+        arg = "-"
+    assert main(["explain", "--catalog", str(catalog), arg]) == code
+    assert said in capsys.readouterr().out
+
+
+def test_explain_of_a_message_no_entry_renders_says_so_and_exits_1(catalog, capsys):
+    assert main(["explain", "--catalog", str(catalog), "--format", "json", "ValueError: LoRA with nothing"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["errors"][0]["matched"] is False and report["errors"][0]["matches"][0]["entry"] == "lora-spec"
+
+
+@pytest.mark.parametrize(("arg", "says"), [("   ", "no text to explain")])
+def test_explain_bad_input_is_one_line_and_exit_2(catalog, capsys, arg, says):
+    assert main(["explain", "--catalog", str(catalog), arg]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("errcat: ") and says in err
+
+
+def test_explain_of_an_unreadable_file_is_one_line_and_exit_2(catalog, tmp_path, capsys):
+    (tmp_path / "a-directory").mkdir()  # exists, but no text can be read from it (as root, mode bits would not stop it)
+    assert main(["explain", "--catalog", str(catalog), str(tmp_path / "a-directory")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("errcat: cannot read") and err.count("\n") == 1
+
+
+def test_explain_real_subprocess(catalog):
+    proc = subprocess.run([sys.executable, "-m", "errcat", "explain", "--catalog", str(catalog),
+                           "ValueError: LoRA on HIP"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and "entry lora-hip" in proc.stdout and proc.stderr == ""

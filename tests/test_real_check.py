@@ -6,6 +6,7 @@ import gzip
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,3 +76,44 @@ def test_a_bare_llama_launch_is_ok_and_a_known_error_is_fixed(catalog_dir: Path,
     first = report["errors"][0]
     assert "--ssl-keyfile requires --ssl-certfile" in first["message"] and first["fix"] is not None
     assert report["fixed_command"] is not None and "--ssl-keyfile" not in report["fixed_command"]
+
+
+# ------------------------------------------------------------------ explain
+
+def _real_errors(catalog_dir: Path) -> tuple[list[tuple[dict, str]], Any]:
+    """The corpus's errors with the entry each one is (by its raising line and message, as
+    `errcat confirm` names them), and the index of the catalog's messages."""
+    from analyzers.explain import MessageIndex
+    from analyzers.judge import EntryIndex, Real
+
+    data = json.loads((catalog_dir / "catalog.json").read_bytes())
+    truth = EntryIndex(data["entries"])
+    found = []
+    for r in _corpus():
+        if r["outcome"] == "error" and "message" in r:
+            entry = truth.which(Real("error", r["type"], r["message"], r["path"], r["line"]))
+            if entry is not None:
+                found.append((r, entry))
+    return found, MessageIndex(data["entries"])
+
+
+def test_explain_names_the_entry_of_real_tracebacks_and_messages(catalog_dir: Path) -> None:
+    """A traceback as sglang prints it names its entry top-1 (≥ 98%); the last line alone
+    (``Type: message``) too, up to messages raised the same at several places (listed as ties)."""
+    from analyzers.explain import ErrorText, best, error_texts
+
+    errors, index = _real_errors(catalog_dir)
+    traceback_hits = strict = tied = 0
+    for record, entry in errors:
+        frame = record["path"].partition("python/")[2]
+        printed = (f'Traceback (most recent call last):\n  File "/venv/lib/python3.11/site-packages/{frame}", '
+                   f'line {record["line"]}, in check\n    raise\n{record["type"]}: {record["message"]}\n')
+        top = best(index.find(error_texts(printed)[0]))
+        traceback_hits += top is not None and top.entry == entry
+        matches = index.find(ErrorText(record["message"], record["type"]))
+        first = best(matches)
+        strict += first is not None and first.entry == entry
+        tied += first is not None and any(m.entry == entry and m.score == first.score for m in matches)
+    assert len(errors) >= 1000
+    assert traceback_hits >= 0.98 * len(errors) and tied >= 0.98 * len(errors) and strict >= 0.9 * len(errors), (
+        len(errors), traceback_hits, strict, tied)

@@ -1,0 +1,57 @@
+"""`errcat explain` lookup cost relative to loading the catalog, measured in one run.
+
+    python scripts/bench_explain.py --catalog DIR [--catalog DIR2 ...] [--repeat 5]
+
+Loads each catalog (`catalog.json` parsed and its message index built, what every
+`errcat explain` run pays first) `--repeat` times, then looks up every error message of
+the committed 0.5.23 difftest corpus (as sglang printed them) in every catalog's index,
+the way `explain --releases` does, and prints the best load time, the time per lookup
+(over all catalogs given) and lookup / load. Issue 14 asks a lookup to take at most 1% of
+the load, also over many releases: the index is keyed by the messages' literal words, so a
+lookup matches the few templates that share its rarest words, not every regex. CPU time
+(`time.process_time`).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from analyzers.explain import ErrorText, MessageIndex
+
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "difftest" / "sglang-0.5.23.jsonl.gz"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--catalog", action="append", required=True, help="a catalog directory (repeatable)")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    raws = [(Path(c) / "catalog.json").read_bytes() for c in args.catalog]
+    with gzip.open(CORPUS, "rt") as f:
+        messages = [ErrorText(r["message"], r.get("type")) for r in map(json.loads, f)
+                    if r.get("outcome") == "error" and "message" in r]
+    loads, lookups = [], []
+    for _ in range(args.repeat):
+        start = time.process_time()
+        indexes = [MessageIndex(json.loads(raw)["entries"]) for raw in raws]
+        loads.append((time.process_time() - start) / len(raws))
+        start = time.process_time()
+        for message in messages:
+            for index in indexes:
+                index.find(message)
+        lookups.append((time.process_time() - start) / len(messages))
+    load, lookup = min(loads), min(lookups)
+    print(f"catalogs: {len(raws)}; messages looked up: {len(messages)}")
+    print(f"load per catalog (parse, index): {load:.3f} s")
+    print(f"lookup per message (in every catalog): {lookup * 1000:.2f} ms = {lookup / load:.2%} of one load")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""`errcat explain`: the errors in a pasted text, and the entry (and row) each one is."""
+from __future__ import annotations
+
+import pytest
+
+from analyzers.explain import ErrorText, MessageIndex, best, error_texts, explained
+
+TRACEBACK = """Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/sglang/launch_server.py", line 9, in <module>
+    main()
+  File "/venv/lib/python3.11/site-packages/sglang/srt/arg_groups/lora_hook.py", line 300, in check
+    raise ValueError(
+ValueError: LoRA with speculative decoding does not support --speculative-adaptive: static draft.
+"""
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("--tp-size must be positive", [ErrorText("--tp-size must be positive")]),  # a bare message
+    (TRACEBACK, [ErrorText("LoRA with speculative decoding does not support --speculative-adaptive: static draft.",
+                           "ValueError", "/venv/lib/python3.11/site-packages/sglang/srt/arg_groups/lora_hook.py",
+                           300)]),
+    # a multi-line assert message runs to the next blank line; its trailing spaces are kept
+    ("AssertionError: Invalid quantization 'awq'. \nFlashInfer supports only: 'fp8'.\n\nmore log",
+     [ErrorText("Invalid quantization 'awq'. \nFlashInfer supports only: 'fp8'.", "AssertionError")]),
+    # a log: the last error first (the one that stopped the launch)
+    ("[info] starting\nsglang.errors.WatermarkConfigError: bad key\n[info] retry\nValueError: too big\n",
+     [ErrorText("too big", "ValueError"), ErrorText("bad key", "WatermarkConfigError")]),
+    ("", []),
+])
+def test_the_errors_of_a_text(text, found):
+    assert error_texts(text) == found
+
+
+def _entry(id_: str, template: str, line: int = 1, exception: str = "ValueError", rows: tuple[str, ...] = (),
+           path: str = "python/sglang/srt/arg_groups/lora_hook.py") -> dict:
+    return {"id": id_, "exception": exception, "template": template,
+            "source": {"path": path, "line": line}, "excerpt": {"start_line": line, "code": "raise ValueError(\n  x)"},
+            "variants": [{"template": t, "values": {"reason": t}} for t in rows]}
+
+
+INDEX = MessageIndex([
+    _entry("lora", "LoRA with speculative decoding {reason}.", 299,
+           rows=("LoRA with speculative decoding does not support --speculative-adaptive: static draft.",
+                 "LoRA with speculative decoding does not support SGLANG_X={mode!r}: no.")),
+    _entry("tp", "--tp-size must be positive, got {cfg.tp_size}", 10, path="python/sglang/srt/a.py"),
+    _entry("tp-again", "--tp-size must be positive, got {cfg.tp_size}", 20, path="python/sglang/srt/b.py"),
+    _entry("any", "{reason}", 30, path="python/sglang/srt/c.py"),
+    _entry("own", "{error}", 40, exception="WatermarkConfigError", path="python/sglang/srt/d.py"),
+])
+
+
+@pytest.mark.parametrize(("error", "entry", "row"), [
+    (error_texts(TRACEBACK)[0], "lora", 0),  # its table row, not only the entry's general template
+    (ErrorText("LoRA with speculative decoding does not support SGLANG_X='cap': no."), "lora", 1),
+    (ErrorText("--tp-size must be positive, got 0", "ValueError", "/v/site-packages/sglang/srt/b.py", 21), "tp-again",
+     None),  # the traceback's line (inside the statement) tells two sites of one message apart
+    (ErrorText("bad key", "WatermarkConfigError"), "own", None),  # a message-only template of its own class
+])
+def test_the_entry_and_row_a_message_is(error, entry, row):
+    found = best(INDEX.find(error))
+    assert found is not None and (found.entry, found.row) == (entry, row)
+
+
+def test_the_values_of_the_holes_are_read_from_the_message():
+    found = best(INDEX.find(ErrorText("--tp-size must be positive, got -1")))
+    assert found is not None and dict(found.holes) == {"{cfg.tp_size}": "-1"}
+
+
+def test_a_message_no_template_renders_gets_the_closest_marked_not_exact():
+    found = INDEX.find(ErrorText("--tp-size must be a power of two", "ValueError"))
+    assert found and not found[0].exact and found[0].entry in ("tp", "tp-again") and best(found) is None
+
+
+def test_a_template_that_is_only_a_hole_does_not_claim_any_message():
+    assert best(INDEX.find(ErrorText("the flux capacitor is empty", "ValueError"))) is None
+
+
+def test_a_lookup_matches_only_the_templates_sharing_its_words():
+    tried, _ = INDEX.candidates(ErrorText("--tp-size must be positive, got 0"))
+    assert {INDEX.targets[i].entry for i in tried} == {"tp", "tp-again", "any", "own"}  # + the wordless ones
+
+
+def test_trailing_spaces_lost_in_a_copy_still_match():
+    index = MessageIndex([_entry("q", "Invalid quantization {q!r}. \nFlashInfer supports only: 'fp8'.")])
+    found = best(index.find(ErrorText("Invalid quantization 'awq'.\nFlashInfer supports only: 'fp8'.")))
+    assert found is not None and found.entry == "q"
+
+
+def test_each_error_of_a_text_is_explained():
+    assert [(e.message, bool(best(m))) for e, m in explained(INDEX, "ValueError: x\nValueError: --tp-size must be "
+                                                                     "positive, got 3")] == [
+        ("--tp-size must be positive, got 3", True), ("x", False)]
