@@ -42,13 +42,11 @@ def fact_names(exprs: Iterable[Expr], kind: RefKind) -> tuple[str, ...]:
 def platform_facts(platform: Platform, names: Iterable[str]) -> dict[str, Any]:
     """``platform:NAME`` -> what each predicate in `names` reads on `platform` (names it
     leaves unknown are absent)."""
-    given = dict(platform.facts)
     out: dict[str, Any] = {}
     for name in names:
-        if name in given:  # stated, None included (``get_device_memory_capacity()`` -> None: no GPU)
-            out[f"{RefKind.PLATFORM}:{name}"] = given[name]
-        elif platform.predicates is not None:
-            out[f"{RefKind.PLATFORM}:{name}"] = platform.predicates
+        stated, value = platform.fact(name)  # None included (``get_device_memory_capacity()`` -> None: no GPU)
+        if stated:
+            out[f"{RefKind.PLATFORM}:{name}"] = value
     return out
 
 

@@ -225,8 +225,9 @@ def _add_check_parser(sub: Any) -> None:
     check.add_argument("--catalog", metavar="DIR", help="a catalog directory written by errcat extract")
     check.add_argument("--releases", nargs="+", metavar="V", help="check on each release (a list, or A..B)")
     check.add_argument("--platform", default="unknown",
-                       help="the machine: generic (this one: --device cuda, every platform check false) or unknown "
-                            "(default: every platform check undecided)")
+                       help="the machine: cuda, hopper (SM90), blackwell (SM100), rocm, npu, xpu, cpu (their "
+                            "device's checks decided, the rest undecided); generic (this machine: --device cuda, "
+                            "every platform check false); unknown (default: every platform check undecided)")
     check.add_argument("--env", action="append", default=[], metavar="K=V",
                        help="an environment variable for the launch (the current environment is read too)")
     check.add_argument("--model-config", metavar="PATH",

@@ -80,6 +80,20 @@ class Platform:
     # option dest -> values that load a device runtime this machine lacks (``--device npu``):
     # such a launch fails outside the catalog wherever no check of it fires first
     absent: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # predicate-name regex (full match) -> value, for the predicates `facts` does not state, the
+    # first that matches (``(get_platform\(\)\.)?is_hip``: a ROCm machine, whatever the release calls it)
+    match: tuple[tuple[str, Any], ...] = ()
+
+    def fact(self, name: str) -> tuple[bool, Any]:
+        """(stated, value) of the predicate `name` here: its fact, else the first matching
+        pattern, else `predicates` (unstated where that is None)."""
+        given = dict(self.facts)
+        if name in given:
+            return True, given[name]
+        for pattern, value in self.match:
+            if re.fullmatch(pattern, name):
+                return True, value
+        return self.predicates is not None, self.predicates
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,8 +291,11 @@ def _runtime(data: Any) -> str | None:
 def _platform(item: Any) -> str | None:
     if not isinstance(item, dict):
         return ": expected a mapping"
-    if (p := _unknown(item, "args", "predicates", "facts", "runtime", "absent")) is not None:
+    if (p := _unknown(item, "args", "predicates", "facts", "runtime", "absent", "match")) is not None:
         return p
+    match = item.get("match", {})
+    if not isinstance(match, dict) or not all(isinstance(k, str) and _compiles(k) for k in match):
+        return "match: expected predicate-name regular expression -> value"
     absent = item.get("absent", {})
     if not isinstance(absent, dict) or not all(isinstance(k, str) and _strs(v) is None for k, v in absent.items()):
         return "absent: expected option dest -> list of values"
@@ -292,9 +309,17 @@ def _platform(item: Any) -> str | None:
     return _runtime(item["runtime"]) if "runtime" in item else None
 
 
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
 def _platforms(data: Any) -> str | None:
     if not isinstance(data, dict) or not all(isinstance(k, str) and re.fullmatch(_IDENT, k) for k in data):
-        return "platforms: expected platform name -> {args, predicates, facts, runtime, absent}"
+        return "platforms: expected platform name -> {args, predicates, facts, match, runtime, absent}"
     problems = ((name, p) for name, item in data.items() if (p := _platform(item)) is not None)
     return next((f"platforms.{name}{p if p.startswith(':') else '.' + p}" for name, p in problems), None)
 
@@ -338,7 +363,8 @@ def _parse_platforms(data: Mapping[str, Any]) -> tuple[Platform, ...]:
                  tuple(Runtime(helper, tuple((k, _frozen(said[k])) for k in RUNTIME_ARGS if k in said),
                                tuple(said.get("unset") or ()))
                        for helper, said in sorted((item.get("runtime") or {}).items())),
-                 tuple((dest, tuple(values)) for dest, values in sorted((item.get("absent") or {}).items())))
+                 tuple((dest, tuple(values)) for dest, values in sorted((item.get("absent") or {}).items())),
+                 tuple((item.get("match") or {}).items()))
         for name, item in (data.get("platforms") or {}).items()
     )
 

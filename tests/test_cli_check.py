@@ -53,6 +53,8 @@ def catalog(tmp_path_factory) -> Path:
     ("generic", ["--enable-lora", "--enable-spec"], 1, "✗ will fail"),
     ("generic", ["--tp-size", "x"], 1, "refused by the argument parser"),
     ("unknown", ["--enable-lora"], 3, "? may fail"),  # is_hip() is not known: it decides
+    ("rocm", ["--enable-lora"], 1, "LoRA on HIP"),
+    ("cuda", ["--enable-lora"], 0, "✓ ok"),
 ])
 def test_exit_code_and_verdict(catalog, capsys, platform, extra, code, said):
     assert main(["check", "--catalog", str(catalog), "--platform", platform, "--", *LAUNCH, *extra]) == code

@@ -211,3 +211,24 @@ FLAGS_Q = build_flag_model({"p/args.py": textwrap.dedent('''
 def test_a_path_test_of_a_stand_in_is_what_the_stand_in_is(test, flags, holds):
     found = path_facts([test], Launch(flags), "Llama")
     assert found.get(f"runtime:{test}") is holds
+
+
+@pytest.mark.parametrize(("name", "stated"), [
+    ("is_hip", (True, True)),  # a fact
+    ("get_platform().is_sm90", (True, False)),  # the first pattern matching the whole name
+    ("is_sm90_supported", (True, False)),
+    ("get_device_capability", (False, None)),  # neither: undecided (no `predicates`)
+])
+def test_a_platform_states_its_facts_then_its_patterns(name, stated):
+    rocm = Platform("rocm", (), None, (("is_hip", True),), match=(
+        (r"(.*\.)?is_sm\d+(_supported)?", False), (r"(.*\.)?is_sm90", True)))
+    assert rocm.fact(name) == stated
+
+
+def test_the_profile_names_the_machines_a_user_checks_on():
+    real = load_profile("sglang").real
+    assert real is not None
+    hopper, rocm = real.platform("hopper"), real.platform("rocm")
+    assert hopper is not None and rocm is not None
+    assert hopper.fact("get_platform().is_sm90") == (True, True) and hopper.fact("is_sm100_supported") == (True, False)
+    assert rocm.fact("is_hip") == (True, True) and rocm.fact("get_platform().is_cuda") == (True, False)

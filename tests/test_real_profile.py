@@ -32,7 +32,7 @@ GOOD: dict[str, Any] = {
 }
 
 
-PLATFORMS_SHAPE = "platforms: expected platform name -> {args, predicates, facts, runtime, absent}"
+PLATFORMS_SHAPE = "platforms: expected platform name -> {args, predicates, facts, match, runtime, absent}"
 
 
 def with_(path: str, value: Any) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def test_good_section_has_no_problem():
     (with_("platforms", {"a-b": {}}), PLATFORMS_SHAPE),
     (with_("platforms.generic", False), "platforms.generic: expected a mapping"),
     (with_("platforms.generic.device", "cuda"),
-     "platforms.generic.device: unknown key (known: args, predicates, facts, runtime, absent)"),
+     "platforms.generic.device: unknown key (known: args, predicates, facts, runtime, absent, match)"),
     (with_("platforms.generic.args", "--device cuda"), "platforms.generic.args: expected a list of strings"),
     (with_("platforms.generic.absent", {"device": "npu"}),
      "platforms.generic.absent: expected option dest -> list of values"),
