@@ -158,3 +158,25 @@ def test_explain_real_subprocess(catalog):
     proc = subprocess.run([sys.executable, "-m", "errcat", "explain", "--catalog", str(catalog),
                            "ValueError: LoRA on HIP"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0 and "entry lora-hip" in proc.stdout and proc.stderr == ""
+
+
+@pytest.mark.parametrize(("items", "releases"), [
+    (["0.5.18", "0.5.19"], ["0.5.18", "0.5.19"]),
+    (["0.5.18..0.5.20"], ["0.5.18", "0.5.19", "0.5.20"]),  # every release the index lists between, both included
+    (["0.5.20", "0.5.18..0.5.20"], ["0.5.20", "0.5.18", "0.5.19"]),  # each once, in the order asked
+])
+def test_releases_are_a_list_or_a_range_over_the_index(monkeypatch, items, releases):
+    from errcat.catalogs import release_list
+    from extractor import source
+    from extractor.profile import load_profile
+
+    monkeypatch.setattr(source, "index_releases", lambda profile: ["0.4.9", "0.5.18", "0.5.19", "0.5.20", "0.5.21"])
+    assert release_list(items, load_profile("sglang")) == releases
+
+
+def test_a_range_the_index_has_nothing_in_is_one_line_and_exit_2(monkeypatch, catalog, capsys):
+    from extractor import source
+
+    monkeypatch.setattr(source, "index_releases", lambda profile: ["0.5.18"])
+    assert main(["check", "--releases", "0.6.0..0.7.0", "--", *LAUNCH]) == 2
+    assert "lists no release from 0.6.0 to 0.7.0" in capsys.readouterr().err
