@@ -185,7 +185,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from errcat.catalogs import release_list
     from errcat.check import Request, check_catalog
     from extractor.profile import load_profile
-    from output.check_text import check_text
+    from output.check_text import check_text, releases_summary
 
     profile = load_profile(args.profile)
     request = Request(tuple(args.words), args.platform, tuple(args.env), args.model_config, args.architecture)
@@ -207,6 +207,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2, ensure_ascii=False) + "\n")
     else:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        if len(reports) > 1:
+            sys.stdout.write(releases_summary(reports))
         sys.stdout.write("\n".join(check_text(r, colour=colour) for r in reports))
     if any(s in ("will-fail", "refused") for s in statuses):
         return EXIT_WILL_FAIL

@@ -6,7 +6,7 @@ words either way.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _COLOURS = {"bad": "\033[31m", "good": "\033[32m", "maybe": "\033[33m", "dim": "\033[2m", "bold": "\033[1m"}
@@ -61,6 +61,24 @@ def check_text(report: Mapping[str, Any], *, colour: bool = False) -> str:
             lines += [f"  {a['setting']}: {_shown(a['from'])} -> {_shown(a['to'])}" for a in adjusted]
     lines += ["", paint("A static prediction from the catalog; `errcat confirm` runs the real program.", "dim")]
     return "\n".join(lines) + "\n"
+
+
+_WORDS = {"ok": "✓ ok", "will-fail": "✗ will fail", "refused": "✗ refused", "undecided": "? may fail"}
+
+
+def releases_summary(reports: Sequence[Mapping[str, Any]]) -> str:
+    """One line per release checked: whether the command works there, and what stops it first."""
+    lines = ["On which releases this command works:"]
+    for report in reports:
+        status = report["status"]
+        first = ""
+        if status == "will-fail" and report.get("errors"):
+            error = report["errors"][0]
+            first = f": {error.get('exception') or 'Error'}: {error.get('message') or error['entry']}"
+        elif status == "refused":
+            first = f": {report['refused']['message']}"
+        lines.append(f"  {report.get('release') or '?':<10} {_WORDS.get(status, status)}{first}")
+    return "\n".join(lines) + "\n\n"
 
 
 def _error(error: Mapping[str, Any], number: int, paint: Any, short: bool = False) -> list[str]:

@@ -180,3 +180,13 @@ def test_a_range_the_index_has_nothing_in_is_one_line_and_exit_2(monkeypatch, ca
     monkeypatch.setattr(source, "index_releases", lambda profile: ["0.5.18"])
     assert main(["check", "--releases", "0.6.0..0.7.0", "--", *LAUNCH]) == 2
     assert "lists no release from 0.6.0 to 0.7.0" in capsys.readouterr().err
+
+
+def test_a_command_checked_on_several_releases_says_where_it_works():
+    from output.check_text import releases_summary
+
+    text = releases_summary([
+        {"status": "will-fail", "release": "0.5.18", "errors": [{"entry": "e", "exception": "ValueError",
+                                                                 "message": "LoRA with spec"}]},
+        {"status": "ok", "release": "0.5.23"}])
+    assert text.splitlines()[1:] == ["  0.5.18     ✗ will fail: ValueError: LoRA with spec", "  0.5.23     ✓ ok"]
