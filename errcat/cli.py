@@ -182,24 +182,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from errcat.catalogs import release_list
     from errcat.check import Request, check_catalog
     from extractor.profile import load_profile
     from output.check_text import check_text, releases_summary
 
     profile = load_profile(args.profile)
     request = Request(tuple(args.words), args.platform, tuple(args.env), args.model_config, args.architecture)
-    if args.releases:
-        if args.catalog or args.repo or args.release or args.path:
-            raise ErrcatError("--releases takes no other source")
-        sources = [SourceSpec(release=v) for v in release_list(args.releases, profile)]
-    else:
-        sources = [_spec(args)]
-    from errcat.catalogs import load_catalog
-
     reports, statuses = [], []
-    for spec in sources:
-        data = load_catalog(spec, args.catalog, profile=profile, cache_dir=args.cache_dir, jobs=args.jobs)
+    for _, data in _catalogs(args, profile):
         checked, report = check_catalog(data, profile, request, os.environ)
         reports.append(report)
         statuses.append(checked.status)
@@ -223,9 +213,7 @@ def _add_check_parser(sub: Any) -> None:
                     "the first error and the change that avoids it, then the errors that follow, or ok with the "
                     "settings the program adjusts, or undecided with the facts that decide it. Exit 0 ok, "
                     "1 will fail, 3 undecided, 2 usage error.")
-    _add_source_args(check)
-    check.add_argument("--catalog", metavar="DIR", help="a catalog directory written by errcat extract")
-    check.add_argument("--releases", nargs="+", metavar="V", help="check on each release (a list, or A..B)")
+    _add_catalog_args(check, "check on each release (a list, or A..B)")
     check.add_argument("--platform", default="unknown",
                        help="the machine: cuda, hopper (SM90), blackwell (SM100), rocm, npu, xpu, cpu (their "
                             "device's checks decided, the rest undecided); generic (this machine: --device cuda, "
@@ -235,8 +223,6 @@ def _add_check_parser(sub: Any) -> None:
     check.add_argument("--model-config", metavar="PATH",
                        help="the model's config.json (or its directory); a local --model-path directory is read too")
     check.add_argument("--architecture", metavar="ARCH", help="the model's architecture, e.g. LlamaForCausalLM")
-    check.add_argument("--format", choices=("text", "json"), default="text")
-    check.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
     check.set_defaults(func=_cmd_check, words=[])
 
 
@@ -261,7 +247,6 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     import json
 
     from analyzers.explain import MessageIndex, best, explained
-    from errcat.catalogs import load_catalog, release_list
     from extractor.profile import load_profile
     from output.explain_text import explain_report, render_explanation
 
@@ -269,12 +254,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     if not text.strip():
         raise ErrcatError("explain: no text to explain")
     profile = load_profile(args.profile)
-    if args.releases and (args.catalog or args.repo or args.release or args.path):
-        raise ErrcatError("--releases takes no other source")
-    releases = release_list(args.releases, profile) if args.releases else []
-    specs = [SourceSpec(release=v) for v in releases] or [_spec(args)]
-    catalogs = [load_catalog(spec, args.catalog, profile=profile, cache_dir=args.cache_dir, jobs=args.jobs)
-                for spec in specs]
+    loaded = _catalogs(args, profile)
+    releases = [version for version, _ in loaded if version is not None]
+    catalogs = [data for _, data in loaded]
     newest = catalogs[-1]
     found = explained(MessageIndex(newest["entries"]), text)
     versions: dict[str, list[str]] | None = None
@@ -304,14 +286,32 @@ def _add_explain_parser(sub: Any) -> None:
                     "entry's message template and prints the entry, its table row, the values in the message, "
                     "meaning, solutions and example. Exit 0 when every error found matches an entry, 1 when one "
                     "does not (the closest entries are listed), 2 usage error.")
-    _add_source_args(explain)
+    _add_catalog_args(explain, "also say in which of these releases (a list, or A..B) the message exists")
     explain.add_argument("text", metavar="TEXT|FILE|-", help="the error text, a file holding it, or - for stdin")
-    explain.add_argument("--catalog", metavar="DIR", help="a catalog directory written by errcat extract")
-    explain.add_argument("--releases", nargs="+", metavar="V",
-                         help="also say in which of these releases (a list, or A..B) the message exists")
-    explain.add_argument("--format", choices=("text", "json"), default="text")
-    explain.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
     explain.set_defaults(func=_cmd_explain)
+
+
+def _catalogs(args: argparse.Namespace, profile: Any) -> list[tuple[str | None, dict[str, Any]]]:
+    """The catalogs `check`/`explain` read: one per release of `--releases` (release, data), else
+    the one of `--catalog` or the source options (None, data)."""
+    from errcat.catalogs import load_catalog, release_list
+
+    if not args.releases:
+        return [(None, load_catalog(_spec(args), args.catalog, profile=profile, cache_dir=args.cache_dir,
+                                    jobs=args.jobs))]
+    if args.catalog or args.repo or args.release or args.path:
+        raise ErrcatError("--releases takes no other source")
+    return [(v, load_catalog(SourceSpec(release=v), None, profile=profile, cache_dir=args.cache_dir, jobs=args.jobs))
+            for v in release_list(args.releases, profile)]
+
+
+def _add_catalog_args(parser: argparse.ArgumentParser, releases: str) -> None:
+    """Where `check` and `explain` take catalogs from, and how they answer."""
+    _add_source_args(parser)
+    parser.add_argument("--catalog", metavar="DIR", help="a catalog directory written by errcat extract")
+    parser.add_argument("--releases", nargs="+", metavar="V", help=releases)
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:

@@ -365,14 +365,18 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise SourceError(f"cannot write to the cache at {path.parent}: {exc.strerror or exc}") from None
 
 
-def latest_release(profile: Profile, *, index_url: str = PYPI) -> str:
-    """The index's current version (never cached: 'latest' moves)."""
+def _index_page(profile: Profile, index_url: str) -> tuple[str, Any]:
+    """The profile's distribution and the index's JSON page of it (never cached: it moves)."""
     dist = _dist(profile)
-    url = f"{index_url.rstrip('/')}/{dist}/json"
     try:
-        data = _get_json(url)
+        return dist, _get_json(f"{index_url.rstrip('/')}/{dist}/json")
     except urllib.error.HTTPError as exc:
         raise SourceError(f"{dist} not found on the index ({exc.code})") from None
+
+
+def latest_release(profile: Profile, *, index_url: str = PYPI) -> str:
+    """The index's current version."""
+    dist, data = _index_page(profile, index_url)
     version = _field(_field(data, "info"), "version")
     if not isinstance(version, str) or not version:
         raise SourceError(f"the package index gave no version for {dist}")
@@ -380,15 +384,10 @@ def latest_release(profile: Profile, *, index_url: str = PYPI) -> str:
 
 
 def index_releases(profile: Profile, *, index_url: str = PYPI) -> list[str]:
-    """Every version the index lists for the profile's distribution, oldest first (never cached)."""
+    """Every version the index lists for the profile's distribution, oldest first."""
     from extractor.pep440 import version_key
 
-    dist = _dist(profile)
-    url = f"{index_url.rstrip('/')}/{dist}/json"
-    try:
-        data = _get_json(url)
-    except urllib.error.HTTPError as exc:
-        raise SourceError(f"{dist} not found on the index ({exc.code})") from None
+    dist, data = _index_page(profile, index_url)
     releases = _field(data, "releases")
     if not isinstance(releases, dict) or not releases:
         raise SourceError(f"the package index lists no releases of {dist}")
