@@ -108,7 +108,7 @@ def command(launch: Launch, model: FlagModel | None, prefix: str) -> str:
     return " ".join(words)
 
 
-_ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # a leading NAME=value word of a shell line
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +125,7 @@ def split_command(text: str, prefix: str) -> CommandLine:
     program from its arguments. ValueError when `text` is not a shell line or lacks `prefix`."""
     words = shlex.split(text)
     env: list[tuple[str, str]] = []
-    while words and _ENV_WORD.match(words[0]):
+    while words and ENV_WORD.match(words[0]):
         name, _, value = words.pop(0).partition("=")
         env.append((name, value))
     program = prefix.split()

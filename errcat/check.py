@@ -19,6 +19,7 @@ from analyzers.argv import group_words, launch_of_argv, option_groups
 from analyzers.check import Checked, check_launch
 from analyzers.example_check import ExampleJudge
 from analyzers.first_error import Pipeline
+from analyzers.launch import ENV_WORD, CommandLine
 from analyzers.outcomes import release_of
 from analyzers.platform_facts import Stated
 from extractor.errors import ErrcatError
@@ -26,25 +27,15 @@ from extractor.profile import Profile
 from extractor.real_profile import Platform
 
 UNKNOWN_PLATFORM = "unknown"  # every platform check unknown, no option added
-_ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PYTHON = re.compile(r"(.*/)?python[0-9.]*")
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A command line as typed: env assignments before it, the program words, its arguments."""
-
-    env: tuple[tuple[str, str], ...]
-    program: tuple[str, ...]
-    argv: tuple[str, ...]
-
-
-def split_words(words: Sequence[str]) -> Command:
+def split_words(words: Sequence[str]) -> CommandLine:
     """``A=1 python -m sglang.launch_server --x`` / ``sglang serve --x``: the program is
     ``python -m MODULE``, the target's own command and its subcommand, or one executable."""
     words = list(words)
     env = []
-    while words and _ENV_WORD.match(words[0]):
+    while words and ENV_WORD.match(words[0]):
         name, _, value = words.pop(0).partition("=")
         env.append((name, value))
     if not words:
@@ -56,7 +47,7 @@ def split_words(words: Sequence[str]) -> Command:
         size = 2  # sglang serve
     else:
         size = 1
-    return Command(tuple(env), tuple(words[:size]), tuple(words[size:]))
+    return CommandLine(tuple(env), tuple(words[:size]), tuple(words[size:]))
 
 
 def read_model_config(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -94,7 +85,7 @@ def platform_of(profile: Profile, name: str) -> Platform:
     return found
 
 
-def environment(names: Iterable[str], given: Sequence[str], command: Command,
+def environment(names: Iterable[str], given: Sequence[str], command: CommandLine,
                 current: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """The env vars the launch sees that the catalog knows: the current environment's, then
     ``--env K=V``, then the command's own ``K=V`` words."""
@@ -102,7 +93,7 @@ def environment(names: Iterable[str], given: Sequence[str], command: Command,
     out = {k: v for k, v in current.items() if k in known}
     for item in given:
         name, eq, value = item.partition("=")
-        if not eq or not _ENV_WORD.match(name + "="):
+        if not eq or not ENV_WORD.match(name + "="):
             raise ErrcatError(f"--env: expected NAME=VALUE, got {item!r}")
         out[name] = value
     out.update(dict(command.env))
@@ -144,11 +135,11 @@ class Checker:
         stated = replace(judge.stated, given_model=model)
         return replace(self, judge=ExampleJudge(judge.pipeline, stated, judge.flags, judge.prefix))
 
-    def model_path(self, command: Command) -> Any:
+    def model_path(self, command: CommandLine) -> Any:
         """What the command gives the model option (``--model-path``)."""
         return launch_of_argv(command.argv, self.judge.flags).flags.get(self.judge.stated.examples.model)
 
-    def check(self, command: Command) -> Checked:
+    def check(self, command: CommandLine) -> Checked:
         """`command` checked; where the user's model is given (`with_model`), the model option
         names errcat's stand-in of its architecture, whose measured facts stand for it."""
         from analyzers.examples import model_of

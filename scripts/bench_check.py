@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from errcat.check import Checker, Command, platform_of
+from analyzers.launch import CommandLine
+from errcat.check import Checker, platform_of
 from extractor.profile import load_profile
 
 PROGRAM = ("python", "-m", "sglang.launch_server")
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.repeat):
             fresh = loaded()  # no memo of an earlier run's searches
             start = time.process_time()
-            checked = fresh.check(Command((), PROGRAM, tuple(words)))
+            checked = fresh.check(CommandLine((), PROGRAM, tuple(words)))
             times.append(time.process_time() - start)
         best = min(times)
         print(f"{kind:<10} {checked.status:<10} {best:>8.3f} {best / load:>9.1%}")

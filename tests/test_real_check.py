@@ -12,7 +12,8 @@ import pytest
 
 from analyzers.cli_parser import refusal
 from analyzers.first_error import OK
-from errcat.check import Checker, Command, platform_of
+from analyzers.launch import CommandLine
+from errcat.check import Checker, platform_of
 from errcat.cli import main
 
 pytestmark = pytest.mark.network
@@ -61,7 +62,7 @@ def test_the_first_error_check_names_is_the_one_real_sglang_met(checker) -> None
     sample = random.Random(0).sample(records, SAMPLE)
     decided = agreed = 0
     for record in sample:
-        checked = checker.check(Command(tuple(sorted(record["env"].items())), PROGRAM, tuple(record["argv"])))
+        checked = checker.check(CommandLine(tuple(sorted(record["env"].items())), PROGRAM, tuple(record["argv"])))
         if checked.status == "undecided":
             continue
         decided += 1
