@@ -39,7 +39,8 @@ def check_report(checked: Checked, judge: ExampleJudge, entries: Mapping[str, Ma
 
     prefix = " ".join(program)
     out: dict[str, Any] = {"status": checked.status, "release": release, "platform": platform,
-                           "command": command(checked.launch, prefix)}
+                           "command": command(checked.launch, prefix),
+                           "deprecated": _deprecated(checked.launch, flags)}
     if checked.status == REFUSED and checked.refusal is not None:
         out["refused"] = {"message": checked.refusal.message, "suggestion": checked.refusal.suggestion}
     elif checked.status == FAILS:
@@ -118,6 +119,12 @@ def _change(before: Launch, after: Launch, command: Callable[[Launch, str], str]
                 if before.env.get(k) != after.env.get(k)},
         "command": command(after, prefix),
     }
+
+
+def _deprecated(launch: Launch, flags: FlagModel | None) -> list[dict[str, Any]]:
+    """The options the command gives that the target declares deprecated, with what replaces each."""
+    found = (flags.by_dest(dest) for dest in launch.flags) if flags is not None else ()
+    return [{"option": f.option, "replacement": f.replacement} for f in found if f is not None and f.deprecated]
 
 
 def _option(dest: str, flags: FlagModel | None) -> str:

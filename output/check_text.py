@@ -59,6 +59,9 @@ def check_text(report: Mapping[str, Any], *, colour: bool = False) -> str:
         if adjusted:
             lines += ["", "The program will adjust these settings for this command:"]
             lines += [f"  {a['setting']}: {_shown(a['from'])} -> {_shown(a['to'])}" for a in adjusted]
+    for old in report.get("deprecated") or ():
+        instead = f" (use {old['replacement']})" if old.get("replacement") else ""
+        lines += ["", paint(f"note: {old['option']} is deprecated{instead}", "maybe")]
     lines += ["", paint("A static prediction from the catalog; `errcat confirm` runs the real program.", "dim")]
     return "\n".join(lines) + "\n"
 

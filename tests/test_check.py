@@ -27,6 +27,7 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--page-size", type=int, default=None)
         parser.add_argument("--enable-lora", action="store_true")
         parser.add_argument("--enable-spec", action="store_true")
+        parser.add_argument("--old-spec", action="store_true", help="Deprecated: use --enable-spec.")
 ''')})
 TP = Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")
 PAGE = Ref(RefKind.FLAG, "page_size", "cfg.page_size")
@@ -119,3 +120,12 @@ def test_a_fix_is_given_as_options_dropped_and_set_with_the_command_after_it():
 
 def test_unrelated_checks_stay_quiet():
     assert _check("", LORA_SPEC, BIG_TP).status == OK
+
+
+def test_a_deprecated_option_is_noted_with_what_replaces_it():
+    judge = _judge(LORA_SPEC)
+    argv = ["--model-path", "<model>", "--old-spec"]
+    report = check_report(check_launch(judge, argv, launch_of_argv(argv, FLAGS)), judge, ENTRIES, ["serve"],
+                          release="1.0", platform="generic")
+    assert report["deprecated"] == [{"option": "--old-spec", "replacement": "--enable-spec"}]
+    assert "note: --old-spec is deprecated (use --enable-spec)" in check_text(report)
