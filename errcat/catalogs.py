@@ -2,10 +2,7 @@
 extracts or takes from its cache; and a list of releases (``A..B`` over the index)."""
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from errcat.model import SourceSpec
@@ -13,24 +10,12 @@ from extractor.errors import ErrcatError
 from extractor.profile import Profile
 
 
-def load_catalog_dir(directory: str | os.PathLike[str]) -> dict[str, Any]:
-    """A catalog directory's `catalog.json`; one ErrcatError line when it is none."""
-    path = Path(directory) / "catalog.json"
-    if not path.is_file():
-        raise ErrcatError(f"{directory} is not a catalog directory (no catalog.json)")
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ErrcatError(f"cannot read {path}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise ErrcatError(f"{path} is not an errcat catalog")
-    return data
-
-
 def load_catalog(spec: SourceSpec, catalog: str | None, *, profile: Profile,
                  cache_dir: str | None = None, jobs: int | None = None) -> dict[str, Any]:
     """The catalog of a directory, else of a source (extracted, or from errcat's cache)."""
     if catalog is not None:
+        from errcat.real.confirm import load_catalog as load_catalog_dir
+
         return load_catalog_dir(catalog)
     from errcat.pipeline import catalog_data
 

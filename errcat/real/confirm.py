@@ -23,7 +23,6 @@ from typing import Any
 from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdict, judge
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, read_outcomes, release_of
-from errcat.catalogs import load_catalog_dir as load_catalog  # (scripts read catalogs through here)
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Example, Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
@@ -54,6 +53,20 @@ class ConfirmRun:
 
 
 # ------------------------------------------------------------------ the catalog side
+
+
+def load_catalog(directory: str | Path) -> dict[str, Any]:
+    """A catalog directory's `catalog.json`; one ErrcatError line when it is none."""
+    path = Path(directory) / "catalog.json"
+    if not path.is_file():
+        raise ErrcatError(f"{directory} is not a catalog directory (no catalog.json)")
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ErrcatError(f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+        raise ErrcatError(f"{path} is not an errcat catalog")
+    return data
 
 
 def catalog_version(data: Mapping[str, Any], profile: Profile) -> str:
