@@ -71,9 +71,10 @@ def check_launch(judge: ExampleJudge, argv: Sequence[str], launch: Launch) -> Ch
     refused = refusal(flags, argv) if flags is not None else None
     if refused is not None:
         return Checked(REFUSED, launch, refusal=refused)
-    stated, said = judge.judged(launch)
+    stated = judge.judged(launch)[0]
     foreign = judge.stated.foreign(stated)
-    if said.status == OK and not foreign:
+    said = judge.pipeline.predict(stated, foreign)  # what it needs of another machine too
+    if said.status == OK:
         return Checked(OK, launch, adjusted=adjusted_settings(judge.pipeline.model, stated))
     if said.status != ERROR:
         return Checked(UNDECIDED, launch, deciding=tuple(dict.fromkeys((*said.deciding, *foreign))),
