@@ -18,10 +18,8 @@ from typing import Any
 from analyzers.argv import group_words, launch_of_argv, option_groups
 from analyzers.check import Checked, check_launch
 from analyzers.example_check import ExampleJudge
-from analyzers.first_error import Pipeline
 from analyzers.launch import ENV_WORD, CommandLine
 from analyzers.outcomes import release_of
-from analyzers.platform_facts import Stated
 from extractor.errors import ErrcatError
 from extractor.profile import Profile
 from extractor.real_profile import Platform
@@ -110,16 +108,14 @@ class Checker:
 
     @classmethod
     def of(cls, data: dict[str, Any], profile: Profile, platform: Platform) -> Checker:
+        from errcat.pipeline import judge_of
+
         release = release_of(data.get("source") or {}, profile)
-        real = profile.real
-        validation = real.validation_for(release) if real is not None and release is not None else None
-        if real is None or validation is None:
-            raise ErrcatError(f"check needs a release the profile {profile.name!r} knows how sglang validates "
-                              f"(this catalog's: {release or 'none'})")
-        pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps], profile.examples)
-        stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples,
-                           release or "")
-        return cls(data, ExampleJudge(pipeline, stated, pipeline.model.flags, profile.launch), release)
+        judge = judge_of(data, profile, release, platform)
+        if judge is None:
+            raise ErrcatError(f"check needs a release whose validation the profile {profile.name!r} knows how to "
+                              f"run (this catalog's: {release or 'none'})")
+        return cls(data, judge, release)
 
     def warm(self) -> Checker:
         """This checker with every check's condition and every adjustment compiled (a bare

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from analyzers.example_check import ExampleJudge
     from analyzers.flags import FlagModel
     from extractor.callers import EntryPoints
+    from extractor.real_profile import Platform
     from extractor.records import FileSites
 
 
@@ -197,17 +198,24 @@ def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
     runs on (`analyzers.example_check`); None where the profile cannot run its release (no
     `real:` section, no validation steps for it, no release): the examples stay as they are."""
     real = catalog.profile.real
-    validation = real.validation_for(release) if real is not None and release is not None else None
     platform = real.platform("generic") if real is not None else None
-    if real is None or release is None or validation is None or platform is None:
+    return judge_of(catalog.as_dict(), catalog.profile, release, platform) if platform is not None else None
+
+
+def judge_of(data: Mapping[str, Any], profile: Profile, release: str | None, platform: Platform) -> ExampleJudge | None:
+    """The whole pipeline of a catalog (its data, as catalog.json holds it) on `platform`, ready
+    to judge command lines (`errcat check` too); None where the profile cannot run `release`."""
+    real = profile.real
+    validation = real.validation_for(release) if real is not None and release is not None else None
+    if real is None or release is None or validation is None:
         return None
     from analyzers.example_check import ExampleJudge
     from analyzers.first_error import Pipeline
     from analyzers.platform_facts import Stated
 
-    pipeline = Pipeline.of_catalog(catalog.as_dict(), [s.name for s in validation.steps], catalog.profile.examples)
+    pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps], profile.examples)
     stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples, release)
-    return ExampleJudge(pipeline, stated, pipeline.model.flags, catalog.profile.launch)
+    return ExampleJudge(pipeline, stated, pipeline.model.flags, profile.launch)
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:
