@@ -66,6 +66,9 @@ WITHHELD = ("No command line found that the pipeline predicts to raise this erro
             "once fixed; the closest one is kept under `withheld` for `errcat confirm` to try.")
 
 
+NO_FIX = "No change found after which this error does not fire, and the pipeline cannot tell that `before` raises it."
+
+
 def withheld(fix: Mapping[str, Any], why: str) -> dict[str, Any]:
     """`fix` without its commands: a pair the pipeline predicts does not work is not shown
     to users (they copy commands). It moves to `withheld`, which `errcat confirm` still
@@ -170,6 +173,8 @@ class ExampleJudge:
         refutes it and a repair works; examples that cannot run here (no command, a
         platform fact in ``needs``) are returned as they are."""
         out = dict(fix)
+        if fix.get("before") and not fix.get("after") and not fix.get("needs") and fix.get("predicted") != "true":
+            return withheld(out, NO_FIX)  # nothing to copy: no fix, and not known to raise the error
         if not fix.get("before") or not fix.get("after") or fix.get("needs") or own not in self.checks:
             return out
         try:

@@ -230,3 +230,10 @@ def test_an_example_on_a_stand_in_that_does_not_build_here_needs_a_real_checkpoi
 def test_a_pair_found_elsewhere_is_judged_as_it_is_not_repaired(before, after, said):
     """A repair `errcat confirm` ran gets the pipeline's word on exactly those commands."""
     assert _judge(PP_FIRST, LORA_SPEC).predicted("own", f"{PREFIX} {before}", f"{PREFIX} {after}") == said
+
+
+def test_an_example_with_no_fix_the_pipeline_cannot_tell_raises_is_withheld():
+    fix = {"before": f"{PREFIX} --enable-lora", "after": None, "verified": "not-run", "predicted": "unknown"}
+    found = _judge(LORA_SPEC).judge("own", fix)
+    assert (found["before"], found["after"]) == (None, None) and found["withheld"]["before"] == fix["before"]
+    assert found["note"].startswith("No change found")
