@@ -55,7 +55,7 @@ def error_texts(text: str) -> list[ErrorText]:
         line = lines[i]
         if (at := _FRAME.match(line)) is not None:
             frame = (at.group("path"), int(at.group("line")))
-        elif (err := _ERROR_LINE.match(line.rstrip("\n"))) is not None:
+        elif (err := _ERROR_LINE.match(line)) is not None:
             body = [err.group("message") or ""]
             while i + 1 < len(lines) and lines[i + 1].strip() and not _FRAME.match(lines[i + 1]) \
                     and not lines[i + 1].startswith("Traceback") and not _ERROR_LINE.match(lines[i + 1]) \
