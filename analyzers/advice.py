@@ -632,6 +632,8 @@ def _as_reason(clause: str) -> str:
     holes = clause.count("{") - 2 * clause.count("{{")
     listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
     listing = listing or clause.endswith("}")  # "the overridable set is {sorted(x)}": shows a value
+    if clause.count(")") > clause.count("("):  # the rest of a parenthesis: "({port}) must be between 1 and 65535"
+        return ""
     if len(words) >= 5 and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
         return _clip(clause) + "."
     return ""

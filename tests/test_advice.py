@@ -491,6 +491,7 @@ def test_entry_fix_policy(rows, own, expected):
      "whole-envelope transfer has no per-layer entries."),
     ("--dcp-size {d} needs each rank to hold KV heads. Use a smaller --dcp-size.", ""),  # advice after
     ("{name!r} is not overridable; the overridable set is {sorted(HOOKS)}.", ""),  # a value shown
+    ("--grpc-port / SGLANG_GRPC_PORT ({cfg.grpc_port}) must be between 1 and 65535", ""),  # a parenthesis cut
 ])
 def test_message_reason_is_the_clause_that_says_why(template, reason):
     assert message_reason(template) == reason
