@@ -18,6 +18,7 @@ tree walk of the same semantics and checks this fast path against it.
 from __future__ import annotations
 
 import ast
+import json
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -58,6 +59,7 @@ from extractor.ir import (
     children,
     conjuncts,
     from_dict,
+    frozen_json,
     is_condition,
     is_truthiness,
     positional,
@@ -565,6 +567,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "sorted": lambda a: tuple(sorted(a)), "any": any, "all": all,
     "set": frozenset, "frozenset": frozenset, "list": tuple, "tuple": tuple,
     "lower": lambda s: s.lower(), "upper": lambda s: s.upper(), "strip": lambda s, *c: s.strip(*c),
+    "lstrip": lambda s, *c: s.lstrip(*c), "rstrip": lambda s, *c: s.rstrip(*c), "encode": lambda s, *a: s.encode(*a),
+    "json.loads": lambda s: frozen_json(json.loads(s)),
     "startswith": lambda s, p: s.startswith(tuple(p) if isinstance(p, list) else p),
     "endswith": lambda s, p: s.endswith(tuple(p) if isinstance(p, list) else p),
     "split": lambda s, *a: tuple(s.split(*a)), "item": lambda c, k: c[k],
@@ -578,7 +582,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 # Functions whose exceptions are the real program's (``float("x")``, ``v[9]``, ``1 / 0``);
 # another one raising means only that the evaluator cannot compute it.
-_EXACT = frozenset({"int", "float", "len", "item", "map", "slice", "/", "//", "%"})
+_EXACT = frozenset({"int", "float", "len", "item", "map", "slice", "/", "//", "%", "json.loads"})
 
 
 @dataclass(frozen=True, slots=True)

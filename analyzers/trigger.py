@@ -176,7 +176,20 @@ class Renderer(Visitor[str]):
         return f"({shown})" if isinstance(expr, Apply) and expr.fn in _BINARY else shown
 
     def _len(self, expr: Apply) -> str:
-        return f"the number of items in {self.visit(expr.args[0])}"
+        (arg,) = expr.args
+        if isinstance(arg, Apply) and arg.fn == "encode" and arg.args:  # len(text.encode("utf-8"))
+            return f"the size in bytes of {self.visit(arg.args[0])}"
+        return f"the number of items in {self.visit(arg)}"
+
+    def _json(self, expr: Apply) -> str:
+        return f"the JSON in {self.visit(expr.args[0])}"
+
+    def _json_field(self, expr: Apply) -> str | None:
+        """``json.loads(x).get("k")`` / ``json.loads(x)["k"]``: the field as a user writes it."""
+        owner, key = expr.args[0], expr.args[1]
+        if isinstance(owner, Apply) and owner.fn == "json.loads" and isinstance(key, Const):
+            return f"field `{key.value}` of the JSON in {self.visit(owner.args[0])}"
+        return None
 
     def _conversion(self, expr: Apply) -> str:
         return self.visit(expr.args[0])  # int(x), str(x) ...: the value the user gave
@@ -215,7 +228,7 @@ class Renderer(Visitor[str]):
         return f"{self.visit(expr.args[0])} (while unset: {self.visit(expr.args[1])})"
 
     def _item(self, expr: Apply) -> str:
-        return f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
+        return self._json_field(expr) or f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
 
     def _keyword(self, expr: Apply) -> str:
         name = expr.args[0]
@@ -229,13 +242,16 @@ class Renderer(Visitor[str]):
         return f"{self._operand(expr.args[0])}.{name.value if isinstance(name, Const) else self.visit(name)}"
 
     def _method(self, expr: Apply) -> str:
+        if expr.fn == "get" and len(expr.args) == 2 and (field := self._json_field(expr)):
+            return field
         rest = ", ".join(self.visit(a) for a in expr.args[1:])
         return f"{self._operand(expr.args[0])}.{expr.fn}({rest})"
 
 
 _CONVERSIONS = frozenset({"int", "float", "str", "bool"})
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "|", "&", "^", "<<", ">>"})
-_METHODS = frozenset({"lower", "upper", "strip", "startswith", "endswith", "split", "get", "replace", "keys", "values",
+_METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "encode",
+                      "startswith", "endswith", "split", "get", "replace", "keys", "values",
                       "items", "count", "index", "find"})
 
 # (functions, number of arguments (None: at least one), rendering), first match wins;
@@ -249,6 +265,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (_BINARY, 2, Renderer._binary),
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
     (frozenset({"item"}), 2, Renderer._item),
+    (frozenset({"json.loads"}), 1, Renderer._json),
     (frozenset({ATTRIBUTE}), 2, Renderer._attribute),
     (frozenset({KEYWORD}), 2, Renderer._keyword),
     (frozenset({STATED_OR}), 2, Renderer._stated_or),

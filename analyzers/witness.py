@@ -9,8 +9,9 @@ Whatever is returned was checked by `analyzers.evaluate`.
 from __future__ import annotations
 
 import itertools
+import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -257,8 +258,18 @@ def _scalars(dest: str, kind: str, consts: Sequence[Any], model: Model) -> list[
         out = [True, False]
     else:
         own = [c for c in consts if isinstance(c, str)]
-        out = own + _free(f"{RefKind.FLAG}:{dest}", dest, own, model)
+        out = own + _json_texts(dest, consts, model) + _free(f"{RefKind.FLAG}:{dest}", dest, own, model)
     return [v for v in out if _fits(v, kind)]
+
+
+def _json_texts(dest: str, consts: Sequence[Any], model: Model) -> list[Any]:
+    """For a flag whose help says it takes JSON: the objects a dict flag would try
+    (`_dict_values`), as the text a command line gives, so a check that parses it
+    (``json.loads(cfg.x).get("window")``) can be met."""
+    flag = _flag(dest, model)
+    if flag is None or not _JSON.search(flag.help or ""):
+        return []
+    return [json.dumps(v) if isinstance(v, Mapping) else v for v in _dict_values(list(consts))]
 
 
 def _writable(consts: Sequence[Any]) -> list[Any]:

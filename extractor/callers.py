@@ -3,6 +3,7 @@ guards at those call sites (several call sites -> OR), up a bounded call chain.
 """
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
@@ -10,6 +11,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from extractor.enum_self import with_chain_meanings, with_self_meanings
+from extractor.exceptions import catches
 from extractor.ir import (
     FALSE,
     TRUE,
@@ -94,6 +96,8 @@ class CallGraph:
         self.imports: dict[str, dict[str, str]] = {}
         self.registered: set[Func] = {(fs.path, q) for fs in files for q in fs.registered}  # run by a registry
         self.never: set[Func] = set()  # private functions nothing in the program names (`find_never_run`)
+        self._bound: dict[Func, dict[Ref, Expr]] = {}  # `bindings`, once per function
+        self.silenced: frozenset[Func] = frozenset()  # every call catches the error (`catching`)
         self.defaults: dict[Func, dict[str, Expr]] = {}  # literal defaults of parameters
         # functions handed to a call (``run_hook(fn, cfg)``), and where
         self.handed_at: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)
@@ -150,11 +154,28 @@ class CallGraph:
                 return found
         return []
 
+    def catching(self, exception: str) -> CallGraph:
+        """This graph without the call sites inside a ``try`` that catches `exception` for
+        good: how such an error reaches the user. A function all of whose calls catch it
+        never raises it to the user (`guard`: false). Itself where no call catches it."""
+        dropped = {func: [(p, c) for p, c in sites if not catches(c.caught, exception)]
+                   for func, sites in self.callers.items() if any(c.caught for _, c in sites)}
+        dropped = {func: kept for func, kept in dropped.items() if len(kept) < len(self.callers[func])}
+        if not dropped:
+            return self
+        other = copy.copy(self)
+        other.callers = defaultdict(list, {**self.callers, **dropped})
+        other.silenced = self.silenced | {func for func, kept in dropped.items() if not kept}
+        other._bound = {}
+        return other
+
     def guard(self, func: Func, depth: int = 0, stack: frozenset[Func] = frozenset()) -> CallerGuard | None:
         """The condition under which `func` runs, from its callers (None: nobody calls it).
         A registered pass nothing calls directly runs where it is handed to its runner
         (``run_post_process_pass(cfg, fn)``), under that call's guard: the registry itself is
         not run."""
+        if func in self.silenced:
+            return CallerGuard(FALSE, "never: each call of it catches the error")
         sites = self.callers.get(func) or (self.handed_at.get(func) if func in self.registered else None)
         if not sites:
             return None
@@ -166,9 +187,10 @@ class CallGraph:
         """The condition under which one call site (`call` in `path`) calls `func`."""
         # Earlier raises in the caller concern other errors; they would only bloat this.
         guards = [g for g in call.guards if g.origin is not GuardOrigin.PRIOR_RAISE]
-        parts = [g.expr for g in guards]
-        text = " and ".join(g.text for g in guards) or "always"
         caller: Func = (path, call.caller)
+        bound = self.bindings(caller) if caller != func else {}  # the caller's own parameters, as bound
+        parts = [simplify(substitute(g.expr, bound)) if bound else g.expr for g in guards]
+        text = " and ".join(g.text for g in guards) or "always"
         if depth + 1 < MAX_DEPTH and caller not in stack and caller != func:
             up = self.guard(caller, depth + 1, stack | {func})
             if up is not None:
@@ -233,24 +255,41 @@ class CallGraph:
         defaults = self.defaults.get(func, {})
         return {name: passed.get(name, defaults.get(name, _MISSING)) for name in names[skip_self:]}
 
+    def passed_on(self, func: Func, path: str, call: CallSite, stack: frozenset[Func] = frozenset()) -> dict[str, Expr]:
+        """`passed`, where the caller passes on a parameter of its own: what that caller's
+        call sites bind it to (`bindings`)."""
+        passed = self.passed(func, call)
+        caller: Func = (path, call.caller)
+        if caller == func or caller in stack or len(stack) >= MAX_DEPTH or not any(
+                v is not _MISSING and unknowns(v) for v in passed.values()):
+            return passed
+        up = self.bindings(caller, stack | {func})
+        if not up:
+            return passed
+        return {name: v if v is _MISSING else simplify(substitute(v, up)) for name, v in passed.items()}
+
     def live_callers(self, func: Func) -> list[tuple[str, CallSite]]:
         """The call sites of `func`, but those in a function that never runs (`never`): what
         a retired shim passes binds nothing."""
         return [(path, call) for path, call in self.callers.get(func) or [] if (path, call.caller) not in self.never]
 
-    def bindings(self, func: Func) -> dict[Ref, Expr]:
-        """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``).
+    def bindings(self, func: Func, stack: frozenset[Func] = frozenset()) -> dict[Ref, Expr]:
+        """Parameters every call site passes the same known value for (e.g. ``cfg.tp_size``),
+        a caller's own parameter passed on read as what that caller is bound to
+        (``load(cfg.x)`` calling ``_read(source)``: ``cfg.x``).
         A function only handed to other calls or registered (a hook: ``run_hook(fn, cfg)``)
         gets its literal defaults: what runs it passes the hook's arguments, not its tuning
         parameters (``gpu_mem=None``), an assumption."""
+        if not stack and func in self._bound:
+            return self._bound[func]
         sites = self.live_callers(func)
         if not sites and (func in self.handed_at or func in self.registered):
             return {parameter_ref(name): value for name, value in self.defaults.get(func, {}).items()}
         if not self.params.get(func) or not sites:
             return {}
         seen: dict[str, set[Expr]] = defaultdict(set)
-        for _, call in sites:
-            for name, value in self.passed(func, call).items():
+        for path, call in sites:
+            for name, value in self.passed_on(func, path, call, stack).items():
                 seen[name].add(value)
         out: dict[Ref, Expr] = {}
         for name, values in seen.items():
@@ -258,6 +297,8 @@ class CallGraph:
                 (value,) = values
                 if value is not _MISSING and not unknowns(value):
                     out[parameter_ref(name)] = value
+        if not stack:
+            self._bound[func] = out
         return out
 
     def per_call(self, func: Func) -> tuple[ParamBinding, ...]:
@@ -268,7 +309,7 @@ class CallGraph:
         sites = self.live_callers(func)
         if len(sites) < 2 or len(sites) > MAX_CALL_SITES:
             return ()
-        passed = [self.passed(func, call) for _, call in sites]
+        passed = [self.passed_on(func, path, call) for path, call in sites]
         # every call site must pass a known value: taking one that passes what errcat cannot
         # compute (``raw[name]``) as a variant of its own was tried on 0.5.23 (2026-12-02) and
         # lost the enclosing function's bindings in nested functions (validate_ib_devices's
@@ -375,9 +416,9 @@ def _bound_row(site: RaiseSite, row: Variant | None, bind: ParamBinding, own: tu
 class _Context:
     """Per function: parameter/constant bindings and the callers' guard, computed once."""
 
-    def __init__(self, files: Sequence[FileSites], callers: Sequence[FileSites] = ()) -> None:
-        self.graph = CallGraph(files, callers)
-        self.constants = {fs.path: self.graph.imported_constants(fs.path) for fs in files}
+    def __init__(self, graph: CallGraph, constants: dict[str, dict[Ref, Expr]]) -> None:
+        self.graph = graph
+        self.constants = constants
         self.memo: dict[Func, tuple[dict[Ref, Expr], Guard | None]] = {}
         self.splits: dict[Func, tuple[ParamBinding, ...]] = {}
 
@@ -437,16 +478,27 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
         both = with_self_meanings([*files, *callers], sources)
         both = with_chain_meanings(both, sources, configs)
         files, callers = both[:len(files)], both[len(files):]
-    ctx = _Context(files, callers)
+    graph = CallGraph(files, callers)
     if sources is not None:
-        ctx.graph.find_never_run(sources.files)
+        graph.find_never_run(sources.files)
+    constants = {fs.path: graph.imported_constants(fs.path) for fs in files}
+    ctx = _Context(graph, constants)
+    # per exception class: the context of the graph without the calls that catch it
+    by_exception: dict[str, _Context] = {}
+
+    def context_of(exception: str) -> _Context:
+        if exception not in by_exception:
+            escaping = graph.catching(exception)
+            by_exception[exception] = ctx if escaping is graph else _Context(escaping, constants)
+        return by_exception[exception]
     out: list[FileSites] = []
     for fs in files:
         # the file's earlier raises once, each block with its own function's bindings
         priors = fs.priors.map_blocks(partial(ctx.bound, fs.path))
         sites = []
         for site in fs.sites:
-            direct = ctx.guards(fs.path, site.function, site.direct)
+            site_ctx = context_of(site.exception)
+            direct = site_ctx.guards(fs.path, site.function, site.direct)
             shift = len(direct) - len(site.direct)  # the caller guard goes first: runs move up
             sites.append(per_binding(replace(
                 site,
@@ -454,7 +506,7 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
                 variants=tuple(replace(v, guards=ctx.bound(fs.path, site.function, v.guards)) for v in site.variants),
                 prior_runs=tuple((at + shift, b, s, e) for at, b, s, e in site.prior_runs),
                 priors=priors,
-            ), ctx.per_call(fs.path, site.function)))
+            ), site_ctx.per_call(fs.path, site.function)))
         adjustments = tuple(
             replace(adj, guards=ctx.adjustment_guards(fs.path, adj.function, adj.guards),
                     value=simplify(substitute(adj.value, ctx.of(fs.path, adj.function)[0])))

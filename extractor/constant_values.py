@@ -24,7 +24,7 @@ from libcst.helpers import get_full_name_for_node
 
 from extractor.frozen import FrozenMap
 from extractor.source_set import SourceSet
-from extractor.symbols import Symbols
+from extractor.symbols import Bindings, Symbols
 
 Json = Any  # None | bool | int | float | str | tuple | FrozenMap — what `jsonable` returns
 
@@ -179,12 +179,31 @@ def _attribute_value(node: cst.Attribute, scope: ConstScope) -> object:
     if where is None:
         return NOT_CONSTANT
     path, cls = where
-    body = scope.symbols.bindings(path).classes.get(cls)
+    bindings = scope.symbols.bindings(path)
+    if node.attr.value == "__struct_fields__" and cls in bindings.class_defs:
+        return _struct_fields(bindings.class_defs[cls], bindings)
+    body = bindings.classes.get(cls)
     if body is None or node.attr.value not in body:
         return NOT_CONSTANT
     inner = scope.at(path)
     # the class body's own names are in scope there (``ALL = (FULL, BREAKABLE)``)
     return constant_value(body[node.attr.value], replace(inner, env=_ClassNames(body, inner)))
+
+
+def _struct_fields(cls: cst.ClassDef, bindings: Bindings) -> object:
+    """``Cls.__struct_fields__`` of a class deriving ``msgspec.Struct`` directly: its annotated
+    names in order (a ``ClassVar`` is no field); a class with other bases may inherit fields: unknown."""
+    bases = [get_full_name_for_node(b.value) or "" for b in cls.bases if b.keyword is None]
+    imported = bindings.imports.get(bases[0]) if len(bases) == 1 else None
+    if bases != ["msgspec.Struct"] and (imported is None or (imported.module, imported.name) != ("msgspec", "Struct")):
+        return NOT_CONSTANT
+    names: list[str] = []
+    for stmt in cls.body.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+                    and "ClassVar" not in _EMPTY_MODULE.code_for_node(small.annotation.annotation)):
+                names.append(small.target.value)
+    return tuple(names)
 
 
 class _ClassNames(Mapping):
@@ -472,6 +491,18 @@ def computed_literals(path: str, module: cst.Module,
         made = as_literal(constant_value(names[name], scope))
         if made is not None:
             out[name] = made
+    return out
+
+
+def class_constants(path: str, module: cst.Module) -> dict[str, cst.BaseExpression]:
+    """``Cls.__struct_fields__`` of the classes `module` defines, as literals (read as
+    ``set(raw) - set(Cls.__struct_fields__)`` in a config's own check)."""
+    bindings = Symbols(SourceSet({path: ""}, {path: module})).bindings(path)
+    out: dict[str, cst.BaseExpression] = {}
+    for name, cls in bindings.class_defs.items():
+        made = as_literal(_struct_fields(cls, bindings))
+        if made is not None:
+            out[f"{name}.__struct_fields__"] = made
     return out
 
 

@@ -53,10 +53,12 @@ _ENV_GETTERS = {"os.environ.get", "os.getenv", "environ.get", "getenv"}
 _RUNTIME_PREFIXES = ("os.path.", "pathlib.", "shutil.which", "importlib.", "Path(")
 _RUNTIME_HINTS = ("installed", "available", "exists", "find_spec")
 # Methods whose result is a simple function of the receiver: kept as `Apply`.
-_STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "split", "get", "keys", "values"}
+_STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split", "encode",
+                "get", "keys", "values"}
 _TYPE_NAMES = {"dict", "list", "tuple", "set", "str", "int", "float", "bool", "bytes", "type"}
 _EMPTY_COLLECTIONS = {"set", "frozenset", "list", "tuple", "dict"}
-_BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "max", "sum"}
+_BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "max", "sum", "set", "frozenset",
+             "json.loads"}
 
 
 # Levels of IR built from one expression; deeper parts become one `Unknown` leaf, so every
@@ -141,7 +143,7 @@ def _name_cond(node: cst.Name, scope: Scope) -> Expr:
     name, bound = node.value, _bound(node.value, scope)
     if isinstance(bound, (cst.BaseExpression, Conditional)):
         found = _resolving(name, scope, lambda: _binding_cond(name, bound, scope), Truthy(term(node, scope)))
-        return Truthy(_too_large(name)) if _larger_than(found, MAX_VALUE_TERMS) else found
+        return Truthy(_too_large(name)) if larger_than(found, MAX_VALUE_TERMS) else found
     return Truthy(term(node, scope))
 
 
@@ -252,7 +254,7 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
         return Ref(RefKind.UNKNOWN, name, bound.text)
     if isinstance(bound, (Table, cst.BaseExpression, Conditional)):
         found = _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
-        return _too_large(name) if _larger_than(found, MAX_VALUE_TERMS) else found
+        return _too_large(name) if larger_than(found, MAX_VALUE_TERMS) else found
     if name in scope.profile.model_roots:
         return Ref(RefKind.MODEL, name, name)
     if scope.profile.is_platform(name.lstrip("_")):
@@ -262,7 +264,7 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
     return Ref(RefKind.UNKNOWN, name, name)
 
 
-def _larger_than(expr: Expr, limit: int) -> bool:
+def larger_than(expr: Expr, limit: int) -> bool:
     return next(itertools.islice(walk(expr), limit, None), None) is not None
 
 

@@ -269,12 +269,12 @@ def map_children(node: Expr, fn: Callable[[Expr], Expr]) -> Expr:
     return rebuild(node, tuple(fn(child) for child in children(node)))
 
 
-def _tuples(value: Any) -> Any:
+def frozen_json(value: Any) -> Any:
     """JSON lists back to the tuples `Const` holds, at every depth; objects to `FrozenMap`s."""
     if isinstance(value, dict):
         from extractor.frozen import FrozenMap  # only for dict constants
-        return FrozenMap((k, _tuples(v)) for k, v in value.items())
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+        return FrozenMap((k, frozen_json(v)) for k, v in value.items())
+    return tuple(frozen_json(v) for v in value) if isinstance(value, list) else value
 
 
 def _lists(value: Any) -> Any:
@@ -289,7 +289,7 @@ def from_dict(data: dict[str, Any]) -> Expr:
     if op == "ref":
         return Ref(RefKind(data["kind"]), data["name"], data["text"])
     if op == "const":
-        return Const(_tuples(data["value"]))
+        return Const(frozen_json(data["value"]))
     if op == "unknown":
         return Unknown(data["text"])
     if op == "apply":

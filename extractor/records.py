@@ -267,12 +267,17 @@ class CallSite:
     # call it; counts for reachability only, not for caller guards
     ref: bool = False
     line: int = 0  # first line of the statement making the call (0: not known)
+    # exception classes a ``try`` around the call catches without re-raising: what the
+    # callee raises of those never reaches the user through this call
+    caught: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "caller": self.caller, "callee": self.callee, "guards": [g.as_dict() for g in self.guards],
             "args": [[k, v.as_dict()] for k, v in self.args], "line": self.line,
         }
+        if self.caught:
+            data["caught"] = list(self.caught)
         if self.ref:
             data["ref"] = True
         return data
@@ -282,7 +287,7 @@ class CallSite:
         return cls(
             data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]),
             tuple((k, from_dict(v)) for k, v in data.get("args", [])), bool(data.get("ref", False)),
-            int(data.get("line", 0)),
+            int(data.get("line", 0)), tuple(data.get("caught", ())),
         )
 
 

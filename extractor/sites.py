@@ -10,7 +10,6 @@ guard scopes are context managers, so what a branch pushes is gone when it is le
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -20,10 +19,11 @@ from typing import Any, TypeVar
 import libcst as cst
 
 from extractor import depth, pieces
-from extractor.constant_values import as_literal, computed_literals
-from extractor.cst_ir import env_registry_name, term, to_ir
+from extractor.constant_values import as_literal, class_constants, computed_literals
+from extractor.cst_ir import env_registry_name, larger_than, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
 from extractor.docstrings import check_comments, first_lines
+from extractor.exceptions import catches
 from extractor.imported_values import ImportedValues
 from extractor.ir import (
     ENV_SETTING,
@@ -84,17 +84,9 @@ from extractor.writes import mutated_name, written_names
 def _catches(handler: cst.ExceptHandler | cst.ExceptStarHandler, exception: str) -> bool:
     """Does `handler` catch `exception` (a class name as raised)? By name, and by the builtin
     hierarchy (``except LookupError`` catches KeyError); another class it is not known to catch."""
-    if handler.type is None:
-        return True
-    names = _caught_names(handler)
-    raised = getattr(builtins, exception.rpartition(".")[2], None)
-    for name in names:
-        if name == exception.rpartition(".")[2]:
-            return True
-        base = getattr(builtins, name or "", None)
-        if isinstance(raised, type) and isinstance(base, type) and issubclass(raised, base):
-            return True
-    return False
+    return handler.type is None or catches(_caught_names(handler), exception)
+
+
 
 
 def _caught_names(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> tuple[str, ...]:
@@ -315,6 +307,9 @@ def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[Non
                 scope.bindings[name] = Opaque(f"{name} (reassigned in {where})")
 
 
+# IR nodes of an argument a table row passes (``raw[name]``): read per row, as long as it is small
+MAX_ARG_TERMS = 60
+
 _ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
 
 
@@ -469,6 +464,7 @@ class Frame:
     runs: list[list[int]] = field(default_factory=list)  # [at, block, start, end], see `RaiseSite.prior_runs`
     blocks: list[int | None] = field(default_factory=list)  # per open block: its index in prior_blocks, once it has one
     except_types: list[str] = field(default_factory=list)  # exceptions being handled, innermost last
+    catching: list[tuple[str, ...]] = field(default_factory=list)  # what the ``try`` blocks walked catch for good
     rows: list[RowContext] = field(default_factory=list)  # table rows being expanded, innermost last
     loop_notes: list[str] = field(default_factory=list)  # loops over statically unknown items
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
@@ -526,6 +522,7 @@ class SiteWalker:
         written = _module_constants(module)
         consts = computed_literals(path, module, written)
         self.computed = {id(written[n]): v for n, v in consts.items() if v is not written[n]}  # comprehensions
+        consts.update(class_constants(path, module))
         self.frame = Frame(Scope(profile, consts, imported={
             name: node for name, value in imported if (node := as_literal(value)) is not None}))
 
@@ -757,7 +754,8 @@ class SiteWalker:
         handlers_leave = all(_exit_kind(h.body) is not None for h in node.handlers)
         start = len(self.found.pending)
         computed = _computed_names(node.body)
-        with _unknown_after(self.scope, "a try block", keep=handlers_leave):
+        kept = tuple(n for h in node.handlers if not _reraises(h.body) for n in _caught_names(h))
+        with _unknown_after(self.scope, "a try block", keep=handlers_leave), _pushed(self.frame.catching, kept):
             self.walk_suite(node.body)
             steps = None if computed is None else tuple(term(cst.Name(n), self.scope) for n in computed)
         raised = [p for p in self.found.pending[start:] if p.site.function == self.function and not p.rows]
@@ -1303,7 +1301,8 @@ class SiteWalker:
             (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value))
             for i, arg in enumerate(node.args) if not arg.star
         )
-        self.found.calls.append(CallSite(self.function, callee, guards, args, line=self.call_line(node)))
+        self.found.calls.append(CallSite(self.function, callee, guards, args, line=self.call_line(node),
+                                         caught=tuple(dict.fromkeys(n for c in self.frame.catching for n in c))))
         self._record_inner(node)
 
     def _record_inner(self, node: cst.Call) -> None:
@@ -1351,6 +1350,8 @@ class SiteWalker:
         if _simple_arg(node, self.scope):
             return term(node, self.scope)
         bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
+        if isinstance(bound, Opaque) and bound.text.startswith(PARAMETER):
+            return term(node, self.scope)  # its own parameter passed on: bound where the caller is
         if _simple_binding(bound, self.scope) or (isinstance(bound, cst.BaseExpression)
                                                   and _reads_no_local(bound, self.scope)):
             return term(node, self.scope)  # a local bound once to config reads: no chain to re-read
@@ -1358,6 +1359,10 @@ class SiteWalker:
             found = term(node, self.scope)
             if not unknowns(found):
                 return found
+        elif isinstance(node, cst.Subscript) and self.frame.rows:  # ``raw[name]`` per row of a table
+            found = term(node, self.scope)
+            if all(u.text.startswith(PARAMETER) for u in unknowns(found)) and not larger_than(found, MAX_ARG_TERMS):
+                return found  # the function's own parameters are bound where it is called
         return Unknown(norm_code(node))  # what the call passes, as the source writes it
 
     # ------------------------------------------------------------------ loops

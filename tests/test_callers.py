@@ -7,7 +7,7 @@ import pytest
 
 from analyzers.entries import site_trigger
 from extractor.callers import MAX_DEPTH, CallGraph, with_caller_guards
-from extractor.ir import Apply, Const, Ref, RefKind, refs, unknowns
+from extractor.ir import FALSE, Apply, Const, Ref, RefKind, refs, unknowns
 from extractor.profile import load_profile
 from extractor.records import FileSites, GuardOrigin
 from extractor.sites import PARAMETER, extract_file
@@ -477,3 +477,68 @@ def test_a_registered_pass_runs_where_it_is_handed_to_its_runner() -> None:
     found = g.guard(("m.py", "_force"))
     assert found is not None and "cfg.hrm" in found.text
 
+
+
+PASSED_ON = """
+    import json
+    def parse_key(value):
+        if not isinstance(value, str):
+            raise ValueError("not a str")
+    def read(source):
+        if not source.startswith("/"):
+            raise ValueError("not absolute")
+    def load(source):
+        if source.startswith("{"):
+            raw = json.loads(source)
+        else:
+            raw = json.loads(read(source))
+        for name in ("key", "key_b"):
+            if raw.get(name) is not None:
+                parse_key(raw[name])
+    def hook(cfg):
+        load(cfg.config)
+"""
+
+
+@pytest.mark.parametrize("line", [5, 8])
+def test_a_parameter_passed_on_is_bound_where_the_caller_is(line: int) -> None:
+    """``read(source)`` in ``load(source)``, itself called with ``cfg.config``: both the
+    callee's own check and the guard of the call read ``--config``."""
+    (fs,) = with_caller_guards(files(m=PASSED_ON))
+    trigger = site_trigger(_site(fs, line))
+    assert not unknowns(trigger)
+    assert "config" in {r.name for r in refs(trigger)}
+
+
+def test_an_item_a_table_row_passes_binds_the_parameter_per_row() -> None:
+    """``parse_key(raw[name])`` per name of ("key", "key_b"): one variant each."""
+    (fs,) = with_caller_guards(files(m=PASSED_ON))
+    site = _site(fs, 5)
+    assert len(site.variants) == 2
+    assert all(not unknowns(g.expr) for v in site.variants for g in v.guards)
+
+
+CAUGHT = """
+    def parse_key(value):
+        if not isinstance(value, str):
+            raise ValueError("not a str")
+    def load(cfg):
+        try:
+            parse_key(cfg.key)
+        except ValueError as error:
+            raise KeyError(str(error))
+"""
+
+
+@pytest.mark.parametrize(("more", "fires_via"), [
+    ("", None),  # every call catches it: the user sees the handler's error instead
+    ("def other(cfg):\n    parse_key(cfg.other)\n", "other"),  # only through the call that does not
+    ("def other(cfg):\n    try:\n        parse_key(cfg.other)\n    except Exception:\n        pass\n", None),
+])
+def test_an_error_a_caller_catches_does_not_reach_the_user_through_that_call(more: str, fires_via: str | None) -> None:
+    (fs,) = with_caller_guards(files(m=CAUGHT + textwrap.indent(more, "    ")))
+    trigger = site_trigger(_site(fs, 4))
+    if fires_via is None:
+        assert trigger == FALSE
+    else:
+        assert {r.name for r in refs(trigger)} == {fires_via}

@@ -93,6 +93,11 @@ def value(expr: str, prelude: str = "", **files: str) -> object:
         ("[x + 1 for x in T if x]", "T = (0, 1, 2)", (2, 3)),
         ("{x for x in T}", "T = (1, 1)", frozenset({1})),
         ("[(a, b) for a in 'xy' for b in T]", "T = (1,)", (("x", 1), ("y", 1))),
+        # a msgspec Struct's fields: its annotated names in order, a ClassVar none
+        ("C.__struct_fields__", "import msgspec\nclass C(msgspec.Struct):\n    a: int = 1\n    b: str | None = None",
+         ("a", "b")),
+        ("C.__struct_fields__", "from msgspec import Struct\nclass C(Struct, frozen=True):\n    a: int\n"
+                                "    n: ClassVar[int] = 0", ("a",)),
     ],
 )
 def test_constant_value(expr, prelude, expected):
@@ -130,6 +135,8 @@ def test_constant_value(expr, prelude, expected):
         ("{k: v for k, v in T}", "T = (1, 2)"),  # items that do not unpack
         ("{x: 1 for x in T}", "T = ({},)"),  # an unhashable key
         ("[x for x in range(5000)]", ""),
+        ("C.__struct_fields__", "class B(msgspec.Struct):\n    a: int\nclass C(B):\n    b: int"),  # inherits fields
+        ("C.__struct_fields__", "class C:\n    a: int"),  # no Struct: no such attribute
     ],
 )
 def test_not_constant(expr, prelude):

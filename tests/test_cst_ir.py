@@ -108,6 +108,11 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
                "resolve(cfg.model_path, revision=cfg.revision)")),
         ("f(x=unbound_call())", Unknown("f(x=unbound_call())")),  # an argument nothing computes
         ("max(cfg.xs, default=0)", Apply("max", (flag("xs"),), "max(cfg.xs, default=0)")),  # a builtin
+        # JSON text parsed, and string methods of any known value: computed where the value is known
+        ("json.loads(cfg.c)", Apply("json.loads", (flag("c"),), "json.loads(cfg.c)")),
+        ("set(cfg.c)", Apply("set", (flag("c"),), "set(cfg.c)")),
+        ("len(cfg.c.encode('utf-8'))",
+         Apply("len", (Apply("encode", (flag("c"), Const("utf-8")), "cfg.c.encode('utf-8')"),), "len(cfg.c.encode('utf-8'))")),
         ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
         ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
         ("{'a': x}", Unknown("{'a': x}")),

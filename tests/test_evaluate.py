@@ -121,6 +121,28 @@ def test_what_a_try_block_of_conversions_raises(expr, paths, expected):
     assert evaluate(expr, launch, MODEL) is expected
 
 
+CONFIG = Apply("json.loads", (flag("lora_paths"),), "json.loads(cfg.c)")
+
+
+@pytest.mark.parametrize(("expr", "text", "expected"), [
+    # JSON text is parsed as Python parses it: an object is a mapping, its fields read by get/[]
+    (Apply("isinstance", (CONFIG, Const("dict")), "i"), '{"a": 1}', Truth.TRUE),
+    (Apply("isinstance", (CONFIG, Const("dict")), "i"), '["a"]', Truth.FALSE),
+    (Compare("==", Apply("get", (CONFIG, Const("a")), "g"), Const(1)), '{"a": 1}', Truth.TRUE),
+    (Compare("is", Apply("get", (CONFIG, Const("b")), "g"), Const(None)), '{"a": 1}', Truth.TRUE),
+    (Truthy(Apply("-", (Apply("set", (CONFIG,), "s"), Const(("a",))), "d")), '{"a": 1, "z": 2}', Truth.TRUE),
+    (Truthy(Apply("-", (Apply("set", (CONFIG,), "s"), Const(("a",))), "d")), '{"a": 1}', Truth.FALSE),
+    # what json.loads raises is the real JSONDecodeError, a ValueError
+    (Truthy(Apply(RAISES, (Const(("JSONDecodeError",)), CONFIG), "try")), "{", Truth.TRUE),
+    (Truthy(Apply(RAISES, (Const(("ValueError",)), CONFIG), "try")), "{", Truth.TRUE),
+    (Truthy(Apply(RAISES, (Const(("ValueError",)), CONFIG), "try")), "{}", Truth.FALSE),
+    (Compare(">", Apply("len", (Apply("encode", (Apply("lstrip", (flag("lora_paths"),), "l"), Const("utf-8")), "e"),),
+                        "n"), Const(2)), "  ab", Truth.FALSE),
+])
+def test_json_text_and_string_methods(expr, text, expected):
+    assert evaluate(expr, Launch({"lora_paths": text}), MODEL) is expected
+
+
 @pytest.mark.parametrize(
     ("expr", "flags", "envs", "expected"),
     [

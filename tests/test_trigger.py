@@ -32,6 +32,11 @@ R = Renderer()
          "`--speculative-adaptive` is not set or `SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset"),
         (And((Truthy(ADAPTIVE), Const(True))), "`--speculative-adaptive` is set"),
         (Truthy(Unknown("f(x)")), "`f(x)` (unknown) is true/non-empty"),
+        # a field of JSON text a flag gives, and the text's size
+        (Compare("is not", Apply("get", (Apply("json.loads", (FLAG,), "j"), Const("key")), "g"), Const(None)),
+         "field `key` of the JSON in `--speculative-algorithm` is given"),
+        (Compare(">", Apply("len", (Apply("encode", (FLAG, Const("utf-8")), "e"),), "n"), Const(9)),
+         "the size in bytes of `--speculative-algorithm` > 9"),
     ],
 )
 def test_render(expr, text) -> None:
