@@ -33,6 +33,7 @@ from extractor.records import (
     NOT_REACHED,
     ON_IMPORT,
     REACHED,
+    TRY_RAISES,
     CallSite,
     FileSites,
     Guard,
@@ -49,6 +50,9 @@ MAX_DEPTH = 4  # call-chain levels followed above the enclosing function
 MAX_CALL_SITES = 12  # call sites OR-ed per function before we stop listing them
 MAX_BINDINGS = 8  # distinct call-site bindings of a function made variants of its sites; more stay unknown
 MAX_VARIANTS = 16  # a site's variants after splitting its rows per binding; more stay unknown
+# calls a function may make and still raise only at its raise sites (`CallGraph.try_raises`)
+_PURE_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "isinstance", "repr", "type", "sorted", "list",
+                            "dict", "set", "tuple", "min", "max", "any", "all", "range", "enumerate", "zip", "abs"})
 
 Func = tuple[str, str]  # (path, qualified name)
 
@@ -111,8 +115,13 @@ class CallGraph:
                 self.defined.add((fs.path, qual))
                 self.by_name[qual.rsplit(".", 1)[-1]].append((fs.path, qual))
         self.callers: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)
+        self.calls_in: dict[Func, list[CallSite]] = defaultdict(list)  # the calls each function makes
+        self.sites_in: dict[Func, list[RaiseSite]] = defaultdict(list)  # its raise sites, own guards only
         for fs in files:
+            for site in fs.sites:
+                self.sites_in[(fs.path, site.function)].append(site)
             for call in fs.calls:
+                self.calls_in[(fs.path, call.caller)].append(call)
                 if call.ref:
                     for target in self.resolve(fs.path, call):
                         self.handed_at[target].append((fs.path, call))
@@ -153,6 +162,35 @@ class CallGraph:
             if found:
                 return found
         return []
+
+    def try_raises(self, func: Func, ref: Ref) -> Expr | None:
+        """What the ``try`` block `ref` names (`try_raises_ref`) in `func` raises of its
+        classes, where every call the block makes is to an analysed function making no call
+        of its own beyond the builtins: the OR over its calls of the call's guard and a raise
+        site of the callee the handler catches, the call's arguments bound (a function's
+        raises are its raise sites, as everywhere in the catalog). None: not known."""
+        found = TRY_RAISES.fullmatch(ref.name)
+        if found is None:
+            return None
+        caught = tuple(n.strip() for n in found["caught"].split(","))
+        path, line = func[0], int(found["line"])
+        calls = [c for c in self.calls_in.get(func, ()) if c.try_line == line and not c.ref]
+        if not calls:
+            return None
+        options: list[Expr] = []
+        for call in calls:
+            targets = self.resolve(path, call)
+            if len(targets) != 1 or any(c.callee not in _PURE_BUILTINS and not c.ref
+                                        for c in self.calls_in.get(targets[0], ())):
+                return None
+            callee = targets[0]
+            mapping = {parameter_ref(name): value for name, value in self.passed(callee, call).items()
+                       if value is not _MISSING}
+            raised = [substitute(conj([g.expr for g in site.guards]), mapping)
+                      for site in self.sites_in.get(callee, ()) if catches(caught, site.exception)]
+            guard = [g.expr for g in call.guards if g.origin is not GuardOrigin.PRIOR_RAISE]
+            options.append(conj([*guard, disj(raised)]))
+        return simplify(disj(options))
 
     def catching(self, exception: str) -> CallGraph:
         """This graph without the call sites inside a ``try`` that catches `exception` for
@@ -441,8 +479,22 @@ class _Context:
             caller = Guard(found.expr, found.text, GuardOrigin.CALLER) if found is not None else None
             outer = self.graph.enclosing(key)
             free = self.of(*outer)[0] if outer is not None else {}  # what the enclosing function is bound to
-            self.memo[key] = ({**self.constants[path], **free, **self.graph.bindings(key)}, caller)
+            mapping = {**self.constants[path], **free, **self.graph.bindings(key)}
+            self.memo[key] = ({**mapping, **self._try_raises(key, mapping)}, caller)
         return self.memo[key]
+
+    def _try_raises(self, func: Func, mapping: dict[Ref, Expr]) -> dict[Ref, Expr]:
+        """The ``try`` blocks of `func` whose raises its calls state (`CallGraph.try_raises`),
+        bound as the function's own guards are."""
+        out: dict[Ref, Expr] = {}
+        for site in self.graph.sites_in.get(func, ()):
+            for guard in site.guards:
+                for ref in refs(guard.expr):
+                    if ref.kind is RefKind.RUNTIME and ref not in out and TRY_RAISES.fullmatch(ref.name):
+                        found = self.graph.try_raises(func, ref)
+                        if found is not None:
+                            out[ref] = simplify(substitute(found, mapping)) if mapping else found
+        return out
 
     def bound(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
         """`guards` with the function's known parameters and imported constants substituted."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -15,6 +16,16 @@ PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
 # Whether a launch runs a function (`extractor.callers.reachability`)
 REACHED, NOT_REACHED, MAYBE_REACHED = "true", "false", "unknown"
 ON_IMPORT = "import"  # reached, but only by module-level code: it runs before any argument is read
+
+
+def try_raises_ref(caught: Sequence[str], line: int, text: str) -> Ref:
+    """What the ``try`` block at `line` raises of the classes `caught`, where the block does
+    more than compute values: stated by what the functions it calls raise
+    (`extractor.callers`), else unknown."""
+    return Ref(RefKind.RUNTIME, f"raises {', '.join(caught)} (try at line {line})", text)
+
+
+TRY_RAISES = re.compile(r"raises (?P<caught>.+) \(try at line (?P<line>\d+)\)")
 
 
 def parameter_ref(name: str) -> Ref:
@@ -270,6 +281,7 @@ class CallSite:
     # exception classes a ``try`` around the call catches without re-raising: what the
     # callee raises of those never reaches the user through this call
     caught: tuple[str, ...] = ()
+    try_line: int = 0  # line of the innermost ``try`` whose body makes the call (0: none)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -278,6 +290,8 @@ class CallSite:
         }
         if self.caught:
             data["caught"] = list(self.caught)
+        if self.try_line:
+            data["try_line"] = self.try_line
         if self.ref:
             data["ref"] = True
         return data
@@ -287,7 +301,7 @@ class CallSite:
         return cls(
             data["caller"], data["callee"], tuple(Guard.from_dict(g) for g in data["guards"]),
             tuple((k, from_dict(v)) for k, v in data.get("args", [])), bool(data.get("ref", False)),
-            int(data.get("line", 0)), tuple(data.get("caught", ())),
+            int(data.get("line", 0)), tuple(data.get("caught", ())), int(data.get("try_line", 0)),
         )
 
 

@@ -63,6 +63,7 @@ from extractor.records import (
     Run,
     SiteKind,
     Variant,
+    try_raises_ref,
 )
 from extractor.returns import return_value
 from extractor.scope import Binding, Conditional, Opaque, Scope, joined, names_read
@@ -465,6 +466,7 @@ class Frame:
     blocks: list[int | None] = field(default_factory=list)  # per open block: its index in prior_blocks, once it has one
     except_types: list[str] = field(default_factory=list)  # exceptions being handled, innermost last
     catching: list[tuple[str, ...]] = field(default_factory=list)  # what the ``try`` blocks walked catch for good
+    tries: list[int] = field(default_factory=list)  # lines of the ``try`` blocks being walked, innermost last
     rows: list[RowContext] = field(default_factory=list)  # table rows being expanded, innermost last
     loop_notes: list[str] = field(default_factory=list)  # loops over statically unknown items
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
@@ -755,7 +757,9 @@ class SiteWalker:
         start = len(self.found.pending)
         computed = _computed_names(node.body)
         kept = tuple(n for h in node.handlers if not _reraises(h.body) for n in _caught_names(h))
-        with _unknown_after(self.scope, "a try block", keep=handlers_leave), _pushed(self.frame.catching, kept):
+        try_line = self.line_of(node)
+        with _unknown_after(self.scope, "a try block", keep=handlers_leave), _pushed(self.frame.catching, kept), \
+                _pushed(self.frame.tries, try_line):
             self.walk_suite(node.body)
             steps = None if computed is None else tuple(term(cst.Name(n), self.scope) for n in computed)
         raised = [p for p in self.found.pending[start:] if p.site.function == self.function and not p.rows]
@@ -766,7 +770,7 @@ class SiteWalker:
                 mine = [p for p in raised if _catches(handler, p.site.exception)]
                 # the body's own raises of that type (their path and earlier raises), or what its calls raise
                 text = f"the try block raises {caught}"
-                body = (Ref(RefKind.RUNTIME, f"raises {caught}", text) if steps is None
+                body = (try_raises_ref(_caught_names(handler), try_line, text) if steps is None
                         else Apply(RAISES, (Const(_caught_names(handler)), *steps), text))
                 raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
                 with self.guarded(), _pushed(self.frame.except_types, caught):
@@ -1302,7 +1306,8 @@ class SiteWalker:
             for i, arg in enumerate(node.args) if not arg.star
         )
         self.found.calls.append(CallSite(self.function, callee, guards, args, line=self.call_line(node),
-                                         caught=tuple(dict.fromkeys(n for c in self.frame.catching for n in c))))
+                                         caught=tuple(dict.fromkeys(n for c in self.frame.catching for n in c)),
+                                         try_line=self.frame.tries[-1] if self.frame.tries else 0))
         self._record_inner(node)
 
     def _record_inner(self, node: cst.Call) -> None:
