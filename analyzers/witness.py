@@ -258,18 +258,21 @@ def _scalars(dest: str, kind: str, consts: Sequence[Any], model: Model) -> list[
         out = [True, False]
     else:
         own = [c for c in consts if isinstance(c, str)]
-        out = own + _json_texts(dest, consts, model) + _free(f"{RefKind.FLAG}:{dest}", dest, own, model)
+        out = _json_texts(dest, consts, model) + own + _free(f"{RefKind.FLAG}:{dest}", dest, own, model)
     return [v for v in out if _fits(v, kind)]
 
 
 def _json_texts(dest: str, consts: Sequence[Any], model: Model) -> list[Any]:
-    """For a flag whose help says it takes JSON: the objects a dict flag would try
-    (`_dict_values`), as the text a command line gives, so a check that parses it
+    """For a flag whose help says it takes JSON, first: the objects a dict flag would try
+    (`_dict_values`) with the condition's names as keys, and one whose key it does not
+    name, as the text a command line gives, so a check that parses it
     (``json.loads(cfg.x).get("window")``) can be met."""
     flag = _flag(dest, model)
     if flag is None or not _JSON.search(flag.help or ""):
         return []
-    return [json.dumps(v) if isinstance(v, Mapping) else v for v in _dict_values(list(consts))]
+    keys = [c for c in consts if not isinstance(c, str) or c.isidentifier()]
+    objects = [*_dict_values(keys), {WORD: "value"}]
+    return [json.dumps(v) if isinstance(v, Mapping) else v for v in _unique(objects)]
 
 
 def _writable(consts: Sequence[Any]) -> list[Any]:

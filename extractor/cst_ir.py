@@ -413,7 +413,19 @@ def _call_term(node: cst.Call, scope: Scope) -> Expr:
         found = read(call)
         if found is not None:
             return found
-    return Unknown(call.text)
+    return Unknown(_spelled_out(node, scope) or call.text)
+
+
+def _spelled_out(node: cst.Call, scope: Scope) -> str | None:
+    """``algo.p()`` where ``algo = Cls.ctor(cfg.x)``: the call as if written on the value,
+    ``Cls.ctor(cfg.x).p()``, so what it means is read as for the chain (`extractor.enum_self`)."""
+    func = node.func
+    if node.args or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return None
+    bound = _bound(func.value.value, scope)
+    if not isinstance(bound, cst.Call):
+        return None
+    return f"{norm_code(bound)}.{func.attr.value}()"
 
 
 # copies of a value: equal to it (what is changed on the copy afterwards is adjusted field by

@@ -588,6 +588,7 @@ def with_self_meanings(files: Sequence[FileSites], sources: SourceSet | None) ->
 # built from one setting, asked one predicate (the term the IR keeps unknown, as its text)
 _CHAIN = re.compile(r"([A-Za-z_]\w*)\.([A-Za-z_]\w*)\(([A-Za-z_]\w*)\.([A-Za-z_]\w*)\)\.([A-Za-z_]\w*)\(\)")
 _CALLED_ON_A_CALL = re.compile(r"\)\s*\.\s*[A-Za-z_]\w*\(\s*\)")  # in the source, however it is laid out
+_BOUND_CALL = re.compile(r"=\s*[A-Z]\w*\.[A-Za-z_]\w*\(")  # ``algo = Cls.ctor(...)``, then ``algo.p()``
 
 
 class _Chains:
@@ -643,7 +644,8 @@ def with_chain_meanings(files: Sequence[FileSites], sources: SourceSet | None,
     chains = _Chains(sources, configs)
     out = []
     for fs in files:
-        if not _CALLED_ON_A_CALL.search(sources.files.get(fs.path) or ""):  # no ``f(...).p()``: nothing to read
+        text = sources.files.get(fs.path) or ""
+        if not _CALLED_ON_A_CALL.search(text) and not _BOUND_CALL.search(text):  # no ``f(...).p()``: nothing to read
             out.append(fs)
             continue
 

@@ -169,6 +169,8 @@ def test_any_and_all_over_written_out_items(code: str, bindings: dict, expected:
         (to_ir, "check()", {"check": "lambda: cfg.a"}, Truthy(flag("a"))),
         # a platform object bound to a local names its checks as the call does
         (term, "p.is_cuda", {"p": "get_platform()"}, Ref(RefKind.PLATFORM, "get_platform().is_cuda", "p.is_cuda")),
+        # a predicate of a local bound to a constructor call reads as the chain (`extractor.enum_self`)
+        (term, "algo.p()", {"algo": "Algo.from_string(cfg.a)"}, Unknown("Algo.from_string(cfg.a).p()")),
     ],
 )
 def test_names_read_through_their_bindings(read, code: str, bindings: dict[str, str | Opaque], expected: Expr) -> None:

@@ -318,10 +318,10 @@ def value_model() -> Model:
     ("device", ["Backend.FULL"], [NOT_GIVEN, "cuda", "npu", WORD, ""]),  # an enum member's source is no value
     ("algo", ["B", "C"], [NOT_GIVEN, "B", "A"]),  # declared choices only: argparse rejects the rest
     ("mode", ["y"], [NOT_GIVEN, "y", "x", WORD, ""]),  # a Literal type: other values last (the Python API)
-    ("hooks", [], [NOT_GIVEN, JSON_WORD, "{}", JSON_LIST, ""]),  # its help says JSON: JSON text
-    # ... with the fields the condition reads, as a dict flag's values (``json.loads(cfg.hooks).get("window")``)
-    ("hooks", ["window", 1], [NOT_GIVEN, "window", '{"window": 0}', '{"window": 2}', '{"window": "value"}',
-                              JSON_WORD, "{}", JSON_LIST, ""]),
+    ("hooks", [], [NOT_GIVEN, JSON_WORD, "{}", JSON_LIST, '{"example": "value"}', ""]),  # its help says JSON
+    # ... first with the fields the condition reads, as a dict flag's values (``json.loads(cfg.hooks).get("window")``)
+    ("hooks", ["window", 1, "utf-8"], [NOT_GIVEN, '{"window": 0}', '{"window": 2}', '{"window": "value"}',
+                                       JSON_WORD, "{}", JSON_LIST, '{"example": "value"}', "window", "utf-8", ""]),
     ("extra", ["image"], [NOT_GIVEN, {"image": "value"}, {"key": "value"}, {}, JSON_LIST]),
     # a field compared with a number gets numbers around it (sglang 0.5.23 kv_cache_hook.py:380)
     ("extra", ["threshold", 0], [NOT_GIVEN, {"threshold": -1}, {"threshold": 1}, {"threshold": "value"},
