@@ -308,7 +308,7 @@ def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[Non
                 scope.bindings[name] = Opaque(f"{name} (reassigned in {where})")
 
 
-# IR nodes of an argument a table row passes (``raw[name]``): read per row, as long as it is small
+# IR nodes of an argument computed from locals (``raw[name]`` per table row): read as long as it is small
 MAX_ARG_TERMS = 60
 
 _ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
@@ -833,6 +833,7 @@ class SiteWalker:
                 frame.declared = self.provider(node, qual)
                 if frame.declared is not None:
                     frame.declared_at = (self.lines.span(node) or (0, 0))[1]
+                    frame.scope.declared_dicts = frame.declared
                 config_method = len(self.classes) == 1 and self.classes[0] in self.profile.config_classes
                 if _summarised(node, qual, params, config_method):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
@@ -1241,6 +1242,8 @@ class SiteWalker:
 
     def _adjustment(self, flag: str, value: Expr, guards: tuple[Guard, ...], node: cst.CSTNode) -> None:
         adjustments = self.found.adjustments
+        if self.frame.declared is not None:  # read back by ``declared.get(flag, ...)`` further down
+            self.scope.declared_writes.setdefault(flag, []).append((conj([g.expr for g in guards]), value))
         # a provider's declarations take effect together when it returns (each reads the view as
         # the provider found it): one place for all, after its own checks
         line = self.frame.declared_at if self.frame.declared is not None and self.frame.declared_at \
@@ -1348,10 +1351,11 @@ class SiteWalker:
         return True
 
     def _arg_term(self, node: cst.BaseExpression) -> Expr:
-        """A call argument for parameter binding: literals, direct config reads, and a local
-        bound to those (where branches joined, to one of them per branch). Longer binding
-        chains would be re-interpreted at every call, which is costly on large numeric
-        code and rarely what a validation hook is passed."""
+        """A call argument for parameter binding: literals, direct config reads, a local
+        bound to those (where branches joined, to one of them per branch), and a local or
+        item computed from those (its own parameters included: bound where it is called)
+        while small (`MAX_ARG_TERMS`): a long chain would be re-read at every call, costly on
+        large numeric code and rarely what a validation hook is passed."""
         if _simple_arg(node, self.scope):
             return term(node, self.scope)
         bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
@@ -1364,7 +1368,7 @@ class SiteWalker:
             found = term(node, self.scope)
             if not unknowns(found):
                 return found
-        elif isinstance(node, cst.Subscript) and self.frame.rows:  # ``raw[name]`` per row of a table
+        elif isinstance(node, (cst.Subscript, cst.Name)):  # ``raw[name]`` per table row, a local read so far
             found = term(node, self.scope)
             if all(u.text.startswith(PARAMETER) for u in unknowns(found)) and not larger_than(found, MAX_ARG_TERMS):
                 return found  # the function's own parameters are bound where it is called

@@ -112,7 +112,8 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("json.loads(cfg.c)", Apply("json.loads", (flag("c"),), "json.loads(cfg.c)")),
         ("set(cfg.c)", Apply("set", (flag("c"),), "set(cfg.c)")),
         ("len(cfg.c.encode('utf-8'))",
-         Apply("len", (Apply("encode", (flag("c"), Const("utf-8")), "cfg.c.encode('utf-8')"),), "len(cfg.c.encode('utf-8'))")),
+         Apply("len", (Apply("encode", (flag("c"), Const("utf-8")), "cfg.c.encode('utf-8')"),),
+               "len(cfg.c.encode('utf-8'))")),
         ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
         ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
         ("{'a': x}", Unknown("{'a': x}")),
