@@ -500,9 +500,18 @@ def _fact_call(call: _Call) -> Expr | None:
     if _platform_call(node, call.scope):
         suffix = "(" + ", ".join(norm_code(a.value) for a in node.args) + ")" if node.args else ""
         return Ref(RefKind.PLATFORM, call.short + suffix, call.text)
+    if call.name.startswith(_PATH_TESTS) and len(node.args) == 1:
+        path = term(node.args[0].value, call.scope)
+        if isinstance(path, Const) and isinstance(path.value, str) and path.value.startswith(_MACHINE_DIRS):
+            # a device the machine has (``/sys/class/infiniband``): a fact of the platform
+            return Ref(RefKind.PLATFORM, f"{call.name}({path.value!r})", call.text)
     if call.name.startswith(_RUNTIME_PREFIXES) or any(h in call.short for h in _RUNTIME_HINTS):
         return Ref(RefKind.RUNTIME, call.text, call.text)
     return None
+
+
+_PATH_TESTS = ("os.path.isdir", "os.path.exists", "os.path.isfile")
+_MACHINE_DIRS = ("/sys/", "/dev/", "/proc/")  # what is there describes the machine, not the launch
 
 
 def _method_call(call: _Call) -> Expr | None:

@@ -170,6 +170,10 @@ def test_any_and_all_over_written_out_items(code: str, bindings: dict, expected:
         (to_ir, "check()", {"check": "lambda: cfg.a"}, Truthy(flag("a"))),
         # a platform object bound to a local names its checks as the call does
         (term, "p.is_cuda", {"p": "get_platform()"}, Ref(RefKind.PLATFORM, "get_platform().is_cuda", "p.is_cuda")),
+        # a test of a machine path is a platform fact; of a path the launch gives, a runtime one
+        (to_ir, "os.path.isdir(p)", {"p": "'/sys/class/infiniband'"},
+         Truthy(Ref(RefKind.PLATFORM, "os.path.isdir('/sys/class/infiniband')", "os.path.isdir(p)"))),
+        (to_ir, "os.path.isfile(cfg.f)", {}, Truthy(Ref(RefKind.RUNTIME, "os.path.isfile(cfg.f)", "os.path.isfile(cfg.f)"))),
         # a predicate of a local bound to a constructor call reads as the chain (`extractor.enum_self`)
         (term, "algo.p()", {"algo": "Algo.from_string(cfg.a)"}, Unknown("Algo.from_string(cfg.a).p()")),
     ],
