@@ -194,8 +194,8 @@ def _consts(expr: Expr) -> list[Any]:
             stack.append(node.args[0])
             continue
         stack.extend(reversed(children(node)))
-        if isinstance(node, Const):
-            out += list(node.value) if isinstance(node.value, tuple) else [node.value]
+        if isinstance(node, Const):  # a tuple's items, a dict's keys (``REGISTRY.get(arch)``)
+            out += list(node.value) if isinstance(node.value, (tuple, Mapping)) else [node.value]
         elif isinstance(node, Ref) and node.kind is RefKind.FLAG and node.name.endswith("()"):
             out += _call_args(node.text)
     return out

@@ -283,7 +283,7 @@ def _binding_term(name: str, bound: Binding, scope: Scope) -> Expr:
 
 def _table_term(table: Table, scope: Scope) -> Expr:
     if table.is_dict and not any(row.guards for row in table.rows):  # a dict of constants is that dict
-        pairs = [(term(row.node[0], scope), term(row.node[1], scope)) for row in table.rows
+        pairs = [(term(row.node[0], scope), _instance(row.node[1]) or term(row.node[1], scope)) for row in table.rows
                  if isinstance(row.node, tuple)]
         if all(isinstance(k, Const) and isinstance(v, Const) for k, v in pairs):
             try:
@@ -295,6 +295,14 @@ def _table_term(table: Table, scope: Scope) -> Expr:
     items = [term(item, scope) for item in table.items()]
     values = [i.value for i in items if isinstance(i, Const)]
     return Const(tuple(values)) if len(values) == len(items) else Seq(tuple(items))
+
+
+def _instance(node: cst.BaseExpression) -> Const | None:
+    """``Policy()`` as a dict's value: an object of the class (never None, and true: what a
+    registry of policies is read for, ``REGISTRY.get(arch) is not None``), by its name."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value.lstrip("_")[:1].isupper():
+        return Const(f"<{node.func.value} object>")
+    return None
 
 
 def _guarded_rows(table: Table, scope: Scope) -> Expr:

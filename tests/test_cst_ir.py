@@ -173,7 +173,11 @@ def test_any_and_all_over_written_out_items(code: str, bindings: dict, expected:
         # a test of a machine path is a platform fact; of a path the launch gives, a runtime one
         (to_ir, "os.path.isdir(p)", {"p": "'/sys/class/infiniband'"},
          Truthy(Ref(RefKind.PLATFORM, "os.path.isdir('/sys/class/infiniband')", "os.path.isdir(p)"))),
-        (to_ir, "os.path.isfile(cfg.f)", {}, Truthy(Ref(RefKind.RUNTIME, "os.path.isfile(cfg.f)", "os.path.isfile(cfg.f)"))),
+        (to_ir, "os.path.isfile(cfg.f)", {},
+         Truthy(Ref(RefKind.RUNTIME, "os.path.isfile(cfg.f)", "os.path.isfile(cfg.f)"))),
+        # a registry of objects: its keys known, each value an object of its class (never None)
+        (term, "REG", {"REG": "{'A': _Policy(), 'B': Policy(x=1)}"},
+         Const(FrozenMap({"A": "<_Policy object>", "B": "<Policy object>"}))),
         # a predicate of a local bound to a constructor call reads as the chain (`extractor.enum_self`)
         (term, "algo.p()", {"algo": "Algo.from_string(cfg.a)"}, Unknown("Algo.from_string(cfg.a).p()")),
     ],
