@@ -1,6 +1,7 @@
 """Render condition IR in user terms: flags as ``--options``, env vars as ``NAME=value``."""
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -244,7 +245,9 @@ class Renderer(Visitor[str]):
     def _method(self, expr: Apply) -> str:
         if expr.fn == "get" and len(expr.args) == 2 and (field := self._json_field(expr)):
             return field
-        rest = ", ".join(self.visit(a) for a in expr.args[1:])
+        # a string argument quoted as the code writes it: ``.startswith("{")``, not ``.startswith({)``
+        rest = ", ".join(json.dumps(a.value) if isinstance(a, Const) and isinstance(a.value, str) else self.visit(a)
+                         for a in expr.args[1:])
         return f"{self._operand(expr.args[0])}.{expr.fn}({rest})"
 
 
