@@ -39,6 +39,7 @@ from extractor.ir import (
     ON_COMMAND_LINE,
     OR_FALLBACK,
     RAISES,
+    SOME_ITEM,
     STATED_OR,
     UNSET_OR,
     And,
@@ -623,6 +624,15 @@ def _raises(caught: Any, steps: tuple[Code, ...], values: Values) -> Any:
     return False
 
 
+def _some_item(items: Code, key: str, holds: Code, values: Values) -> Any:
+    """Does `holds` hold for some item of `items`, the loop variable (fact `key`) bound to it?"""
+    found = items(values)
+    if found is UNKNOWN or isinstance(found, (str, bytes, Mapping)) or not isinstance(found, Iterable):
+        return UNKNOWN
+    verdicts = [holds(Values(values.model, values.launch.with_fact(key, item), values.adjusted)) for item in found]
+    return True if True in verdicts else (UNKNOWN if None in verdicts else False)
+
+
 def _apply(fn: str, args: Sequence[Any]) -> Any:
     func = _FUNCTIONS.get(fn)
     if func is None or any(a is UNKNOWN for a in args):
@@ -823,7 +833,8 @@ def runtime_refs(expr: Expr) -> list[Ref]:
     read (``runtime:<its text>``, e.g. ``runtime:is_in_ci()``)."""
     out: dict[Ref, None] = {}
     for node in walk(expr):
-        if isinstance(node, Apply) and node.fn not in _FUNCTIONS and node.fn not in (IF, ON_COMMAND_LINE, RAISES):
+        if isinstance(node, Apply) and node.fn not in _FUNCTIONS and node.fn not in (IF, ON_COMMAND_LINE, RAISES,
+                                                                                   SOME_ITEM):
             out[Ref(RefKind.RUNTIME, node.fn, node.text)] = None
         elif isinstance(node, Unknown):
             out[Ref(RefKind.RUNTIME, node.text, node.text)] = None
@@ -884,6 +895,8 @@ class _ValueCode(Visitor[Code]):
             return lambda values: found if (found := stated(values)) is not UNKNOWN else computed(values)
         if fn == RAISES and expr.args and isinstance(expr.args[0], Const):
             return partial(_raises, expr.args[0].value, tuple(self._attempt(a) for a in expr.args[1:]))
+        if fn == SOME_ITEM and len(expr.args) == 3 and isinstance(expr.args[1], Const):
+            return partial(_some_item, args[0], f"{RefKind.UNKNOWN}:{expr.args[1].value}", self.sub.truth(expr.args[2]))
         if fn not in _FUNCTIONS:  # stated per positional arguments
             return _runtime_code(fn, tuple(self.sub.value(a) for a in positional(expr.args)))
         return lambda values: _apply(fn, [a(values) for a in args])

@@ -15,6 +15,7 @@ from extractor.ir import (
     ON_COMMAND_LINE,
     OR_FALLBACK,
     RAISES,
+    SOME_ITEM,
     STATED_OR,
     UNSET_OR,
     And,
@@ -32,6 +33,7 @@ from extractor.ir import (
     Unknown,
     Visitor,
     is_truthiness,
+    map_children,
     refs,
     simplify,
 )
@@ -222,6 +224,17 @@ class Renderer(Visitor[str]):
             return f"{expr.args[0].value}() of each item of {self.visit(expr.args[1])}"
         return self.visit(expr)
 
+    def _some_item(self, expr: Apply) -> str:
+        """``any(c(x) for x in items)``, as a loop's check reads: the loop variable by its name."""
+        items, name, holds = expr.args
+        var = name.value if isinstance(name, Const) else ""
+
+        def named(node: Expr) -> Expr:
+            if isinstance(node, Ref) and node.kind is RefKind.UNKNOWN and node.name == var:
+                return Ref(RefKind.RUNTIME, var, var)  # shown as `var`, not as an unknown
+            return map_children(node, named)
+        return f"for some item `{var}` of {self.visit(items)}: {self.text(named(holds))}"
+
     def _or_fallback(self, expr: Apply) -> str:
         return f"{self.visit(expr.args[0])} (its declared fallback while unset)"
 
@@ -269,6 +282,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
     (frozenset({"item"}), 2, Renderer._item),
     (frozenset({"json.loads"}), 1, Renderer._json),
+    (frozenset({SOME_ITEM}), 3, Renderer._some_item),
     (frozenset({ATTRIBUTE}), 2, Renderer._attribute),
     (frozenset({KEYWORD}), 2, Renderer._keyword),
     (frozenset({STATED_OR}), 2, Renderer._stated_or),
@@ -341,6 +355,9 @@ class _Sentence(Visitor[str]):
             names = expr.args[0].value
             caught = " or ".join(names) if isinstance(names, tuple) else str(names)
             return f"computing {steps} {'raises no' if self.negated else 'raises'} {caught}"
+        if expr.fn == SOME_ITEM and len(expr.args) == 3:
+            shown = self.r.value(expr)
+            return f"not ({shown})" if self.negated else shown
         if expr.fn == "isinstance" and len(expr.args) == 2:
             kind = self.r.value(expr.args[1])
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"

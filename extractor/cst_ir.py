@@ -252,7 +252,7 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
         return Ref(RefKind.FLAG, "*", name)  # the whole config object
     bound = _bound(name, scope)
     if isinstance(bound, Opaque):
-        return Ref(RefKind.UNKNOWN, name, bound.text)
+        return Ref(RefKind.UNKNOWN, bound.name or name, bound.text)
     if isinstance(bound, (Table, cst.BaseExpression, Conditional)):
         found = _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
         return _too_large(name) if larger_than(found, MAX_VALUE_TERMS) else found
@@ -275,7 +275,7 @@ def _binding_term(name: str, bound: Binding, scope: Scope) -> Expr:
         then, other = _binding_term(name, bound.value, scope), _binding_term(name, bound.previous, scope)
         return Apply(IF, (bound.cond, then, other), name)
     if isinstance(bound, Opaque):
-        return Ref(RefKind.UNKNOWN, name, bound.text)
+        return Ref(RefKind.UNKNOWN, bound.name or name, bound.text)
     if isinstance(bound, Table):
         return _table_term(bound, scope)
     return term(bound, scope)

@@ -154,6 +154,10 @@ STATED_OR = "stated_or"
 # values (``x = float(v[1])``) raises one of the named exceptions: computing the steps in
 # order raises one (true), none (false), or another or an unknown (unknown)
 RAISES = "try-raises"  # not an identifier: no function of the project has this name
+# Apply(SOME_ITEM, (items, Const(name), condition)): ``condition`` holds for some item of
+# ``items`` bound to the loop variable ``name`` (read as ``Ref(RefKind.UNKNOWN, name, ...)``):
+# a check inside ``for name in items:`` fires for the first item it holds for
+SOME_ITEM = "some-item"
 
 
 def positional(args: tuple[Expr, ...]) -> tuple[Expr, ...]:

@@ -25,6 +25,7 @@ class Opaque:
     """A name whose value is not statically known (e.g. a loop over a call's result)."""
 
     text: str
+    name: str = ""  # the name it is read as where it was bound under another (``x = x.strip()``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +153,14 @@ class Scope:
             self.rebinds[name] = depth
             # x = int(x): the new x is int(old x); f(a if c else b) is f(a) if c else f(b)
             bound = _distributed(value, name, prev)
+        elif isinstance(prev, Opaque) and _mentions(value, name) and self.rebinds.get(name, 0) < MAX_REBINDS:
+            # x = x.strip() where x is unknown (a loop's item): the method of that unknown, which
+            # keeps its name under a hidden one (a loop over items binds it by that name)
+            depth = self.rebinds.get(name, 0) + 1
+            self.rebinds[name] = depth
+            hidden = f"{name}__before{depth}"
+            self.bindings[hidden] = Opaque(prev.text, prev.name or name)
+            bound = _substitute(value, name, cst.Name(hidden))
         else:
             self.rebinds.pop(name, None)
         self.bindings[name] = bound

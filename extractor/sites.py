@@ -29,6 +29,7 @@ from extractor.ir import (
     ENV_SETTING,
     FALSE,
     RAISES,
+    SOME_ITEM,
     TRUE,
     Apply,
     Compare,
@@ -469,6 +470,9 @@ class Frame:
     tries: list[int] = field(default_factory=list)  # lines of the ``try`` blocks being walked, innermost last
     rows: list[RowContext] = field(default_factory=list)  # table rows being expanded, innermost last
     loop_notes: list[str] = field(default_factory=list)  # loops over statically unknown items
+    # loops over a known collection of unknown items (a setting's list), innermost last:
+    # a check inside holds for some item (`SOME_ITEM`)
+    item_loops: list[ItemLoop] = field(default_factory=list)
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
     declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
     declared_at: int = 0  # ... and the provider's last line: its declarations apply when it returns
@@ -1396,13 +1400,21 @@ class SiteWalker:
                 bindings[name] = Opaque(f"{name} (changed by an earlier pass of a loop)")
 
     def _loop_body(self, node: cst.For, names: tuple[str, ...], rows: Sequence[Row] | None) -> None:
-        if not rows or not names:
-            with _pushed(self.frame.loop_notes,
-                         f"inside a loop over `{norm_code(node.iter)}`, whose items are not known statically"):
-                self._unknown_items(names, node)
-                self.walk_suite(node.body)
-        else:
+        if rows and names:
             self._walk_rows(node, names, rows)
+            return
+        items = term(node.iter, self.scope)
+        if len(names) == 1 and isinstance(node.target, cst.Name) and not unknowns(items):
+            # ``for p in cfg.paths``: the items are the setting's; a check inside holds for some item
+            self._unknown_items(names, node)
+            loop = ItemLoop(names[0], items, len(self.frame.guards), len(self.frame.runs), norm_code(node.iter))
+            with _pushed(self.frame.item_loops, loop):
+                self.walk_suite(node.body)
+            return
+        with _pushed(self.frame.loop_notes,
+                     f"inside a loop over `{norm_code(node.iter)}`, whose items are not known statically"):
+            self._unknown_items(names, node)
+            self.walk_suite(node.body)
 
     def _unknown_items(self, names: tuple[str, ...], node: cst.For) -> None:
         for name in names:
@@ -1458,7 +1470,7 @@ class SiteWalker:
         if any(h.expr not in row_values for h in template.holes):
             notes.append("message has parts known only at run time")
         notes = notes + frame.loop_notes
-        guards = tuple(frame.guards) + extra
+        guards = _for_some_item(tuple(frame.guards) + extra, frame)
         variants: tuple[Variant, ...] = ()
         if len(options) > 1:
             variants = tuple(
@@ -1527,6 +1539,33 @@ def _args_tuple(positional: Sequence[cst.BaseExpression]) -> Template:
     for i, part in enumerate(parts):
         joined = joined + (Template.literal(", ") if i else Template.literal("")) + part
     return joined + Template.literal(")")
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLoop:
+    """``for name in items:`` over a known collection (`items`: a setting's list) of unknown items."""
+
+    name: str
+    items: Expr
+    depth: int  # guards on the path at the loop: deeper ones are the body's
+    runs: int  # earlier-raise runs at the loop
+    source: str  # `items` as the source writes it
+
+
+def _for_some_item(guards: tuple[Guard, ...], frame: Frame) -> tuple[Guard, ...]:
+    """A site's guards with those inside the innermost item loop (`ItemLoop`) made one:
+    they hold for some item. As they stand where an earlier raise inside the loop reads the
+    item too (that order is per item)."""
+    if not frame.item_loops:
+        return guards
+    loop = frame.item_loops[-1]
+    inner = guards[loop.depth:]
+    if not inner or len(frame.runs) > loop.runs:
+        return guards
+    holds = conj([g.expr for g in inner])
+    text = f"any({' and '.join(g.text for g in inner)} for {loop.name} in {loop.source})"
+    some = Truthy(Apply(SOME_ITEM, (loop.items, Const(loop.name), holds), text))
+    return (*guards[:loop.depth], Guard(some, text, GuardOrigin.IF))
 
 
 def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:

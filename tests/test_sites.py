@@ -148,7 +148,7 @@ def test_unparsable_file_is_reported_not_raised() -> None:
                         continue
                     raise ValueError("x")
             """,
-            [("early-exit", "not (x)")],
+            [("if", "any(not (x) for x in cfg.items)")],  # the loop's checks hold for some item
         ),
         (  # an earlier raise is an exit too
             """
@@ -594,7 +594,7 @@ _MANY_IFS = "\n    ".join(f"if cfg.c{i}:\n        x = 'b{i}'" for i in range(20)
     ("match cfg.m:\n        case 'q':\n            x = 'b'", "(b if `--m` is q, else `--a`) is z"),
     # a tuple bound in one branch (a table) joins like any value (sglang 0.4.10 PortArgs.init_new)
     ("if cfg.c:\n        x = ('h', 1)\n    else:\n        x = cfg.a.split(':')",
-     "(h, 1 if `--c` is set, else `--a`.split(:)) is z"),
+     '(h, 1 if `--c` is set, else `--a`.split(":")) is z'),
     ("for i in items:\n        x = 'b'", "`x (reassigned in a loop)` (unknown) is z"),
     ("while cfg.c:\n        x = 'b'", "`x (reassigned in a loop)` (unknown) is z"),
     ("try:\n        x = 'b'\n    except ValueError:\n        pass", "`x (reassigned in a try block)` (unknown) is z"),
@@ -1191,3 +1191,30 @@ def test_a_model_override_runs_for_the_architectures_its_registration_names(deco
               "    if server_args.tp_size > 2:\n        raise ValueError('v')\n")
     site = extract_file("python/sglang/srt/arg_groups/overrides.py", source, load_profile("sglang")).sites[0]
     assert guard in RENDER.text(site.guards[0].expr)
+
+
+ITEM_LOOP = """
+import json
+def act(cfg):
+    for p in cfg.lora_paths:
+        p = p.strip()
+        if p.startswith("{") and p.endswith("}"):
+            obj = json.loads(p)
+            assert "lora_path" in obj, "json without lora_path"
+"""
+
+
+@pytest.mark.parametrize(("paths", "fires"), [
+    (("a",), "false"),
+    ((" {\"x\": 1}",), "true"),  # the item as the loop rebinds it (stripped)
+    (("{\"lora_path\": 1}",), "false"),
+    (("a", "{\"x\": 1}"), "true"),  # some item
+])
+def test_a_check_inside_a_loop_over_a_settings_items_fires_for_some_item(paths, fires) -> None:
+    from analyzers.evaluate import evaluate
+    from analyzers.launch import Launch
+    from tests.test_evaluate import MODEL
+    (site,) = sites(ITEM_LOOP)
+    trigger = site_trigger(site)
+    assert evaluate(trigger, Launch({"lora_paths": paths}), MODEL) == fires
+    assert Renderer().text(trigger).startswith("for some item `p` of `--lora-paths`: `p`.strip().startswith(\"{\")")
