@@ -22,7 +22,6 @@ from extractor.ir import (
     KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
-    TRUE,
     UNSET_OR,
     And,
     Apply,
@@ -527,8 +526,6 @@ def _method_call(call: _Call) -> Expr | None:
     func, scope, short, text = call.node.func, call.scope, call.short, call.text
     if not isinstance(func, cst.Attribute):
         return None
-    if short == "get" and isinstance(func.value, cst.Name) and func.value.value in scope.declared_dicts:
-        return _declared_get(call)
     path = _config_path(func, scope)
     if path is not None and "." in path and not _is_model(path, scope):
         # cfg.model_path.lower(): a method of a flag's value, not of the config
@@ -543,19 +540,6 @@ def _method_call(call: _Call) -> Expr | None:
         if not isinstance(receiver, Unknown):
             return Apply(short, (receiver, *(term(a.value, scope) for a in call.node.args)), text)
     return None
-
-
-def _declared_get(call: _Call) -> Expr:
-    """``declared.get("f", default)`` in a provider: what it declared for ``f`` so far, the
-    last declaration whose condition holds, else `default`."""
-    args = [a.value for a in call.node.args if a.keyword is None]
-    key = string_value(args[0]) if args else None
-    if key is None or len(args) > 2:
-        return Unknown(call.text)
-    found = term(args[1], call.scope) if len(args) == 2 else Const(None)
-    for cond, value in call.scope.declared_writes.get(key, ()):
-        found = value if cond == TRUE else Apply(IF, (cond, value, found), call.text)
-    return Unknown(call.text) if larger_than(found, MAX_VALUE_TERMS) else found
 
 
 def _function_call(call: _Call) -> Expr | None:

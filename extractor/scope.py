@@ -99,10 +99,6 @@ class Scope:
     imported: dict[str, cst.BaseExpression] = field(default_factory=dict)
     # what the enclosing code had bound when the function was entered (its free names)
     inherited: dict[str, Binding] = field(default_factory=dict)
-    # in a provider: the dicts holding its {field: value} decisions, and per field what was
-    # declared so far, in order, each under the condition it was declared in
-    declared_dicts: set[str] = field(default_factory=set)
-    declared_writes: dict[str, list[tuple[Expr, Expr]]] = field(default_factory=dict)
 
     def is_local(self, name: str) -> bool:
         """Has the function being walked bound `name` (a parameter, an assignment)?"""

@@ -837,7 +837,6 @@ class SiteWalker:
                 frame.declared = self.provider(node, qual)
                 if frame.declared is not None:
                     frame.declared_at = (self.lines.span(node) or (0, 0))[1]
-                    frame.scope.declared_dicts = frame.declared
                 config_method = len(self.classes) == 1 and self.classes[0] in self.profile.config_classes
                 if _summarised(node, qual, params, config_method):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
@@ -1246,8 +1245,6 @@ class SiteWalker:
 
     def _adjustment(self, flag: str, value: Expr, guards: tuple[Guard, ...], node: cst.CSTNode) -> None:
         adjustments = self.found.adjustments
-        if self.frame.declared is not None:  # read back by ``declared.get(flag, ...)`` further down
-            self.scope.declared_writes.setdefault(flag, []).append((conj([g.expr for g in guards]), value))
         # a provider's declarations take effect together when it returns (each reads the view as
         # the provider found it): one place for all, after its own checks
         line = self.frame.declared_at if self.frame.declared is not None and self.frame.declared_at \

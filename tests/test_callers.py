@@ -566,26 +566,3 @@ def test_what_a_try_block_raises_is_what_the_functions_it_calls_raise(callee_cal
     (fs,) = with_caller_guards(files(m=source))
     trigger = site_trigger(next(s for s in fs.sites if s.exception == "KeyError"))
     assert (not unknowns(trigger) and {r.name for r in refs(trigger)} == {"key"}) is known
-
-
-def test_what_a_provider_declared_so_far_is_read_back_and_passed_on() -> None:
-    """``declared.get("f", view.f)`` after ``declared["f"] = ...`` under conditions: the last
-    declaration whose condition holds, else the view's value; a helper it is passed to reads that."""
-    (fs,) = with_caller_guards(files(m="""
-        def _check(prefill, decode):
-            if prefill == "tilelang" and decode != "tilelang":
-                raise ValueError("both tilelang")
-
-        @register_post_process
-        def _split(view):
-            declared = {}
-            if view.kv == "fp8":
-                declared["dsa_prefill_backend"] = "tilelang"
-            prefill = declared.get("dsa_prefill_backend", view.dsa_prefill_backend)
-            decode = declared.get("dsa_decode_backend", view.dsa_decode_backend)
-            _check(prefill, decode)
-            return declared
-    """))
-    trigger = site_trigger(_site(fs, 4))
-    assert not unknowns(trigger)
-    assert {r.name for r in refs(trigger)} == {"kv", "dsa_prefill_backend", "dsa_decode_backend"}
