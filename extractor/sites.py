@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from extractor import depth, pieces
 from extractor.constant_values import as_literal, class_constants, computed_literals
@@ -120,6 +121,22 @@ def _computed_names(suite: cst.BaseSuite) -> tuple[str, ...] | None:
                 return None
             names.append(target.value)
     return tuple(names)
+
+
+def _imported_modules(suite: cst.BaseSuite) -> tuple[str, ...] | None:
+    """The top-level modules a block imports, when importing is all it does (else None)."""
+    found: list[str] = []
+    for stmt in _statements(suite):
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                found += [(get_full_name_for_node(a.name) or "").split(".")[0] for a in small.names]
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+                found.append((get_full_name_for_node(small.module) or "").split(".")[0])
+            else:
+                return None
+    return tuple(dict.fromkeys(found)) if found else None
 
 
 def _reraises(suite: cst.BaseSuite) -> bool:
@@ -774,7 +791,9 @@ class SiteWalker:
                 mine = [p for p in raised if _catches(handler, p.site.exception)]
                 # the body's own raises of that type (their path and earlier raises), or what its calls raise
                 text = f"the try block raises {caught}"
-                body = (try_raises_ref(_caught_names(handler), try_line, text) if steps is None
+                imports = self._imports_fail(node.body, handler)
+                body = (imports if imports is not None
+                        else try_raises_ref(_caught_names(handler), try_line, text) if steps is None
                         else Apply(RAISES, (Const(_caught_names(handler)), *steps), text))
                 raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
                 with self.guarded(), _pushed(self.frame.except_types, caught):
@@ -793,6 +812,17 @@ class SiteWalker:
             self.walk_suite(node.finalbody.body)
 
     visit_TryStar = visit_Try
+
+    def _imports_fail(self, body: cst.BaseSuite, handler: cst.ExceptHandler | cst.ExceptStarHandler) -> Expr | None:
+        """A ``try`` block of imports only, under a handler catching what a missing module
+        raises: it raises where a package it imports is not installed (a platform fact,
+        ``installed(granian)``); the program's own package always is. None: another block."""
+        modules = _imported_modules(body)
+        if modules is None or not catches(_caught_names(handler), "ModuleNotFoundError"):
+            return None
+        own = set(self.path.split("/"))
+        return disj([negate(Truthy(Ref(RefKind.PLATFORM, f"installed({m})", f"import {m}")))
+                     for m in modules if m not in own])
 
     def visit_Match(self, node: cst.Match) -> None:
         subject = term(node.subject, self.scope)

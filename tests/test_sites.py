@@ -1218,3 +1218,20 @@ def test_a_check_inside_a_loop_over_a_settings_items_fires_for_some_item(paths, 
     trigger = site_trigger(site)
     assert evaluate(trigger, Launch({"lora_paths": paths}), MODEL) == fires
     assert Renderer().text(trigger).startswith("for some item `p` of `--lora-paths`: `p`.strip().startswith(\"{\")")
+
+
+@pytest.mark.parametrize(("imports", "expected"), [
+    ("import granian", "`--http2` is set and platform check `installed(granian)` is false"),
+    ("from flashinfer.mamba import x", "`--http2` is set and platform check `installed(flashinfer)` is false"),
+    ("from sglang.srt.x import y", "never"),  # the program's own package is there
+])
+def test_a_try_block_of_imports_raises_where_a_package_is_not_installed(imports: str, expected: str) -> None:
+    (site,) = sites(f"""
+        def f(cfg):
+            if cfg.http2:
+                try:
+                    {imports}
+                except ImportError:
+                    raise ValueError("needs the package")
+    """, path="python/sglang/srt/m.py")
+    assert Renderer().text(site_trigger(site)) == expected
