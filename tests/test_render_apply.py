@@ -185,7 +185,7 @@ def test_an_extracted_if_term_evaluates_like_python():
         (Apply("item", (PATHS, Const(0)), "paths[0]"), "`--lora-paths`[0]"),
         (Apply("item", (Apply("+", (TP, PP), "tp + pp"), Const(0)), "(tp + pp)[0]"), "(`--tp-size` + `--pp-size`)[0]"),
         (Apply("lower", (DEVICE,), "device.lower()"), "`--device`.lower()"),
-        (Apply("startswith", (DEVICE, Const("cu")), "device.startswith('cu')"), "`--device`.startswith(cu)"),
+        (Apply("startswith", (DEVICE, Const("cu")), "device.startswith('cu')"), '`--device`.startswith("cu")'),
         # chosen values
         (if_(Truthy(TP), TP, PP), "`--tp-size` (if given, else `--pp-size`)"),
         (if_(Compare("is not", TP, Const(None)), TP, Const(8)), "`--tp-size` (if given, else 8)"),
