@@ -58,7 +58,9 @@ def load_release(directory: str | os.PathLike[str], profile: Profile) -> Release
             graph = load_graph_json(json.loads((path / "graph.json").read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ErrcatError(f"cannot read {path / 'graph.json'}: {exc}") from None
-    label = release_of(catalog.get("source") or {}, profile) or str(catalog.get("commit") or path.name)[:12]
+    source = catalog.get("source") or {}
+    # a release, else a git commit (short), else (a checkout: no commit) the directory's name
+    label = release_of(source, profile) or str(source.get("commit") or "")[:12] or path.resolve().name
     return Release(label, catalog, graph)
 
 
