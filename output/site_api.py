@@ -30,7 +30,7 @@ def api_catalog_path(release: str) -> str:
 def api_index(site: SiteData) -> dict[str, Any]:
     errors = []
     for entry_id in sorted(site.latest):
-        release, entry = site.latest[entry_id]
+        _, entry = site.latest[entry_id]
         errors.append({"id": entry_id, "type": entry.get("exception"), "template": entry.get("template"),
                        "path": (entry.get("source") or {}).get("path"), "versions": site.present[entry_id],
                        "url": api_entry_path(entry_id)})

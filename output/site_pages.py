@@ -155,7 +155,7 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
              f'<h1 class="message">{esc(entry.get("template"))}</h1>']
     if entry.get("meaning"):
         parts.append(f'<h2 id="meaning">What it means</h2>\n<p>{_ticks(entry["meaning"])}</p>')
-    commit = str((site.latest[entry_id][0].catalog.get("commit") or release.label))
+    commit = str(site.latest[entry_id][0].catalog.get("commit") or release.label)
     where = f"{source.get('path')}:{source.get('line')}"
     url = source.get("url")
     view = f' · <a href="{esc(url)}">View the source (pinned to {esc(commit)})</a>' if url else ""
@@ -250,7 +250,8 @@ def flag_page(option: str, site: SiteData) -> Page:
                  + (f'<ol class="legend-list">{legend}</ol>' if legend else ""))
     errors = _errors_of(graph, node)
     rows = [[link(page, entry_path(e[6:]), graph.nodes[e].get("template")), esc(graph.nodes[e].get("exception")),
-             _code(f"{graph.nodes[e].get('path')}:{graph.nodes[e].get('line')}")] for e in errors if e[6:] in site.latest]
+             _code(f"{graph.nodes[e].get('path')}:{graph.nodes[e].get('line')}")]
+            for e in errors if e[6:] in site.latest]
     parts.append(f'<h2 id="errors">Errors it can trigger ({len(rows)})</h2>\n'
                  + (table(["Message", "Exception", "Where"], rows) if rows else "<p>None.</p>"))
     return Page(page, option, "\n".join(parts))

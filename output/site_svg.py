@@ -104,7 +104,8 @@ def neighbourhood_picture(graph: nx.MultiDiGraph, option: str, max_nodes: int = 
     wanted = {e: _mean_angle([angles[f] for f in reads[e] if f in angles]) for e in chosen}
     order = sorted(chosen, key=lambda e: (wanted[e] is None, wanted[e] or 0.0, e))
     step = 2 * math.pi / max(len(order), 1)
-    first = wanted[order[0]] if order and wanted[order[0]] is not None else -math.pi / 2
+    first = wanted[order[0]] if order else None
+    first = -math.pi / 2 if first is None else first
     for number, e in enumerate(order, 1):
         nodes.append(Node(e, e.split(":", 1)[1], *_ring(first + step * (number - 1), _ERROR_RING), number=number))
     drawn = {n.id for n in nodes}

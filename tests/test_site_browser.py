@@ -136,8 +136,8 @@ AGREEMENT = [
 
 def _ranked(matches: list[dict]) -> list[tuple]:
     # equal scores may come in any order (explain's candidates are a set): compare them sorted
-    return sorted((m["entry"], -1 if m["row"] is None else m["row"], m["exact"], round(m["score"], 9), tuple(sorted(m["holes"].items())))
-                  for m in matches)
+    return sorted((m["entry"], -1 if m["row"] is None else m["row"], m["exact"], round(m["score"], 9),
+                   tuple(sorted(m["holes"].items()))) for m in matches)
 
 
 def _agree(page, entries: list[dict], release: str, texts: list[str]) -> None:
