@@ -152,18 +152,21 @@ def _cmd_site(args: argparse.Namespace) -> int:
 
 
 def _add_site_parser(sub: Any) -> None:
-    site = sub.add_parser(
-        "site", help="the catalogs as a static website (pages, search, flag graphs, JSON API)",
-        description="Builds a static website from one or more catalog directories (one per release; the newest is "
-                    "the default view): a page per entry, per flag (with its neighbourhood in the dependency graph "
-                    "as SVG) and per version step, an offline search with explain's matching, and a JSON API "
-                    "under api/. Works from file:// and any static host. Written atomically.")
+    site = sub.add_parser("site", help="the catalogs as a static website (pages, search, flag graphs, JSON API)",
+                          description=_SITE_DESCRIPTION)
     site.add_argument("catalogs", nargs="+", metavar="CATALOG_DIR", help="catalog directories written by extract")
     site.add_argument("--out", required=True, metavar="SITE", help="the site directory (replaced whole)")
-    site.add_argument("--base-url", metavar="URL", help="where the site will be served: pages get a canonical link")
-    site.add_argument("--title", help="the site's title (default: '<repo> error catalog')")
-    site.add_argument("--profile", default="sglang", help="target profile name or YAML file (default: sglang)")
+    for option, text in (("--base-url", "where the site will be served: pages get a canonical link"),
+                         ("--title", "the site's title (default: '<repo> error catalog')"),
+                         ("--profile", "target profile name or YAML file (default: sglang)")):
+        site.add_argument(option, help=text, **({"default": "sglang"} if option == "--profile" else {}))
     site.set_defaults(func=_cmd_site)
+
+
+_SITE_DESCRIPTION = ("Builds a static website from one or more catalog directories (one per release; the newest is the "
+                 "default view): a page per entry, per flag (with its neighbourhood in the dependency graph as SVG) "
+                 "and per version step, an offline search with explain's matching, and a JSON API under api/. "
+                 "Works from file:// and any static host; written atomically.")
 
 
 def _cmd_confirm(args: argparse.Namespace) -> int:
