@@ -6,6 +6,7 @@ Catalog text goes through `esc` only; links are relative (`site_html.link`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import groupby
 from typing import Any
 
 from analyzers.diff import Added, Change, Removed
@@ -89,7 +90,8 @@ def _example(fix: Mapping[str, Any], release: str) -> str:
         facts.append(f"<dt>Static prediction</dt><dd>{esc(predicted)}</dd>")
     if fix.get("found_by"):
         facts.append(f"<dt>Found by</dt><dd>{esc(fix['found_by'])}</dd>")
-    return (f"<p>Before (fails):</p>{_pre(fix['before'])}<p>After (fixed):</p>{_pre(fix.get('after', ''))}"
+    return (f"<p>Before (fails):</p>{_pre(fix['before'], 'wrap')}<p>After (fixed):</p>"
+            f"{_pre(fix.get('after', ''), 'wrap')}"
             f'<dl class="facts">{"".join(facts)}</dl>')
 
 
@@ -110,10 +112,11 @@ def _rows(page: str, entry: Mapping[str, Any], site: SiteData, release: str) -> 
         example = row.get("example_fix") or {}
         if example.get("before"):
             fixes += "<details><summary>Example</summary>" + _example(example, release) + "</details>"
-        out.append([str(i), values, esc(row.get("template") or ""), cond, fixes])
+        # a row's message says its values already; a row without one shows them instead
+        out.append([str(i), esc(row["template"]) if row.get("template") else values, cond, fixes])
     return (f'<h2 id="rows">Table rows ({len(variants)})</h2>\n<p>The message comes from a table of conditions; '
             "each row has its own condition and fix.</p>\n"
-            + table(["#", "Values", "Message", "Condition", "Fix"], out))
+            + table(["#", "Message", "Condition", "Fix"], out))
 
 
 def _versions(page: str, entry_id: str, site: SiteData) -> str:
@@ -284,7 +287,7 @@ def _change_item(page: str, change: Change, site: SiteData) -> str:
     text = esc(describe(change))
     if subject in site.latest:
         text = link(page, entry_path(subject), subject) + " " + text
-    return f'<span class="badge">{esc(change.kind)}</span> {text}'
+    return text
 
 
 def versions_page(site: SiteData) -> Page:
@@ -297,8 +300,11 @@ def versions_page(site: SiteData) -> Page:
         counts = ", ".join(f"{n} {k}" for k, n in diff.count().items() if n) or "no changes"
         anchor = safe_name(f"{diff.old.name}-{diff.new.name}")
         parts.append(f'<h2 id="{esc(anchor)}">{esc(diff.old.name)} → {esc(diff.new.name)}</h2>\n'
-                     f'<p class="meta">{esc(counts)}</p>\n'
-                     + items(_change_item(page, c, site) for c in diff.changes))
+                     f'<p class="meta">{esc(counts)}</p>')
+        for kind, changes in groupby(diff.changes, key=lambda c: c.kind):  # sorted by kind (diff.sort_key)
+            listed = list(changes)
+            parts.append(f"<details><summary>{esc(kind)} ({len(listed)})</summary>\n"
+                         + items(_change_item(page, c, site) for c in listed) + "\n</details>")
     first = site.releases[0]
     parts.append(f"<h2>{esc(first.label)}</h2>\n<p>The oldest release here: {len(first.entries)} entries.</p>")
     return Page(page, "Versions", "\n".join(parts))
