@@ -83,7 +83,7 @@ def site_data(releases: Sequence[Release], *, title: str | None = None, base_url
     steps = [(Rev(r.label, r.catalog.get("commit"), r.catalog.get("commit_date")), r.catalog) for r in releases]
     diffs = tuple(diff_catalogs(a.catalog, b.catalog, old_label=a.label, new_label=b.label)
                   for a, b in pairwise(releases))
-    lineages = build_history(steps).lineages if len(releases) > 1 else ()
+    lineages = build_history(steps, diffs=diffs).lineages if len(releases) > 1 else ()
     repo = releases[-1].catalog.get("repo")
     return SiteData(tuple(releases), diffs, lineages, title or (f"{repo} error catalog" if repo else "Error catalog"),
                     base_url)
