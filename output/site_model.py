@@ -3,7 +3,7 @@ derived across them once (where each entry exists, its lineage, consecutive diff
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -31,7 +31,6 @@ class SiteData:
     lineages: tuple[Lineage, ...] = ()
     title: str = "Error catalog"
     base_url: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def newest(self) -> Release:

@@ -10,6 +10,7 @@ from itertools import groupby
 from typing import Any
 
 from analyzers.diff import Added, Change, Removed
+from analyzers.graph import FLAG_ROLES
 from analyzers.judge import statement_end
 from output.diff_formats import describe
 from output.graph_text import _detail, _errors_of, _verb
@@ -158,7 +159,7 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
              f'<h1 class="message">{esc(entry.get("template"))}</h1>']
     if entry.get("meaning"):
         parts.append(f'<h2 id="meaning">What it means</h2>\n<p>{_ticks(entry["meaning"])}</p>')
-    commit = str(site.latest[entry_id][0].catalog.get("commit") or release.label)
+    commit = str(release.catalog.get("commit") or release.label)
     where = f"{source.get('path')}:{source.get('line')}"
     url = source.get("url")
     view = f' · <a href="{esc(url)}">View the source (pinned to {esc(commit)})</a>' if url else ""
@@ -224,7 +225,7 @@ def flag_page(option: str, site: SiteData) -> Page:
     relations = []
     for src, dst, role, attrs in sorted(graph.edges(node, keys=True, data=True)) + \
             sorted(graph.in_edges(node, keys=True, data=True)):
-        if role not in ("conflicts", "requires", "constrains", "implies") or src == dst:
+        if role not in FLAG_ROLES or src == dst:
             continue
         other = (dst if src == node else src).split(":", 1)[1]
         target = link(page, flag_path(other), other) if other in site.flag_release else _code(other)
