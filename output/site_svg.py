@@ -21,7 +21,7 @@ from output.site_html import esc
 MAX_NODES = 30
 MAX_FLAGS = 12  # related flags drawn around the centre; more go to the list under the picture
 WIDTH, HEIGHT = 960, 640
-_CX, _CY = WIDTH / 2, 295.0  # the legend takes a strip at the bottom
+_CX, _CY = WIDTH / 2, 285.0  # the legend takes a strip at the bottom
 _FLAG_RING = (210.0, 140.0)
 _ERROR_RING = (420.0, 255.0)
 _ROLE_ORDER = {"conflicts": 0, "requires": 1, "implies": 2, "constrains": 3}
@@ -182,22 +182,25 @@ def _node_svg(node: Node, center: bool, link: str | None, title: str | None) -> 
 
 
 def _legend() -> list[str]:
-    """One row along the bottom: the edge kinds, then the node kinds."""
-    y = HEIGHT - 22
-    out = [f'<g class="legend" font-size="12"><line x1="0" y1="{y - 22}" x2="{WIDTH}" y2="{y - 22}" '
+    """Two rows along the bottom: the edge kinds, then the node kinds."""
+    y = HEIGHT - 44
+    out = [f'<g class="legend" font-size="12"><line x1="0" y1="{y - 20}" x2="{WIDTH}" y2="{y - 20}" '
            'stroke="#d0d7de"/>']
-    for i, (role, text) in enumerate(LEGEND):
+    x = 12
+    for role, text in LEGEND:
         colour, dash, arrow = STYLE[role]
-        x = 12 + i * 150
         extra = (f' stroke-dasharray="{dash}"' if dash else "") + (f' marker-end="url(#arrow-{role})"'
                                                                    if arrow else "")
         out.append(f'<line x1="{x}" y1="{y}" x2="{x + 34}" y2="{y}" stroke="{colour}" '
                    f'stroke-width="{1 if role == "involves" else 2.5}"{extra}/>'
                    f'<text x="{x + 42}" y="{y + 4}">{esc(text)}</text>')
-    x = 12 + len(LEGEND) * 150
-    out.append(f'<circle cx="{x + 6}" cy="{y}" r="6" fill="#8ecae6" stroke="#023047"/>'
-               f'<text x="{x + 16}" y="{y + 4}">flag</text>'
-               f'<rect x="{x + 50}" y="{y - 7}" width="14" height="14" rx="2" fill="#fff" stroke="#57606a"/>'
-               f'<text x="{x + 70}" y="{y + 4}">error (listed below)</text>')
+        x += 42 + 7 * len(text) + 24  # about 7 px a character at this size
+    y += 24
+    out.append(f'<circle cx="18" cy="{y}" r="6" fill="#fb8500" stroke="#023047"/>'
+               f'<text x="30" y="{y + 4}">the flag</text>'
+               f'<circle cx="100" cy="{y}" r="6" fill="#8ecae6" stroke="#023047"/>'
+               f'<text x="112" y="{y + 4}">a related flag</text>'
+               f'<rect x="208" y="{y - 7}" width="14" height="14" rx="2" fill="#fff" stroke="#57606a"/>'
+               f'<text x="228" y="{y + 4}">an error (numbered, listed below the picture)</text>')
     out.append("</g>")
     return out
