@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from analyzers.explain import MessageIndex
+from output.site_html import entry_path
 
 
 def entry_flags(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -43,7 +44,7 @@ def search_index(entries: Iterable[Mapping[str, Any]], release: str) -> dict[str
         shown[str(entry["id"])] = {"exception": str(entry.get("exception") or ""),
                                    "template": str(entry.get("template") or ""),
                                    "path": str(source.get("path") or ""), "line": int(source.get("line") or 0),
-                                   "flags": flags, "env": env}
+                                   "flags": flags, "env": env, "page": entry_path(str(entry["id"]))}
     return {"release": release, "targets": targets, "by_word": dict(sorted(index.by_word.items())),
             "wordless": index.wordless, "entries": shown}
 

@@ -21,6 +21,12 @@ def test_every_template_of_explains_index_is_exported_with_what_its_score_reads(
     assert data["by_word"] == dict(sorted(index.by_word.items())) and data["wordless"] == index.wordless == [2]
 
 
+def test_each_entry_names_its_page_as_the_site_writes_it():
+    pages = {i: e["page"] for i, e in search_index([*ENTRIES, entry("../x y", "m")], "1.0")["entries"].items()}
+    assert pages["aaaa000000000001"] == "errors/aaaa000000000001.html"
+    assert pages["../x y"].startswith("errors/x_y-") and "/" not in pages["../x y"].removeprefix("errors/")
+
+
 def test_filters_read_the_flags_of_the_entry_and_its_rows():
     assert entry_flags(ENTRIES[0]) == (["--enable-lora"], [])
     assert search_index(ENTRIES, "1.0")["entries"]["aaaa000000000001"]["flags"] == ["--enable-lora"]

@@ -179,7 +179,7 @@
 
     function item(id, note) {
       var e = index().entries[id], li = el("li");
-      var a = el("a", {href: base + "errors/" + id + ".html"}, e.template);
+      var a = el("a", {href: base + e.page}, e.template);
       li.appendChild(a);
       li.appendChild(el("span", {"class": "meta"}, " " + e.exception + " · " + e.path + ":" + e.line +
         (note ? " · " + note : "")));
