@@ -143,9 +143,10 @@ class _Walk:
     live: dict[str, _Open]
     done: list[_Open] = field(default_factory=list)
 
-    def step(self, rev: Rev, prev: Mapping[str, Any], catalog: Mapping[str, Any]) -> Step:
-        """Carry every open lineage from catalog `prev` into `catalog` (revision `rev`)."""
-        diff = diff_catalogs(prev, catalog)
+    def step(self, rev: Rev, prev: Mapping[str, Any], catalog: Mapping[str, Any], diff: Diff | None = None) -> Step:
+        """Carry every open lineage from catalog `prev` into `catalog` (revision `rev`); `diff`:
+        theirs, when the caller has it already."""
+        diff = diff if diff is not None else diff_catalogs(prev, catalog)
         new_entries = {_id(e): e for e in catalog.get("entries") or ()}
         touched = _changes_by_old_id(diff)
         for change in diff.of_kind(ChangeKind.REMOVED):
@@ -184,16 +185,20 @@ def _changes_by_old_id(diff: Diff) -> dict[str, list[EntryChange]]:
 
 
 def build_history(
-    steps: Sequence[tuple[Rev, Mapping[str, Any]]], cache: Mapping[str, int] | None = None
+    steps: Sequence[tuple[Rev, Mapping[str, Any]]], cache: Mapping[str, int] | None = None,
+    diffs: Sequence[Diff] | None = None,
 ) -> History:
-    """Lineages over `steps` = (revision, catalog data), oldest first."""
+    """Lineages over `steps` = (revision, catalog data), oldest first; `diffs`: the diffs of
+    consecutive steps, when the caller has them already (`errcat site` shows them too)."""
     if not steps:
         return History((), (), (), dict(cache or {}))
     first_rev, first = steps[0]
     entries = first.get("entries") or ()
     walk = _Walk({_id(e): _Open(_id(e), first_rev.label, e, [_id(e)]) for e in entries})
     records = [Step(first_rev, len(entries), added=len(walk.live))]
-    records += [walk.step(rev, prev, catalog) for (_, prev), (rev, catalog) in pairwise(steps)]
+    given: Sequence[Diff | None] = diffs if diffs is not None else [None] * (len(steps) - 1)
+    records += [walk.step(rev, prev, catalog, diff)
+                for ((_, prev), (rev, catalog)), diff in zip(pairwise(steps), given, strict=True)]
     lineages = sorted((lin.freeze() for lin in (*walk.done, *walk.live.values())),
                       key=lambda lin: (lin.removed is not None, lin.path, lin.function, lin.first_id, lin.ids))
     return History(tuple(r for r, _ in steps), tuple(records), tuple(lineages), dict(cache or {}))

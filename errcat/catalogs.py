@@ -12,11 +12,13 @@ from extractor.profile import Profile
 
 def load_catalog(spec: SourceSpec, catalog: str | None, *, profile: Profile,
                  cache_dir: str | None = None, jobs: int | None = None) -> dict[str, Any]:
-    """The catalog of a directory, else of a source (extracted, or from errcat's cache)."""
+    """The catalog of a directory (a catalog, or a site: its newest release), else of a source
+    (extracted, or from errcat's cache)."""
     if catalog is not None:
         from errcat.real.confirm import load_catalog as load_catalog_dir
+        from errcat.site import is_site, site_catalog_dir
 
-        return load_catalog_dir(catalog)
+        return load_catalog_dir(site_catalog_dir(catalog) if is_site(catalog) else catalog)
     from errcat.pipeline import catalog_data
 
     return catalog_data(spec, profile, cache_dir=cache_dir, jobs=jobs)

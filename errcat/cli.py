@@ -139,7 +139,34 @@ def build_parser() -> argparse.ArgumentParser:
     _add_confirm_parser(sub)
     _add_check_parser(sub)
     _add_explain_parser(sub)
+    _add_site_parser(sub)
     return parser
+
+
+def _cmd_site(args: argparse.Namespace) -> int:
+    from errcat.site import build_site
+
+    built = build_site(args.catalogs, args.out, profile=args.profile, title=args.title, base_url=args.base_url)
+    print(built.line())
+    return EXIT_OK
+
+
+def _add_site_parser(sub: Any) -> None:
+    site = sub.add_parser("site", help="the catalogs as a static website (pages, search, flag graphs, JSON API)",
+                          description=_SITE_DESCRIPTION)
+    site.add_argument("catalogs", nargs="+", metavar="CATALOG_DIR", help="catalog directories written by extract")
+    site.add_argument("--out", required=True, metavar="SITE", help="the site directory (replaced whole)")
+    for option, text in (("--base-url", "where the site will be served: pages get a canonical link"),
+                         ("--title", "the site's title (default: '<repo> error catalog')"),
+                         ("--profile", "target profile name or YAML file (default: sglang)")):
+        site.add_argument(option, help=text, **({"default": "sglang"} if option == "--profile" else {}))
+    site.set_defaults(func=_cmd_site)
+
+
+_SITE_DESCRIPTION = ("Builds a static website from one or more catalog directories (one per release; the newest is the "
+                 "default view): a page per entry, per flag (with its neighbourhood in the dependency graph as SVG) "
+                 "and per version step, an offline search with explain's matching, and a JSON API under api/. "
+                 "Works from file:// and any static host; written atomically.")
 
 
 def _cmd_confirm(args: argparse.Namespace) -> int:
@@ -308,7 +335,8 @@ def _catalogs(args: argparse.Namespace, profile: Any) -> list[tuple[str | None, 
 def _add_catalog_args(parser: argparse.ArgumentParser, releases: str) -> None:
     """Where `check` and `explain` take catalogs from, and how they answer."""
     _add_source_args(parser)
-    parser.add_argument("--catalog", metavar="DIR", help="a catalog directory written by errcat extract")
+    parser.add_argument("--catalog", metavar="DIR",
+                        help="a catalog directory written by errcat extract, or a site written by errcat site")
     parser.add_argument("--releases", nargs="+", metavar="V", help=releases)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")

@@ -11,6 +11,8 @@ diff against the last published catalog and publish atomically:
     <root>/<name>/latest             symlink to <commit> (flipped last, atomically)
     <root>/<name>/latest.json        {"commit", "label", "date"} for clients without symlinks
     <root>/<name>/CHANGELOG.md       every step, newest first
+    <root>/<name>/site/              `errcat site` of the newest published catalogs (SITE_RELEASES),
+                                     rebuilt after each publish (and when missing)
 
 A lock file (default ``<root>/.nightly.lock``) keeps a second run from starting. A
 failing target leaves its last published catalog untouched. Nothing nightly did not
@@ -326,6 +328,8 @@ def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome
     with private_cache(config.cache_dir, True) as (cache_dir, use_cache):
         head = resolve_head(target, cache_dir)
         if published_pin(target_dir) == head.pin:
+            if not dry_run and not (target_dir / SITE).is_dir():
+                build_target_site(target_dir, target.profile)
             return Outcome(target.name, head.pin, False)
         prof = load_profile(target.profile)
         snapshot = pipeline.open_source(head.spec, prof, cache_dir=cache_dir)
@@ -357,7 +361,31 @@ def publish(target: Target, config: Config, *, dry_run: bool = False) -> Outcome
     _atomic_text(target_dir / "latest.json", json.dumps(
         {"commit": head.pin, "label": head.label, "date": new.get("commit_date")}, indent=2) + "\n")
     _point_latest(target_dir, head.pin)
+    build_target_site(target_dir, target.profile)
     return Outcome(target.name, head.pin, True, len(diff.changes))
+
+
+SITE = "site"
+SITE_RELEASES = 6  # the newest published catalogs the site shows: bounds its size and build time
+
+
+def build_target_site(target_dir: Path, profile: str) -> Path:
+    """`errcat site` of the target's newest published catalogs (oldest first by commit date)
+    into <target_dir>/site, replaced atomically."""
+    from errcat.site import build_site
+
+    pins = [p for p in target_dir.iterdir()
+            if not p.name.startswith(".") and not p.is_symlink() and (p / "catalog.json").is_file()]
+    # commits of one second tie on their date: the one published later is the newer
+    dated = sorted(pins, key=lambda p: (_commit_date(p), (p / "catalog.json").stat().st_mtime_ns))[-SITE_RELEASES:]
+    return build_site(dated, target_dir / SITE, profile=profile).out
+
+
+def _commit_date(catalog_dir: Path) -> str:
+    try:
+        return str(json.loads((catalog_dir / "catalog.json").read_text(encoding="utf-8")).get("commit_date") or "")
+    except (OSError, ValueError):
+        return ""
 
 
 # ------------------------------------------------------------------ main

@@ -68,6 +68,15 @@ def test_steps_count_changes(index, counts):
     assert {k: step[k] for k in counts} == counts
 
 
+def test_diffs_given_by_the_caller_give_the_same_history():
+    from itertools import pairwise
+
+    from analyzers.diff import diff_catalogs
+
+    diffs = [diff_catalogs(a, b) for (_, a), (_, b) in pairwise(STEPS)]
+    assert build_history(STEPS, diffs=diffs) == HISTORY
+
+
 def test_empty_history():
     assert build_history([]).lineages == ()
 

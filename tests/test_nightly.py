@@ -76,6 +76,24 @@ def test_first_run_publishes_commit_latest_and_changelog(setup, capsys):
     assert "### New errors (1)" in (pub / "CHANGELOG.md").read_text()
 
 
+def test_each_publish_rebuilds_the_site_of_the_published_catalogs(setup, capsys):
+    run(setup, capsys)
+    second = setup["repo"].commit({"pkg/b.py": B_PY})
+    run(setup, capsys)
+    site = setup["pub"] / "site"
+    index = json.loads((site / "api" / "index.json").read_text())
+    assert [r["label"] for r in index["releases"]] == [second[:12], setup["first"][:12]]  # newest first
+    assert (site / "index.html").is_file() and (site / "versions.html").is_file()
+
+
+def test_an_unchanged_head_builds_a_missing_site(setup, capsys):
+    run(setup, capsys)
+    import shutil
+
+    shutil.rmtree(setup["pub"] / "site")
+    assert run(setup, capsys)[0] == 0 and (setup["pub"] / "site" / "index.html").is_file()
+
+
 def test_second_run_on_unchanged_head_rewrites_nothing(setup, capsys):
     assert run(setup, capsys)[0] == 0
     before = stamps(setup["tmp"] / "pub")
@@ -251,7 +269,7 @@ def test_staging_of_a_killed_run_is_removed_by_the_next(setup, capsys):
     second = setup["repo"].commit({"pkg/b.py": B_PY})
     assert run(setup, capsys)[0] == 0
     assert sorted(p.name for p in setup["pub"].iterdir()) == sorted(
-        ["CHANGELOG.md", "latest", "latest.json", setup["first"], second])
+        ["CHANGELOG.md", "latest", "latest.json", "site", setup["first"], second])
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (CI runs as root)")
