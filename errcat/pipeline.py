@@ -192,6 +192,7 @@ def build_catalog(
         catalog = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
                           incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
                           called_functions(files))
+    with stage("examples"):
         judge = example_judge(catalog, release)
         if judge is None:
             return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release)))

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 Progress = Callable[[int, int, str], None]  # (done, total, label): called after each item
 StageTime = Callable[[str, float], None]  # (stage, seconds): called as a stage ends
 
-# A catalog's stages in the order a cold run meets them (`errcat.pipeline`).
-STAGES = ("sites", "callers", "flags", "entries", "advice", "render", "write")
+# A catalog's stages in the order a cold run meets them (`errcat.pipeline`); "examples" is the
+# advice's examples judged by the whole pipeline (`analyzers.example_check`), timed on its own.
+STAGES = ("sites", "callers", "flags", "entries", "advice", "examples", "render", "write")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@
 Per release, in one run: the floor is a plain `libcst.parse_module` of the profile's target
 files (best of --repeat, in this process); each catalog is `errcat extract` as a library call
 in a fresh process (imports cold, as on the command line), its stages timed by
-`extractor.observe` (sites, callers, flags, entries, advice, render, write; "other" is the
+`extractor.observe` (sites, callers, flags, entries, advice, examples, render, write; "other" is the
 rest of the call: opening the source, the profile). Two modes:
 
 - cold: `--no-cache --jobs 1`;
@@ -32,11 +32,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts, as bench_scale does
+
+from bench_cache import drop_catalogs, scratch_cache, timed
+from bench_extract import best_of, parse_all
 
 from extractor.errors import ErrcatError
 from extractor.observe import STAGES
-from scripts.bench_cache import drop_catalogs, scratch_cache, timed
-from scripts.bench_extract import best_of, parse_all
 
 MODES = ("cold", "warm")
 
@@ -130,12 +132,12 @@ def measure(release: str, cache: Path, work: Path, repeat: int, profile_dir: Pat
     return figures
 
 
-def table(all_figures: Sequence[Figures]) -> str:
+def table(all_figures: Sequence[Figures], *, head: bool = True) -> str:
     """One row per release and mode: each stage, the rest and the whole call as a multiple of the floor."""
     columns = [*STAGES, "other", "call"]
-    head = f"{'release':<8} {'mode':<5} {'files':>5} {'lines':>6} {'floor s':>8} " + " ".join(
+    title = f"{'release':<8} {'mode':<5} {'files':>5} {'lines':>6} {'floor s':>8} " + " ".join(
         f"{c:>7}" for c in columns) + f" {'call s':>7} {'process s':>9} {'of cold':>7}"
-    rows = [head, "-" * len(head)]
+    rows = [title, "-" * len(title)] if head else []
     for fig in all_figures:
         for mode, run in fig.runs.items():
             parts = [run.stages.get(s, 0.0) for s in STAGES] + [run.other, run.call]
@@ -180,25 +182,30 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_pipeline: --repeat must be at least 1 and --profile-top at least 0", file=sys.stderr)
         return 2
     before = _load()
+    if not args.json:
+        print(f"machine: {before}; best of {args.repeat}", flush=True)
+    figures: list[Figures] = []
     try:
         with scratch_cache(args.cache_dir, args.work_dir) as (work, cache):
             profile_dir = work / "profiles" if args.profile_top else None
             if profile_dir is not None:
                 profile_dir.mkdir()
-            figures = [measure(v, cache, work, args.repeat, profile_dir) for v in args.releases]
-            profiles = [profile_summary(profile_dir / f"{f.release}-{m}.prof", args.profile_top)
-                        for f in figures for m in MODES] if profile_dir is not None else []
+            for version in args.releases:  # each release's rows as soon as they are measured
+                figures.append(measure(version, cache, work, args.repeat, profile_dir))
+                if not args.json:
+                    print(table(figures[-1:], head=len(figures) == 1), flush=True)
+                profiles = [profile_dir / f"{version}-{m}.prof" for m in MODES] if profile_dir is not None else []
+                for path in profiles:
+                    print(profile_summary(path, args.profile_top), file=sys.stderr if args.json else sys.stdout,
+                          flush=True)
     except ErrcatError as exc:
         print(f"bench_pipeline: {exc}", file=sys.stderr)
         return 2
-    machine = {"before": before, "after": _load()}
     if args.json:
+        machine = {"before": before, "after": _load()}
         print(json.dumps({"machine": machine, "releases": [asdict(f) for f in figures]}, indent=2))
     else:
-        print(f"machine: {machine['before']} before, {machine['after']} after; best of {args.repeat}")
-        print(table(figures))
-    for text in profiles:
-        print(text, file=sys.stderr if args.json else sys.stdout)
+        print(f"machine after: {_load()}")
     return 0
 
 
