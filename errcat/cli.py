@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from errcat import __version__, pipeline
 from errcat.model import SourceSpec
-from errcat.progress import progress_bar
+from errcat.progress import progress_bar, stage_progress
 from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
 
@@ -54,12 +54,29 @@ def _add_cache_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
 
 
+@contextmanager
+def _watched(args: argparse.Namespace) -> Iterator[None]:
+    """A catalog built inside shows its files, then its stages, on a terminal (`errcat.progress`)."""
+    from extractor.observe import Observer, observing
+
+    bars = progress_bar(sys.stderr, quiet=args.quiet)
+    if bars is None:
+        yield
+        return
+    try:
+        with observing(Observer(timed=stage_progress(bars), progress=bars)):
+            yield
+    finally:
+        bars.close()  # a phase cut short (a cached catalog runs no stage but writing) ends its line
+
+
 def _cmd_extract(args: argparse.Namespace) -> int:
     from output.formats import parse_formats
 
-    done = pipeline.write_catalog(_spec(args), profile=args.profile, out=args.out, cache_dir=args.cache_dir,
-                                  jobs=args.jobs, use_cache=not args.no_cache, formats=parse_formats(args.format),
-                                  overlay=args.overlay)
+    with _watched(args):
+        done = pipeline.write_catalog(_spec(args), profile=args.profile, out=args.out, cache_dir=args.cache_dir,
+                                      jobs=args.jobs, use_cache=not args.no_cache,
+                                      formats=parse_formats(args.format), overlay=args.overlay)
     stats = done.stats
     print(
         f"{done.repo}@{done.pin}: {stats['entries']} entries "
@@ -99,8 +116,9 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     sides += [SourceSpec(repo=args.repo, commit=c) for c in args.commit]
     if len(sides) != 2:
         raise ErrcatError(f"diff needs two sides (OLD NEW), got {len(sides)}")
-    result = diff(sides[0], sides[1], profile=args.profile, cache_dir=args.cache_dir, jobs=args.jobs,
-                  use_cache=not args.no_cache)
+    with _watched(args):
+        result = diff(sides[0], sides[1], profile=args.profile, cache_dir=args.cache_dir, jobs=args.jobs,
+                      use_cache=not args.no_cache)
     _write_text(render_diff(result, args.format), args.out)
     return EXIT_DIFF if result.kinds() & fail_on else EXIT_OK
 
@@ -121,6 +139,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="errcat", description="Turn a project's validation code into an error catalog.")
     parser.add_argument("--version", action="version", version=f"errcat {__version__}")
+    parser.add_argument("--quiet", "-q", action="store_true", help=_QUIET)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     extract = sub.add_parser("extract", help="extract a catalog from a source")
@@ -140,13 +159,25 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_parser(sub)
     _add_explain_parser(sub)
     _add_site_parser(sub)
+    for command in sub.choices.values():  # also after the command; SUPPRESS: not given there keeps the global one
+        command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=_QUIET)
     return parser
+
+
+# Progress shows on a terminal only (stderr), never in logs or pipes.
+_QUIET = "no progress display (it shows only when stderr is a terminal)"
 
 
 def _cmd_site(args: argparse.Namespace) -> int:
     from errcat.site import build_site
 
-    built = build_site(args.catalogs, args.out, profile=args.profile, title=args.title, base_url=args.base_url)
+    bars = progress_bar(sys.stderr, quiet=args.quiet)
+    try:
+        built = build_site(args.catalogs, args.out, profile=args.profile, title=args.title, base_url=args.base_url,
+                           progress=bars)
+    finally:
+        if bars is not None:
+            bars.close()
     print(built.line())
     return EXIT_OK
 
@@ -198,7 +229,6 @@ def _add_confirm_parser(sub: Any) -> None:
     confirm.add_argument("--no-repair", action="store_true",
                          help="do not search for a working example where one is refuted")
     confirm.add_argument("--record", metavar="FILE", help="also write every launch and its real outcome (JSON lines)")
-    confirm.add_argument("--quiet", action="store_true", help="no progress display")
     confirm.set_defaults(func=_cmd_confirm)
 
 
@@ -323,13 +353,15 @@ def _catalogs(args: argparse.Namespace, profile: Any) -> list[tuple[str | None, 
     the one of `--catalog` or the source options (None, data)."""
     from errcat.catalogs import load_catalog, release_list
 
-    if not args.releases:
-        return [(None, load_catalog(_spec(args), args.catalog, profile=profile, cache_dir=args.cache_dir,
-                                    jobs=args.jobs))]
-    if args.catalog or args.repo or args.release or args.path:
+    if args.releases and (args.catalog or args.repo or args.release or args.path):
         raise ErrcatError("--releases takes no other source")
-    return [(v, load_catalog(SourceSpec(release=v), None, profile=profile, cache_dir=args.cache_dir, jobs=args.jobs))
-            for v in release_list(args.releases, profile)]
+    with _watched(args):  # a catalog not cached yet is extracted first
+        if not args.releases:
+            return [(None, load_catalog(_spec(args), args.catalog, profile=profile, cache_dir=args.cache_dir,
+                                        jobs=args.jobs))]
+        return [(v, load_catalog(SourceSpec(release=v), None, profile=profile, cache_dir=args.cache_dir,
+                                 jobs=args.jobs))
+                for v in release_list(args.releases, profile)]
 
 
 def _add_catalog_args(parser: argparse.ArgumentParser, releases: str) -> None:
@@ -385,7 +417,6 @@ def _add_history_parser(sub: Any) -> None:
     history.add_argument("--profile", default="sglang", help="target profile name or YAML file (default: sglang)")
     history.add_argument("--cache-dir", help="downloads, mirrors and results (default: $ERRCAT_CACHE_DIR or XDG cache)")
     _add_cache_args(history)
-    history.add_argument("--quiet", action="store_true", help="no progress display")
     history.set_defaults(func=_cmd_history)
 
 
@@ -438,7 +469,8 @@ def warnings_as_lines(prog: str = "errcat") -> Iterator[None]:
 def _command_after_dashes(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
     """``check [options] -- COMMAND...``: errcat's own arguments, and the command (None: no ``--``)."""
     items = list(argv)
-    if "check" not in items[:1] or "--" not in items:
+    command = next((w for w in items if not w.startswith("-")), None)  # after global options (--quiet)
+    if command != "check" or "--" not in items:
         return items, None
     at = items.index("--")
     return items[:at], items[at + 1:]

@@ -16,6 +16,7 @@ from errcat.model import Catalog, SourceSpec
 from extractor import source
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError, SourceError
+from extractor.observe import stage
 from extractor.profile import Profile, load_profile
 from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, catalog_key, flags_key, pack, unpack
 from extractor.snapshot import Snapshot, SourceKind
@@ -57,16 +58,18 @@ def extract_sites(
     from extractor.inline import helper_paths, inline_helpers, wanted
     from extractor.source_set import SourceSet
 
-    files = extract_files(snapshot, profile, paths, cache=cache, jobs=jobs)
-    extra: list[FileSites] = []  # files read only for the config helpers targets import
-    for _ in range(2):  # their helpers may call helpers of yet another file
-        more = helper_paths([*files, *extra], wanted([*files, *extra]), snapshot.blobs)
-        if not more:
-            break
-        extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
-    callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
-    sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
-    return inline_helpers(with_caller_guards(files, callers, sources, profile.config_params), extra)
+    with stage("sites"):
+        files = extract_files(snapshot, profile, paths, cache=cache, jobs=jobs)
+        extra: list[FileSites] = []  # files read only for the config helpers targets import
+        for _ in range(2):  # their helpers may call helpers of yet another file
+            more = helper_paths([*files, *extra], wanted([*files, *extra]), snapshot.blobs)
+            if not more:
+                break
+            extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
+        callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
+    with stage("callers"):
+        sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
+        return inline_helpers(with_caller_guards(files, callers, sources, profile.config_params), extra)
 
 
 def caller_files(
@@ -113,9 +116,11 @@ def launch_paths(
     from extractor.callers import CallEdges, reachability
     from extractor.program_order import program_order
 
-    callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
-    graph = CallEdges(files, callers)
-    return reachability(files, callers, points, graph), program_order(files, callers, points, graph).time
+    with stage("sites"):
+        callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
+    with stage("callers"):
+        graph = CallEdges(files, callers)
+        return reachability(files, callers, points, graph), program_order(files, callers, points, graph).time
 
 
 @fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
@@ -152,45 +157,49 @@ def build_catalog(
     from analyzers.entries import build_entries
     from analyzers.trigger import Renderer
 
-    flags = build_flags(snapshot, profile, cache=cache)
+    with stage("flags"):
+        flags = build_flags(snapshot, profile, cache=cache)
     diagnostics += [f"flags: {d}" for d in flags.diagnostics] if flags is not None else []
-    if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
-        from analyzers.actions import action_options, bind_action_calls, reach_action_calls
+    with stage("entries"):
+        if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
+            from analyzers.actions import action_options, bind_action_calls, reach_action_calls
 
-        actions = action_options(flags)
-        files = [bind_action_calls(flags.with_field_names(fs), actions) for fs in files]
-        reach = reach_action_calls(reach, actions)
-    sites = [s for fs in files for s in fs.sites]
-    renderer = Renderer.for_model(flags)
-    adjustments = tuple(a for fs in files for a in fs.adjustments)
-    implied: dict[str, list[str]] = {}
-    for imp in implications(adjustments, renderer):
-        implied.setdefault(imp.target, []).append(imp.source)
-    params = {(fs.path, q): names for fs in files for q, names in fs.params}
-    entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts, params)
-    from analyzers.advice import complete_entries
-    from analyzers.overlay import apply_overlay
+            actions = action_options(flags)
+            files = [bind_action_calls(flags.with_field_names(fs), actions) for fs in files]
+            reach = reach_action_calls(reach, actions)
+        sites = [s for fs in files for s in fs.sites]
+        renderer = Renderer.for_model(flags)
+        adjustments = tuple(a for fs in files for a in fs.adjustments)
+        implied: dict[str, list[str]] = {}
+        for imp in implications(adjustments, renderer):
+            implied.setdefault(imp.target, []).append(imp.source)
+        params = {(fs.path, q): names for fs in files for q, names in fs.params}
+        entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts, params)
+    with stage("advice"):
+        from analyzers.advice import complete_entries
+        from analyzers.overlay import apply_overlay
 
-    docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
-    entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
-                               launch_prefix=profile.launch, docstrings=docstrings,
-                               examples=profile.examples)
-    entries, overlay_notes = apply_overlay(entries, overlay or {})
-    diagnostics += overlay_notes
-    release = release_of(snapshot.provenance(), profile)
-    incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
-    from extractor.inline import called_functions
+        docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
+        entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
+                                   launch_prefix=profile.launch, docstrings=docstrings,
+                                   examples=profile.examples)
+        entries, overlay_notes = apply_overlay(entries, overlay or {})
+        diagnostics += overlay_notes
+        release = release_of(snapshot.provenance(), profile)
+        incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
+        from extractor.inline import called_functions
 
-    catalog = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
-                      incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
-                      called_functions(files))
-    judge = example_judge(catalog, release)
-    if judge is None:
-        return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release)))
-    from analyzers.example_check import judge_examples
+        catalog = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
+                          incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
+                          called_functions(files))
+    with stage("examples"):
+        judge = example_judge(catalog, release)
+        if judge is None:
+            return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release)))
+        from analyzers.example_check import judge_examples
 
-    entries = judge_examples(catalog.entries, judge)
-    return replace(catalog, entries=tuple(apply_outcomes(entries, outcomes, release, judge.predicted)))
+        entries = judge_examples(catalog.entries, judge)
+        return replace(catalog, entries=tuple(apply_outcomes(entries, outcomes, release, judge.predicted)))
 
 
 def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
@@ -250,24 +259,25 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
 def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, Content]:
     """Every output file, keyed by path relative to the output directory; `formats`
     (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/."""
-    from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
-    from output.formats import render_extra
+    with stage("render"):
+        from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
+        from output.formats import render_extra
 
-    files: dict[str, Content] = {}
-    if "json" in formats:
-        # One entry's dict at a time: all of them at once are most of a large catalog's memory.
-        texts: list[str] = []
-        for entry in catalog.entries:
-            text = dumps(entry.as_dict())
-            files[f"entries/{entry.id}.json"] = text
-            texts.append(text)
-        files["catalog.json"] = _with_entries(catalog.as_dict(entries=False), texts)
-    if any(f != "json" for f in formats):
-        files.update(render_extra(catalog.as_dict(), formats))
-    graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
-    files["graph.json"] = dumps(graph_json(graph))
-    files["graph.graphml"] = graph_graphml(graph)
-    return files
+        files: dict[str, Content] = {}
+        if "json" in formats:
+            # One entry's dict at a time: all of them at once are most of a large catalog's memory.
+            texts: list[str] = []
+            for entry in catalog.entries:
+                text = dumps(entry.as_dict())
+                files[f"entries/{entry.id}.json"] = text
+                texts.append(text)
+            files["catalog.json"] = _with_entries(catalog.as_dict(entries=False), texts)
+        if any(f != "json" for f in formats):
+            files.update(render_extra(catalog.as_dict(), formats))
+        graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
+        files["graph.json"] = dumps(graph_json(graph))
+        files["graph.graphml"] = graph_graphml(graph)
+        return files
 
 
 def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> Content:
@@ -378,11 +388,12 @@ def catalog_files(
     files = render_catalog(catalog, formats)
     summary = _summary(catalog)
     if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
-        if sum(len(v) for v in files.values()) <= PACK_LIMIT:
-            encoded = {k: as_bytes(v) for k, v in files.items()}
-            whole.put_bytes("catalog", key, pack(encoded, summary))
-        else:
-            whole.stats.uncacheable += 1
+        with stage("write"):
+            if sum(len(v) for v in files.values()) <= PACK_LIMIT:
+                encoded = {k: as_bytes(v) for k, v in files.items()}
+                whole.put_bytes("catalog", key, pack(encoded, summary))
+            else:
+                whole.stats.uncacheable += 1
     return files, summary, False
 
 
@@ -448,9 +459,10 @@ def write_catalog(
         files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_at, jobs=jobs,
                                                use_cache=use_results, formats=formats, overlay=overlay,
                                                outcomes=_outcomes_in(out))
-    written = not same_files(out, with_manifest(files))  # the manifest is part of what we write
-    if written:
-        write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
+    with stage("write"):
+        written = not same_files(out, with_manifest(files))  # the manifest is part of what we write
+        if written:
+            write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
     return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
                      Path(out), cached, written, tuple((p, r) for p, r in summary.get("incomplete", ())))
 

@@ -24,6 +24,7 @@ from analyzers.outcomes import release_of
 from errcat import __version__
 from errcat.versions import read_catalog_dir
 from extractor.errors import ErrcatError, SourceError
+from extractor.observe import Progress
 from extractor.pep440 import version_key
 from extractor.profile import Profile, load_profile
 from output.site_api import API_INDEX, api_files
@@ -140,11 +141,19 @@ class Built:
 
 
 def build_site(catalogs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
-               profile: str = "sglang", title: str | None = None, base_url: str | None = None) -> Built:
-    """`errcat site CATALOG_DIR... --out SITE`."""
+               profile: str = "sglang", title: str | None = None, base_url: str | None = None,
+               progress: Progress | None = None) -> Built:
+    """`errcat site CATALOG_DIR... --out SITE`; `progress` sees each catalog read (the slow part)."""
     started = time.perf_counter()
     prof = load_profile(profile)
-    site = site_data(ordered([load_release(c, prof) for c in catalogs]), title=title, base_url=base_url)
+    releases = []
+    for done, catalog in enumerate(catalogs):
+        if progress is not None:
+            progress(done, len(catalogs), f"reading {catalog}")
+        releases.append(load_release(catalog, prof))
+    if progress is not None:
+        progress(len(catalogs), len(catalogs), "pages")
+    site = site_data(ordered(releases), title=title, base_url=base_url)
     files = site_files(site)
     write_atomically(out, lambda: files, marker=None)
     size = sum(len(text.encode("utf-8")) for text in files.values())

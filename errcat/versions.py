@@ -10,7 +10,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from errcat.pipeline import build_catalog, open_source
 from extractor import source
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError
+from extractor.observe import Progress
 from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, load_profile, parse_profile
 from extractor.result_cache import CATALOG_PACKAGES, CacheStats, ResultCache, snapshot_key
@@ -31,7 +32,6 @@ from output.schema import catalog_problem, subset_problem
 _ENTRY_KEYS = ("id", "kind", "exception", "template", "source", "trigger", "variants")
 _TOP_KEYS = ("repo", "commit", "commit_date", "source", "flags")
 _VERSION = re.compile(r"^\d+(\.\d+)+([a-z]+\d*)?(\.post\d+)?(\.dev\d+)?$")
-Progress = Callable[[int, int, str], None]
 
 
 Side = CatalogDir | SourceSpec

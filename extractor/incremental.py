@@ -11,6 +11,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from extractor.observe import advance
 from extractor.pool import WorkerDied, run_tasks
 from extractor.profile import Profile, parse_profile
 from extractor.records import FileSites
@@ -86,10 +87,12 @@ def _run(texts: list[tuple[str, str, ImportedValues]], profile: Profile, jobs: i
             sites = extract_file(path, text, profile, imported)
             data = sites.as_dict() if keep else {}
             out.append((sites, data, keep and _exact(sites, data)))
+            advance(len(out), len(texts), path)
         return out
     # Largest files first, so one big file does not start last and finish alone.
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i][1]))
     results: list[Any] = [None] * len(texts)
+    finished: list[int] = []
 
     def done(i: int, outcome: Any) -> None:
         if isinstance(outcome, WorkerDied):
@@ -99,6 +102,8 @@ def _run(texts: list[tuple[str, str, ImportedValues]], profile: Profile, jobs: i
         else:
             data, exact = outcome
             results[i] = (FileSites.from_dict(data), data, exact)
+        finished.append(i)
+        advance(len(finished), len(texts), texts[i][0])
 
     run_tasks(_extract_one, texts, order=order, workers=min(jobs, len(texts)), initializer=_init_worker,
               initargs=(profile.raw, profile.name), done=done)

@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -41,8 +42,32 @@ def timed(argv: list[str]) -> tuple[float, str]:
     proc = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        raise SystemExit(f"bench_cache: {' '.join(argv[:3])} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        raise SystemExit(f"bench: {' '.join(argv[:3])} failed: {proc.stderr.strip().splitlines()[-1:]}")
     return elapsed, proc.stdout
+
+
+@contextmanager
+def scratch_cache(cache_dir: str | None, work_dir: str | None) -> Iterator[tuple[Path, Path]]:
+    """(scratch directory, private cache in it): the release downloads are shared with
+    `cache_dir` (cached either way), the analysis results start empty; all removed at the end."""
+    downloads = cache_root(cache_dir) / "downloads"
+    scratch_parent = Path(work_dir) if work_dir else cache_root(cache_dir)
+    scratch_parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="bench-", dir=scratch_parent))
+    try:
+        cache = work / "cache"
+        cache.mkdir()
+        downloads.mkdir(parents=True, exist_ok=True)
+        (cache / "downloads").symlink_to(downloads, target_is_directory=True)
+        yield work, cache
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def drop_catalogs(cache: Path) -> None:
+    """Forget whole catalogs, keep per-file results: what an unchanged file set at a new commit finds."""
+    for d in (cache / "results").glob("*/catalog"):
+        shutil.rmtree(d)
 
 
 def median_of(repeat: int, setup: Callable[[int], object], argv_for: Callable[[int], list[str]]) -> float:
@@ -62,16 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work-dir", help="scratch space (default: next to the cache; some /tmp are slow)")
     args = parser.parse_args(argv)
 
-    downloads = cache_root(args.cache_dir) / "downloads"
-    scratch_parent = Path(args.work_dir) if args.work_dir else cache_root(args.cache_dir)
-    scratch_parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="bench-", dir=scratch_parent))
-    cache = work / "cache"
-    cache.mkdir()
-    downloads.mkdir(parents=True, exist_ok=True)
-    (cache / "downloads").symlink_to(downloads, target_is_directory=True)
-    results = cache / "results"
-    try:
+    with scratch_cache(args.cache_dir, args.work_dir) as (work, cache):
+        results = cache / "results"
         profile = load_profile("sglang")
         for version in dict.fromkeys([args.release, *args.history]):  # download outside the timings
             open_release(profile, version, cache_dir=cache)
@@ -85,15 +102,12 @@ def main(argv: list[str] | None = None) -> int:
         def keep(_: int) -> None:
             pass
 
-        def drop_catalogs(_: int) -> None:
-            for d in results.glob("*/catalog"):
-                shutil.rmtree(d)
-
         cold = median_of(args.repeat, wipe, lambda i: [*base, "--out", str(work / f"cold{i}")])
         timed([*base, "--out", str(work / "same")])
         fresh = median_of(args.repeat, keep, lambda i: [*base, "--out", str(work / f"fresh{i}")])
         same = median_of(args.repeat, keep, lambda i: [*base, "--out", str(work / "same")])
-        per_file = median_of(args.repeat, drop_catalogs, lambda i: [*base, "--out", str(work / f"pf{i}")])
+        per_file = median_of(args.repeat, lambda _: drop_catalogs(cache),
+                             lambda i: [*base, "--out", str(work / f"pf{i}")])
 
         print(f"extract --release {args.release} (median of {args.repeat}, process start included)")
         print(f"  python start {start:6.3f}s   import errcat.cli {imports:6.3f}s")
@@ -118,8 +132,6 @@ def main(argv: list[str] | None = None) -> int:
             share = warm_seconds / runs['1'][0]
             print(f"  warm (catalogs cached)  {warm_seconds:7.3f}s   {share:6.1%} of cold --jobs 1"
                   f"   {json.loads(warm_out)['cache']}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

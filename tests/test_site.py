@@ -44,6 +44,12 @@ def test_the_same_catalogs_give_the_same_site(catalogs, tmp_path):
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
 
 
+def test_progress_sees_each_catalog_read_then_the_pages(catalogs, tmp_path):
+    seen: list[tuple[int, int]] = []
+    build_site(catalogs, tmp_path / "site", progress=lambda done, total, label: seen.append((done, total)))
+    assert seen == [(i, len(catalogs)) for i in range(len(catalogs) + 1)]
+
+
 def test_base_url_gives_each_page_a_canonical_link(catalogs, tmp_path):
     build_site(catalogs[1:], tmp_path / "site", base_url="https://example.invalid/e/")
     assert '<link rel="canonical" href="https://example.invalid/e/versions.html">' in \

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,13 +27,13 @@ from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Example, Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
 from extractor.errors import ErrcatError
+from extractor.observe import Progress
 from extractor.profile import Profile, load_profile
 from extractor.real_profile import RealProfile
 
 REPORT_FILE = "confirm.md"
 REPAIR_ROUNDS = 4  # blockers removed one after another (each round: one more run per example)
 
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)
