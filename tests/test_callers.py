@@ -544,24 +544,12 @@ def test_an_error_a_caller_catches_does_not_reach_the_user_through_that_call(mor
         assert {r.name for r in refs(trigger)} == {fires_via}
 
 
-TRY_CALLS = """
-    def parse_key(value):
-        if not isinstance(value, str):
-            raise ValueError("not a str")
-    def load(cfg):
-        try:
-            parse_key(cfg.key)
-        except ValueError as error:
-            raise KeyError(str(error))
-"""
-
-
 @pytest.mark.parametrize(("callee_calls", "known"), [
     ("", True),  # the callee raises only at its raise sites: what the block raises is theirs
     ("    log(value)\n", False),  # it calls what errcat does not read: the block may raise anything
 ])
 def test_what_a_try_block_raises_is_what_the_functions_it_calls_raise(callee_calls: str, known: bool) -> None:
-    source = TRY_CALLS.replace('        raise ValueError("not a str")\n',
+    source = CAUGHT.replace('        raise ValueError("not a str")\n',
                                '        raise ValueError("not a str")\n' + textwrap.indent(callee_calls, "    "))
     (fs,) = with_caller_guards(files(m=source))
     trigger = site_trigger(next(s for s in fs.sites if s.exception == "KeyError"))
