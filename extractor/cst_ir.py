@@ -431,8 +431,8 @@ def _spelled_out(node: cst.Call, scope: Scope) -> str | None:
     if node.args or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
         return None
     bound = _bound(func.value.value, scope)
-    if not isinstance(bound, cst.Call):
-        return None
+    if not (isinstance(bound, cst.Call) and isinstance(bound.func, cst.Attribute) and len(bound.args) <= 1):
+        return None  # only the shape a chain has (``Cls.ctor(x)``): spelling out costs a codegen
     return f"{norm_code(bound)}.{func.attr.value}()"
 
 

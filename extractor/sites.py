@@ -326,7 +326,7 @@ def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[Non
                 scope.bindings[name] = Opaque(f"{name} (reassigned in {where})")
 
 
-# IR nodes of an argument computed from locals (``raw[name]`` per table row): read as long as it is small
+# IR nodes of an item a table row passes (``raw[name]``): read as long as it is small
 MAX_ARG_TERMS = 60
 
 _ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
@@ -1383,10 +1383,12 @@ class SiteWalker:
 
     def _arg_term(self, node: cst.BaseExpression) -> Expr:
         """A call argument for parameter binding: literals, direct config reads, a local
-        bound to those (where branches joined, to one of them per branch), and a local or
-        item computed from those (its own parameters included: bound where it is called)
-        while small (`MAX_ARG_TERMS`): a long chain would be re-read at every call, costly on
-        large numeric code and rarely what a validation hook is passed."""
+        bound to those (where branches joined, to one of them per branch), and an item a
+        table row reads (``raw[name]``; its own parameters included: bound where it is
+        called) while small (`MAX_ARG_TERMS`). Longer binding chains are not followed: they
+        would be re-read at every call, which made a whole release's 4,000 files take tens of
+        minutes on large numeric code (tried 2026-12-02), and are rarely what a validation hook
+        is passed."""
         if _simple_arg(node, self.scope):
             return term(node, self.scope)
         bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
@@ -1399,7 +1401,7 @@ class SiteWalker:
             found = term(node, self.scope)
             if not unknowns(found):
                 return found
-        elif isinstance(node, (cst.Subscript, cst.Name)):  # ``raw[name]`` per table row, a local read so far
+        elif isinstance(node, cst.Subscript) and self.frame.rows:  # ``raw[name]`` per row of a table
             found = term(node, self.scope)
             if all(u.text.startswith(PARAMETER) for u in unknowns(found)) and not larger_than(found, MAX_ARG_TERMS):
                 return found  # the function's own parameters are bound where it is called

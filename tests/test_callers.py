@@ -374,7 +374,7 @@ def test_which_call_arguments_bind_a_parameter(argument: str, bound: bool) -> No
     "local, bound",
     [
         ("bool(cfg.enable_lora) or (cfg.enable_lora is None and bool(cfg.lora_paths))", True),  # reads only
-        ("compute(cfg.a)", True),  # a function of the project's: its call, as a launch states it
+        ("compute(cfg.a)", False),  # a function of the project's: not interpreted at every call site
         ("other and cfg.a", False),  # reads another local
     ],
 )
