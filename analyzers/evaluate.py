@@ -549,6 +549,22 @@ def _as_set(a: Any) -> Any:
     return set(a) if isinstance(a, (list, tuple, set, frozenset)) else a
 
 
+def _minus(a: Any, b: Any) -> Any:
+    """``a - b`` of sets; where a side is text it is ``any(x not in b for x in a)`` made a
+    set (`extractor.cst_ir`): the items of `a` not in `b`, with Python's ``in`` (a
+    character of a text, a substring of one)."""
+    if isinstance(a, str) or isinstance(b, str):
+        return {x for x in a if x not in b}
+    return _as_set(a) - _as_set(b)
+
+
+def _both(a: Any, b: Any) -> Any:
+    """``a & b``; with text, the items of `a` in `b` (as `_minus`)."""
+    if isinstance(a, str) or isinstance(b, str):
+        return {x for x in a if x in b}
+    return _as_set(a) & _as_set(b)
+
+
 _CONVERSIONS: dict[str, Callable[[Any], Any]] = {"int": int, "float": float, "str": str, "bool": bool, "len": len}
 
 
@@ -575,9 +591,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "split": lambda s, *a: tuple(s.split(*a)), "item": lambda c, k: c[k],
     "get": lambda c, k, d=None: c.get(k, d), "isinstance": _isinstance, ATTRIBUTE: _attribute,
     "map": _map, "slice": _slice,
-    "+": lambda a, b: a + b, "-": lambda a, b: _as_set(a) - _as_set(b), "*": _times,
+    "+": lambda a, b: a + b, "-": _minus, "*": _times,
     "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": _power,
-    "|": lambda a, b: _as_set(a) | _as_set(b), "&": lambda a, b: _as_set(a) & _as_set(b),
+    "|": lambda a, b: _as_set(a) | _as_set(b), "&": _both,
 }
 
 

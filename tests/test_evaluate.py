@@ -138,6 +138,12 @@ CONFIG = Apply("json.loads", (flag("lora_paths"),), "json.loads(cfg.c)")
     (Truthy(Apply(RAISES, (Const(("ValueError",)), CONFIG), "try")), "{}", Truth.FALSE),
     (Compare(">", Apply("len", (Apply("encode", (Apply("lstrip", (flag("lora_paths"),), "l"), Const("utf-8")), "e"),),
                         "n"), Const(2)), "  ab", Truth.FALSE),
+    # ``any(c not in "0123456789abcdef" for c in text)``: the characters of a text outside another
+    (Truthy(Apply("-", (flag("lora_paths"), Const("0123456789abcdef")), "any")), "zz", Truth.TRUE),
+    (Truthy(Apply("-", (flag("lora_paths"), Const("0123456789abcdef")), "any")), "0a1f", Truth.FALSE),
+    (Truthy(Apply("&", (flag("lora_paths"), Const("xyz")), "any")), "abz", Truth.TRUE),
+    # items of a list against a text: ``x in text`` is a substring test, as in Python
+    (Truthy(Apply("-", (Const(("ab", "bc")), flag("lora_paths")), "any")), "abc", Truth.FALSE),
 ])
 def test_json_text_and_string_methods(expr, text, expected):
     assert evaluate(expr, Launch({"lora_paths": text}), MODEL) is expected
