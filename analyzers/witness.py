@@ -175,11 +175,28 @@ def _dnf(expr: Expr, negated: bool) -> list[tuple[Expr, ...]]:
 
 
 def _products(parts: Sequence[list[tuple[Expr, ...]]]) -> list[tuple[Expr, ...]]:
-    """The disjuncts of an ``and`` of disjunctive forms: one disjunct of each, joined (bounded)."""
+    """The disjuncts of an ``and`` of disjunctive forms: one disjunct of each, joined
+    (bounded); a join holding a literal and its negation is no way to make it hold, and
+    is dropped before it takes the place of one that is (the bound would cut those)."""
     out: list[tuple[Expr, ...]] = [()]
     for part in parts:
-        out = [x + y for x, y in itertools.islice(itertools.product(out, part), MAX_DISJUNCTS)]
+        joined = (_joined(x, y) for x, y in itertools.product(out, part))
+        out = list(itertools.islice((j for j in joined if j is not None), MAX_DISJUNCTS))
     return out
+
+
+def _joined(left: tuple[Expr, ...], right: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """``left and right`` as one disjunct (a literal once), None where it contradicts itself."""
+    seen = set(left)
+    added = []
+    for literal in right:
+        if literal in seen:
+            continue
+        if negate(literal) in seen:
+            return None
+        seen.add(literal)
+        added.append(literal)
+    return left + tuple(added)
 
 
 # ------------------------------------------------------------------ candidates

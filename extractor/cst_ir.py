@@ -22,6 +22,7 @@ from extractor.ir import (
     KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    SOME_ITEM,
     UNSET_OR,
     And,
     Apply,
@@ -36,10 +37,12 @@ from extractor.ir import (
     Seq,
     Truthy,
     Unknown,
+    as_condition,
     conj,
     disj,
     is_member_text,
     negate,
+    unknowns,
     walk,
 )
 from extractor.scope import Binding, Conditional, Opaque, Scope
@@ -577,8 +580,10 @@ def _any_all_call(call: _Call) -> Expr | None:
                                                                                   cst.GeneratorExp):
         return None
     loop = gen.for_in
-    if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+    if loop.inner_for_in is not None or not isinstance(loop.target, cst.Name):
         return None
+    if loop.ifs:
+        return _quantified(call, gen, loop.target.value)
     found: Any = loop.iter
     if isinstance(found, cst.Name):
         bound = _bound(found.value, scope)
@@ -589,7 +594,7 @@ def _any_all_call(call: _Call) -> Expr | None:
                                                               for e in found.elements):
         values = [e.value for e in found.elements]
     else:
-        return _membership_over(call, gen, loop.target.value)
+        return _membership_over(call, gen, loop.target.value) or _quantified(call, gen, loop.target.value)
     name = loop.target.value
     parts = [to_ir(gen.elt, replace(scope, bindings={**scope.bindings, name: v})) for v in values]
     return disj(parts) if call.name == "any" else conj(parts)
@@ -615,6 +620,21 @@ def _membership_over(call: _Call, gen: cst.GeneratorExp, name: str) -> Expr | No
         return shared if call.name == "any" else Not(shared)
     outside = Truthy(Apply("-", (items, within), call.text))  # an item not in C
     return outside if call.name == "any" else Not(outside)
+
+
+def _quantified(call: _Call, gen: cst.GeneratorExp, name: str) -> Expr | None:
+    """``any(c(x) for x in items if f(x))`` over a setting's items not written out: `c`
+    holds for some item (`SOME_ITEM`, decided per item); ``all``: no item fails it."""
+    items = term(gen.for_in.iter, call.scope)
+    if unknowns(items):
+        return None
+    item = Opaque(f"{name} (an item of {norm_code(gen.for_in.iter)})")
+    inner = replace(call.scope, bindings={**call.scope.bindings, name: item})
+    test = as_condition(to_ir(gen.elt, inner))
+    kept = [as_condition(to_ir(f.test, inner)) for f in gen.for_in.ifs]
+    if call.name == "any":
+        return Truthy(Apply(SOME_ITEM, (items, Const(name), conj([*kept, test])), call.text))
+    return Not(Truthy(Apply(SOME_ITEM, (items, Const(name), conj([*kept, negate(test)])), call.text)))
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:

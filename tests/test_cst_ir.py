@@ -9,7 +9,9 @@ from extractor.cst_ir import MAX_DEPTH, term, to_ir
 from extractor.ir import (
     ATTRIBUTE,
     KEYWORD,
+    SOME_ITEM,
     UNSET_OR,
+    And,
     Apply,
     Compare,
     Const,
@@ -126,6 +128,10 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
 def test_terms_by_source(code: str, expected: Expr) -> None:
     assert value(code) == expected
 
+ITEM_A = Ref(RefKind.UNKNOWN, "a", "a (an item of cfg.ids)")
+IS_STR = Apply("isinstance", (ITEM_A, Const("str")), "isinstance(a, str)")
+
+
 @pytest.mark.parametrize("code, bindings, expected", [
     # any/all over a tuple the source writes out, or a local bound to one: or/and per item
     ("any(b not in (None, 'fa3') for b in req)", {"req": "(cfg.a, cfg.b)"},
@@ -141,6 +147,18 @@ def test_terms_by_source(code: str, expected: Expr) -> None:
      Truthy(Apply("-", (flag("archs"), Const(("x",))), "any(a not in ok for a in cfg.archs)"))),
     ("all(a not in ('x',) for a in cfg.archs)", {},
      Not(Truthy(Apply("&", (flag("archs"), Const(("x",))), "all(a not in ('x',) for a in cfg.archs)")))),
+    # any other test of items not written out: it holds for some item (per item, when evaluated)
+    ("any(a < 0 for a in cfg.ids)", {},
+     Truthy(Apply(SOME_ITEM, (flag("ids"), Const("a"), Compare("<", ITEM_A, Const(0))),
+                  "any(a < 0 for a in cfg.ids)"))),
+    ("all(isinstance(a, str) for a in cfg.ids)", {},
+     Not(Truthy(Apply(SOME_ITEM, (flag("ids"), Const("a"), Not(Truthy(IS_STR))),
+                      "all(isinstance(a, str) for a in cfg.ids)")))),
+    ("any(a > 1 for a in cfg.ids if a)", {},
+     Truthy(Apply(SOME_ITEM, (flag("ids"), Const("a"), And((Truthy(ITEM_A), Compare(">", ITEM_A, Const(1))))),
+                  "any(a > 1 for a in cfg.ids if a)"))),
+    ("any(a > 1 for a in f(x))", {},  # items nothing computes: unknown
+     Apply("any", (Unknown("a > 1 for a in f(x)"),), "any(a > 1 for a in f(x))")),
 ])
 def test_any_and_all_over_written_out_items(code: str, bindings: dict, expected: Expr) -> None:
     found = to_ir(cst.parse_expression(code), scope(**bindings))

@@ -21,6 +21,7 @@ from analyzers.witness import (
     fact_candidates,
     falsify,
     flag_candidates,
+    literals,
 )
 from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules
@@ -98,6 +99,19 @@ def test_a_reachable_trigger_gets_an_example_predicted_to_work(expr):
     assert evaluate(expr, launch_of(fix["before"]), Model(FLAGS)) is Truth.TRUE
     assert evaluate(expr, launch_of(fix["after"]), Model(FLAGS)) is Truth.FALSE
     assert "note" not in fix and "undecided" not in fix
+
+
+def test_joins_that_contradict_themselves_do_not_crowd_out_the_way_that_holds():
+    # each ``or`` offers "LoRA off", which the first part rules out: of the 32 joins only
+    # the last is consistent, past the bound on disjuncts unless contradictions are dropped
+    off = Not(Truthy(LORA))
+    expr = And((Truthy(LORA), *(Or((off, part)) for part in (
+        Compare(">", TP, Const(1)), Compare(">", PP, Const(1)), Compare(">", NNODES, Const(1)),
+        Compare(">", X, Const(1)), Compare("<", TP, Const(8))))))
+    assert all(off not in disjunct for disjunct in literals(expr))
+    fix = fix_for(expr)
+    assert fix["predicted"] == "true"
+    assert evaluate(expr, launch_of(fix["before"]), Model(FLAGS)) is Truth.TRUE
 
 
 def test_a_list_flag_is_grown_by_one_item_so_contains_and_length_hold_together():
