@@ -590,6 +590,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "endswith": lambda s, p: s.endswith(tuple(p) if isinstance(p, list) else p),
     "split": lambda s, *a: tuple(s.split(*a)), "item": lambda c, k: c[k],
     "get": lambda c, k, d=None: c.get(k, d), "isinstance": _isinstance, ATTRIBUTE: _attribute,
+    "keys": lambda c: tuple(c.keys()), "values": lambda c: tuple(c.values()),
+    "items": lambda c: tuple(c.items()),
     "map": _map, "slice": _slice,
     "+": lambda a, b: a + b, "-": _minus, "*": _times,
     "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": _power,

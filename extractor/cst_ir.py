@@ -57,7 +57,7 @@ _RUNTIME_PREFIXES = ("os.path.", "pathlib.", "shutil.which", "importlib.", "Path
 _RUNTIME_HINTS = ("installed", "available", "exists", "find_spec")
 # Methods whose result is a simple function of the receiver: kept as `Apply`.
 _STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split", "encode",
-                "get", "keys", "values"}
+                "get", "keys", "values", "items"}
 _TYPE_NAMES = {"dict", "list", "tuple", "set", "str", "int", "float", "bool", "bytes", "type"}
 _EMPTY_COLLECTIONS = {"set", "frozenset", "list", "tuple", "dict"}
 _BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "max", "sum", "set", "frozenset",

@@ -132,6 +132,9 @@ CONFIG = Apply("json.loads", (flag("lora_paths"),), "json.loads(cfg.c)")
     (Compare("is", Apply("get", (CONFIG, Const("b")), "g"), Const(None)), '{"a": 1}', Truth.TRUE),
     (Truthy(Apply("-", (Apply("set", (CONFIG,), "s"), Const(("a",))), "d")), '{"a": 1, "z": 2}', Truth.TRUE),
     (Truthy(Apply("-", (Apply("set", (CONFIG,), "s"), Const(("a",))), "d")), '{"a": 1}', Truth.FALSE),
+    (Compare("==", Apply("keys", (CONFIG,), "c.keys()"), Const(("a", "z"))), '{"a": 1, "z": 2}', Truth.TRUE),
+    (Compare("==", Apply("values", (CONFIG,), "c.values()"), Const((1,))), '{"a": 1}', Truth.TRUE),
+    (Truthy(Apply("keys", (CONFIG,), "c.keys()")), '["a"]', Truth.UNKNOWN),  # a list has no keys()
     # what json.loads raises is the real JSONDecodeError, a ValueError
     (Truthy(Apply(RAISES, (Const(("JSONDecodeError",)), CONFIG), "try")), "{", Truth.TRUE),
     (Truthy(Apply(RAISES, (Const(("ValueError",)), CONFIG), "try")), "{", Truth.TRUE),
