@@ -227,6 +227,12 @@ class Model:
         cache.at[at] = views[seen]
         return views[seen]
 
+    def unadjusted(self) -> Model:
+        """The model before any adjustment runs (what the command line's parsing sees)."""
+        if self.cache.bare is None:
+            self.cache.bare = Model(self.flags, (), self.examples)
+        return self.cache.bare
+
     def adjusts(self, dest: str) -> bool:
         """Does some automatic adjustment write `dest`?"""
         return dest in self._graph().writers
@@ -415,6 +421,7 @@ class EvalCache:
     views: dict[int, Model] = field(default_factory=dict)  # `Model.before`: timed rules run before -> model
     timed: list[int] | None = None  # `Model.before`: the times of the timed rules, sorted
     at: dict[int, Model] = field(default_factory=dict)  # `Model.before`: time -> model (a check asks often)
+    bare: Model | None = None  # `Model.unadjusted`
     rule_refs: Identity[Rule, tuple[Ref, ...]] = field(default_factory=Identity)  # shared with `before`'s views
     compiler: _Compiler = field(init=False, repr=False)  # compiles into `code`
 

@@ -105,9 +105,7 @@ def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check
     hooks = max(len(steps) - 2, 0)  # where a function no step names runs
 
     def key(check: Check) -> tuple[int, int, str, int, str]:
-        parsing = isinstance(first := conjuncts(check.condition)[0], Truthy) and isinstance(first.term, Apply) \
-            and first.term.fn == ON_COMMAND_LINE  # an argparse action: runs while parsing, before any step
-        if parsing:
+        if while_parsing(check):
             return (-1, 0, check.path, check.line, check.id)
         if check.order is not None:  # the program's own order is known
             return (0, check.order, "", check.line, check.id)
@@ -137,9 +135,19 @@ def predict(launch: Launch, checks: Sequence[Check], model: Model) -> Prediction
     return Prediction(UNDECIDED, None, ids, _deciding(unknown, launch, model), sure)
 
 
+def while_parsing(check: Check) -> bool:
+    """Is `check` an argparse action's (guarded by its option being on the command line)?
+    It runs while the command line is parsed, before any validation step."""
+    first = conjuncts(check.condition)[0]
+    return isinstance(first, Truthy) and isinstance(first.term, Apply) and first.term.fn == ON_COMMAND_LINE
+
+
 def seen_by(check: Check, model: Model) -> Model:
-    """The model `check` is decided with: the adjustments a launch runs before it."""
-    return model.before(check.order) if check.order is not None else model
+    """The model `check` is decided with: the adjustments a launch runs before it (none
+    while parsing: an action reads the words the command line gives)."""
+    if check.order is not None:
+        return model.before(check.order)
+    return model.unadjusted() if while_parsing(check) else model
 
 
 def _deciding(unknown: Sequence[Check], launch: Launch, model: Model) -> tuple[str, ...]:

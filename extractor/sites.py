@@ -1433,8 +1433,10 @@ class SiteWalker:
             self._walk_rows(node, names, rows)
             return
         items = term(node.iter, self.scope)
-        if len(names) == 1 and isinstance(node.target, cst.Name) and not unknowns(items):
-            # ``for p in cfg.paths``: the items are the setting's; a check inside holds for some item
+        if len(names) == 1 and isinstance(node.target, cst.Name) \
+                and all(u.text.startswith(PARAMETER) for u in unknowns(items)):
+            # ``for p in cfg.paths``: the items are the setting's; a check inside holds for some
+            # item (a parameter's items: those its call sites bind it to)
             self._unknown_items(names, node)
             loop = ItemLoop(names[0], items, len(self.frame.guards), len(self.frame.runs), norm_code(node.iter))
             with _pushed(self.frame.item_loops, loop):

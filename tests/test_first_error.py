@@ -5,11 +5,11 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import Model
+from analyzers.evaluate import Model, Rule
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, check_of, pipeline_order, predict
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
-from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy
+from extractor.ir import ON_COMMAND_LINE, TRUE, And, Apply, Compare, Const, Ref, RefKind, Truthy
 from extractor.records import PARAMETER
 from extractor.templates import RERAISED
 
@@ -91,6 +91,19 @@ def test_a_catalog_as_a_pipeline_reads_its_flags_adjustments_and_table_rows():
     assert pipeline.predict(Launch({"tp_size": 3})).entry == "lora"
     assert pipeline.predict(Launch({"tp_size": 2})).status == OK
     assert check_of(data["entries"][0]).condition != TRUE  # the row is part of the condition
+
+
+def test_an_argparse_action_sees_the_command_line_before_any_adjustment():
+    """An action's check runs while parsing: no validation hook has rewritten its option yet."""
+    lora_forced_off = Rule.from_dict({"dest": "enable_lora", "value": {"op": "const", "value": False},
+                                      "when": {"expr": {"op": "const", "value": True}}})
+    model = Model(FLAGS, (lora_forced_off,))
+    given = Truthy(Apply(ON_COMMAND_LINE, (LORA,), "on the command line"))
+    action = check("action", line=9, condition=And((given, Truthy(LORA))))
+    hook = check("hook", line=1, condition=Truthy(LORA))
+    launch = Launch({"enable_lora": True})
+    assert predict(launch, pipeline_order([hook, action], STEPS), model).entry == "action"
+    assert predict(launch, [hook], model).status == OK  # the hook sees the adjusted value
 
 
 def test_a_bare_reraise_is_not_a_check_of_its_own():

@@ -1220,6 +1220,19 @@ def test_a_check_inside_a_loop_over_a_settings_items_fires_for_some_item(paths, 
     assert Renderer().text(trigger).startswith("for some item `p` of `--lora-paths`: `p`.strip().startswith(\"{\")")
 
 
+def test_a_loop_over_a_parameter_is_over_the_items_its_call_sites_bind_it_to() -> None:
+    from extractor.ir import SOME_ITEM, Apply, walk
+    from extractor.records import parameter_ref
+    (site,) = sites("""
+        def act(values):
+            for p in values:
+                if p.startswith("{"):
+                    raise ValueError("json")
+    """)
+    (some,) = [n for n in walk(site_trigger(site)) if isinstance(n, Apply) and n.fn == SOME_ITEM]
+    assert some.args[0] == parameter_ref("values")
+
+
 @pytest.mark.parametrize(("imports", "expected"), [
     ("import granian", "`--http2` is set and platform check `installed(granian)` is false"),
     ("from flashinfer.mamba import x", "`--http2` is set and platform check `installed(flashinfer)` is false"),
