@@ -67,6 +67,12 @@ def extract_sites(
                 break
             extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
         callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
+        # what a ``try`` block raises is what its callees raise: the files defining them are
+        # read too, for their raise sites (`CallGraph.try_raises`)
+        tried = {c.callee for fs in files for c in fs.calls if c.try_line and not c.ref}
+        have = {fs.path for fs in callers}
+        more = [p for p in helper_paths(files, tried, snapshot.blobs) if p not in have]
+        callers += extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else []
     with stage("callers"):
         sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
         return inline_helpers(with_caller_guards(files, callers, sources, profile.config_params), extra)

@@ -349,3 +349,26 @@ def test_the_readme_minimal_profile_extracts_a_made_up_project(tmp_path):
     assert entry["trigger"]["text"] == "`--port` < 1024"
     assert (entry["example_fix"]["before"], entry["example_fix"]["after"]) == ("python -m shop --port 1023",
                                                                               "python -m shop")
+
+
+def test_what_a_try_block_raises_is_read_from_the_file_defining_its_callee(tmp_path):
+    """A helper outside the targets, called in a ``try`` whose handler raises the user's
+    error: its raise sites say when the block raises (not "the try block raises ...")."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    block = readme.split("<!-- minimal-profile -->", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "shop.yaml").write_text(block.replace("targets: [shop/**/*.py]", "targets: [shop/c*.py]"))
+    src = tmp_path / "src" / "shop"
+    src.mkdir(parents=True)
+    (src / "cli.py").write_text('import argparse\n\ndef parser():\n    p = argparse.ArgumentParser()\n'
+                                '    p.add_argument("--port", type=int, default=8080)\n    return p\n')
+    (src / "util.py").write_text('def port_of(port):\n    if port < 1024:\n'
+                                 '        raise ValueError("privileged")\n    return port\n')
+    (src / "check.py").write_text('from shop.util import port_of\n\ndef check(args):\n    try:\n'
+                                  '        port_of(args.port)\n    except ValueError as e:\n'
+                                  '        raise SystemExit(str(e))\n')
+    out = tmp_path / "out"
+    extract(SourceSpec(path=str(tmp_path / "src")), profile=str(tmp_path / "shop.yaml"), out=out,
+            cache_dir=str(tmp_path / "cache"))
+    (entry,) = json.loads((out / "catalog.json").read_text())["entries"]
+    assert entry["source"]["path"].endswith("check.py")
+    assert entry["trigger"]["text"] == "`--port` < 1024"
