@@ -2,9 +2,9 @@
 
 Each option is read by its declaration (`analyzers.flag_types`): a bool action sets
 True (its ``--no-`` twin False), a list takes the words up to the next option, numbers
-are numbers and JSON text of a dict flag is its object; a word that does not parse as
-its type stays text (the real program then says what it makes of it). Stand-ins
-(``<model:Arch>``) stay as written.
+are numbers and JSON text of a dict flag (or of a list field a type parser reads) is its
+value; a word that does not parse as its type stays text (the real program then says
+what it makes of it). Stand-ins (``<model:Arch>``) stay as written.
 """
 from __future__ import annotations
 
@@ -65,6 +65,10 @@ def option_value(option: str, words: Sequence[str], flag: Flag | None) -> Any:
     if flag is not None and takes.kind is ValueKind.BOOL and not words:
         return _bool(option, flag)
     if takes.kind is ValueKind.LIST:
+        if flag is not None and flag.nargs is None and flag.action is None and len(words) == 1:
+            # a list field taking one word: its own type parser reads it (``json_list_type``);
+            # JSON text is its value, whatever JSON it is
+            return _scalar(words[0], ValueKind.DICT)
         return tuple(_scalar(w, takes.item_kind) for w in words)
     if not words:
         return None
