@@ -22,6 +22,7 @@ from analyzers.flags import Flag
 from analyzers.launch import Launch, is_placeholder
 from extractor.ir import (
     FALSE,
+    SOME_ITEM,
     TRUE,
     And,
     Apply,
@@ -210,6 +211,9 @@ def _consts(expr: Expr) -> list[Any]:
         if isinstance(node, Apply) and node.fn == "isinstance":  # its constant is a type name, no value
             stack.append(node.args[0])
             continue
+        if isinstance(node, Apply) and node.fn == SOME_ITEM and len(node.args) == 3:  # args[1]: the loop's name
+            stack += [node.args[2], node.args[0]]
+            continue
         stack.extend(reversed(children(node)))
         if isinstance(node, Const):  # a tuple's items, a dict's keys (``REGISTRY.get(arch)``)
             out += list(node.value) if isinstance(node.value, (tuple, Mapping)) else [node.value]
@@ -344,11 +348,14 @@ def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[An
     if declared:
         named = [c for c in consts if c in declared]
         items = list(_unique(named + [c for c in declared if c not in named][:1]))
+        singles = [(c,) for c in items if isinstance(c, str)]
     else:
-        items = _scalars(dest, item_kind, consts, model)[:2]
+        items = _scalars(dest, item_kind, consts, model)[:3]
+        singles = [(c,) for c in consts if isinstance(c, str)]
     first = items[0] if items else WORD
-    out: list[Any] = [(c,) for c in (items if declared else consts) if isinstance(c, str)]
-    return out + [(first,), *([()] if empty else []), tuple(items[:2]), (first,) * 4]
+    # last, each other value alone (a check on some item: ``any(i < 0 for i in ids)``)
+    others = [] if declared else [(c,) for c in items[1:] if not isinstance(c, str)]
+    return singles + [(first,), *([()] if empty else []), tuple(items[:2]), (first,) * 4, *others]
 
 
 def _dict_values(consts: list[Any]) -> list[Any]:

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from analyzers.advice import Context, example_fix, solutions
+from analyzers.argv import launch_of_argv
 from analyzers.evaluate import Model, Truth, evaluate, undecided
 from analyzers.examples import JSON_LIST, JSON_WORD, WORD, Examples, known_values
 from analyzers.flags import build_flag_model
@@ -23,7 +24,7 @@ from analyzers.witness import (
     flag_candidates,
     literals,
 )
-from extractor.ir import FALSE, IF, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
+from extractor.ir import FALSE, IF, SOME_ITEM, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
@@ -36,6 +37,7 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--enable-lora", action="store_true")
         parser.add_argument("--lora-target-modules", type=str, nargs="*", default=None)
         parser.add_argument("--mm-config", type=json.loads, default=None)
+        parser.add_argument("--layer-ids", type=int, nargs="+", default=None)
 ''')})
 PREFIX = "serve"
 EXAMPLES = Examples(ExampleRules(model="model_path", architecture=(r"hf_config\.architectures(\[0\])?",)))
@@ -112,6 +114,16 @@ def test_joins_that_contradict_themselves_do_not_crowd_out_the_way_that_holds():
     fix = fix_for(expr)
     assert fix["predicted"] == "true"
     assert evaluate(expr, launch_of(fix["before"]), Model(FLAGS)) is Truth.TRUE
+
+
+def test_a_check_on_some_item_of_a_list_gets_an_item_that_meets_it():
+    """``any(i < 0 for i in cfg.layer_ids)``: a one-item list of a number past the bound,
+    of the list's item type (the loop's name is no value to try)."""
+    item = Ref(RefKind.UNKNOWN, "i", "i (element of cfg.layer_ids)")
+    expr = Truthy(Apply(SOME_ITEM, (flag("layer_ids"), Const("i"), Compare("<", item, Const(0))), "any(...)"))
+    fix = fix_for(expr)
+    assert fix["predicted"] == "true"
+    assert launch_of_argv(shlex.split(fix["before"])[1:], FLAGS).flags["layer_ids"] == (-1,)
 
 
 def test_a_list_flag_is_grown_by_one_item_so_contains_and_length_hold_together():
@@ -342,7 +354,7 @@ def value_model() -> Model:
                                  {"key": "value"}, {}, JSON_LIST]),
     ("size", [4], [NOT_GIVEN, 4, 5, 3, 8, 1, 2, 0, -1]),
     ("paths", ["a"], [NOT_GIVEN, ("a",), (), ("a", WORD), ("a",) * 4]),
-    ("layers", [], [NOT_GIVEN, (1,), (1, 2), (1,) * 4]),  # nargs="+": argparse refuses none
+    ("layers", [], [NOT_GIVEN, (1,), (1, 2), (1,) * 4, (2,), (0,)]),  # nargs="+": argparse refuses none
 ])
 def test_flag_candidates_are_values_a_user_can_paste(dest, consts, expected):
     assert flag_candidates(dest, consts, value_model()) == expected
