@@ -307,6 +307,15 @@ def excerpt(lines: Sequence[str], line: int) -> tuple[int, str]:
     return start, "".join(lines[start - 1 : end])
 
 
+START = "start"  # an entry's `stage`: it runs after validation, as the server starts
+
+
+def validation_can_raise(entry: Mapping[str, Any]) -> bool:
+    """Whether a launch's validation (what `errcat confirm` runs) can raise this entry:
+    one a launch can raise, not at the server's start."""
+    return launch_can_raise(entry) and entry.get("stage") != START
+
+
 def launch_can_raise(entry: Mapping[str, Any]) -> bool:
     """Whether a launch can raise this entry (its published fields or `Entry.extra`): not
     where no entry point reaches it, nor where it guards the program's own code (`internal`)."""
@@ -345,6 +354,7 @@ def build_entries(
     order: Mapping[tuple[str, str, int], int] | None = None,
     contracts: frozenset[str] = frozenset(),
     params: Mapping[tuple[str, str], Sequence[str]] | None = None,
+    later: frozenset[str] = frozenset(),
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
@@ -352,7 +362,9 @@ def build_entries(
     `order`: per (path, function, line), when a launch runs it (`extractor.program_order`),
     published as the entry's `order`. `contracts`: the profile's functions whose checks guard
     the program's own code; their entries are `internal`, as are those `guards_program`
-    finds (`params`: per (path, function), its parameters)."""
+    finds (`params`: per (path, function), its parameters). `later`: the functions the
+    launcher runs after validation (the profile's `after_validation`): their entries are at
+    `stage` ``"start"``."""
     entries = []
     ids = assign_ids(sites)
     at: dict[tuple[str, int], str] = {}
@@ -364,6 +376,8 @@ def build_entries(
             "reachable": False if reached == NOT_REACHED else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
+        if site.function in later:
+            extra["stage"] = START
         own = site_trigger(site)
         names = (params or {}).get((site.path, site.function), ())
         if site.function.rpartition(".")[2] in contracts:

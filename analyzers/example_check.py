@@ -36,6 +36,7 @@ MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
 MODEL_MOVES = 3  # other stand-in models tried per move
 MAX_WAYS = 6  # disjuncts of a goal searched one by one
 CHECKPOINT = "real checkpoint"  # what an example on an architecture errcat cannot stand in for needs
+SERVER_START = "launch:server start=true"  # what an example of a check run after validation needs
 
 
 def verdict(own: str, before: Prediction, after: Prediction) -> str:
@@ -173,6 +174,9 @@ class ExampleJudge:
         refutes it and a repair works; examples that cannot run here (no command, a
         platform fact in ``needs``) are returned as they are."""
         out = dict(fix)
+        if own in self.pipeline.later and fix.get("before"):  # only a server start meets it
+            out["needs"] = sorted({*(fix.get("needs") or ()), SERVER_START})
+            return out
         if fix.get("before") and not fix.get("after") and not fix.get("needs") and fix.get("predicted") != "true":
             return withheld(out, NO_FIX)  # nothing to copy: no fix, and not known to raise the error
         if not fix.get("before") or not fix.get("after") or fix.get("needs") or own not in self.checks:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from analyzers.entries import launch_can_raise
+from analyzers.entries import START, validation_can_raise
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided_leaves
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
@@ -166,22 +166,24 @@ class Pipeline:
 
     checks: tuple[Check, ...]
     model: Model
+    later: frozenset[str] = frozenset()  # entries raised as the server starts, after the validation predicted
 
     @classmethod
     def of_catalog(cls, data: Mapping[str, Any], steps: Sequence[str],
                    examples: ExampleRules | None = None) -> Pipeline:
         """From catalog.json's data; `steps`: the names of the validation steps (`pipeline_order`)."""
-        # a site no entry point reaches, or one guarding the program's own code, is never what
-        # a launch meets; a bare ``raise`` in an ``except`` block shows the error it caught,
-        # which is that error's own entry
+        # a site no entry point reaches, one guarding the program's own code, or one the
+        # launcher runs after validation is never what a launch's validation meets; a bare
+        # ``raise`` in an ``except`` block shows the error it caught, which is that error's own entry
         functions = {f["name"]: (tuple(f["params"]), from_dict(f["returns"])) for f in data.get("functions") or ()}
-        checks = [check_of(e) for e in data["entries"] if launch_can_raise(e) and e.get("template") != RERAISED]
+        checks = [check_of(e) for e in data["entries"] if validation_can_raise(e) and e.get("template") != RERAISED]
         if functions:  # a call of a plain function is what it returns (the trigger shows the call)
             checks = [replace(c, condition=inline_returns(c.condition, functions)) for c in checks]
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
         flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
         model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)
-        return cls(pipeline_order(checks, steps), model)
+        later = frozenset(e["id"] for e in data["entries"] if e.get("stage") == START)
+        return cls(pipeline_order(checks, steps), model, later)
 
     def conditions(self) -> list[Expr]:
         """What a launch's facts are read by: every check's condition, and every adjustment's

@@ -180,7 +180,8 @@ def build_catalog(
         for imp in implications(adjustments, renderer):
             implied.setdefault(imp.target, []).append(imp.source)
         params = {(fs.path, q): names for fs in files for q, names in fs.params}
-        entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts, params)
+        entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts, params,
+                                profile.after_validation)
     with stage("advice"):
         from analyzers.advice import complete_entries
         from analyzers.overlay import apply_overlay

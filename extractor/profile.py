@@ -69,6 +69,9 @@ class Profile:
     callers: tuple[str, ...] = ()
     # functions the launcher runs besides the `real.validate` steps (qualified names)
     entry_points: tuple[str, ...] = ()
+    # functions the launcher runs after validation, as the server starts (qualified names):
+    # a real launch raises their checks, the validation `errcat confirm` runs never does
+    after_validation: frozenset[str] = frozenset()
     env_registries: frozenset[str] = frozenset()
     env_readers: frozenset[str] = frozenset()
     platform_predicates: frozenset[str] = frozenset()
@@ -244,7 +247,8 @@ _SCHEMA: dict[str, Any] = {
                      "conventions": {"arg": _names, "derived": _names, "field": _names}},
     "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "readers", "passes",
                                                         "model_overrides", "override_runners",
-                                                        "contracts", "callers", "entry_points")},
+                                                        "contracts", "callers", "entry_points",
+                                                        "after_validation")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
     "platform": {"predicates": _strings(), "patterns": _strings(item=_regex), "raises": _optional(_raises)},
@@ -320,6 +324,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         contracts=frozenset(_strs(data, "config", "contracts")),
         callers=_strs(data, "config", "callers"),
         entry_points=_strs(data, "config", "entry_points"),
+        after_validation=frozenset(_strs(data, "config", "after_validation")),
         env_registries=frozenset(_strs(data, "env", "registries")),
         env_readers=frozenset(_strs(data, "env", "readers")),
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),

@@ -496,6 +496,22 @@ def test_entries_of_contract_functions_are_internal(function: str, internal: boo
     assert launch_can_raise(entry.extra) is not internal
 
 
+@pytest.mark.parametrize(("function", "stage"), [
+    ("PortArgs.init_new", "start"),  # the profile's `after_validation`: raised as the server starts
+    ("PortArgs.other", None),
+])
+def test_entries_of_functions_run_after_validation_are_at_the_server_start(function: str, stage: str | None) -> None:
+    from analyzers.entries import launch_can_raise, validation_can_raise
+
+    owner, name = function.split(".")
+    code = f"class {owner}:\n    def {name}(cfg):\n        if cfg.port < 0:\n            raise ValueError('port')\n"
+    lines = code.splitlines(keepends=True)
+    (entry,) = build_entries(sites(code), lambda p: lines, lambda p, n: "", RENDER,
+                             later=frozenset({"PortArgs.init_new"}))
+    assert entry.extra.get("stage") == stage
+    assert launch_can_raise(entry.extra) and validation_can_raise(entry.extra) is (stage is None)
+
+
 @pytest.mark.parametrize(
     "code, reached, internal",
     [

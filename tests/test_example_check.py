@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from analyzers.evaluate import Model
-from analyzers.example_check import ExampleJudge, refuted_because, verdict
+from analyzers.example_check import SERVER_START, ExampleJudge, refuted_because, verdict
 from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
 from analyzers.flags import build_flag_model
@@ -106,6 +106,13 @@ def test_a_fact_no_command_sets_leaves_the_example_unknown_with_what_decides_it(
 ])
 def test_examples_that_cannot_run_here_are_left_as_they_are(fix):
     assert _judge(PP_FIRST, LORA_SPEC).judge("own", fix) == fix
+
+
+def test_an_example_of_a_check_run_as_the_server_starts_needs_a_server_start():
+    pipeline = Pipeline((PP_FIRST,), Model(FLAGS, (), EXAMPLES), later=frozenset({"ports"}))
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, EXAMPLES), FLAGS, PREFIX)
+    fix = _fix("--pp-size 2", "--pp-size 1")
+    assert judge.judge("ports", fix) == {**fix, "needs": [SERVER_START]}
 
 
 def test_an_example_giving_a_machine_option_another_value_needs_such_a_machine():

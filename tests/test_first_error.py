@@ -106,6 +106,15 @@ def test_an_argparse_action_sees_the_command_line_before_any_adjustment():
     assert predict(launch, [hook], model).status == OK  # the hook sees the adjusted value
 
 
+def test_a_check_run_as_the_server_starts_is_not_predicted_for_validation():
+    """``PortArgs.init_new`` (the profile's `after_validation`): a real launch raises it after
+    the validation the prediction is about."""
+    always = {"op": "const", "value": True}
+    data = {"entries": [{**_entry("ports", 1, always), "stage": "start"}, _entry("own", 2, always)]}
+    pipeline = Pipeline.of_catalog(data, STEPS)
+    assert [c.id for c in pipeline.checks] == ["own"] and pipeline.later == {"ports"}
+
+
 def test_a_bare_reraise_is_not_a_check_of_its_own():
     """``except E: raise`` shows the caught error, whose own entry the launch met first."""
     always = {"op": "const", "value": True}
