@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from analyzers.flag_decls import dest_for_option
-from analyzers.flag_types import ValueKind, value_type
+from analyzers.flag_types import ValueKind, one_word_list, value_type
 from analyzers.flags import Flag, FlagModel
 from analyzers.launch import Launch
 
@@ -65,10 +65,9 @@ def option_value(option: str, words: Sequence[str], flag: Flag | None) -> Any:
     if flag is not None and takes.kind is ValueKind.BOOL and not words:
         return _bool(option, flag)
     if takes.kind is ValueKind.LIST:
-        if flag is not None and flag.nargs is None and flag.action is None and len(words) == 1:
-            # a list field taking one word: its own type parser reads it (``json_list_type``);
-            # JSON text is its value, whatever JSON it is
-            return _scalar(words[0], ValueKind.DICT)
+        if one_word_list(flag) and len(words) == 1:  # JSON text is its value, whatever JSON it is
+            found = _scalar(words[0], ValueKind.DICT)
+            return tuple(found) if isinstance(found, list) else found
         return tuple(_scalar(w, takes.item_kind) for w in words)
     if not words:
         return None

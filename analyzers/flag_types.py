@@ -160,3 +160,9 @@ def _literal_value(node: cst.BaseExpression) -> str | int | None:
     if isinstance(number, cst.Integer):
         return -int(number.evaluated_value) if negative else int(number.evaluated_value)
     return None
+
+
+def one_word_list(flag: Flag | None) -> bool:
+    """A list field its own type parser reads from one word (``type_parser=json_list_type``:
+    no nargs, no action): a command line gives it as JSON text."""
+    return flag is not None and flag.nargs is None and flag.action is None and value_type(flag).kind is ValueKind.LIST

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzers.flag_types import one_word_list
 from analyzers.flags import Flag, FlagModel, option_for_dest
 
 
@@ -95,6 +96,8 @@ def flag_words(dest: str, value: Any, flag: Flag | None) -> list[str]:
     if action.endswith("BooleanOptionalAction"):
         return [option] if value else (list(flag.negations[:1]) if flag is not None and flag.negations else [])
     if isinstance(value, (list, tuple)):
+        if one_word_list(flag):  # read by its own parser from one word of JSON
+            return [option, shlex.quote(json.dumps(list(value)))]
         return [option, *(_word(v) for v in value)]
     return [option, _word(value)]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from analyzers.evaluate import UNKNOWN, Model, Truth, base_dest, can_hold, deciders, evaluate, expr_key, node
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
-from analyzers.flag_types import ValueKind, ValueType, value_type
+from analyzers.flag_types import ValueKind, ValueType, one_word_list, value_type
 from analyzers.flags import Flag
 from analyzers.launch import Launch, is_placeholder
 from extractor.ir import (
@@ -325,8 +325,10 @@ def _flag_values(dest: str, flag: Flag | None, consts: list[Any], model: Model) 
     if takes.kind is ValueKind.BOOL:
         return [True, False]
     if takes.kind is ValueKind.LIST:
-        return _list_values(dest, takes.item_kind, declared, consts, model,
-                            empty=flag is None or flag.nargs != "+")  # argparse refuses none for nargs="+"
+        found = _list_values(dest, takes.item_kind, declared, consts, model,
+                             empty=flag is None or flag.nargs != "+")  # argparse refuses none for nargs="+"
+        # one word of JSON its parser reads: also JSON that is no list of its items (its own type check)
+        return found + [{"key": "value"}, (1,)] if one_word_list(flag) else found
     if takes.kind is ValueKind.DICT:
         return _dict_values(consts)
     if declared or takes.literal_choices:

@@ -5,6 +5,7 @@ import pytest
 
 from analyzers.argv import launch_of_argv
 from analyzers.flags import build_flag_model
+from analyzers.launch import flag_words
 
 FLAGS = build_flag_model({
     "p/arg_groups/arg_utils.py": "from typing import Annotated\nA = Annotated\nclass Arg: pass\n",
@@ -20,9 +21,18 @@ FLAGS = build_flag_model({
     (["--tp-size", "two"], "tp_size", "two"),  # not its type: text, for the real program to refuse
     (["--paths", "a", "b"], "paths", ("a", "b")),  # nargs "+": the words up to the next option
     # a list field whose own parser reads one word: JSON text is the JSON value, whatever it is
-    (["--sidecar-args", '["a", "b"]'], "sidecar_args", ["a", "b"]),
+    (["--sidecar-args", '["a", "b"]'], "sidecar_args", ("a", "b")),
     (["--sidecar-args", '{"key": "value"}'], "sidecar_args", {"key": "value"}),
     (["--sidecar-args", "word"], "sidecar_args", "word"),
 ])
 def test_an_option_takes_its_words_as_its_declaration_reads_them(argv, dest, value):
     assert launch_of_argv(argv, FLAGS).flags[dest] == value
+
+
+@pytest.mark.parametrize(("dest", "value", "words"), [
+    ("paths", ("a", "b"), ["--paths", "a", "b"]),
+    ("sidecar_args", ("a", "b"), ["--sidecar-args", '\'["a", "b"]\'']),  # one word of JSON, quoted for a shell
+    ("sidecar_args", (), ["--sidecar-args", "'[]'"]),
+])
+def test_a_list_is_written_as_its_option_reads_it(dest, value, words):
+    assert flag_words(dest, value, FLAGS.by_dest(dest)) == words

@@ -325,6 +325,7 @@ VALUE_FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--size", type=int)
         parser.add_argument("--paths", type=str, nargs="*")
         parser.add_argument("--layers", type=int, nargs="+")
+        parser.add_argument("--endpoints", type=List[str])
 '''), "p/environ.py": "class Envs:\n    SGLANG_MODE = EnvStr('a')\n"})
 VALUE_RULES = ExampleRules(model="model_path", models=("draft_.*",), files=("ssl_.*",), dirs=(".*_dir",),
                            architecture=(r"hf_config\.architectures(\[0\])?",))
@@ -379,6 +380,11 @@ def test_env_candidates_are_concrete(name, consts, expected):
 ])
 def test_fact_candidates(leaf, consts, expected):
     assert fact_candidates(leaf, consts, value_model()) == expected
+
+
+def test_a_list_its_parser_reads_from_one_word_also_tries_json_that_is_no_such_list():
+    found = flag_candidates("endpoints", [], value_model())
+    assert found[-2:] == [{"key": "value"}, (1,)]
 
 
 def test_every_candidate_of_every_flag_is_pasteable():
