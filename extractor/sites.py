@@ -68,7 +68,7 @@ from extractor.records import (
     try_raises_ref,
 )
 from extractor.returns import return_value
-from extractor.scope import Binding, Conditional, Opaque, Scope, joined, names_read
+from extractor.scope import MAX_BRANCH_VALUES, Binding, Conditional, Opaque, Scope, joined, names_read
 from extractor.tables import (
     Pending,
     Row,
@@ -493,6 +493,9 @@ class Frame:
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
     declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
     declared_at: int = 0  # ... and the provider's last line: its declarations apply when it returns
+    # ... and per (that local, field): what it was set to so far, each under the guards then
+    decided: dict[tuple[str, str], list[tuple[tuple[Guard, ...], cst.BaseExpression]]] = field(default_factory=dict)
+    decided_reads: set[str] = field(default_factory=set)  # locals bound to such a read (`_declared_read`)
     # locals built as ``d = {...}; d["field"] = v`` for a setter's ``**d``: per name, the
     # (field, value, guards) items so far, or None once a key is not a literal
     splats: dict[str, list[tuple[str, Expr, tuple[Guard, ...]]] | None] = field(default_factory=dict)
@@ -1055,7 +1058,14 @@ class SiteWalker:
             self.call(node.value)
 
     def _assign_to(self, tgt: cst.BaseAssignTargetExpression, value: cst.BaseExpression, node: cst.Assign) -> None:
-        if isinstance(tgt, cst.Name):
+        if isinstance(tgt, cst.Name) and (read := self._declared_read(value)) is not None:
+            self.scope.bindings[tgt.value] = read  # a provider reading back what it decided
+            self.frame.decided_reads.add(tgt.value)
+            self.scope.rebinds.pop(tgt.value, None)
+            self.scope.aliases.discard(tgt.value)
+            self._splat_start(tgt.value, value)
+        elif isinstance(tgt, cst.Name):
+            self.frame.decided_reads.discard(tgt.value)
             self.rebind(tgt.value, value)
             self._declaration_dict(tgt.value, value, node)
             self._splat_start(tgt.value, value)
@@ -1069,6 +1079,8 @@ class SiteWalker:
             key = self._declared_key(tgt)  # declared["field"] = value
             if key is not None:
                 self.adjust(key, value, node)
+                entry = (tuple(self.frame.guards), value)
+                self.frame.decided.setdefault((cst.ensure_type(tgt.value, cst.Name).value, key), []).append(entry)
             self._splat_item(tgt, value)
             self._item_set(tgt, value)
 
@@ -1126,6 +1138,27 @@ class SiteWalker:
         if len(tgt.slice) != 1 or not isinstance(tgt.slice[0].slice, cst.Index):
             return None
         return string_value(tgt.slice[0].slice.value)
+
+    def _declared_read(self, value: cst.BaseExpression) -> Binding | None:
+        """``declared.get("field", default)`` in a provider: what it set the field to, under
+        the guards it was set under (the latest first), else `default` (None if not given)."""
+        declared = self.frame.declared
+        if not declared or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) \
+                or value.func.attr.value != "get" or not isinstance(value.func.value, cst.Name) \
+                or value.func.value.value not in declared or not 1 <= len(value.args) <= 2 \
+                or any(a.keyword is not None or a.star for a in value.args):
+            return None
+        key = string_value(value.args[0].value)
+        if key is None:
+            return None
+        found: Binding = value.args[1].value if len(value.args) == 2 else cst.Name("None")
+        decided = self.frame.decided.get((value.func.value.value, key), [])
+        if len(decided) > MAX_BRANCH_VALUES:
+            return Opaque(f"{norm_code(value)} (set in more than {MAX_BRANCH_VALUES} places)")
+        here = set(self.frame.guards)  # what holds where it is read need not be tested again
+        for guards, set_to in decided:  # a later setting wins where its guards hold
+            found = Conditional(conj([g.expr for g in guards if g not in here]), set_to, found)
+        return found
 
     def _declaration_dict(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         """In a provider, ``declared = {...}`` starts a dict of decisions it returns."""
@@ -1394,6 +1427,10 @@ class SiteWalker:
         bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
         if isinstance(bound, Opaque) and bound.text.startswith(PARAMETER):
             return term(node, self.scope)  # its own parameter passed on: bound where the caller is
+        if isinstance(node, cst.Name) and node.value in self.frame.decided_reads:  # a provider's decision
+            found = term(node, self.scope)
+            if all(u.text.startswith(PARAMETER) for u in unknowns(found)) and not larger_than(found, MAX_ARG_TERMS):
+                return found
         if _simple_binding(bound, self.scope) or (isinstance(bound, cst.BaseExpression)
                                                   and _reads_no_local(bound, self.scope)):
             return term(node, self.scope)  # a local bound once to config reads: no chain to re-read

@@ -756,6 +756,32 @@ def test_provider_decisions_are_adjustments(src, expected) -> None:
     assert _adjusted(src) == expected
 
 
+@pytest.mark.parametrize(("read", "expected"), [
+    # what the provider decided where it did, else the default it reads
+    ('declared.get("b", view.b)', "(fast if `--a` is fp8 and `--b` is not given, else `--b`)"),
+    ('declared.get("b")', "(fast if `--a` is fp8 and `--b` is not given, else not given)"),
+    ('declared.get("c", view.c)', "`--c`"),  # a field it never decided
+])
+def test_a_provider_reading_back_its_decision_passes_it_on(read: str, expected: str) -> None:
+    src = f"""
+        def _check(backend):
+            if backend == "triton":
+                raise ValueError("no triton")
+        @register_post_process
+        def _p(view):
+            declared = {{}}
+            if view.a == "fp8":
+                if view.b is None:
+                    declared["b"] = "fast"
+            chosen = {read}
+            _check(chosen)
+            return declared
+    """
+    fs = extract_file("m.py", textwrap.dedent(src), PROFILE)
+    (call,) = [c for c in fs.calls if c.callee == "_check"]
+    assert RENDER.value(call.args[0][1]) == expected
+
+
 @pytest.mark.parametrize("src, expected", [
     ("""
      def h(server_args):
