@@ -1427,7 +1427,9 @@ class SiteWalker:
         bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
         if isinstance(bound, Opaque) and bound.text.startswith(PARAMETER):
             return term(node, self.scope)  # its own parameter passed on: bound where the caller is
-        if isinstance(node, cst.Name) and node.value in self.frame.decided_reads:  # a provider's decision
+        if isinstance(node, cst.Name) and (node.value in self.frame.decided_reads or self.frame.tries):
+            # a provider's decision; what a call in a ``try`` is passed (what the block raises
+            # depends on it: `extractor.callers.CallGraph.try_raises`)
             found = term(node, self.scope)
             if all(u.text.startswith(PARAMETER) for u in unknowns(found)) and not larger_than(found, MAX_ARG_TERMS):
                 return found

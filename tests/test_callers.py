@@ -554,3 +554,22 @@ def test_what_a_try_block_raises_is_what_the_functions_it_calls_raise(callee_cal
     (fs,) = with_caller_guards(files(m=source))
     trigger = site_trigger(next(s for s in fs.sites if s.exception == "KeyError"))
     assert (not unknowns(trigger) and {r.name for r in refs(trigger)} == {"key"}) is known
+
+
+def test_a_local_computed_in_steps_binds_what_a_call_in_a_try_is_passed() -> None:
+    """``width = size + cfg.b`` with ``size = cfg.a * 2``: what the block raises reads both."""
+    source = """
+    def parse_key(value):
+        if value < 0:
+            raise ValueError("negative")
+    def load(cfg):
+        size = cfg.a * 2
+        width = size + cfg.b
+        try:
+            parse_key(width)
+        except ValueError as error:
+            raise KeyError(str(error))
+"""
+    (fs,) = with_caller_guards(files(m=source))
+    trigger = site_trigger(next(s for s in fs.sites if s.exception == "KeyError"))
+    assert not unknowns(trigger) and {r.name for r in refs(trigger)} == {"a", "b"}
