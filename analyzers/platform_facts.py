@@ -21,6 +21,7 @@ from typing import Any
 from analyzers.argv import launch_of_argv
 from analyzers.evaluate import absent_fact
 from analyzers.examples import DIR, FILE, Examples
+from analyzers.flag_decls import dest_for_option
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from extractor.frozen import FrozenMap
@@ -59,7 +60,7 @@ def runtime_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, Any]:
     stand_ins = sorted({v for v in launch.flags.values() if architecture_of(v, "") is not None})
     out: dict[str, Any] = {}
     for helper in helpers:
-        if any(name in launch.env for name in helper.unset):
+        if _given(helper, launch):
             continue
         returns = dict(helper.returns)
         rows: list[tuple[tuple[Any, ...] | None, Any]] = []
@@ -73,6 +74,12 @@ def runtime_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, Any]:
     return out
 
 
+def _given(helper: Runtime, launch: Launch) -> bool:
+    """Does `launch` set an env var or option the helper's stated value holds without?"""
+    return any(dest_for_option(name) in launch.flags if name.startswith("--") else name in launch.env
+               for name in helper.unset)
+
+
 def model_helper_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, Any]:
     """For a launch whose model is a generated stand-in: ``runtime:<helper>()`` -> what a
     ``model`` helper returns, for the helper called with the whole config
@@ -81,7 +88,7 @@ def model_helper_facts(helpers: Iterable[Runtime], launch: Launch) -> dict[str, 
     out: dict[str, Any] = {}
     for helper in helpers:
         returns = dict(helper.returns)
-        if "model" in returns and not any(name in launch.env for name in helper.unset):
+        if "model" in returns and not _given(helper, launch):
             out[f"{RefKind.RUNTIME}:{helper.helper}()"] = returns["model"]
     return out
 

@@ -55,8 +55,9 @@ class Runtime:
     """What a call of a runtime helper (``check_gguf_file(cfg.model_path)``, ``is_in_ci()``)
     returns on a platform, per kind of arguments (`RUNTIME_ARGS`): ``any`` whatever they
     are, ``model`` for one argument that is a generated model directory (a ``<model>``
-    stand-in). A value holds only where the launch leaves the `unset` env vars unset (the
-    helper reads them). Kinds not stated, and other arguments, stay unknown."""
+    stand-in). A value holds only where the launch leaves the `unset` env vars and options
+    (``--x``) unset (the helper reads them, or is passed them). Kinds not stated, and other
+    arguments, stay unknown."""
 
     helper: str  # the called name as the source writes it: "is_in_ci", "current_platform.is_out_of_tree"
     returns: tuple[tuple[str, Any], ...]  # argument kind -> value (None: the helper returns None)
@@ -258,14 +259,18 @@ def _models(data: Any) -> str | None:
 
 
 def _plain(value: Any) -> bool:
-    """A value a helper can be stated to return: a scalar, or a record (an object such as a
-    dataclass instance, as a mapping of its fields) of them."""
+    """A value a helper can be stated to return: a scalar, or a list or a record (an object
+    such as a dataclass instance, as a mapping of its fields) of them."""
     if isinstance(value, dict):
         return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
     return isinstance(value, str | int | float | None)
 
 
 def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
     return FrozenMap({k: _frozen(v) for k, v in value.items()}) if isinstance(value, dict) else value
 
 
@@ -282,9 +287,10 @@ def _runtime(data: Any) -> str | None:
             return f"{at}: states no value (give {' or '.join(RUNTIME_ARGS)})"
         bad = next((k for k in RUNTIME_ARGS if k in said and not _plain(said[k])), None)
         if bad is not None:
-            return f"{at}.{bad}: expected a plain value (string, number, true/false or null) or a record of them"
+            return (f"{at}.{bad}: expected a plain value (string, number, true/false or null) "
+                    "or a list or a record of them")
         if "unset" in said and _strs(said["unset"]) is not None:
-            return f"{at}.unset: expected a list of env var names"
+            return f"{at}.unset: expected a list of env var names and options (--x)"
     return None
 
 

@@ -104,6 +104,7 @@ def test_a_stated_launch_decides_platform_and_architecture_conditions():
 
 GGUF = Runtime("check_gguf_file", (("model", False),))
 CI = Runtime("is_in_ci", (("any", False),), ("SGLANG_IS_IN_CI",))
+STEPS = Runtime("candidate_steps", (("any", (0, 1, 3)),), ("--steps-config",))
 
 
 @pytest.mark.parametrize(("helpers", "launch", "facts"), [
@@ -112,6 +113,8 @@ CI = Runtime("is_in_ci", (("any", False),), ("SGLANG_IS_IN_CI",))
     ([GGUF], Launch({"model_path": "/real/dir"}), {}),  # not a generated model directory: unknown
     ([CI], Launch(), {"runtime:is_in_ci": ((None, False),), "runtime:is_in_ci()": False}),
     ([CI], Launch(env={"SGLANG_IS_IN_CI": "1"}), {}),  # the helper reads what the launch sets
+    ([STEPS], Launch(), {"runtime:candidate_steps": ((None, (0, 1, 3)),), "runtime:candidate_steps()": (0, 1, 3)}),
+    ([STEPS], Launch({"steps_config": "a.json"}), {}),  # it is passed an option the launch gives
     ([Runtime("f", (("any", None), ("model", 1)))], Launch({"m": "<model>"}),
      {"runtime:f": ((("<model>",), 1), (None, None)), "runtime:f()": None}),  # None: it returns None
 ])

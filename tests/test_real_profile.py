@@ -114,12 +114,12 @@ def test_good_section_has_no_problem():
      "platforms.generic.runtime.is_in_ci: states no value (give any or model)"),
     (with_("platforms.generic.runtime.is_in_ci", {"always": False}),
      "platforms.generic.runtime.is_in_ci.always: unknown key (known: any, model, unset)"),
-    (with_("platforms.generic.runtime.check_gguf.model", [False]),
+    (with_("platforms.generic.runtime.check_gguf.model", [{1}]),
      "platforms.generic.runtime.check_gguf.model: expected a plain value (string, number, true/false or null)"
-     " or a record of them"),
-    (with_("platforms.generic.runtime.check_gguf.model", {"a": [1]}),
+     " or a list or a record of them"),
+    (with_("platforms.generic.runtime.check_gguf.model", {"a": [object()]}),
      "platforms.generic.runtime.check_gguf.model: expected a plain value (string, number, true/false or null)"
-     " or a record of them"),
+     " or a list or a record of them"),
     (with_("models.object", {"names": "model_config", "factory": "m"}),
      "models.object.factory: expected module:qualified.name"),
     (with_("models.object", {"names": "(", "factory": "m:f"}),
@@ -127,7 +127,7 @@ def test_good_section_has_no_problem():
     (with_("models.object", {"names": "x", "factory": "m:f", "measured": {"0.5": [1]}}),
      "models.object.measured: expected release -> architecture -> property -> value"),
     (with_("platforms.generic.runtime.is_in_ci.unset", "CI"),
-     "platforms.generic.runtime.is_in_ci.unset: expected a list of env var names"),
+     "platforms.generic.runtime.is_in_ci.unset: expected a list of env var names and options (--x)"),
 ])
 def test_each_problem_is_named(data, problem):
     assert real_problem(data) == problem
