@@ -38,6 +38,7 @@ from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    PARSE_RECORD,
     RAISES,
     SOME_ITEM,
     STATED_OR,
@@ -556,6 +557,51 @@ def _as_set(a: Any) -> Any:
     return set(a) if isinstance(a, (list, tuple, set, frozenset)) else a
 
 
+class ValidationError(ValueError):
+    """What a pydantic model raises on JSON it refuses (a ValueError, as pydantic's is)."""
+
+
+def _parse_record(model: Mapping[str, Any], text: Any) -> Any:
+    """The record a pydantic model (`model`: its fields, `extractor.imported_values`) parses
+    JSON `text` into: the defaults with the object's fields over them; `ValidationError`
+    where it surely refuses it (not JSON, not an object, a required field missing, a value
+    outside a ``Literal``); UNKNOWN where its coercions decide (a value of another type)."""
+    fields = model["fields"]
+    try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    if not isinstance(raw, dict):
+        raise ValidationError("input should be an object")
+    out: dict[str, Any] = {}
+    for name, field_ in fields.items():
+        if name not in raw:
+            if field_["required"]:
+                raise ValidationError(f"{name}: field required")
+            out[name] = field_["default"]
+            continue
+        value, kind = raw[name], field_["type"]
+        if value is None and field_["optional"]:
+            out[name] = None
+        elif kind == "literal" and isinstance(value, str) and value not in field_["choices"]:
+            raise ValidationError(f"{name}: input should be one of {list(field_['choices'])}")
+        elif _of_field_type(value, kind, field_["choices"]):
+            out[name] = value
+        else:
+            return UNKNOWN  # pydantic's lax coercions decide ("5" for an int field)
+    return frozen_json(out)  # fields it does not declare are ignored, as pydantic does by default
+
+
+def _of_field_type(value: Any, kind: str, choices: Any) -> bool:
+    if kind == "literal":
+        return value in choices
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind in ("int", "float"):
+        return isinstance(value, (int, float) if kind == "float" else int) and not isinstance(value, bool)
+    return kind == "str" and isinstance(value, str)
+
+
 def _minus(a: Any, b: Any) -> Any:
     """``a - b`` of sets; where a side is text it is ``any(x not in b for x in a)`` made a
     set (`extractor.cst_ir`): the items of `a` not in `b`, with Python's ``in`` (a
@@ -592,7 +638,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "set": frozenset, "frozenset": frozenset, "list": tuple, "tuple": tuple,
     "lower": lambda s: s.lower(), "upper": lambda s: s.upper(), "strip": lambda s, *c: s.strip(*c),
     "lstrip": lambda s, *c: s.lstrip(*c), "rstrip": lambda s, *c: s.rstrip(*c), "encode": lambda s, *a: s.encode(*a),
-    "json.loads": lambda s: frozen_json(json.loads(s)),
+    "json.loads": lambda s: frozen_json(json.loads(s)), PARSE_RECORD: _parse_record,
     "startswith": lambda s, p: s.startswith(tuple(p) if isinstance(p, list) else p),
     "endswith": lambda s, p: s.endswith(tuple(p) if isinstance(p, list) else p),
     "split": lambda s, *a: tuple(s.split(*a)), "item": lambda c, k: c[k],
@@ -608,7 +654,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 # Functions whose exceptions are the real program's (``float("x")``, ``v[9]``, ``1 / 0``);
 # another one raising means only that the evaluator cannot compute it.
-_EXACT = frozenset({"int", "float", "len", "item", "map", "slice", "/", "//", "%", "json.loads"})
+_EXACT = frozenset({"int", "float", "len", "item", "map", "slice", "/", "//", "%", "json.loads", PARSE_RECORD})
 
 
 @dataclass(frozen=True, slots=True)

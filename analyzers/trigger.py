@@ -14,6 +14,7 @@ from extractor.ir import (
     KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    PARSE_RECORD,
     RAISES,
     SOME_ITEM,
     STATED_OR,
@@ -188,11 +189,16 @@ class Renderer(Visitor[str]):
         return f"the JSON in {self.visit(expr.args[0])}"
 
     def _json_field(self, expr: Apply) -> str | None:
-        """``json.loads(x).get("k")`` / ``json.loads(x)["k"]``: the field as a user writes it."""
+        """``json.loads(x).get("k")`` / ``json.loads(x)["k"]`` / ``Cls.from_cli(x).k``: the
+        field as a user writes it."""
         owner, key = expr.args[0], expr.args[1]
-        if isinstance(owner, Apply) and owner.fn == "json.loads" and isinstance(key, Const):
-            return f"field `{key.value}` of the JSON in {self.visit(owner.args[0])}"
+        if isinstance(owner, Apply) and owner.fn in ("json.loads", PARSE_RECORD) and isinstance(key, Const):
+            return f"field `{key.value}` of the JSON in {self.visit(owner.args[-1])}"
         return None
+
+    def _record(self, expr: Apply) -> str:
+        """``KVEventsConfig.from_cli(x)``: the JSON the model reads (its fields' defaults aside)."""
+        return f"the {expr.text.partition('.')[0]} read from the JSON in {self.visit(expr.args[-1])}"
 
     def _conversion(self, expr: Apply) -> str:
         return self.visit(expr.args[0])  # int(x), str(x) ...: the value the user gave
@@ -252,6 +258,8 @@ class Renderer(Visitor[str]):
         return self.visit(expr.args[0])  # the call as the source makes it
 
     def _attribute(self, expr: Apply) -> str:
+        if field := self._json_field(expr):
+            return field
         name = expr.args[1]
         return f"{self._operand(expr.args[0])}.{name.value if isinstance(name, Const) else self.visit(name)}"
 
@@ -282,6 +290,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (frozenset({"-", "+", "~"}), 1, Renderer._unary),
     (frozenset({"item"}), 2, Renderer._item),
     (frozenset({"json.loads"}), 1, Renderer._json),
+    (frozenset({PARSE_RECORD}), 2, Renderer._record),
     (frozenset({SOME_ITEM}), 3, Renderer._some_item),
     (frozenset({ATTRIBUTE}), 2, Renderer._attribute),
     (frozenset({KEYWORD}), 2, Renderer._keyword),

@@ -16,12 +16,14 @@ import libcst as cst
 
 from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
+from extractor.imported_values import MODEL, PARSES
 from extractor.ir import (
     ATTRIBUTE,
     IF,
     KEYWORD,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    PARSE_RECORD,
     SOME_ITEM,
     UNSET_OR,
     And,
@@ -648,9 +650,24 @@ def _names_in(node: cst.CSTNode) -> list[cst.Name]:
     return found
 
 
+def _record_call(call: _Call) -> Expr | None:
+    """``Cls.from_cli(text)`` / ``Cls.model_validate_json(text)`` of an imported record model
+    (`extractor.imported_values`): the record the JSON text parses into (`PARSE_RECORD`)."""
+    func, scope = call.node.func, call.scope
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and len(call.node.args) == 1):
+        return None
+    owner = func.value.value
+    said = scope.imported.get(f"{owner}.{func.attr.value}{PARSES}")
+    parses = func.attr.value == PARSE_RECORD or (said is not None and string_value(said) == PARSE_RECORD)
+    model = scope.imported.get(f"{owner}.{MODEL}")
+    if not parses or model is None:
+        return None
+    return Apply(PARSE_RECORD, (term(model, scope), term(call.node.args[0].value, scope)), call.text)
+
+
 _CALL_READERS: tuple[Callable[[_Call], Expr | None], ...] = (
-    _any_all_call, _copy_call, _lambda_call, _env_call, _reader_call, _getattr_call, _fact_call, _method_call,
-    _function_call,
+    _any_all_call, _copy_call, _lambda_call, _env_call, _reader_call, _getattr_call, _fact_call, _record_call,
+    _method_call, _function_call,
 )
 
 

@@ -5,7 +5,9 @@
 body binds constants (``Cls.ATTR``): the values the site walker reads in place of the
 names, so ``for phase in Phase.ALL`` is walked per phase and ``x == Backend.FULL``
 compares with ``"full"``, what a user writes. An ``Enum`` member is not its value
-(``Color.RED != "red"``), so enum classes keep their members' names.
+(``Color.RED != "red"``), so enum classes keep their members' names. A pydantic model's
+fields (`MODEL`), and its classmethods that parse JSON text into it (`PARSES`), describe
+what ``Cls.from_cli(text)`` gives: a record of the JSON's fields over the defaults.
 
 Only top-level bindings matter, so an imported module is cut down with the stdlib
 ``ast`` to its imports, assignments and plain class bodies before libcst parses it
@@ -21,6 +23,8 @@ from collections.abc import Iterable, Iterator, Mapping
 import libcst as cst
 
 from extractor.constant_values import NOT_CONSTANT, ConstScope, constant_value
+from extractor.cstutil import dotted
+from extractor.ir import PARSE_RECORD
 from extractor.source_set import SourceSet, gc_paused, module_name
 from extractor.symbols import Symbols
 
@@ -108,6 +112,8 @@ def _values(symbols: Symbols, local: str, module: str, name: str) -> Iterator[tu
             yield local, value
         return
     cls = bindings.class_defs.get(real)
+    if cls is not None and _is_record_model(cls, symbols, path):
+        yield from _record_model(local, cls, scope)
     if cls is None or not _is_plain(cls):
         return
     for attr in bindings.classes.get(real, {}):
@@ -115,6 +121,78 @@ def _values(symbols: Symbols, local: str, module: str, name: str) -> Iterator[tu
         value = _plain(constant_value(node, scope))
         if value is not NOT_CONSTANT:
             yield f"{local}.{attr}", value
+
+
+MODEL = "__model__()"  # ``Cls.__model__()``: the fields of an imported record model (a key no source reads)
+PARSES = "()"  # ``Cls.m()``: "model_validate_json" where classmethod ``m(text)`` returns that of ``text``
+_RECORD_BASES = frozenset({"BaseModel"})  # pydantic's
+_FIELD_TYPES = frozenset({"str", "int", "float", "bool"})
+
+
+def _is_record_model(cls: cst.ClassDef, symbols: Symbols, path: str) -> bool:
+    """A pydantic model: a class whose base is ``BaseModel``, without decorators."""
+    return not cls.decorators and any(
+        arg.keyword is None and symbols.origin_name(path, arg.value) in _RECORD_BASES for arg in cls.bases)
+
+
+def _record_model(local: str, cls: cst.ClassDef, scope: ConstScope) -> Iterator[tuple[str, Value]]:
+    """The fields of a record model as ``{name: {type, optional, required, default, choices}}``
+    (`type`: str, int, float, bool, literal or "" for another), under ``Cls.__model__()``;
+    and ``Cls.m()`` for each classmethod ``m(text)`` whose body is ``return
+    Cls.model_validate_json(text)`` (or ``cls.``): what parsing the JSON text gives."""
+    fields: dict[str, Value] = {}
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    found = _model_field(small, scope)
+                    if found is None:
+                        return  # a field errcat cannot describe: no record at all
+                    fields[small.target.value] = found
+        elif isinstance(stmt, cst.FunctionDef) and _parses_json(stmt, cls.name.value):
+            yield f"{local}.{stmt.name.value}{PARSES}", PARSE_RECORD
+    if fields:
+        yield f"{local}.{MODEL}", {"fields": fields}
+
+
+def _model_field(node: cst.AnnAssign, scope: ConstScope) -> dict[str, Value] | None:
+    annotation = node.annotation.annotation
+    optional = False
+    if isinstance(annotation, cst.Subscript) and dotted(annotation.value) == "Optional" \
+            and len(annotation.slice) == 1 and isinstance(annotation.slice[0].slice, cst.Index):
+        optional, annotation = True, annotation.slice[0].slice.value
+    kind = ""
+    choices: tuple[object, ...] = ()
+    if isinstance(annotation, cst.Name) and annotation.value in _FIELD_TYPES:
+        kind = annotation.value
+    elif isinstance(annotation, cst.Subscript) and dotted(annotation.value) == "Literal":
+        values = tuple(constant_value(el.slice.value, scope) for el in annotation.slice
+                       if isinstance(el.slice, cst.Index))
+        if all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
+            kind, choices = "literal", values
+    if node.value is None:
+        return {"type": kind, "optional": optional, "required": True, "default": None, "choices": choices}
+    default = _plain(constant_value(node.value, scope))
+    if default is NOT_CONSTANT:
+        return None  # ``Field(default_factory=...)`` and the like
+    return {"type": kind, "optional": optional, "required": False, "default": default, "choices": choices}
+
+
+def _parses_json(func: cst.FunctionDef, owner: str) -> bool:
+    """``@classmethod def m(cls, text): return <owner|cls>.model_validate_json(text)``."""
+    params = [p.name.value for p in func.params.params]
+    body = func.body.body
+    if len(params) != 2 or not any(dotted(d.decorator) == "classmethod" for d in func.decorators):
+        return False
+    stmt = next((s for s in body if not (isinstance(s, cst.SimpleStatementLine)
+                                        and isinstance(s.body[0], cst.Expr))), None)  # past a docstring
+    if not isinstance(stmt, cst.SimpleStatementLine) or not isinstance(ret := stmt.body[0], cst.Return):
+        return False
+    call = ret.value
+    return (isinstance(call, cst.Call) and dotted(call.func) in (f"{owner}.model_validate_json",
+                                                                      f"{params[0]}.model_validate_json")
+            and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == params[1])
 
 
 def _is_plain(cls: cst.ClassDef) -> bool:
@@ -209,14 +287,22 @@ def _class(lines: list[str], node: ast.ClassDef) -> list[str]:
     if first.lineno == node.lineno:  # ``class A: X = 1``: one line, kept whole or not at all
         return _lines(lines, node)
     header = lines[node.lineno - 1:first.lineno - 1]
-    body = [line for stmt in node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+    body = [line for stmt in node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign)) or _short_classmethod(stmt)
             for line in _member_lines(lines, stmt)]
     indent = " " * first.col_offset
     return [*header, *(body or [indent + "pass"])]
 
 
+def _short_classmethod(stmt: ast.stmt) -> bool:
+    """A classmethod of a docstring and one statement (``return Cls.model_validate_json(text)``)."""
+    return (isinstance(stmt, ast.FunctionDef) and len(stmt.body) <= 2
+            and any(isinstance(d, ast.Name) and d.id == "classmethod" for d in stmt.decorator_list))
+
+
 def _member_lines(lines: list[str], stmt: ast.stmt) -> list[str]:
     start, end = stmt.lineno, stmt.end_lineno or stmt.lineno
+    if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:
+        start = min(d.lineno for d in stmt.decorator_list)
     if lines[start - 1][: stmt.col_offset].strip() or _shares_line(lines, stmt):
         return []
     return lines[start - 1:end]

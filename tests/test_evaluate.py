@@ -46,6 +46,7 @@ from extractor.ir import (
     IF,
     ON_COMMAND_LINE,
     OR_FALLBACK,
+    PARSE_RECORD,
     RAISES,
     STATED_OR,
     TRUE,
@@ -122,6 +123,11 @@ def test_what_a_try_block_of_conversions_raises(expr, paths, expected):
 
 
 CONFIG = Apply("json.loads", (flag("lora_paths"),), "json.loads(cfg.c)")
+EVENTS = FrozenMap({"fields": FrozenMap({
+    "publisher": FrozenMap({"type": "str", "optional": False, "required": False, "default": "null", "choices": ()}),
+    "format": FrozenMap({"type": "literal", "optional": False, "required": False, "default": "default",
+                         "choices": ("default", "dynamo")})})})
+RECORD = Apply(PARSE_RECORD, (Const(EVENTS), flag("lora_paths")), "Events.from_cli(cfg.c)")
 
 
 @pytest.mark.parametrize(("expr", "text", "expected"), [
@@ -135,6 +141,15 @@ CONFIG = Apply("json.loads", (flag("lora_paths"),), "json.loads(cfg.c)")
     (Compare("==", Apply("keys", (CONFIG,), "c.keys()"), Const(("a", "z"))), '{"a": 1, "z": 2}', Truth.TRUE),
     (Compare("==", Apply("values", (CONFIG,), "c.values()"), Const((1,))), '{"a": 1}', Truth.TRUE),
     (Truthy(Apply("keys", (CONFIG,), "c.keys()")), '["a"]', Truth.UNKNOWN),  # a list has no keys()
+    # a pydantic model's record of JSON text: defaults under the given fields; what it surely refuses raises
+    (Compare("==", Apply(ATTRIBUTE, (RECORD, Const("publisher")), "r.publisher"), Const("null")), '{}', Truth.TRUE),
+    (Compare("==", Apply(ATTRIBUTE, (RECORD, Const("publisher")), "r.publisher"), Const("zmq")),
+     '{"publisher": "zmq", "extra": 1}', Truth.TRUE),  # fields it does not declare are ignored
+    (Truthy(Apply(RAISES, (Const(("Exception",)), RECORD), "try")), "not json", Truth.TRUE),
+    (Truthy(Apply(RAISES, (Const(("Exception",)), RECORD), "try")), '["a"]', Truth.TRUE),
+    (Truthy(Apply(RAISES, (Const(("Exception",)), RECORD), "try")), '{"format": "other"}', Truth.TRUE),
+    (Truthy(Apply(RAISES, (Const(("Exception",)), RECORD), "try")), '{"format": "dynamo"}', Truth.FALSE),
+    (Truthy(Apply(RAISES, (Const(("Exception",)), RECORD), "try")), '{"publisher": 5}', Truth.UNKNOWN),  # coercion
     # what json.loads raises is the real JSONDecodeError, a ValueError
     (Truthy(Apply(RAISES, (Const(("JSONDecodeError",)), CONFIG), "try")), "{", Truth.TRUE),
     (Truthy(Apply(RAISES, (Const(("ValueError",)), CONFIG), "try")), "{", Truth.TRUE),

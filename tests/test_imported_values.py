@@ -127,3 +127,43 @@ def test_local_name_shadows_imported_class():
                 raise ValueError("no")
     '''
     assert "full" not in trigger(code, (("Backend.FULL", "full"),))[0]
+
+
+EVENTS = textwrap.dedent('''
+    from typing import Literal, Optional
+    from pydantic import BaseModel
+
+    class EventsConfig(BaseModel):
+        """Events."""
+        publisher: str = "null"
+        endpoint: str = "tcp://*:5557"
+        port: Optional[int] = None
+        format: Literal["default", "dynamo"] = "default"
+
+        @classmethod
+        def from_cli(cls, cli_value: str) -> "EventsConfig":
+            """Parse the CLI value."""
+            return EventsConfig.model_validate_json(cli_value)
+''')
+CHECK_EVENTS = '''
+    from pkg.events import EventsConfig
+    def check(cfg):
+        try:
+            events = EventsConfig.from_cli(cfg.events)
+        except Exception as e:
+            raise ValueError(f"not parseable: {e}")
+        if events.publisher == "null":
+            raise ValueError("needs a publisher")
+'''
+
+
+def test_a_pydantic_model_is_read_as_the_record_its_json_parses_into():
+    found = dict(imported_values(["pkg/user.py"], {"pkg/events.py": EVENTS,
+                                                   "pkg/user.py": textwrap.dedent(CHECK_EVENTS)})["pkg/user.py"])
+    assert found["EventsConfig.from_cli()"] == "model_validate_json"
+    fields = found["EventsConfig.__model__()"]["fields"]
+    assert fields["publisher"]["default"] == "null" and fields["port"]["optional"]
+    assert fields["format"]["choices"] == ("default", "dynamo")
+    assert trigger(CHECK_EVENTS, tuple(found.items())) == [
+        "computing the EventsConfig read from the JSON in `--events` raises Exception",
+        "field `publisher` of the JSON in `--events` is null"]
