@@ -1079,7 +1079,8 @@ class SiteWalker:
             key = self._declared_key(tgt)  # declared["field"] = value
             if key is not None:
                 self.adjust(key, value, node)
-                entry = (tuple(self.frame.guards), value)
+                bound = self.scope.lookup(value.value) if isinstance(value, cst.Name) else None
+                entry = (tuple(self.frame.guards), bound if isinstance(bound, cst.BaseExpression) else value)
                 self.frame.decided.setdefault((cst.ensure_type(tgt.value, cst.Name).value, key), []).append(entry)
             self._splat_item(tgt, value)
             self._item_set(tgt, value)
@@ -1156,8 +1157,11 @@ class SiteWalker:
         if len(decided) > MAX_BRANCH_VALUES:
             return Opaque(f"{norm_code(value)} (set in more than {MAX_BRANCH_VALUES} places)")
         here = set(self.frame.guards)  # what holds where it is read need not be tested again
+        ruled_out = {negate(g.expr) for g in here}  # a branch that returned before the read
         for guards, set_to in decided:  # a later setting wins where its guards hold
-            found = Conditional(conj([g.expr for g in guards if g not in here]), set_to, found)
+            if not any(g.expr in ruled_out for g in guards):
+                cond = conj([g.expr for g in guards if g not in here])
+                found = set_to if cond == TRUE else Conditional(cond, set_to, found)
         return found
 
     def _declaration_dict(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:

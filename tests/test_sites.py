@@ -782,6 +782,29 @@ def test_a_provider_reading_back_its_decision_passes_it_on(read: str, expected: 
     assert RENDER.value(call.args[0][1]) == expected
 
 
+def test_a_decision_on_a_branch_that_returned_is_not_read_back_and_a_local_is_read_as_it_was_set() -> None:
+    src = """
+        def _check(backend):
+            if backend == "triton":
+                raise ValueError("no triton")
+        @register_post_process
+        def _p(view):
+            declared = {}
+            if view.sink:
+                declared["b"] = "sparse"
+                return declared
+            chosen = "fast"
+            declared["b"] = chosen
+            chosen = "other"
+            picked = declared.get("b", view.b)
+            _check(picked)
+            return declared
+    """
+    fs = extract_file("m.py", textwrap.dedent(src), PROFILE)
+    (call,) = [c for c in fs.calls if c.callee == "_check"]
+    assert RENDER.value(call.args[0][1]) == "fast"
+
+
 @pytest.mark.parametrize("src, expected", [
     ("""
      def h(server_args):
