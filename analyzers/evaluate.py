@@ -1039,6 +1039,10 @@ class _TruthCode(Visitor[Code]):
         op = COMPARE.get(expr.op)  # one comparison semantics for constant folding and evaluation
         if op is None:
             return _undecided
+        if expr.op in ("is", "is not") and Const(None) in (expr.left, expr.right) \
+                and any(isinstance(s, Apply) and s.fn in _CONVERSIONS for s in (expr.left, expr.right)):
+            never = expr.op == "is not"  # ``str(x) is None``: a conversion gives a value (or raises)
+            return lambda values: never
         for side, field_name in ((expr.left, "left"), (expr.right, "right")):
             if isinstance(side, Apply) and side.fn == IF and len(side.args) == 3:
                 # ``(a if t else b) == c``: where t is unknown, decided if both branches agree

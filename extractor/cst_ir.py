@@ -230,6 +230,8 @@ def term(node: cst.BaseExpression, scope: Scope) -> Expr:
         return Apply(IF, (to_ir(node.test, scope), term(node.body, scope), term(node.orelse, scope)), norm_code(node))
     if isinstance(node, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation)):
         return to_ir(node, scope)
+    if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):  # text with holes: some str
+        return Apply("str", (Unknown(norm_code(node)),), norm_code(node))
     return Unknown(norm_code(node))
 
 

@@ -117,6 +117,7 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
          Apply("len", (Apply("encode", (flag("c"), Const("utf-8")), "cfg.c.encode('utf-8')"),),
                "len(cfg.c.encode('utf-8'))")),
         ("{}", Const(FrozenMap())),  # a dict literal is a dict, not its keys
+        ("f'x {y.z()}'", Apply("str", (Unknown("f'x {y.z()}'"),), "f'x {y.z()}'")),  # some text: a str
         ("{'a': 1, 'b': (2,)}", Const(FrozenMap({"a": 1, "b": (2,)}))),
         ("{'a': x}", Unknown("{'a': x}")),
         # an attribute of what a helper returns: read from the record a fact states for it

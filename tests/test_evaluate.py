@@ -123,6 +123,7 @@ def test_what_a_try_block_of_conversions_raises(expr, paths, expected):
 
 
 CONFIG = Apply("json.loads", (flag("lora_paths"),), "json.loads(cfg.c)")
+FTEXT = Apply("str", (Unknown("f'x {y}'"),), "f'x {y}'")
 EVENTS = FrozenMap({"fields": FrozenMap({
     "publisher": FrozenMap({"type": "str", "optional": False, "required": False, "default": "null", "choices": ()}),
     "format": FrozenMap({"type": "literal", "optional": False, "required": False, "default": "default",
@@ -217,6 +218,10 @@ def test_json_text_and_string_methods(expr, text, expected):
         (Compare(">", env("SGLANG_LIMIT"), Const(2)), {}, {"SGLANG_LIMIT": "3"}, Truth.TRUE),
         (Compare(">", env("SGLANG_LIMIT"), Const(2)), {}, {"SGLANG_LIMIT": "many"}, Truth.UNKNOWN),
         (Truthy(env("UNDECLARED")), {}, {}, Truth.UNKNOWN),
+        # a conversion (a formatted string's text) is never None, whatever its value
+        (Compare("is not", FTEXT, Const(None)), {}, {}, Truth.TRUE),
+        (Compare("is", FTEXT, Const(None)), {}, {}, Truth.FALSE),
+        (Compare("==", FTEXT, Const("x")), {}, {}, Truth.UNKNOWN),
         # a derived name no rule sets is unknown
         (Truthy(flag("attention_backends_of()", "attention_backends_of(cfg)")), {}, {}, Truth.UNKNOWN),
         # a private attribute read with a default: the default while nothing sets it
