@@ -177,9 +177,13 @@ class ExampleJudge:
         if own in self.pipeline.later and fix.get("before"):  # only a server start meets it
             out["needs"] = sorted({*(fix.get("needs") or ()), SERVER_START})
             return out
-        if fix.get("before") and not fix.get("after") and not fix.get("needs") and fix.get("predicted") != "true":
+        # what this machine gives the example (``platform:is_hip=false`` on the generic
+        # platform) needs nothing more: it runs here, and the pipeline judges it here
+        needs = fix.get("needs") or ()
+        unmet = [n for n in needs if not self._met(n)]
+        if fix.get("before") and not fix.get("after") and not unmet and fix.get("predicted") != "true":
             return withheld(out, NO_FIX)  # nothing to copy: no fix, and not known to raise the error
-        if not fix.get("before") or not fix.get("after") or fix.get("needs") or own not in self.checks:
+        if not fix.get("before") or not fix.get("after") or unmet or own not in self.checks:
             return out
         try:
             pair = Pair(self._user(fix["before"]), self._user(fix["after"]))
@@ -192,8 +196,8 @@ class ExampleJudge:
             predictions = self._predictions(pair)
             said = verdict(own, *predictions)
         out["predicted"] = said
-        if needs := self._machine(found if said == "true" else pair):
-            out["needs"] = needs
+        if more := self._machine(found if said == "true" else pair):
+            out["needs"] = sorted({*needs, *more})
         out.pop("undecided", None)
         if said == "false":
             return withheld(out, refuted_because(own, *predictions))
@@ -211,6 +215,15 @@ class ExampleJudge:
         except ValueError:
             return "unknown"
         return verdict(own, *self._predictions(pair)) if own in self.checks else "unknown"
+
+    def _met(self, need: str) -> bool:
+        """Does this platform give what `need` (``platform:NAME=JSON value``) asks?"""
+        kind, _, fact = need.partition(":")
+        name, _, value = fact.rpartition("=")
+        if kind != "platform":
+            return False
+        stated, found = self.stated.platform.fact(name)
+        return stated and value == json.dumps(found)
 
     def _machine(self, pair: Pair) -> list[str]:
         """What the pair needs of the machine: an option the platform gives every launch

@@ -108,6 +108,13 @@ def test_examples_that_cannot_run_here_are_left_as_they_are(fix):
     assert _judge(PP_FIRST, LORA_SPEC).judge("own", fix) == fix
 
 
+def test_an_example_needing_what_this_platform_gives_is_judged_here():
+    """``platform:is_hip=false`` on the generic platform (every predicate false): it runs here."""
+    fix = {**_fix("--pp-size 2", "--pp-size 1"), "needs": ["platform:is_hip=false"], "predicted": "unknown"}
+    found = _judge(PP_FIRST, LORA_SPEC).judge("pp", fix)
+    assert found["predicted"] == "true" and found["needs"] == ["platform:is_hip=false"]
+
+
 def test_an_example_of_a_check_run_as_the_server_starts_needs_a_server_start():
     pipeline = Pipeline((PP_FIRST,), Model(FLAGS, (), EXAMPLES), later=frozenset({"ports"}))
     judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, EXAMPLES), FLAGS, PREFIX)
