@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.flag_types import one_word_list
 from analyzers.flags import Flag, FlagModel, option_for_dest
 
 
@@ -96,8 +95,11 @@ def flag_words(dest: str, value: Any, flag: Flag | None) -> list[str]:
     if action.endswith("BooleanOptionalAction"):
         return [option] if value else (list(flag.negations[:1]) if flag is not None and flag.negations else [])
     if isinstance(value, (list, tuple)):
-        if one_word_list(flag):  # read by its own parser from one word of JSON
-            return [option, shlex.quote(json.dumps(list(value)))]
+        if flag is not None and flag.nargs is None and flag.action is None:
+            from analyzers.flag_types import one_word_list  # its type parser (libcst): only here
+
+            if one_word_list(flag):  # read by its own parser from one word of JSON
+                return [option, shlex.quote(json.dumps(list(value)))]
         return [option, *(_word(v) for v in value)]
     return [option, _word(value)]
 
