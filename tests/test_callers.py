@@ -573,3 +573,27 @@ def test_a_local_computed_in_steps_binds_what_a_call_in_a_try_is_passed() -> Non
     (fs,) = with_caller_guards(files(m=source))
     trigger = site_trigger(next(s for s in fs.sites if s.exception == "KeyError"))
     assert not unknowns(trigger) and {r.name for r in refs(trigger)} == {"a", "b"}
+
+
+BOTH_TILELANG = """
+    def check(dtype, prefill, decode, *, hip):
+        chosen = {prefill, decode}
+        if not hip and {"triton"} & chosen:
+            raise ValueError("triton is ROCm only")
+        if hip or dtype != "fp8" or "tilelang" not in chosen:
+            return
+        if prefill != "tilelang" or decode != "tilelang":
+            raise ValueError("both tilelang")
+    def a(cfg):
+        check(cfg.dtype, cfg.prefill, cfg.decode, hip=cfg.hip)
+    def b(cfg):
+        check(cfg.dtype, "tilelang", cfg.decode, hip=False)
+"""
+
+
+def test_an_earlier_raise_reading_a_parameter_is_bound_per_call_site_too() -> None:
+    """The second check's trigger reads what each call passes, its earlier raise included."""
+    (fs,) = with_caller_guards(files(m=textwrap.dedent(BOTH_TILELANG)))
+    site = next(s for s in fs.sites if s.template.text == "both tilelang")
+    assert not unknowns(site_trigger(site))
+    assert all(not unknowns(g.expr) for v in site.variants for g in v.guards)
