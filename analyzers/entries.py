@@ -229,8 +229,8 @@ def site_trigger_guards(site: RaiseSite) -> list[Guard]:
         return trigger_guards(site.direct, related)
     read = _reads(site.direct, related)
 
-    def narrowing(run: Run) -> list[Guard]:
-        return [site.priors.blocks[run[1]][1][p] for p in _narrowing(site, read, run)]
+    def narrowing(run: Run) -> list[Guard]:  # as the call sites bind the parameters they read
+        return [site.bound(site.priors.blocks[run[1]][1][p]) for p in _narrowing(site, read, run)]
 
     return trigger_guards(merge_runs(site.direct, site.prior_runs, site.priors, narrowing), related)
 

@@ -419,10 +419,6 @@ def per_binding(site: RaiseSite, binds: Sequence[ParamBinding]) -> RaiseSite:
         return site
     params = set(binds[0].mapping)
     reading = tuple(g for g in site.guards if params.intersection(refs(g.expr)))
-    if site.prior_runs and any(g.origin is GuardOrigin.PRIOR_RAISE for g in reading):
-        # an earlier raise reading a parameter is bound per row like the site's own guards:
-        # the file's shared table of earlier raises cannot be, so this site's are its own
-        site = replace(site, direct=site.guards, prior_runs=())
     rows = site.variants or (None,)
     at = next((i for i, g in enumerate(site.direct) if g.origin is GuardOrigin.CALLER), None)
     if at is None or not (reading or _shows(site, binds)) or len(rows) * len(binds) > MAX_VARIANTS:
