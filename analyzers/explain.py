@@ -108,8 +108,11 @@ class MessageIndex:
             line = int(source.get("line") or 0)
             excerpt = entry.get("excerpt") or {}
             end = statement_end(str(excerpt.get("code") or ""), int(excerpt.get("start_line") or line), line)
-            rows = [(None, entry.get("template"))] + [(i, v.get("template")) for i, v in
-                                                      enumerate(entry.get("variants") or ()) if v.get("template")]
+            # a row whose template is the entry's says nothing more (rows per call-site binding
+            # often keep the message): it would outrank an equal template elsewhere
+            own = entry.get("template")
+            rows = [(None, own)] + [(i, v.get("template")) for i, v in enumerate(entry.get("variants") or ())
+                                    if v.get("template") and v.get("template") != own]
             for row, text in rows:
                 if not isinstance(text, str):
                     continue

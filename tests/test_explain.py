@@ -61,6 +61,15 @@ def test_the_entry_and_row_a_message_is(error, entry, row):
     assert found is not None and (found.entry, found.row) == (entry, row)
 
 
+def test_rows_repeating_their_entrys_message_do_not_outrank_another_site_of_it():
+    """Rows per call-site binding that keep the message say nothing more: two sites of
+    "Torch not compiled with CUDA enabled" tie on the message alone."""
+    index = MessageIndex([_entry("query-a", "no CUDA here", 5, rows=("no CUDA here", "no CUDA here")),
+                          _entry("query-b", "no CUDA here", 9, path="python/sglang/srt/b.py")])
+    found = index.find(ErrorText("no CUDA here", "ValueError"))
+    assert {m.entry for m in found if m.score == found[0].score} == {"query-a", "query-b"}
+
+
 def test_the_values_of_the_holes_are_read_from_the_message():
     found = best(INDEX.find(ErrorText("--tp-size must be positive, got -1")))
     assert found is not None and dict(found.holes) == {"{cfg.tp_size}": "-1"}
