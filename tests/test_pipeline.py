@@ -331,21 +331,30 @@ def test_a_bad_confirm_json_is_one_error_and_nothing_is_written(flagged, tmp_pat
     assert {k: v for k, v in _tree(out).items() if k != "confirm.json"} == before
 
 
-def test_the_readme_minimal_profile_extracts_a_made_up_project(tmp_path):
-    """README "A minimal profile": the YAML shown there, on the project it describes."""
+SHOP_CLI = ('import argparse\n\ndef parser():\n    p = argparse.ArgumentParser()\n'
+            '    p.add_argument("--port", type=int, default=8080)\n    return p\n')
+
+
+def _shop(tmp_path: Path, files: dict[str, str], targets: str = "shop/**/*.py") -> dict:
+    """README "A minimal profile": the YAML shown there (its targets replaced by `targets`),
+    extracted over the made-up project `shop` of `files` (besides its cli.py); catalog.json's data."""
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     block = readme.split("<!-- minimal-profile -->", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
-    (tmp_path / "shop.yaml").write_text(block)
+    (tmp_path / "shop.yaml").write_text(block.replace("targets: [shop/**/*.py]", f"targets: [{targets}]"))
     src = tmp_path / "src" / "shop"
     src.mkdir(parents=True)
-    (src / "cli.py").write_text('import argparse\n\ndef parser():\n    p = argparse.ArgumentParser()\n'
-                                '    p.add_argument("--port", type=int, default=8080)\n    return p\n')
-    (src / "check.py").write_text('def check(args):\n    if args.port < 1024:\n'
-                                  '        raise ValueError(f"port {args.port} is privileged")\n')
+    for name, text in {"cli.py": SHOP_CLI, **files}.items():
+        (src / name).write_text(text)
     out = tmp_path / "out"
     extract(SourceSpec(path=str(tmp_path / "src")), profile=str(tmp_path / "shop.yaml"), out=out,
             cache_dir=str(tmp_path / "cache"))
-    (entry,) = json.loads((out / "catalog.json").read_text())["entries"]
+    return json.loads((out / "catalog.json").read_text())
+
+
+def test_the_readme_minimal_profile_extracts_a_made_up_project(tmp_path):
+    """README "A minimal profile": the YAML shown there, on the project it describes."""
+    (entry,) = _shop(tmp_path, {"check.py": 'def check(args):\n    if args.port < 1024:\n'
+                                            '        raise ValueError(f"port {args.port} is privileged")\n'})["entries"]
     assert entry["trigger"]["text"] == "`--port` < 1024"
     assert (entry["example_fix"]["before"], entry["example_fix"]["after"]) == ("python -m shop --port 1023",
                                                                               "python -m shop")
@@ -354,21 +363,10 @@ def test_the_readme_minimal_profile_extracts_a_made_up_project(tmp_path):
 def test_what_a_try_block_raises_is_read_from_the_file_defining_its_callee(tmp_path):
     """A helper outside the targets, called in a ``try`` whose handler raises the user's
     error: its raise sites say when the block raises (not "the try block raises ...")."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    block = readme.split("<!-- minimal-profile -->", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
-    (tmp_path / "shop.yaml").write_text(block.replace("targets: [shop/**/*.py]", "targets: [shop/c*.py]"))
-    src = tmp_path / "src" / "shop"
-    src.mkdir(parents=True)
-    (src / "cli.py").write_text('import argparse\n\ndef parser():\n    p = argparse.ArgumentParser()\n'
-                                '    p.add_argument("--port", type=int, default=8080)\n    return p\n')
-    (src / "util.py").write_text('def port_of(port):\n    if port < 1024:\n'
-                                 '        raise ValueError("privileged")\n    return port\n')
-    (src / "check.py").write_text('from shop.util import port_of\n\ndef check(args):\n    try:\n'
-                                  '        port_of(args.port)\n    except ValueError as e:\n'
-                                  '        raise SystemExit(str(e))\n')
-    out = tmp_path / "out"
-    extract(SourceSpec(path=str(tmp_path / "src")), profile=str(tmp_path / "shop.yaml"), out=out,
-            cache_dir=str(tmp_path / "cache"))
-    (entry,) = json.loads((out / "catalog.json").read_text())["entries"]
+    data = _shop(tmp_path, {
+        "util.py": 'def port_of(port):\n    if port < 1024:\n        raise ValueError("privileged")\n    return port\n',
+        "check.py": 'from shop.util import port_of\n\ndef check(args):\n    try:\n        port_of(args.port)\n'
+                    '    except ValueError as e:\n        raise SystemExit(str(e))\n'}, targets="shop/c*.py")
+    (entry,) = data["entries"]
     assert entry["source"]["path"].endswith("check.py")
     assert entry["trigger"]["text"] == "`--port` < 1024"
