@@ -415,6 +415,11 @@ def _reads_no_local(node: cst.BaseExpression, scope: Scope) -> bool:
 _CHEAP_BUILTINS = frozenset({"bool", "int", "float", "str", "len", "isinstance", "getattr", "hasattr"})
 
 
+def _bound_by_callers(expr: Expr) -> bool:
+    """Is every unknown leaf of `expr` a parameter of its function (bound where it is called)?"""
+    return all(u.text.startswith(PARAMETER) for u in unknowns(expr))
+
+
 def _simple_binding(bound: Binding | None, scope: Scope) -> bool:
     if isinstance(bound, Conditional):
         return _simple_binding(bound.value, scope) and _simple_binding(bound.previous, scope)
@@ -1435,7 +1440,7 @@ class SiteWalker:
             # a provider's decision; what a call in a ``try`` is passed (what the block raises
             # depends on it: `extractor.callers.CallGraph.try_raises`)
             found = term(node, self.scope)
-            if all(u.text.startswith(PARAMETER) for u in unknowns(found)) and not larger_than(found, MAX_ARG_TERMS):
+            if _bound_by_callers(found) and not larger_than(found, MAX_ARG_TERMS):
                 return found
         if _simple_binding(bound, self.scope) or (isinstance(bound, cst.BaseExpression)
                                                   and _reads_no_local(bound, self.scope)):
@@ -1446,7 +1451,7 @@ class SiteWalker:
                 return found
         elif isinstance(node, cst.Subscript) and self.frame.rows:  # ``raw[name]`` per row of a table
             found = term(node, self.scope)
-            if all(u.text.startswith(PARAMETER) for u in unknowns(found)) and not larger_than(found, MAX_ARG_TERMS):
+            if _bound_by_callers(found) and not larger_than(found, MAX_ARG_TERMS):
                 return found  # the function's own parameters are bound where it is called
         return Unknown(norm_code(node))  # what the call passes, as the source writes it
 
@@ -1476,8 +1481,7 @@ class SiteWalker:
             self._walk_rows(node, names, rows)
             return
         items = term(node.iter, self.scope)
-        if len(names) == 1 and isinstance(node.target, cst.Name) \
-                and all(u.text.startswith(PARAMETER) for u in unknowns(items)):
+        if len(names) == 1 and isinstance(node.target, cst.Name) and _bound_by_callers(items):
             # ``for p in cfg.paths``: the items are the setting's; a check inside holds for some
             # item (a parameter's items: those its call sites bind it to)
             self._unknown_items(names, node)
