@@ -94,6 +94,32 @@ class _Missing:
 UNKNOWN: Any = _Missing()
 
 
+class _Raising:
+    """The truth of a condition whose evaluation raises in Python (``None > 1``: TypeError).
+    Compiled truth code returns it so ``a and b`` stops there as Python does (a later false
+    operand does not make it false); `Decider.decide`, `truth` and the rules read it as
+    unknown (the check raises an error of no entry)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "RAISING"
+
+
+RAISING: Any = _Raising()
+
+
+def as_truth(result: Any) -> bool | None:
+    """A compiled truth code's result as Kleene truth (`RAISING` is unknown)."""
+    return None if result is RAISING else result
+
+
+def _raises_in_python(op: str, a: Any, b: Any) -> bool:
+    """Does Python surely raise comparing `a` and `b`? Ordering with None does (what a
+    setting left unset holds); other failures may be the evaluator's own values."""
+    return op in ("<", "<=", ">", ">=") and (a is None or b is None)
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """An automatic adjustment: ``dest = value`` whenever ``when`` holds."""
@@ -700,7 +726,8 @@ def _some_item(items: Code, key: str, holds: Code, values: Values) -> Any:
     found = items(values)
     if found is UNKNOWN or isinstance(found, (str, bytes, Mapping)) or not isinstance(found, Iterable):
         return UNKNOWN
-    verdicts = [holds(Values(values.model, values.launch.with_fact(key, item), values.adjusted)) for item in found]
+    verdicts = [as_truth(holds(Values(values.model, values.launch.with_fact(key, item), values.adjusted)))
+                for item in found]
     return True if True in verdicts else (UNKNOWN if None in verdicts else False)
 
 
@@ -719,7 +746,9 @@ def _apply(fn: str, args: Sequence[Any]) -> Any:
 
 def _choose(test: bool | None, branch: Callable[[int], Any]) -> Any:
     """``then if test else other`` (branches 1 and 2); an unknown test decides nothing
-    unless both branches agree."""
+    unless both branches agree (a test that raises: unknown)."""
+    if test is RAISING:
+        return UNKNOWN
     if test is not None:
         return branch(1 if test else 2)
     then, other = branch(1), branch(2)
@@ -765,8 +794,9 @@ def _truthy(get: Callable[[Any], Any], arg: Any) -> bool | None:
 
 def kleene(parts: Sequence[Callable[[Any], bool | None]], stop: bool, arg: Any) -> bool | None:
     """Kleene ``or`` (`stop` True) or ``and`` (`stop` False) of ``part(arg)`` for each part:
-    the first part that is `stop` decides (evaluation has no side effects, so stopping
-    early changes nothing), else unknown if one is, else ``not stop``."""
+    the first part that is `stop` decides, else unknown if one is, else ``not stop``. A part
+    that raises (`RAISING`) ends it as in Python: it raises, or is unknown after an unknown
+    part (which may have decided first)."""
     undecided = False
     for part in parts:
         result = part(arg)
@@ -774,13 +804,15 @@ def kleene(parts: Sequence[Callable[[Any], bool | None]], stop: bool, arg: Any) 
             return stop
         if result is None:
             undecided = True
+        elif result is RAISING:
+            return None if undecided else RAISING
     return None if undecided else not stop
 
 
 def negated(part: Callable[[Any], bool | None], arg: Any) -> bool | None:
-    """Kleene ``not`` of ``part(arg)``."""
+    """Kleene ``not`` of ``part(arg)`` (what raises still raises)."""
     result = part(arg)
-    return None if result is None else not result
+    return result if result is None or result is RAISING else not result
 
 
 # ------------------------------------------------------------------ the semantics
@@ -1016,7 +1048,7 @@ class _ValueCode(Visitor[Code]):
 
         def condition(values: Values) -> Any:
             result = check(values)
-            return UNKNOWN if result is None else result
+            return UNKNOWN if result is None or result is RAISING else result
         return condition
 
 
@@ -1061,7 +1093,8 @@ class _TruthCode(Visitor[Code]):
             try:
                 return bool(op(a, b))
             except Exception:
-                return None
+                return RAISING if _raises_in_python(cmp, a, b) else None
+        cmp = expr.op
         return comparison
 
     def _branches(self, test: Expr, then: Expr, other: Expr) -> Code:
@@ -1069,6 +1102,8 @@ class _TruthCode(Visitor[Code]):
 
         def branches(values: Values) -> bool | None:
             found = decide(values)
+            if found is RAISING:
+                return found
             if found is not None:
                 return yes(values) if found else no(values)
             one = yes(values)
@@ -1123,7 +1158,8 @@ def compile_value(expr: Expr, model: Model | None = None) -> Code:
 
 
 def compile_truth(expr: Expr, model: Model | None = None) -> Code:
-    """The truth of `expr` as a function of the settings (True, False or None)."""
+    """The truth of `expr` as a function of the settings (True, False, None or `RAISING`:
+    `as_truth` reads it)."""
     return (model.cache.compiler if model is not None else _UNSHARED).truth(expr)
 
 
@@ -1134,8 +1170,7 @@ def value(expr: Expr, values: Values) -> Any:
 
 def truth(expr: Expr, values: Values) -> bool | None:
     """Kleene truth of a condition: True, False or None (unknown)."""
-    result: bool | None = compile_truth(expr, values.model)(values)
-    return result
+    return as_truth(compile_truth(expr, values.model)(values))
 
 
 # ------------------------------------------------------------------ memoised evaluation
@@ -1285,6 +1320,9 @@ class Decider(Protocol):
     def decide(self, launch: Launch) -> bool | None:
         """`truth` of the condition on `launch`, with the adjustments it depends on."""
 
+    def attempt(self, launch: Launch) -> Any:
+        """`decide`, `RAISING` where evaluating the condition raises (for the operators over it)."""
+
     def decide_whole(self, launch: Launch) -> bool | None:
         """`decide`, for a whole condition asked again and again (not for each operand)."""
 
@@ -1305,9 +1343,9 @@ class _Plan:
     def __init__(self, model: Model, expr: Expr, rules: RuleSet, reads: Reads) -> None:
         self.model, self.expr, self.rules, self.reads = model, expr, rules, reads
         self.check: Code | None = None
-        self.results: dict[str, bool | None] = {}
+        self.results: dict[str, Any] = {}
 
-    def decide(self, launch: Launch) -> bool | None:
+    def attempt(self, launch: Launch) -> Any:
         key = self.reads.key(launch)
         try:
             return self.results[key]
@@ -1315,9 +1353,11 @@ class _Plan:
             pass
         if self.check is None:
             self.check = compile_truth(self.expr, self.model)
-        result: bool | None = self.check(resolved(self.model, launch, self.rules))
-        self.results[key] = result
+        result = self.results[key] = self.check(resolved(self.model, launch, self.rules))
         return result
+
+    def decide(self, launch: Launch) -> bool | None:
+        return as_truth(self.attempt(launch))
 
     decide_whole = decide
 
@@ -1339,12 +1379,15 @@ class _Junction:
 
     def __init__(self, parts: tuple[Decider, ...], stop: bool, cache: EvalCache) -> None:
         self.parts, self.stop, self.cache = parts, stop, cache
-        self._decides = tuple(p.decide for p in parts)
+        self._decides = tuple(p.attempt for p in parts)
         self._reads: Reads | None = None
         self.results: dict[str, bool | None] | None = None
 
-    def decide(self, launch: Launch) -> bool | None:
+    def attempt(self, launch: Launch) -> Any:
         return kleene(self._decides, self.stop, launch)
+
+    def decide(self, launch: Launch) -> bool | None:
+        return as_truth(kleene(self._decides, self.stop, launch))
 
     def decide_whole(self, launch: Launch) -> bool | None:
         """`decide`, remembered per what the launch gives for everything the operands read."""
@@ -1384,8 +1427,11 @@ class _Negation:
     def __init__(self, part: Decider) -> None:
         self.part = part
 
+    def attempt(self, launch: Launch) -> Any:
+        return negated(self.part.attempt, launch)
+
     def decide(self, launch: Launch) -> bool | None:
-        return negated(self.part.decide, launch)
+        return as_truth(negated(self.part.attempt, launch))
 
     decide_whole = decide
 
@@ -1486,7 +1532,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
             ordered = at is not None
             if ordered and round_:  # the program runs it once, where it stands
                 continue
-            fires = when(values)
+            fires = as_truth(when(values))
             if fires is True or (fires is None and not kept):
                 current = values.flag(dest)
                 new = get(values)

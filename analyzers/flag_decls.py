@@ -142,6 +142,9 @@ class ClassDecl:
     path: str
     line: int
     fields: tuple[FieldDecl, ...]
+    # ``NAME = <literal>`` in the class body: no field, the same value through every
+    # instance (``server_args.LANGUAGE_MODEL_ONLY_ARCHITECTURES``)
+    constants: tuple[tuple[str, Json], ...] = ()
 
     @property
     def annotated(self) -> bool:
@@ -459,6 +462,7 @@ class _DeclWalker:
     # -- classes -------------------------------------------------------------
     def _class(self, node: cst.ClassDef) -> None:
         fields: list[FieldDecl] = []
+        constants: list[tuple[str, Json]] = []
         for stmt in node.body.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
@@ -467,8 +471,20 @@ class _DeclWalker:
                 decl = self._field(node.name.value, small, stmt)
                 if decl is not None:
                     fields.append(decl)
-        if fields:
-            self.classes.append(ClassDecl(node.name.value, self.mod.path, self.mod.line(node), tuple(fields)))
+                elif (found := self._constant(small)) is not None:
+                    constants.append(found)
+        if fields or constants:  # a record class may take its fields from elsewhere (sglang 0.5.19+)
+            self.classes.append(ClassDecl(node.name.value, self.mod.path, self.mod.line(node), tuple(fields),
+                                          tuple(constants)))
+
+    def _constant(self, small: cst.BaseSmallStatement) -> tuple[str, Json] | None:
+        """``NAME = <literal>``: named as a constant, so no method is expected to rebind it
+        on an instance (``_cache = None`` set later is no constant)."""
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(target := small.targets[0].target, cst.Name) and target.value.isupper()):
+            return None
+        value = constant_value(small.value, self.scope())
+        return None if value is NOT_CONSTANT else (target.value, jsonable(value))
 
     def _field(self, owner: str, small: cst.BaseSmallStatement, stmt: cst.CSTNode) -> FieldDecl | None:
         scope = self.scope()

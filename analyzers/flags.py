@@ -38,7 +38,7 @@ from analyzers.flag_decls import (
 )
 from extractor import shape
 from extractor.constant_values import FrozenMap, Json, json_value, jsonable
-from extractor.ir import Expr, Ref, RefKind, replace_refs
+from extractor.ir import Const, Expr, Ref, RefKind, replace_refs
 from extractor.records import FileSites
 from extractor.source_set import Diagnostic, SourceSet
 from extractor.symbols import Symbols
@@ -172,6 +172,8 @@ class FlagModel:
     flags: tuple[Flag, ...]
     env: tuple[EnvVar, ...]
     diagnostics: tuple[Diagnostic, ...]
+    # class constants of the record classes (`ClassDecl.constants`), read through an instance
+    constants: tuple[tuple[str, Json], ...] = ()
     _by_dest: Mapping[str, Flag] = field(init=False, repr=False, compare=False)
     _by_option: Mapping[str, Flag] = field(init=False, repr=False, compare=False)
     _by_env: Mapping[str, EnvVar] = field(init=False, repr=False, compare=False)
@@ -225,9 +227,13 @@ class FlagModel:
 
     def canonical(self, expr: Expr) -> Expr:
         """`expr` with every setting named by its field (`dest_of`)."""
+        constants = dict(self.constants)
+
         def one(ref: Ref) -> Expr:
             if ref.kind is not RefKind.FLAG or ref.name.endswith(")"):
                 return ref
+            if ref.name in constants and self.by_dest(ref.name) is None:
+                return Const(constants[ref.name])
             dest = self.dest_of(ref.name)
             return ref if dest == ref.name else Ref(RefKind.FLAG, dest, ref.text)
 
@@ -250,6 +256,7 @@ class FlagModel:
             "flags": [f.as_dict() for f in self.flags],
             "env": [v.as_dict() for v in self.env],
             "diagnostics": [d.as_dict() for d in self.diagnostics],
+            "constants": {name: json_value(value) for name, value in self.constants},
         }
 
     @classmethod
@@ -261,6 +268,7 @@ class FlagModel:
             flags=tuple(Flag.from_dict(f) for f in shape.array(d["flags"])),
             env=tuple(EnvVar.from_dict(v) for v in shape.array(d["env"])),
             diagnostics=tuple(Diagnostic.from_dict(x) for x in shape.array(d["diagnostics"])),
+            constants=tuple((name, jsonable(value)) for name, value in shape.mapping(d["constants"]).items()),
         )
 
 
@@ -316,6 +324,7 @@ def build_flag_model(
         flags=tuple(sorted(flags, key=lambda f: (f.path, f.line, f.option or "", f.dest))),
         env=_unique_env(env),
         diagnostics=tuple(sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.message))),
+        constants=record_constants(decls, config_classes),
     )
 
 
@@ -335,6 +344,21 @@ def _record_classes(decls: Iterable[ModuleDecls], named: Collection[str]) -> lis
         for cls in mod.classes
         if cls.name in named or cls.name in owners or cls.annotated
     ]
+
+
+def record_constants(
+    decls: Iterable[ModuleDecls], config_classes: Collection[str] = ()
+) -> tuple[tuple[str, Json], ...]:
+    """The class constants of the record classes, by name (the first class wins, like fields);
+    a name some record class declares as a field is the field."""
+    classes = _record_classes(decls, config_classes)
+    fields = {f.name for cls in classes for f in cls.fields}
+    found: dict[str, Json] = {}
+    for cls in classes:
+        for name, value in cls.constants:
+            if name not in fields:
+                found.setdefault(name, value)
+    return tuple(sorted(found.items()))
 
 
 def merge_flags(

@@ -58,3 +58,10 @@ def array(value: object) -> list[Any]:
 
 def texts(value: object) -> tuple[str, ...]:
     return tuple(text(v) for v in array(value))
+
+
+def mapping(value: object) -> dict[str, Any]:
+    """A JSON object (string keys)."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise ShapeError(f"expected an object, got {type(value).__name__}")
+    return value

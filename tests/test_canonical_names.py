@@ -151,3 +151,39 @@ def test_the_namespace_name_renders_and_is_set_as_its_option(name):
     ref = flag(name)
     assert Renderer.for_model(FLAGS).name(ref) == "`--tensor-parallel-size`"
     assert settable(ref, Model(FLAGS)) == Leaf(RefKind.FLAG, "tp_size")
+
+
+# a class constant of the record class read through an instance
+# (``server_args.LANGUAGE_MODEL_ONLY_ARCHITECTURES``, sglang 0.5.23) is its value
+CONSTANTS = textwrap.dedent('''
+    class ServerArgs:
+        ARCHS = ("A", "B")
+        LIMIT = 8
+        SHADOWED = 1
+        _cache = None
+        NOT_LITERAL = compute()
+    @dataclasses.dataclass
+    class Fields:
+        SHADOWED: int = 2
+''')
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("ARCHS", Const(("A", "B"))),
+        ("LIMIT", Const(8)),
+        ("SHADOWED", flag("SHADOWED")),  # a field of a record class: the setting
+        ("_cache", flag("_cache")),  # named as an attribute a method may set later
+        ("NOT_LITERAL", flag("NOT_LITERAL")),
+    ],
+)
+def test_class_constants_read_through_an_instance_are_their_value(name: str, expected: object) -> None:
+    model = build_flag_model({PATH: CONSTANTS}, config_classes=("ServerArgs", "Fields"))
+    assert model.canonical(flag(name)) == expected
+
+
+def test_class_constants_survive_the_flag_model_cache() -> None:
+    model = build_flag_model({PATH: CONSTANTS}, config_classes=("ServerArgs",))
+    assert model.constants == (("ARCHS", ("A", "B")), ("LIMIT", 8), ("SHADOWED", 1))
+    assert FlagModel.from_dict(model.as_dict()) == model

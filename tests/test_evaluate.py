@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from analyzers.evaluate import (
     _FUNCTIONS,
     MAX_ROUNDS,
+    RAISING,
     UNKNOWN,
     Model,
     Rule,
@@ -218,6 +219,16 @@ def test_json_text_and_string_methods(expr, text, expected):
         (Compare(">", env("SGLANG_LIMIT"), Const(2)), {}, {"SGLANG_LIMIT": "3"}, Truth.TRUE),
         (Compare(">", env("SGLANG_LIMIT"), Const(2)), {}, {"SGLANG_LIMIT": "many"}, Truth.UNKNOWN),
         (Truthy(env("UNDECLARED")), {}, {}, Truth.UNKNOWN),
+        # ordering None raises TypeError: ``a and b`` stops there as Python does (sglang 0.5.23
+        # speculative_hook.py:1274 `cfg.speculative_eagle_topk > 1 and view.page_size > 1`)
+        (Compare(">", SPEC, Const(1)), {}, {}, Truth.UNKNOWN),
+        (And((Compare(">", SPEC, Const(1)), Compare(">", flag("tp_size"), Const(1)))), {}, {}, Truth.UNKNOWN),
+        (And((Compare(">", flag("tp_size"), Const(1)), Compare(">", SPEC, Const(1)))), {}, {}, Truth.FALSE),
+        (Not(And((Compare(">", SPEC, Const(1)), LORA))), {}, {}, Truth.UNKNOWN),
+        (Or((Compare("<", SPEC, Const(1)), Not(LORA))), {}, {}, Truth.UNKNOWN),
+        (And((Compare(">", flag("tp_size"), Const(1)), Compare(">", SPEC, Const(1)))), {"tp_size": 2}, {},
+         Truth.UNKNOWN),
+        (Compare("==", SPEC, Const(1)), {}, {}, Truth.FALSE),  # equality with None never raises
         # a conversion (a formatted string's text) is never None, whatever its value
         (Compare("is not", FTEXT, Const(None)), {}, {}, Truth.TRUE),
         (Compare("is", FTEXT, Const(None)), {}, {}, Truth.FALSE),
@@ -380,7 +391,7 @@ def walk_value(expr, values):
     if isinstance(expr, Truthy) and not isinstance(expr.term, CONDITION_KINDS):
         return walk_value(expr.term, values)
     result = walk_truth(expr, values)
-    return UNKNOWN if result is None else result
+    return UNKNOWN if result is None or result is RAISING else result
 
 
 def walk_runtime(expr, values):
@@ -422,15 +433,27 @@ def walk_truth(expr, values):
     """Kleene truth of a condition: True, False or None (unknown)."""
     if isinstance(expr, Not):
         inner = walk_truth(expr.arg, values)
-        return None if inner is None else not inner
+        return inner if inner is None or inner is RAISING else not inner
     if isinstance(expr, (And, Or)):
-        results = [walk_truth(a, values) for a in expr.args]
-        stop = isinstance(expr, Or)
-        return stop if stop in results else None if None in results else not stop
+        stop, undecided = isinstance(expr, Or), False
+        for arg in expr.args:  # in order: an operand that raises ends it, as in Python
+            result = walk_truth(arg, values)
+            if result is RAISING:
+                return None if undecided else RAISING
+            if result is stop:
+                return stop
+            undecided = undecided or result is None
+        return None if undecided else not stop
+    if isinstance(expr, Compare) and expr.op in ("is", "is not") and Const(None) in (expr.left, expr.right) \
+            and any(isinstance(s, Apply) and s.fn in ("int", "float", "str", "bool", "len")
+                    for s in (expr.left, expr.right)):
+        return expr.op == "is not"  # a conversion gives a value (or raises): never None
     if isinstance(expr, Compare) and expr.op in COMPARE:
         for side, name in ((expr.left, "left"), (expr.right, "right")):
             if isinstance(side, Apply) and side.fn == IF and len(side.args) == 3:  # decided per branch
                 test = walk_truth(side.args[0], values)
+                if test is RAISING:
+                    return RAISING
                 then, other = (walk_truth(dataclasses.replace(expr, **{name: b}), values) for b in side.args[1:])
                 return (then if test else other) if test is not None else then if then == other else None
     if isinstance(expr, Compare):
@@ -439,8 +462,8 @@ def walk_truth(expr, values):
             return None
         try:
             return bool(COMPARE[expr.op](left, right))
-        except Exception:  # noqa: BLE001 (raising here means unknown, as in the evaluator)
-            return None
+        except Exception:  # noqa: BLE001 (Python raises ordering None; otherwise unknown, as in the evaluator)
+            return RAISING if expr.op in ("<", "<=", ">", ">=") and None in (left, right) else None
     if isinstance(expr, In):
         return walk_contains(expr, values)
     term = expr.term if isinstance(expr, Truthy) else expr
@@ -479,6 +502,7 @@ def walk_resolve(model, launch, rules):
         changed = set()
         for rule in rules:
             fires = walk_truth(rule.when, values)
+            fires = None if fires is RAISING else fires
             if fires is False or (fires is None and rule.dest in launch.flags and not rewrites_itself(rule)):
                 continue
             current = values.flag(rule.dest)
@@ -496,7 +520,8 @@ def walk_resolve(model, launch, rules):
 
 
 def reference(expr, launch, model):
-    return Truth.of(walk_truth(expr, walk_resolve(model, launch, model.relevant_rules(expr))))
+    result = walk_truth(expr, walk_resolve(model, launch, model.relevant_rules(expr)))
+    return Truth.of(None if result is RAISING else result)
 
 
 ENV_LIMIT = env("SGLANG_LIMIT")

@@ -554,7 +554,7 @@ def test_as_dict_is_json_and_deterministic():
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
     [tp] = [f for f in first["flags"] if f["dest"] == "tp_size"]
     assert tp["aliases"] == ["--tps"] and tp["choices"] == [1, 2] and tp["kind"] == "annotated"
-    assert set(first) == {"flags", "env", "diagnostics"}
+    assert set(first) == {"flags", "env", "diagnostics", "constants"}
 
 
 def test_by_option_accepts_inline_value():
