@@ -40,6 +40,7 @@ from extractor.records import (
     GuardOrigin,
     RaiseSite,
     Variant,
+    bound_by_callers,
     map_guards,
     parameter_ref,
 )
@@ -348,13 +349,16 @@ class CallGraph:
         if len(sites) < 2 or len(sites) > MAX_CALL_SITES:
             return ()
         passed = [self.passed_on(func, path, call) for path, call in sites]
-        # every call site must pass a known value: taking one that passes what errcat cannot
-        # compute (``raw[name]``) as a variant of its own was tried on 0.5.23 (2026-12-02) and
-        # lost the enclosing function's bindings in nested functions (validate_ib_devices's
-        # device_str: difftest undecided 14.1% -> 18.4%)
+        # every call site must pass a known value; in a nested function (whose variants are
+        # crossed with the enclosing function's: `_Context.per_call`) one that is known up to
+        # the enclosing function's parameters will do, and the others then pass what they
+        # pass, unknown as it is (validate_ib_devices's ``_normalize_device_group(device_str.strip())``
+        # and ``(gpu_devices)``): the parameter is not left unknown where a call site binds it
+        nested = self.enclosing(func) is not None
         names = [name for name in passed[0]
-                 if len({p[name] for p in passed}) > 1
-                 and all(p[name] is not _MISSING and not unknowns(p[name]) for p in passed)]
+                 if len({p[name] for p in passed}) > 1 and all(p[name] is not _MISSING for p in passed)
+                 and (all(not unknowns(p[name]) for p in passed)
+                      or (nested and any(bound_by_callers(p[name]) for p in passed)))]
         if not names:
             return ()
         groups: dict[tuple[Expr, ...], list[CallerGuard]] = {}
@@ -367,6 +371,24 @@ class CallGraph:
                          Guard(disj([g.expr for g in found]), "; or ".join(g.text for g in found), GuardOrigin.CALLER))
             for values, found in groups.items()
         )
+
+
+def _read_with(bind: ParamBinding, mapping: dict[Ref, Expr]) -> ParamBinding:
+    """A nested function's `bind` (what its call sites pass may read the enclosing
+    function's parameters) with those parameters as `mapping` binds them."""
+    if not mapping:
+        return bind
+    values = tuple((name, simplify(substitute(v, mapping))) for name, v in bind.values)
+    return ParamBinding(values, replace(bind.guard, expr=simplify(substitute(bind.guard.expr, mapping))))
+
+
+def _crossed(own: ParamBinding, outer: ParamBinding) -> ParamBinding:
+    """A nested function's binding `own` under one binding of the enclosing function."""
+    bound = _read_with(own, outer.mapping)
+    names = {name for name, _ in own.values}
+    return ParamBinding((*bound.values, *((n, v) for n, v in outer.values if n not in names)),
+                        Guard(conj([bound.guard.expr, outer.guard.expr]), f"{own.guard.text}; {outer.guard.text}",
+                              GuardOrigin.CALLER))
 
 
 def _within(bind: ParamBinding, caller: Guard | None) -> ParamBinding:
@@ -467,8 +489,13 @@ class _Context:
         if key not in self.splits:
             found = self.graph.per_call(key)
             outer = self.graph.enclosing(key)
-            if not found and outer is not None:
-                found = tuple(_within(b, self.of(*key)[1]) for b in self.per_call(*outer))
+            around = self.per_call(*outer) if outer is not None else ()
+            if around:
+                crossed = tuple(_crossed(b, o) for o in around for b in found)
+                found = crossed if found and len(crossed) <= MAX_BINDINGS else \
+                    tuple(_within(b, self.of(*key)[1]) for b in around)
+            elif outer is not None:  # what every call of the enclosing function binds alike
+                found = tuple(_read_with(b, self.of(*outer)[0]) for b in found)
             self.splits[key] = found
         return self.splits[key]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from extractor.compat import StrEnum
-from extractor.ir import Expr, Ref, RefKind, conj, disj, from_dict, refs, substitute
+from extractor.ir import Expr, Ref, RefKind, conj, disj, from_dict, refs, substitute, unknowns
 from extractor.templates import Template, parse_template
 
 MODULE = "<module>"  # the "function" of a module's top-level code
@@ -31,6 +31,11 @@ TRY_RAISES = re.compile(r"raises (?P<caught>.+) \(try at line (?P<line>\d+)\)")
 def parameter_ref(name: str) -> Ref:
     """How a parameter reads in a function's guards until a call site binds it."""
     return Ref(RefKind.UNKNOWN, name, f"{PARAMETER}{name}")
+
+
+def bound_by_callers(expr: Expr) -> bool:
+    """Is every unknown leaf of `expr` a parameter of its function (bound where it is called)?"""
+    return all(u.text.startswith(PARAMETER) for u in unknowns(expr))
 
 
 class SiteKind(StrEnum):

@@ -8,6 +8,7 @@ same expression the same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -136,6 +137,16 @@ class Scope:
             return any(self.is_config(a.value) for a in node.args)
         return False
 
+    def _hidden(self, name: str, unknown: Opaque, depth: int) -> cst.Name:
+        """`unknown` (what `name` held) kept under a hidden name for a value computed from it:
+        it keeps its own name, so a loop over items or a call site binding the parameter
+        still binds it (``allowed = allowed - {"x"}`` where `allowed` is a parameter)."""
+        hidden, n = f"{name}__before{depth}", 1
+        while hidden in self.bindings:  # one per unknown: a choice may hold several
+            hidden, n = f"{name}__before{depth}_{n}", n + 1
+        self.bindings[hidden] = Opaque(unknown.text, unknown.name or name)
+        return cst.Name(hidden)
+
     def bind(self, name: str, value: cst.BaseExpression) -> None:
         """Record ``name = value``; a config alias or view makes `name` an alias."""
         prev = self.bindings.get(name)
@@ -148,15 +159,12 @@ class Scope:
                 return
             self.rebinds[name] = depth
             # x = int(x): the new x is int(old x); f(a if c else b) is f(a) if c else f(b)
-            bound = _distributed(value, name, prev)
+            bound = _distributed(value, name, prev, lambda unknown: self._hidden(name, unknown, depth))
         elif isinstance(prev, Opaque) and _mentions(value, name) and self.rebinds.get(name, 0) < MAX_REBINDS:
-            # x = x.strip() where x is unknown (a loop's item): the method of that unknown, which
-            # keeps its name under a hidden one (a loop over items binds it by that name)
+            # x = x.strip() where x is unknown (a loop's item): the method of that unknown
             depth = self.rebinds.get(name, 0) + 1
             self.rebinds[name] = depth
-            hidden = f"{name}__before{depth}"
-            self.bindings[hidden] = Opaque(prev.text, prev.name or name)
-            bound = _substitute(value, name, cst.Name(hidden))
+            bound = _substitute(value, name, self._hidden(name, prev, depth))
         else:
             self.rebinds.pop(name, None)
         self.bindings[name] = bound
@@ -189,13 +197,18 @@ def _flattened(cond: Expr, value: Binding, other: Binding) -> Binding | None:
     return None if rest is None else Conditional(conj([cond, value.cond]), value.value, rest)
 
 
-def _distributed(value: cst.BaseExpression, name: str, prev: Binding) -> Binding:
-    """``x = f(x)`` where `x` is `prev`: `f` applied to each value `prev` chooses between."""
+def _distributed(value: cst.BaseExpression, name: str, prev: Binding,
+                 hide: Callable[[Opaque], cst.Name]) -> Binding:
+    """``x = f(x)`` where `x` is `prev`: `f` applied to each value `prev` chooses between (an
+    unknown one under the name `hide` keeps it by)."""
     if isinstance(prev, Conditional):
-        return Conditional(prev.cond, _distributed(value, name, prev.value), _distributed(value, name, prev.previous))
+        return Conditional(prev.cond, _distributed(value, name, prev.value, hide),
+                           _distributed(value, name, prev.previous, hide))
     if isinstance(prev, cst.BaseExpression):
         return _substitute(value, name, prev)
-    return Opaque(f"{name} (computed from {prev.text if isinstance(prev, Opaque) else 'a table'})")
+    if isinstance(prev, Opaque):
+        return _substitute(value, name, hide(prev))
+    return Opaque(f"{name} (computed from a table)")
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:

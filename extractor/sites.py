@@ -65,6 +65,7 @@ from extractor.records import (
     Run,
     SiteKind,
     Variant,
+    bound_by_callers,
     try_raises_ref,
 )
 from extractor.returns import return_value
@@ -413,11 +414,6 @@ def _reads_no_local(node: cst.BaseExpression, scope: Scope) -> bool:
 
 # builtins whose call costs what reading its arguments costs
 _CHEAP_BUILTINS = frozenset({"bool", "int", "float", "str", "len", "isinstance", "getattr", "hasattr"})
-
-
-def _bound_by_callers(expr: Expr) -> bool:
-    """Is every unknown leaf of `expr` a parameter of its function (bound where it is called)?"""
-    return all(u.text.startswith(PARAMETER) for u in unknowns(expr))
 
 
 def _simple_binding(bound: Binding | None, scope: Scope) -> bool:
@@ -1377,8 +1373,9 @@ class SiteWalker:
         ``overrides.update(_f(cfg))`` calls `_f` too, ``run_hook(handle_x, cfg)`` hands
         `handle_x` over (a reference: it may be called there)."""
         guards = tuple(self.frame.guards)
+        nested = "." not in callee and f"{self.function}.{callee}" in self.found.functions
         args = tuple(
-            (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value))
+            (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value, nested))
             for i, arg in enumerate(node.args) if not arg.star
         )
         self.found.calls.append(CallSite(self.function, callee, guards, args, line=self.call_line(node),
@@ -1423,7 +1420,7 @@ class SiteWalker:
         self._extend(owner, bound, cst.List([cst.Element(arg)]) if method == "append" else arg)
         return True
 
-    def _arg_term(self, node: cst.BaseExpression) -> Expr:
+    def _arg_term(self, node: cst.BaseExpression, nested: bool = False) -> Expr:
         """A call argument for parameter binding: literals, direct config reads, a local
         bound to those (where branches joined, to one of them per branch), and an item a
         table row reads (``raw[name]``; its own parameters included: bound where it is
@@ -1436,11 +1433,12 @@ class SiteWalker:
         bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
         if isinstance(bound, Opaque) and bound.text.startswith(PARAMETER):
             return term(node, self.scope)  # its own parameter passed on: bound where the caller is
-        if isinstance(node, cst.Name) and (node.value in self.frame.decided_reads or self.frame.tries):
+        if isinstance(node, cst.Name) and (node.value in self.frame.decided_reads or self.frame.tries or nested):
             # a provider's decision; what a call in a ``try`` is passed (what the block raises
-            # depends on it: `extractor.callers.CallGraph.try_raises`)
+            # depends on it: `extractor.callers.CallGraph.try_raises`); what a function defined
+            # here is passed (its variants take the enclosing function's: `extractor.callers`)
             found = term(node, self.scope)
-            if _bound_by_callers(found) and not larger_than(found, MAX_ARG_TERMS):
+            if bound_by_callers(found) and not larger_than(found, MAX_ARG_TERMS):
                 return found
         if _simple_binding(bound, self.scope) or (isinstance(bound, cst.BaseExpression)
                                                   and _reads_no_local(bound, self.scope)):
@@ -1451,7 +1449,7 @@ class SiteWalker:
                 return found
         elif isinstance(node, cst.Subscript) and self.frame.rows:  # ``raw[name]`` per row of a table
             found = term(node, self.scope)
-            if _bound_by_callers(found) and not larger_than(found, MAX_ARG_TERMS):
+            if bound_by_callers(found) and not larger_than(found, MAX_ARG_TERMS):
                 return found  # the function's own parameters are bound where it is called
         return Unknown(norm_code(node))  # what the call passes, as the source writes it
 
@@ -1481,7 +1479,7 @@ class SiteWalker:
             self._walk_rows(node, names, rows)
             return
         items = term(node.iter, self.scope)
-        if len(names) == 1 and isinstance(node.target, cst.Name) and _bound_by_callers(items):
+        if len(names) == 1 and isinstance(node.target, cst.Name) and bound_by_callers(items):
             # ``for p in cfg.paths``: the items are the setting's; a check inside holds for some
             # item (a parameter's items: those its call sites bind it to)
             self._unknown_items(names, node)

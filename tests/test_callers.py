@@ -410,6 +410,43 @@ def test_a_nested_function_takes_the_bindings_of_the_function_it_is_defined_in()
     assert {r.name for r in refs(site_trigger(site))} >= {"x", "y", "on"}
 
 
+IB_DEVICES = """
+    def validate(device_str):
+        def normalize(raw_value):
+            if not isinstance(raw_value, str):
+                raise ValueError("expected a string")
+        normalized = device_str.strip()
+        parsed = parse(normalized)
+        if isinstance(parsed, str):
+            return normalize(normalized)
+        for key, devices in parsed.items():
+            normalize(devices)
+"""
+
+
+@pytest.mark.parametrize(
+    "entry, variants, read",
+    [
+        # the enclosing function called for two flags: each call site under each of its bindings
+        ("validate(cfg.x)\n    if cfg.on:\n        validate(cfg.y)", 4, {"x", "y", "on"}),
+        # called alike everywhere: the nested call sites read what it is bound to
+        ("validate(cfg.x)", 2, {"x"}),
+    ],
+)
+def test_a_nested_function_passed_a_local_of_the_enclosing_parameter_is_bound_per_call_site(
+        entry: str, variants: int, read: set[str]) -> None:
+    """sglang 0.5.23 validate_ib_devices: the nested ``_normalize_device_group`` is passed
+    ``device_str.strip()`` by one call and a loop item by the other: one row per call site
+    (and binding of the enclosing function), and no unknown parameter left."""
+    (fs,) = with_caller_guards(files(m=textwrap.dedent(IB_DEVICES) + f"def entry(cfg):\n    {entry}\n"))
+    (site,) = fs.sites
+    assert len(site.variants) == variants
+    params = [r for v in site.variants for g in v.guards for r in refs(g.expr) if r.text.startswith(PARAMETER)]
+    assert params == []
+    assert not [r for r in refs(site_trigger(site)) if r.text.startswith(PARAMETER)]
+    assert {r.name for r in refs(site_trigger(site))} >= read
+
+
 def test_free_names_every_call_binds_alike_are_substituted_in_a_nested_function() -> None:
     (fs,) = with_caller_guards(files(m="""
         def validate(value):
@@ -597,3 +634,33 @@ def test_an_earlier_raise_reading_a_parameter_is_bound_per_call_site_too() -> No
     site = next(s for s in fs.sites if s.template.text == "both tilelang")
     assert not unknowns(site_trigger(site))
     assert all(not unknowns(g.expr) for v in site.variants for g in v.guards)
+
+
+DEFAULTED = """
+    AUDITED = frozenset({"a", "b"})
+    MHA = frozenset({"d"})
+    def check(cfg, *, allowed=None):
+        if allowed is None:
+            allowed = AUDITED
+        if cfg.dcp > 1:
+            allowed = allowed - {"a"}
+        if cfg.backend not in allowed:
+            raise ValueError("not audited")
+    def entry(cfg):
+        if cfg.x:
+            check(cfg, allowed=AUDITED | {"c"})
+        if cfg.y:
+            check(cfg, allowed=MHA)
+"""
+
+
+def test_a_parameter_computed_on_under_a_condition_is_still_bound_per_call_site() -> None:
+    """``allowed = allowed - {...}`` after ``if allowed is None: allowed = DEFAULT`` computes on
+    the parameter itself in one branch (sglang 0.5.23 kv_cache_hook.py:519): each call site's
+    value stands in it, no unknown "computed from the parameter" is left."""
+    (fs,) = with_caller_guards(files(m=DEFAULTED))
+    site = _site(fs, 10)
+    assert len(site.variants) == 2
+    for variant in site.variants:
+        assert not [u for g in variant.guards for u in unknowns(g.expr)]
+        assert not [r for g in variant.guards for r in refs(g.expr) if r.text.startswith(PARAMETER)]
