@@ -1081,7 +1081,7 @@ class _TruthCode(Visitor[Code]):
                 then, other = (replace(expr, left=b) if field_name == "left" else replace(expr, right=b)
                                for b in side.args[1:])
                 return self._branches(side.args[0], then, other)
-        left, right = self.sub.value(expr.left), self.sub.value(expr.right)
+        left, right, cmp = self.sub.value(expr.left), self.sub.value(expr.right), expr.op
 
         def comparison(values: Values) -> bool | None:
             a = left(values)
@@ -1094,7 +1094,6 @@ class _TruthCode(Visitor[Code]):
                 return bool(op(a, b))
             except Exception:
                 return RAISING if _raises_in_python(cmp, a, b) else None
-        cmp = expr.op
         return comparison
 
     def _branches(self, test: Expr, then: Expr, other: Expr) -> Code:
@@ -1387,7 +1386,7 @@ class _Junction:
         return kleene(self._decides, self.stop, launch)
 
     def decide(self, launch: Launch) -> bool | None:
-        return as_truth(kleene(self._decides, self.stop, launch))
+        return as_truth(self.attempt(launch))
 
     def decide_whole(self, launch: Launch) -> bool | None:
         """`decide`, remembered per what the launch gives for everything the operands read."""
@@ -1431,7 +1430,7 @@ class _Negation:
         return negated(self.part.attempt, launch)
 
     def decide(self, launch: Launch) -> bool | None:
-        return as_truth(negated(self.part.attempt, launch))
+        return as_truth(self.attempt(launch))
 
     decide_whole = decide
 

@@ -517,6 +517,7 @@ class Found:
     prior_lines: list[list[int]] = field(default_factory=list)  # per prior block: the line each raise stands for
     calls: list[CallSite] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
+    defined: set[str] = field(default_factory=set)  # `functions`, for lookups
     params: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     defaults: list[tuple[str, tuple[tuple[str, Expr], ...]]] = field(default_factory=list)
     imports: dict[str, str] = field(default_factory=dict)
@@ -861,6 +862,7 @@ class SiteWalker:
             ps = node.params
             params = [p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)]
             self.found.functions.append(qual)
+            self.found.defined.add(qual)
             self.found.params.append((qual, tuple(params)))
             if defaults := _literal_defaults(ps):
                 self.found.defaults.append((qual, defaults))
@@ -1373,7 +1375,7 @@ class SiteWalker:
         ``overrides.update(_f(cfg))`` calls `_f` too, ``run_hook(handle_x, cfg)`` hands
         `handle_x` over (a reference: it may be called there)."""
         guards = tuple(self.frame.guards)
-        nested = "." not in callee and f"{self.function}.{callee}" in self.found.functions
+        nested = "." not in callee and f"{self.function}.{callee}" in self.found.defined
         args = tuple(
             (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value, nested))
             for i, arg in enumerate(node.args) if not arg.star
