@@ -28,7 +28,7 @@ from analyzers.examples import model_of
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction, seen_by
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch, command, split_command
-from analyzers.platform_facts import Stated, architecture_of
+from analyzers.platform_facts import Stated, architecture_of, platform_need
 from analyzers.witness import literals, satisfy
 from extractor.ir import Expr, RefKind, conj, negate, refs
 
@@ -218,12 +218,11 @@ class ExampleJudge:
 
     def _met(self, need: str) -> bool:
         """Does this platform give what `need` (``platform:NAME=JSON value``) asks?"""
-        kind, _, fact = need.partition(":")
-        name, _, value = fact.rpartition("=")
-        if kind != "platform":
+        wanted = platform_need(need)
+        if wanted is None:
             return False
-        stated, found = self.stated.platform.fact(name)
-        return stated and value == json.dumps(found)
+        stated, found = self.stated.platform.fact(wanted[0])
+        return stated and wanted[1] == json.dumps(found)
 
     def _machine(self, pair: Pair) -> list[str]:
         """What the pair needs of the machine: an option the platform gives every launch

@@ -35,6 +35,16 @@ _CONFIG_FIELD = re.compile(r"(?:.*\.)?hf_(?:text_)?config\.([A-Za-z_][A-Za-z0-9_
 _WHOLE_CONFIG = re.compile(r"(?:.*\.)?hf_(?:text_)?config")
 
 
+def platform_need(need: str) -> tuple[str, str] | None:
+    """An example's `needs` item ``platform:NAME=JSON value`` as (NAME, the JSON text); None
+    for a need of another kind (``model:...``, ``launch:...``)."""
+    kind, _, fact = need.partition(":")
+    if kind != "platform":
+        return None
+    name, _, value = fact.rpartition("=")
+    return name, value
+
+
 def fact_names(exprs: Iterable[Expr], kind: RefKind) -> tuple[str, ...]:
     """The names of the `kind` leaves (platform checks, model properties) `exprs` read, sorted."""
     return tuple(sorted({r.name for e in exprs for r in refs(e) if r.kind is kind}))

@@ -23,6 +23,7 @@ from typing import Any
 from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdict, judge
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, read_outcomes, release_of
+from analyzers.platform_facts import platform_need
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Example, Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
@@ -315,9 +316,9 @@ def _unrunnable(example: Example, real: RealProfile) -> str | None:
 
 def _met(need: str, real: RealProfile) -> bool:
     """Does this machine meet ``platform:NAME=JSON value`` (every predicate reads `platform_default`)?"""
-    kind, _, fact = need.partition(":")
-    value = fact.rpartition("=")[2]
-    return kind == "platform" and real.platform_default is not None and value == json.dumps(real.platform_default)
+    wanted = platform_need(need)
+    return wanted is not None and real.platform_default is not None \
+        and wanted[1] == json.dumps(real.platform_default)
 
 
 def _record(path: str | Path, session: Session, version: str, index: EntryIndex) -> None:
