@@ -24,7 +24,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from analyzers.adjustments import adjustment_guard
 from analyzers.examples import Examples
@@ -251,6 +251,7 @@ class Model:
             view = views[seen] = Model(self.flags, tuple(self.rules[i] for i in kept), self.examples)
             view.cache.graph = self._graph().subset(self.rules, kept)  # each rule's reads are found once
             view.cache.rule_refs, view.cache.rule_code = cache.rule_refs, cache.rule_code
+            view.cache.rule_keys = cache.rule_keys
         cache.at[at] = views[seen]
         return views[seen]
 
@@ -450,6 +451,7 @@ class EvalCache:
     at: dict[int, Model] = field(default_factory=dict)  # `Model.before`: time -> model (a check asks often)
     bare: Model | None = None  # `Model.unadjusted`
     rule_refs: Identity[Rule, tuple[Ref, ...]] = field(default_factory=Identity)  # shared with `before`'s views
+    rule_keys: Identity[Rule, frozenset[str]] = field(default_factory=Identity)  # `_rule_keys`; shared too
     compiler: _Compiler = field(init=False, repr=False)  # compiles into `code`
 
     def __post_init__(self) -> None:
@@ -1293,6 +1295,8 @@ class RuleSet:
     reads: Reads
     adjusted: dict[str, dict[str, Any]] = field(default_factory=dict)
     compiled: list[RuleCode] | None = None
+    ordered: list[_Step] | None = None  # `steps`
+    trace: _Trace | None = None  # the latest resolution: the next one resolves by difference from it
 
     @classmethod
     def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
@@ -1311,6 +1315,46 @@ class RuleSet:
                     known.put(rule, one)
                 self.compiled.append(one)
         return self.compiled
+
+    def steps(self, model: Model) -> list[_Step]:
+        """The rules compiled, in the order a launch runs them (`_program_order`), each with
+        the settings it reads and writes (`_rule_keys`)."""
+        if self.ordered is None:
+            keys = model.cache.rule_keys
+            self.ordered = [_Step(*c, rule.at, rule, _rule_keys(rule, keys, model.cache.rule_refs))
+                            for c, rule in sorted(zip(self.code(model), self.rules, strict=True), key=_program_order)]
+        return self.ordered
+
+
+class _Step(NamedTuple):
+    """One rule as `resolve` runs it."""
+
+    dest: str
+    when: Code
+    get: Code
+    at: int | None
+    rule: Rule
+    keys: frozenset[str]  # `_rule_keys`
+
+
+def setting_key(name: str) -> str:
+    """What resolution by difference tracks a setting as: with its fields and methods
+    (``x`` for ``x.a.b`` and ``x.startswith()``), an env var as the code's view of it."""
+    return name.partition(".")[0]
+
+
+def _rule_keys(rule: Rule, known: Identity[Rule, frozenset[str]],
+               refs_of: Identity[Rule, tuple[Ref, ...]]) -> frozenset[str]:
+    """Everything a rule's result depends on besides the model: the settings it reads and
+    the one it writes (`setting_key`), env vars (as ``env:NAME``, the name the code sets
+    them by) and facts (``!kind:name``)."""
+    found = known.get(rule)
+    if found is None:
+        reads = Reads.of(_rule_refs(rule, refs_of), (rule.dest,))
+        dest_fact = {"!" + derived_fact(rule.dest)} if rule.dest[-1:] == ")" else set()
+        found = known.put(rule, frozenset({setting_key(n) for n in reads.flags} | {ENV_SETTING + n for n in reads.env}
+                                          | {"!" + f for f in reads.facts} | dest_fact))
+    return found
 
 
 class Decider(Protocol):
@@ -1515,42 +1559,135 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     2026-12-02, difftest agreement 97.3% -> 97.7% with undecided unchanged, examples predicted
     true and confirmed 377 -> 374 of 489 -> 479 runnable), but not one reading the setting it
     writes: that one normalises the given value (``mooncake_tcp`` -> ``mooncake``).
+
+    Each resolution is traced on the rule set, and the next one runs only the rules its
+    differences reach (`_Trace`): the same result as from scratch, at a fraction of the cost.
     """
     values = Values(model, launch)
     given = launch.flags
+    steps = rules.steps(model)
+    skipped = tuple(i for i, step in enumerate(steps) if _stated(step.dest, launch))
     # per rule: whether the launch gives its setting (kept unless the rule surely fires)
-    code = [(c, rule.at, (c[0] in given or given_field(launch, c[0]) is not UNKNOWN) and not rewrites_itself(rule))
-            for c, rule in sorted(zip(rules.code(model), rules.rules, strict=True), key=_program_order)
-            if not _stated(c[0], launch)]
+    run = [(step, (step.dest in given or given_field(launch, step.dest) is not UNKNOWN)
+            and not rewrites_itself(step.rule)) for i, step in enumerate(steps) if not skipped or i not in skipped]
+    # By difference from the set's latest resolution: a rule whose keys hold what they held
+    # there at the same step writes what it wrote there (see `_Trace`).
+    past = rules.trace
+    delta = _Delta.of(past.launch, launch) if past is not None and past.skipped == skipped else None
+    dirty = delta.dirty if delta is not None else set()
+    rounds: list[list[Any]] = []
     changed: set[str] = set()
     for round_ in range(MAX_ROUNDS):
         before = dict(values.adjusted)
         changed = set()
         pending: list[tuple[str, Any]] = []  # the rules of one time: all read what came before it
-        for i, ((dest, when, get), at, kept) in enumerate(code):
+        was = past.rounds[round_] if past is not None and delta is not None and round_ < len(past.rounds) else None
+        wrote = [_NO_WRITE] * len(run)
+        start = 0  # the first step of the current time
+        for i, (step, kept) in enumerate(run):
+            at = step.at
             ordered = at is not None
             if ordered and round_:  # the program runs it once, where it stands
+                start = i + 1
                 continue
-            fires = as_truth(when(values))
-            if fires is True or (fires is None and not kept):
-                current = values.flag(dest)
-                new = get(values)
-                if fires is None and not _same(new, current):
-                    new = UNKNOWN
-                if not _same(new, current):
-                    pending.append((dest, new))
-            if not ordered or i + 1 == len(code) or code[i + 1][1] != at:
+            if was is not None and step.keys.isdisjoint(dirty):
+                new = was[i]
+            else:
+                new = _NO_WRITE
+                fires = as_truth(step.when(values))
+                if fires is True or (fires is None and not kept):
+                    current = values.flag(step.dest)
+                    new = step.get(values)
+                    if fires is None and not _same(new, current):
+                        new = UNKNOWN
+                    if _same(new, current):
+                        new = _NO_WRITE
+            if new is not _NO_WRITE:
+                wrote[i] = new
+                pending.append((step.dest, new))
+            if not ordered or i + 1 == len(run) or run[i + 1][0].at != at:
                 for name, new in pending:
                     values.adjusted[name] = new
                     if not ordered:
                         changed.add(name)
+                if was is not None and delta is not None:
+                    delta.written(run, start, i, was, wrote)
                 pending = []
+                start = i + 1
+        rounds.append(wrote)
         changed |= {d for d, v in values.adjusted.items() if d not in before or not _same(v, before[d])}
         if not changed:
-            return values
-    for dest in changed:
-        values.adjusted[dest] = UNKNOWN
+            break
+    else:
+        for dest in changed:
+            values.adjusted[dest] = UNKNOWN
+    rules.trace = _Trace(launch, skipped, rounds)
     return values
+
+
+_NO_WRITE: Any = object()  # a step that wrote nothing
+
+
+@dataclass(frozen=True, slots=True)
+class _Trace:
+    """One resolution of a rule set, step by step: per round, what each rule run wrote
+    (`_NO_WRITE`: nothing; rules not run in a round wrote nothing). A launch near it is
+    resolved by difference: a rule whose keys (`_rule_keys`) hold at its step what they
+    held there writes what it wrote there, so only rules downstream of a change run (a
+    witness search tries launches that differ from each other in a setting or two)."""
+
+    launch: Launch
+    skipped: tuple[int, ...]  # the steps the launch states (`_stated`): not run
+    rounds: list[list[Any]]
+
+
+@dataclass(slots=True)
+class _Delta:
+    """The keys (`_rule_keys`) that may hold something else than in the traced resolution
+    at the current step; `fixed`: those that always may (the launches give them differently,
+    or a field of the setting was written differently)."""
+
+    dirty: set[str]
+    fixed: set[str]
+
+    @classmethod
+    def of(cls, traced: Launch, launch: Launch) -> _Delta:
+        dirty: set[str] = set()
+        for mark, old, new in (("", traced.flags, launch.flags), (ENV_SETTING, traced.env, launch.env),
+                               ("!", traced.facts, launch.facts)):
+            if old is new:
+                continue
+            for name in old.keys() | new.keys():
+                if name not in old or name not in new or not _identical(old[name], new[name]):
+                    dirty.add(setting_key(name) if not mark else mark + name)
+        return cls(dirty, set(dirty))
+
+    def written(self, run: Sequence[tuple[_Step, bool]], start: int, end: int, was: Sequence[Any],
+                wrote: Sequence[Any]) -> None:
+        """After the steps `start`..`end` (one time) wrote `wrote` where the trace wrote `was`."""
+        for j in range(start, end + 1):
+            old, new = was[j], wrote[j]
+            if old is _NO_WRITE and new is _NO_WRITE:
+                continue
+            dest = run[j][0].dest
+            key = setting_key(dest)
+            if old is not _NO_WRITE and new is not _NO_WRITE and _identical(old, new):
+                if key == dest and key not in self.fixed:  # the whole setting is the same again
+                    self.dirty.discard(key)
+            else:
+                self.dirty.add(key)
+                if key != dest:  # a field: the rest of the setting may differ
+                    self.fixed.add(key)
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """The same to every reader: one type, equal, one repr (``(1,)`` and ``(True,)`` are equal)."""
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b) and repr(a) == repr(b)
+    except Exception:
+        return False
 
 
 def _stated(dest: str, launch: Launch) -> bool:

@@ -32,6 +32,7 @@ from analyzers.evaluate import (
     evaluate,
     expr_key,
     kleene,
+    resolve,
     resolved,
     rewrites_itself,
     rules_from_adjustments,
@@ -592,6 +593,63 @@ def test_memoised_evaluation_matches_the_reference_walk():
         for launch in rng.sample(launches, 5):
             assert evaluate(expr, launch, model) is reference(expr, launch, model), (expr, launch)
             assert evaluate(expr, launch, Model(FLAGS, CHAINED)) is reference(expr, launch, model), (expr, launch)
+
+
+# Resolution by difference (`resolve` from the rule set's latest trace) against resolution from
+# scratch: rules of one time and of unknown time, fields of a JSON setting, an env var the code
+# sets, a derived setting a platform states; launches in a walk that changes a setting or two.
+FIELD, CODE_ENV, DERIVED = flag("lora_paths.k"), "env:SGLANG_LIMIT", flag("is_fancy()", "is_fancy(cfg)")
+WALK_TERMS = [*TERMS, FIELD, DERIVED]
+WALK_DESTS = [*VALUES, "lora_paths.k", CODE_ENV, "is_fancy()"]
+
+
+def random_rules(rng):
+    rules = []
+    for _ in range(rng.randrange(4, 14)):
+        value = rng.choice(WALK_TERMS + CONSTS + [random_condition(rng, 2)])
+        when = rng.choice([random_condition(rng), Truthy(rng.choice(WALK_TERMS))])
+        rules.append(Rule(rng.choice(WALK_DESTS), value, when, at=rng.choice([None, 1, 2, 2, 3, 5])))
+    return tuple(rules)
+
+
+def walk_step(rng, launch):
+    for _ in range(rng.randrange(1, 3)):
+        roll = rng.random()
+        if roll < 0.6:
+            dest = rng.choice(list(VALUES))
+            value = rng.choice(VALUES[dest])
+            launch = launch.without_flag(dest) if rng.random() < 0.2 else launch.with_flag(dest, value)
+        elif roll < 0.8:
+            name = rng.choice(list(ENVS))
+            launch = launch.with_env(name, rng.choice([*ENVS[name], None]))
+        else:
+            key = rng.choice(["platform:is_hip", "runtime:is_fancy()", "runtime:f(x)"])
+            launch = launch.with_fact(key, rng.choice([True, False, None]))
+    return launch
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_resolution_by_difference_matches_resolution_from_scratch(seed):
+    rng = random.Random(seed)
+    rules = random_rules(rng)
+    wanted = Seq(tuple(WALK_TERMS))
+    model = Model(FLAGS, rules)
+    launch = random_launch(rng)
+    for _ in range(25):
+        launch = walk_step(rng, launch)
+        got = resolve(model, launch, model.rule_set(wanted)).adjusted
+        scratch = Model(FLAGS, rules)  # no trace to start from
+        want = resolve(scratch, launch, scratch.rule_set(wanted)).adjusted
+        assert repr(list(got.items())) == repr(list(want.items())), (rules, launch)
+
+
+def test_a_setting_written_alike_again_differs_where_a_field_of_it_was_written_differently():
+    rules = (Rule("lora_paths.k", Const("x"), LORA, at=1), Rule("lora_paths", Const(("a",)), TRUE, at=2),
+             Rule("device", Const("cpu"), Compare("==", FIELD, Const("x")), at=3))
+    model = Model(FLAGS, rules)
+    rule_set = model.rule_set(flag("device"))
+    assert resolve(model, Launch({"enable_lora": True}), rule_set).adjusted["device"] == "cpu"
+    assert resolve(model, Launch({"enable_lora": False}), rule_set).adjusted["device"] is UNKNOWN  # not replayed
 
 
 # hypothesis: terms and conditions of every kind, nested in each other
