@@ -1321,7 +1321,7 @@ class RuleSet:
         the settings it reads and writes (`_rule_keys`)."""
         if self.ordered is None:
             keys = model.cache.rule_keys
-            self.ordered = [_Step(*c, rule.at, rule, _rule_keys(rule, keys, model.cache.rule_refs))
+            self.ordered = [_Step(*c, rule.at, rewrites_itself(rule), _rule_keys(rule, keys, model.cache.rule_refs))
                             for c, rule in sorted(zip(self.code(model), self.rules, strict=True), key=_program_order)]
         return self.ordered
 
@@ -1333,7 +1333,7 @@ class _Step(NamedTuple):
     when: Code
     get: Code
     at: int | None
-    rule: Rule
+    rewrites: bool  # `rewrites_itself`
     keys: frozenset[str]  # `_rule_keys`
 
 
@@ -1568,8 +1568,8 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     steps = rules.steps(model)
     skipped = tuple(i for i, step in enumerate(steps) if _stated(step.dest, launch))
     # per rule: whether the launch gives its setting (kept unless the rule surely fires)
-    run = [(step, (step.dest in given or given_field(launch, step.dest) is not UNKNOWN)
-            and not rewrites_itself(step.rule)) for i, step in enumerate(steps) if not skipped or i not in skipped]
+    run = [(step, not step.rewrites and (step.dest in given or given_field(launch, step.dest) is not UNKNOWN))
+           for i, step in enumerate(steps) if not skipped or i not in skipped]
     # By difference from the set's latest resolution: a rule whose keys hold what they held
     # there at the same step writes what it wrote there (see `_Trace`).
     past = rules.trace
