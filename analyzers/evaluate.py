@@ -18,6 +18,7 @@ tree walk of the same semantics and checks this fast path against it.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import math
 from bisect import bisect_left
@@ -1296,7 +1297,7 @@ class RuleSet:
     adjusted: dict[str, dict[str, Any]] = field(default_factory=dict)
     compiled: list[RuleCode] | None = None
     ordered: list[_Step] | None = None  # `steps`
-    trace: _Trace | None = None  # the latest resolution: the next one resolves by difference from it
+    traces: dict[int, _Trace] = field(default_factory=dict)  # `_Trace`s by the launch's facts (`resolve`)
 
     @classmethod
     def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
@@ -1321,7 +1322,8 @@ class RuleSet:
         the settings it reads and writes (`_rule_keys`)."""
         if self.ordered is None:
             keys = model.cache.rule_keys
-            self.ordered = [_Step(*c, rule.at, rewrites_itself(rule), _rule_keys(rule, keys, model.cache.rule_refs))
+            self.ordered = [_Step(*c, rule.at, rewrites_itself(rule), _rule_keys(rule, keys, model.cache.rule_refs),
+                                  setting_key(rule.dest))
                             for c, rule in sorted(zip(self.code(model), self.rules, strict=True), key=_program_order)]
         return self.ordered
 
@@ -1335,6 +1337,7 @@ class _Step(NamedTuple):
     at: int | None
     rewrites: bool  # `rewrites_itself`
     keys: frozenset[str]  # `_rule_keys`
+    writes: str  # the key of `dest`
 
 
 def setting_key(name: str) -> str:
@@ -1572,11 +1575,17 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
            for i, step in enumerate(steps) if not skipped or i not in skipped]
     # By difference from the set's latest resolution: a rule whose keys hold what they held
     # there at the same step writes what it wrote there (see `_Trace`).
-    past = rules.trace
+    traces = rules.traces
+    past = traces.get(id(launch.facts)) or (traces[next(reversed(traces))] if traces else None)
     delta = _Delta.of(past.launch, launch) if past is not None and past.skipped == skipped else None
     dirty = delta.dirty if delta is not None else set()
     rounds: list[list[Any]] = []
     changed: set[str] = set()
+    # Rules of unknown time in later rounds: one whose keys did not change since it last ran
+    # writes nothing (had it written, its own setting would have changed).
+    last = [-1] * len(run)  # per step: the step count when it last ran
+    changed_at: dict[str, int] = {}  # per key: the step count when it last changed
+    count = 0
     for round_ in range(MAX_ROUNDS):
         before = dict(values.adjusted)
         changed = set()
@@ -1590,7 +1599,10 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
             if ordered and round_:  # the program runs it once, where it stands
                 start = i + 1
                 continue
-            if was is not None and step.keys.isdisjoint(dirty):
+            count += 1
+            if round_ and max(map(changed_at.get, step.keys, _NEVER)) < last[i]:
+                new = _NO_WRITE
+            elif was is not None and step.keys.isdisjoint(dirty):
                 new = was[i]
             else:
                 new = _NO_WRITE
@@ -1602,12 +1614,14 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
                         new = UNKNOWN
                     if _same(new, current):
                         new = _NO_WRITE
+            last[i] = count
             if new is not _NO_WRITE:
                 wrote[i] = new
                 pending.append((step.dest, new))
             if not ordered or i + 1 == len(run) or run[i + 1][0].at != at:
                 for name, new in pending:
                     values.adjusted[name] = new
+                    changed_at[setting_key(name)] = count
                     if not ordered:
                         changed.add(name)
                 if was is not None and delta is not None:
@@ -1621,8 +1635,15 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     else:
         for dest in changed:
             values.adjusted[dest] = UNKNOWN
-    rules.trace = _Trace(launch, skipped, rounds)
+    traces.pop(id(launch.facts), None)
+    traces[id(launch.facts)] = _Trace(launch, skipped, rounds)  # holds the facts: their id stays theirs
+    if len(traces) > _TRACES:
+        del traces[next(iter(traces))]
     return values
+
+
+_TRACES = 4  # traces kept per rule set: a search moves among a few sets of facts
+_NEVER = itertools.repeat(-1)  # `changed_at` of a key that never changed
 
 
 _NO_WRITE: Any = object()  # a step that wrote nothing
