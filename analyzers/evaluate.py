@@ -1589,10 +1589,11 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     for round_ in range(MAX_ROUNDS):
         before = dict(values.adjusted)
         changed = set()
-        pending: list[tuple[str, Any]] = []  # the rules of one time: all read what came before it
+        pending: list[tuple[str, Any, str]] = []  # the rules of one time: all read what came before it
         was = past.rounds[round_] if past is not None and delta is not None and round_ < len(past.rounds) else None
         wrote = [_NO_WRITE] * len(run)
         start = 0  # the first step of the current time
+        traced = False  # whether the trace wrote in the current time
         for i, (step, kept) in enumerate(run):
             at = step.at
             ordered = at is not None
@@ -1615,19 +1616,22 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
                     if _same(new, current):
                         new = _NO_WRITE
             last[i] = count
+            if was is not None and was[i] is not _NO_WRITE:
+                traced = True
             if new is not _NO_WRITE:
                 wrote[i] = new
-                pending.append((step.dest, new))
+                pending.append((step.dest, new, step.writes))
             if not ordered or i + 1 == len(run) or run[i + 1][0].at != at:
-                for name, new in pending:
+                for name, new, key in pending:
                     values.adjusted[name] = new
-                    changed_at[setting_key(name)] = count
+                    changed_at[key] = count
                     if not ordered:
                         changed.add(name)
-                if was is not None and delta is not None:
+                if (pending or traced) and delta is not None and was is not None:  # else nothing to compare
                     delta.written(run, start, i, was, wrote)
                 pending = []
                 start = i + 1
+                traced = False
         rounds.append(wrote)
         changed |= {d for d, v in values.adjusted.items() if d not in before or not _same(v, before[d])}
         if not changed:

@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from extractor.errors import ErrcatError
@@ -97,6 +98,11 @@ class Platform:
         return self.predicates is not None, self.predicates
 
 
+@lru_cache(maxsize=8)
+def _parsed(text: str) -> Mapping[str, Any]:
+    return json.loads(text)
+
+
 @dataclass(frozen=True, slots=True)
 class ModelProperties:
     """The object the target builds from a model's config (sglang's ``ModelConfig``): how the
@@ -111,9 +117,10 @@ class ModelProperties:
     inputs: tuple[str, ...] = ()
     measured: tuple[tuple[str, str], ...] = ()  # release -> its measurements as canonical JSON
 
-    def for_release(self, version: str) -> dict[str, dict[str, Any]]:
+    def for_release(self, version: str) -> Mapping[str, dict[str, Any]]:
+        """Read-only: parsed once per text (a judge asks per launch)."""
         text = dict(self.measured).get(version)
-        return json.loads(text) if text is not None else {}
+        return _parsed(text) if text is not None else {}
 
 
 @dataclass(frozen=True, slots=True)

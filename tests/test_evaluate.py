@@ -652,6 +652,12 @@ def test_a_setting_written_alike_again_differs_where_a_field_of_it_was_written_d
     assert resolve(model, Launch({"enable_lora": False}), rule_set).adjusted["device"] is UNKNOWN  # not replayed
 
 
+def test_rules_of_unknown_time_writing_one_setting_in_turn_leave_it_unknown():
+    rules = (Rule("device", Const("cpu"), TRUE), Rule("device", Const("npu"), TRUE))  # neither reads it
+    model = Model(FLAGS, rules)
+    assert resolve(model, Launch(), model.rule_set(flag("device"))).adjusted["device"] is UNKNOWN
+
+
 # hypothesis: terms and conditions of every kind, nested in each other
 _LEAVES = st.sampled_from(TERMS + CONSTS)
 _UNARY = st.sampled_from(["len", "str", "int", "bool", "lower", "sorted", "list", "abs", "frobnicate"])
