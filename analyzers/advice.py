@@ -690,8 +690,7 @@ def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
     key = frozenset(i for i, r in enumerate(ctx.model.rules) if id(r) in later)
     model = ctx.models.get(key)
     if model is None:
-        rules = tuple(r for i, r in enumerate(ctx.model.rules) if i not in key)
-        model = ctx.models[key] = Model(ctx.model.flags, rules, ctx.model.examples)
+        model = ctx.models[key] = ctx.model.subset([i for i in range(len(ctx.model.rules)) if i not in key])
     return replace(ctx, model=model)
 
 

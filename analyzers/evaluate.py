@@ -248,13 +248,19 @@ class Model:
         seen = bisect_left(cache.timed, at)  # how many timed rules run before `at`
         views = cache.views
         if seen not in views:
-            kept = [i for i, r in enumerate(self.rules) if r.at is None or r.at < at]
-            view = views[seen] = Model(self.flags, tuple(self.rules[i] for i in kept), self.examples)
-            view.cache.graph = self._graph().subset(self.rules, kept)  # each rule's reads are found once
-            view.cache.rule_refs, view.cache.rule_code = cache.rule_refs, cache.rule_code
-            view.cache.rule_keys = cache.rule_keys
+            views[seen] = self.subset([i for i, r in enumerate(self.rules) if r.at is None or r.at < at])
         cache.at[at] = views[seen]
         return views[seen]
+
+    def subset(self, kept: Sequence[int]) -> Model:
+        """The model of the rules at indices `kept` (in that order), sharing what is known per
+        rule (its reads, its compiled code): each rule's reads are found once."""
+        cache = self.cache
+        view = Model(self.flags, tuple(self.rules[i] for i in kept), self.examples)
+        view.cache.graph = self._graph().subset(self.rules, kept)
+        view.cache.rule_refs, view.cache.rule_code, view.cache.rule_keys = (cache.rule_refs, cache.rule_code,
+                                                                            cache.rule_keys)
+        return view
 
     def unadjusted(self) -> Model:
         """The model before any adjustment runs (what the command line's parsing sees)."""

@@ -234,7 +234,7 @@ class _Judge:
         found = self.without.get(target)
         if found is None:
             found = self.without[target] = _Judge.of(
-                Model(self.model.flags, tuple(r for r in self.model.rules if r.dest != target)))
+                self.model.subset([i for i, r in enumerate(self.model.rules) if r.dest != target]))
         return found
 
 
