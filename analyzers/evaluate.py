@@ -1269,16 +1269,34 @@ def _items(launch: Launch) -> tuple[Any, ...]:
     a memo key joins the atoms of the names it reads. An atom is the name and the value's
     repr (``1``, ``1.0`` and ``True`` are equal in Python but not to the evaluator; repr
     tells them apart, and works for unhashable values), so keys are plain strings."""
-    def atoms(mark: str, given: Mapping[str, Any]) -> _Given:
-        names = tuple(sorted(given))
-        return names, {n: f"{mark}{len(n)}:{n}={given[n]!r}\x1f" for n in names}
-
     if launch.env or launch.facts:
-        items: tuple[Any, ...] = (atoms("", launch.flags), atoms("$", launch.env), atoms("!", launch.facts))
+        items: tuple[Any, ...] = (_given("", launch.flags), _shared("$", launch.env), _shared("!", launch.facts))
     else:
-        items = (atoms("", launch.flags), None, None)
+        items = (_given("", launch.flags), None, None)
     object.__setattr__(launch, "memo", items)
     return items
+
+
+def _given(mark: str, given: Mapping[str, Any]) -> _Given:
+    names = tuple(sorted(given))
+    return names, {n: f"{mark}{len(n)}:{n}={given[n]!r}\x1f" for n in names}
+
+
+_SHARED: dict[tuple[str, int], tuple[Mapping[str, Any], _Given]] = {}  # (mark, id of the mapping) -> atoms
+
+
+def _shared(mark: str, given: Mapping[str, Any]) -> _Given:
+    """`_given` of env vars or facts: made once per mapping, which the launches a search
+    derives share (``with_flag`` keeps them), hundreds of facts with records among them."""
+    key = (mark, id(given))
+    hit = _SHARED.get(key)
+    if hit is not None and hit[0] is given:
+        return hit[1]
+    if len(_SHARED) >= 256:  # the mappings are kept alive while listed (their ids stay theirs)
+        _SHARED.clear()
+    found = _given(mark, given)
+    _SHARED[key] = (given, found)
+    return found
 
 
 RuleCode = tuple[str, Code, Code]  # (dest, its condition, its value) of one rule, compiled
