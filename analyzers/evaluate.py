@@ -744,6 +744,11 @@ def _apply(fn: str, args: Sequence[Any]) -> Any:
     func = _FUNCTIONS.get(fn)
     if func is None or any(a is UNKNOWN for a in args):
         return UNKNOWN
+    return _called(func, *args)
+
+
+def _called(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` on known arguments, unknown where it raises or gives no finite number."""
     try:
         result = func(*args)
     except Exception:  # the real code would raise here: nothing we can decide
@@ -751,6 +756,17 @@ def _apply(fn: str, args: Sequence[Any]) -> Any:
     if isinstance(result, float) and not math.isfinite(result):
         return UNKNOWN
     return result
+
+
+def _apply1(func: Callable[..., Any], arg: Code, values: Values) -> Any:
+    """`_apply` of a function of one argument, compiled (the most common call)."""
+    got = arg(values)
+    return UNKNOWN if got is UNKNOWN else _called(func, got)
+
+
+def _apply2(func: Callable[..., Any], left: Code, right: Code, values: Values) -> Any:
+    a, b = left(values), right(values)
+    return UNKNOWN if a is UNKNOWN or b is UNKNOWN else _called(func, a, b)
 
 
 def _choose(test: bool | None, branch: Callable[[int], Any]) -> Any:
@@ -1011,6 +1027,10 @@ class _ValueCode(Visitor[Code]):
             return partial(_some_item, args[0], f"{RefKind.UNKNOWN}:{expr.args[1].value}", self.sub.truth(expr.args[2]))
         if fn not in _FUNCTIONS:  # stated per positional arguments
             return _runtime_code(fn, tuple(self.sub.value(a) for a in positional(expr.args)))
+        if len(args) == 1:
+            return partial(_apply1, _FUNCTIONS[fn], args[0])
+        if len(args) == 2:
+            return partial(_apply2, _FUNCTIONS[fn], *args)
         return lambda values: _apply(fn, [a(values) for a in args])
 
     def _attempt(self, expr: Expr) -> Code:
