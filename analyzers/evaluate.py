@@ -1341,6 +1341,7 @@ class RuleSet:
     adjusted: dict[str, dict[str, Any]] = field(default_factory=dict)
     compiled: list[RuleCode] | None = None
     ordered: list[_Step] | None = None  # `steps`
+    derived: tuple[int, ...] = ()  # the steps writing a derived setting ``f()`` (a launch may state it)
     traces: dict[int, _Trace] = field(default_factory=dict)  # `_Trace`s by the launch's facts (`resolve`)
 
     @classmethod
@@ -1369,6 +1370,7 @@ class RuleSet:
             self.ordered = [_Step(*c, rule.at, rewrites_itself(rule), _rule_keys(rule, keys, model.cache.rule_refs),
                                   setting_key(rule.dest))
                             for c, rule in sorted(zip(self.code(model), self.rules, strict=True), key=_program_order)]
+            self.derived = tuple(i for i, step in enumerate(self.ordered) if step.dest[-1:] == ")")
         return self.ordered
 
 
@@ -1611,12 +1613,9 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     differences reach (`_Trace`): the same result as from scratch, at a fraction of the cost.
     """
     values = Values(model, launch)
-    given = launch.flags
     steps = rules.steps(model)
-    skipped = tuple(i for i, step in enumerate(steps) if _stated(step.dest, launch))
-    # per rule: whether the launch gives its setting (kept unless the rule surely fires)
-    run = [(step, not step.rewrites and (step.dest in given or given_field(launch, step.dest) is not UNKNOWN))
-           for i, step in enumerate(steps) if not skipped or i not in skipped]
+    skipped = tuple(i for i in rules.derived if _stated(steps[i].dest, launch)) if rules.derived else ()
+    run = [step for i, step in enumerate(steps) if i not in skipped] if skipped else steps
     # By difference from the set's latest resolution: a rule whose keys hold what they held
     # there at the same step writes what it wrote there (see `_Trace`).
     traces = rules.traces
@@ -1629,7 +1628,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     # writes nothing (had it written, its own setting would have changed).
     last = [-1] * len(run)  # per step: the step count when it last ran
     changed_at: dict[str, int] = {}  # per key: the step count when it last changed
-    count = 0
+    count = latest = 0  # steps run; the step count of the latest change
     for round_ in range(MAX_ROUNDS):
         before = dict(values.adjusted)
         changed = set()
@@ -1638,21 +1637,22 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
         wrote = [_NO_WRITE] * len(run)
         start = 0  # the first step of the current time
         traced = False  # whether the trace wrote in the current time
-        for i, (step, kept) in enumerate(run):
+        for i, step in enumerate(run):
             at = step.at
             ordered = at is not None
             if ordered and round_:  # the program runs it once, where it stands
                 start = i + 1
                 continue
             count += 1
-            if round_ and max(map(changed_at.get, step.keys, _NEVER)) < last[i]:
+            if round_ and (latest < last[i] or max(map(changed_at.get, step.keys, _NEVER)) < last[i]):
                 new = _NO_WRITE
             elif was is not None and step.keys.isdisjoint(dirty):
                 new = was[i]
             else:
                 new = _NO_WRITE
                 fires = as_truth(step.when(values))
-                if fires is True or (fires is None and not kept):
+                # unknown whether it fires: it keeps what the launch gives its setting (see above)
+                if fires is True or (fires is None and (step.rewrites or not _gives(launch, step.dest))):
                     current = values.flag(step.dest)
                     new = step.get(values)
                     if fires is None and not _same(new, current):
@@ -1665,10 +1665,10 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
             if new is not _NO_WRITE:
                 wrote[i] = new
                 pending.append((step.dest, new, step.writes))
-            if not ordered or i + 1 == len(run) or run[i + 1][0].at != at:
+            if not ordered or i + 1 == len(run) or run[i + 1].at != at:
                 for name, new, key in pending:
                     values.adjusted[name] = new
-                    changed_at[key] = count
+                    changed_at[key] = latest = count
                     if not ordered:
                         changed.add(name)
                 if (pending or traced) and delta is not None and was is not None:  # else nothing to compare
@@ -1731,15 +1731,15 @@ class _Delta:
                     dirty.add(setting_key(name) if not mark else mark + name)
         return cls(dirty, set(dirty))
 
-    def written(self, run: Sequence[tuple[_Step, bool]], start: int, end: int, was: Sequence[Any],
+    def written(self, run: Sequence[_Step], start: int, end: int, was: Sequence[Any],
                 wrote: Sequence[Any]) -> None:
         """After the steps `start`..`end` (one time) wrote `wrote` where the trace wrote `was`."""
         for j in range(start, end + 1):
             old, new = was[j], wrote[j]
             if old is _NO_WRITE and new is _NO_WRITE:
                 continue
-            dest = run[j][0].dest
-            key = setting_key(dest)
+            dest = run[j].dest
+            key = run[j].writes
             if old is not _NO_WRITE and new is not _NO_WRITE and _identical(old, new):
                 if key == dest and key not in self.fixed:  # the whole setting is the same again
                     self.dirty.discard(key)
@@ -1757,6 +1757,11 @@ def _identical(a: Any, b: Any) -> bool:
         return type(a) is type(b) and bool(a == b) and repr(a) == repr(b)
     except Exception:
         return False
+
+
+def _gives(launch: Launch, dest: str) -> bool:
+    """Does the command line give `dest` (or the field of a JSON setting it names)?"""
+    return dest in launch.flags or given_field(launch, dest) is not UNKNOWN
 
 
 def _stated(dest: str, launch: Launch) -> bool:
