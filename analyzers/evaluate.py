@@ -1339,7 +1339,6 @@ class RuleSet:
     rules: tuple[Rule, ...]
     reads: Reads
     adjusted: dict[str, dict[str, Any]] = field(default_factory=dict)
-    compiled: list[RuleCode] | None = None
     ordered: list[_Step] | None = None  # `steps`
     derived: tuple[int, ...] = ()  # the steps writing a derived setting ``f()`` (a launch may state it)
     traces: dict[int, _Trace] = field(default_factory=dict)  # `_Trace`s by the launch's facts (`resolve`)
@@ -1349,27 +1348,14 @@ class RuleSet:
         reads = Reads.of((x for r in rules for x in _rule_refs(r, cache.rule_refs)), (r.dest for r in rules))
         return cls(indices, rules, cache.intern(reads))
 
-    def code(self, model: Model) -> list[RuleCode]:
-        """Each rule compiled, in order (each rule once per model: sets share rules)."""
-        if self.compiled is None:
-            known = model.cache.rule_code
-            self.compiled = []
-            for rule in self.rules:  # compiled code reads only the settings it is given: any model's will do
-                one = known.get(rule)
-                if one is None:
-                    one = (rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model))
-                    known.put(rule, one)
-                self.compiled.append(one)
-        return self.compiled
-
     def steps(self, model: Model) -> list[_Step]:
         """The rules compiled, in the order a launch runs them (`_program_order`), each with
         the settings it reads and writes (`_rule_keys`)."""
         if self.ordered is None:
-            keys = model.cache.rule_keys
-            self.ordered = [_Step(*c, rule.at, rewrites_itself(rule), _rule_keys(rule, keys, model.cache.rule_refs),
-                                  setting_key(rule.dest))
-                            for c, rule in sorted(zip(self.code(model), self.rules, strict=True), key=_program_order)]
+            keys, refs_of = model.cache.rule_keys, model.cache.rule_refs
+            self.ordered = [_Step(*_rule_code(rule, model), rule.at, rewrites_itself(rule),
+                                  _rule_keys(rule, keys, refs_of), setting_key(rule.dest))
+                            for rule in sorted(self.rules, key=_program_order)]
             self.derived = tuple(i for i, step in enumerate(self.ordered) if step.dest[-1:] == ")")
         return self.ordered
 
@@ -1384,6 +1370,16 @@ class _Step(NamedTuple):
     rewrites: bool  # `rewrites_itself`
     keys: frozenset[str]  # `_rule_keys`
     writes: str  # the key of `dest`
+
+
+def _rule_code(rule: Rule, model: Model) -> RuleCode:
+    """`rule` compiled, once per model (rule sets share rules; views share it too: compiled
+    code reads only the settings it is given, so any model's will do)."""
+    known = model.cache.rule_code
+    one = known.get(rule)
+    if one is None:
+        one = known.put(rule, (rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model)))
+    return one
 
 
 def setting_key(name: str) -> str:
@@ -1769,9 +1765,9 @@ def _stated(dest: str, launch: Launch) -> bool:
     return dest[-1:] == ")" and derived_fact(dest) in launch.facts
 
 
-def _program_order(pair: tuple[RuleCode, Rule]) -> tuple[bool, int]:
+def _program_order(rule: Rule) -> tuple[bool, int]:
     """Rules in the order a launch runs them where known (`Rule.at`), the others after."""
-    at = pair[1].at
+    at = rule.at
     return at is None, at if at is not None else 0
 
 
