@@ -13,17 +13,27 @@ from typing import TYPE_CHECKING, Any
 from analyzers.outcomes import NO_OUTCOMES, Outcomes, apply_outcomes, read_outcomes, release_of
 from errcat.gcpolicy import fewer_collections
 from errcat.model import Catalog, SourceSpec
-from extractor import source
+from extractor import shape, source
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError, SourceError
 from extractor.observe import stage
 from extractor.profile import Profile, load_profile
-from extractor.result_cache import CATALOG_PACKAGES, FLAG_PACKAGES, ResultCache, catalog_key, flags_key, pack, unpack
+from extractor.result_cache import (
+    CATALOG_PACKAGES,
+    FLAG_PACKAGES,
+    CacheStats,
+    ResultCache,
+    catalog_key,
+    flags_key,
+    pack,
+    unpack,
+)
 from extractor.snapshot import Snapshot, SourceKind
 from output.unchanged import same_files
 from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
+    from analyzers.entries import Entry
     from analyzers.example_check import ExampleJudge
     from analyzers.flags import FlagModel
     from extractor.callers import EntryPoints
@@ -182,31 +192,68 @@ def build_catalog(
         params = {(fs.path, q): names for fs in files for q, names in fs.params}
         entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts, params,
                                 profile.after_validation)
-    with stage("advice"):
-        from analyzers.advice import complete_entries
-        from analyzers.overlay import apply_overlay
+    release = release_of(snapshot.provenance(), profile)
+    incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
+    from extractor.inline import called_functions
 
-        docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
-        entries = complete_entries(entries, flags=flags, adjustments=adjustments, renderer=renderer,
-                                   launch_prefix=profile.launch, docstrings=docstrings,
-                                   examples=profile.examples)
-        entries, overlay_notes = apply_overlay(entries, overlay or {})
-        diagnostics += overlay_notes
-        release = release_of(snapshot.provenance(), profile)
-        incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
-        from extractor.inline import called_functions
+    built = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
+                    incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
+                    called_functions(files))
+    docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
+    return advised_catalog(built, release, docstrings=docstrings, overlay=overlay or {}, outcomes=outcomes,
+                           cache=cache)
 
-        catalog = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
-                          incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
-                          called_functions(files))
-    with stage("examples"):
-        judge = example_judge(catalog, release)
-        if judge is None:
-            return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release)))
-        from analyzers.example_check import judge_examples
 
-        entries = judge_examples(catalog.entries, judge)
-        return replace(catalog, entries=tuple(apply_outcomes(entries, outcomes, release, judge.predicted)))
+def advised_catalog(
+    built: Catalog, release: str | None, *, docstrings: Mapping[tuple[str, str], str],
+    overlay: Mapping[str, Any], outcomes: Outcomes = NO_OUTCOMES, cache: ResultCache | None = None,
+) -> Catalog:
+    """`built` (its entries as `build_entries` made them) with advice, the overlay, judged
+    examples and `outcomes`; with `cache`, the advice, overlay and verdicts are reused where
+    the same records were advised before (the same entries at another commit: only links differ)."""
+    from extractor.value_digest import value_digest
+
+    def advise() -> tuple[list[Entry], list[str]]:
+        with stage("advice"):
+            from analyzers.advice import complete_entries
+            from analyzers.overlay import apply_overlay
+
+            entries = complete_entries(built.entries, flags=built.flags, adjustments=built.adjustments,
+                                       renderer=built.renderer, launch_prefix=built.profile.launch,
+                                       docstrings=docstrings, examples=built.profile.examples)
+            entries, notes = apply_overlay(entries, overlay)
+        with stage("examples"):
+            judge = example_judge(replace(built, entries=tuple(entries), diagnostics=built.diagnostics + tuple(notes)),
+                                  release)
+            if judge is not None:
+                from analyzers.example_check import judge_examples
+
+                entries = judge_examples(entries, judge)
+                judges.append(judge)
+        return entries, notes
+
+    judges: list[ExampleJudge] = []
+    with stage("advice"):  # the key: everything advice and judge read but the links (and the profile
+        # and code: in the cache's fingerprint)
+        key = value_digest([replace(e, url="") for e in built.entries], built.flags, built.adjustments,
+                           built.adjustment_order, built.functions, built.targets, built.diagnostics,
+                           built.incomplete, docstrings, overlay, release) if cache is not None else None
+    if cache is None or key is None:
+        entries, notes = advise()
+    else:
+        from analyzers.advised import advised_fields, with_advised
+
+        # counted apart: a history's figures count files
+        entries, notes = cache.sibling(built.profile, CATALOG_PACKAGES, CacheStats()).memo(
+            "advice", key, advise,
+            dump=lambda value: {"entries": [advised_fields(e) for e in value[0]], "notes": value[1]},
+            load=lambda data: (with_advised(built.entries, data["entries"]), list(shape.texts(data["notes"]))))
+    catalog = replace(built, entries=tuple(entries), diagnostics=built.diagnostics + tuple(notes))
+    predicted = judges[0].predicted if judges else None
+    if not judges and _outcomes_for(outcomes, release):  # advised from the cache: the judge's word
+        judge = example_judge(catalog, release)  # on the pairs the real program found
+        predicted = judge.predicted if judge is not None else None
+    return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release, predicted)))
 
 
 def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
@@ -407,17 +454,18 @@ def catalog_files(
 def _outcomes_digest(outcomes: Outcomes, snapshot: Snapshot, profile: Profile) -> str | None:
     """The digest of the confirmed outcomes that apply to `snapshot`'s release (None: none do)."""
     version = release_of(snapshot.provenance(), profile)
-    if version is None or not any(k[2] == version for k in outcomes.by_key):
-        return None
-    return outcomes.digest(version)
+    return outcomes.digest(version) if version is not None and _outcomes_for(outcomes, version) else None
+
+
+def _outcomes_for(outcomes: Outcomes, version: str | None) -> bool:
+    """Do any of the confirmed `outcomes` apply to release `version`?"""
+    return version is not None and any(k[2] == version for k in outcomes.by_key)
 
 
 def _cached_catalog(raw: bytes) -> tuple[dict[str, Content], dict[str, Any]] | None:
     """A stored catalog pack and its summary, or None (a miss: build it again) when
     it is not one of the shape `catalog_files` stores, e.g. a file name that is not
     a plain relative path (it would be written outside the output directory)."""
-    from extractor import shape
-
     try:
         packed, meta = unpack(raw)
         if not isinstance(meta, dict) or meta.keys() != {"repo", "pin", "stats", "diagnostics"}:

@@ -130,9 +130,10 @@ class ResultCache:
         """The decoded JSON value, or None when absent or unreadable."""
         return self._counted(self._decoded(kind, key))
 
-    def sibling(self, profile: Profile, packages: tuple[str, ...]) -> ResultCache:
-        """The same results directory and counters, for an analysis over other packages."""
-        return ResultCache(self.root, fingerprint(profile, packages), self.stats, self.enabled)
+    def sibling(self, profile: Profile, packages: tuple[str, ...], stats: CacheStats | None = None) -> ResultCache:
+        """The same results directory and counters (or `stats`), for an analysis over other packages."""
+        return ResultCache(self.root, fingerprint(profile, packages), self.stats if stats is None else stats,
+                           self.enabled)
 
     def memo(self, kind: str, key: str, compute: Callable[[], T], *,
              dump: Callable[[T], Any], load: Callable[[Any], T]) -> T:

@@ -163,6 +163,33 @@ def test_advise_reports_deprecated_flags_as_situations():
     assert done.extra["situations"] == ["Still passing the deprecated `--old-flag`; use `--tp-size`."]
 
 
+# ------------------------------------------------------------------ advised fields as data (the results cache)
+
+
+def test_advised_fields_put_back_on_the_entries_give_the_advised_entries():
+    from analyzers.advised import advised_fields, with_advised
+
+    plain = [_entry(Truthy(flag("old_flag"))),
+             replace(_entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN))]), id="1" * 16)]
+    done = [advise(e, CTX) for e in plain]
+    assert with_advised(plain, [advised_fields(e) for e in done]) == done
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda fields: fields[:1], "1 advised entries for 2 entries"),
+    (lambda fields: fields[::-1], "given for entry"),
+    (lambda fields: [{**fields[0], "solutions": "one"}, fields[1]], "expected a list"),
+    (lambda fields: [fields[0], {**fields[1], "variants": []}], "given for entry"),
+])
+def test_advised_fields_of_other_entries_are_refused(change, message):
+    from analyzers.advised import advised_fields, with_advised
+
+    plain = [_entry(Truthy(flag("old_flag"))),
+             replace(_entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN))]), id="1" * 16)]
+    with pytest.raises(ValueError, match=message):
+        with_advised(plain, change([advised_fields(advise(e, CTX)) for e in plain]))
+
+
 # ------------------------------------------------------------------ the search, against its first form
 
 import itertools  # noqa: E402

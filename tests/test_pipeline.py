@@ -319,6 +319,38 @@ def test_extract_merges_real_outcomes_and_keeps_them(flagged, tmp_path):
     jsonschema.Draft202012Validator(load_schema()).validate(json.loads((out / "catalog.json").read_text()))
 
 
+def test_the_same_files_at_a_new_commit_reuse_their_advice(tmp_path, monkeypatch):
+    """A commit that changes no file the catalog reads changes only its links: advice, overlay and
+    judged examples come from the results cache, and the catalog is the one a cold build gives;
+    a changed check is advised again."""
+    import analyzers.advice
+
+    repo = git.Repo.init(tmp_path / "repo", initial_branch="main")
+    first = commit(repo, {"pkg/a.py": A_PY, "pkg/args.py": ARGS_PY, "README": "r\n"}, "c1", 1)
+    docs = commit(repo, {"README": "more\n"}, "c2", 2)
+    edited = commit(repo, {"pkg/a.py": A_PY.replace("< 0", "< 1")}, "c3", 3)
+    (tmp_path / "tiny.yaml").write_text(WITH_FLAGS)
+    advised: list[int] = []
+    complete = analyzers.advice.complete_entries
+    monkeypatch.setattr(analyzers.advice, "complete_entries", lambda entries, **kw: (
+        advised.append(len(entries)), complete(entries, **kw))[1])
+
+    def built(rev: str, **options: Any) -> dict[str, bytes]:
+        out = tmp_path / f"{rev}-{len(advised)}"
+        extract(SourceSpec(repo=str(tmp_path / "repo"), commit=rev), profile=str(tmp_path / "tiny.yaml"), out=out,
+                **options)
+        return _tree(out)
+
+    built(first, cache_dir=tmp_path / "cache")
+    assert len(advised) == 1
+    warm = built(docs, cache_dir=tmp_path / "cache")
+    assert len(advised) == 1  # from the cache
+    assert warm == built(docs, use_cache=False) and len(advised) == 2
+    assert docs.encode() in warm["catalog.json"] and first.encode() not in warm["catalog.json"]
+    assert built(edited, cache_dir=tmp_path / "cache") == built(edited, use_cache=False)
+    assert len(advised) == 4  # the check changed: advised again
+
+
 def test_a_bad_confirm_json_is_one_error_and_nothing_is_written(flagged, tmp_path):
     history = flagged
     out = tmp_path / "catalog"
