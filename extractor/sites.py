@@ -171,7 +171,8 @@ def _declared_locals(fn: cst.FunctionDef, setters: Iterable[str]) -> dict[str, s
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
 
-    fn.body.visit(_Find())
+    if wanted:
+        fn.body.visit(_Find())
     return found
 
 
@@ -538,10 +539,12 @@ class SiteWalker:
     HANDLERS: dict[type, Handler]  # statement kind -> its `visit_<Kind>`, filled below the class
 
     def __init__(self, path: str, module: cst.Module, profile: Profile, spans: Sequence[StatementSpan] | None,
-                 imported: ImportedValues = ()) -> None:
+                 imported: ImportedValues = (), source: str | None = None) -> None:
         self.path = path
         self.module = module
         self.profile = profile
+        self.source_lines = source.splitlines() if source is not None else None  # the text `module` is of
+        self.walruses = source is None or ":=" in source  # else no test needs a walk for one
         self.lines = LineIndex(module, lambda: spans)  # `spans`: the `ast` statements of the same text
         self.qualname: list[str] = []
         self.classes: list[str] = []
@@ -599,8 +602,20 @@ class SiteWalker:
     def scope(self) -> Scope:
         return self.frame.scope
 
-    def line_of(self, node: cst.CSTNode) -> int:
-        return self.lines.line(node)
+    def line_of(self, node: cst.CSTNode, within: cst.CSTNode | None = None) -> int:
+        """`node`'s first line; `within`: a statement holding it, which spares a part of an
+        expression or a handler a whole-file position pass (`positions.LineIndex.line`)."""
+        return self.lines.line(node, within)
+
+    def named_in(self, stmt: cst.CSTNode, names: frozenset[str]) -> frozenset[str]:
+        """The `names` a statement's text holds (all of them when its text is not at hand): a
+        walk for a call of one is needed only there (a libcst walk costs a parse's share)."""
+        lines = self.source_lines
+        span = self.lines.span(stmt) if names and lines is not None else None
+        if span is None or lines is None:
+            return names
+        text = "\n".join(lines[span[0] - 1:span[1]])
+        return frozenset(n for n in names if n in text)
 
     # ------------------------------------------------------------ guard stack
 
@@ -805,7 +820,7 @@ class SiteWalker:
                     self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
                     self.walk_suite(handler.body)
                 if not _reraises(handler.body):  # what the user sees is the handler's doing, not these
-                    line = self.line_of(handler)
+                    line = self.line_of(handler, node)
                     gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
                     for p in mine:
                         p.site = replace(p.site, direct=(*p.site.direct, gone))
@@ -869,7 +884,7 @@ class SiteWalker:
             outer = self.frame
             with self.entered(self._frame_of(node, params)) as frame:
                 frame.records = {**{k: v for k, v in outer.records.items() if k not in params},
-                                 **_declared_locals(node, self.profile.setters)}
+                                 **_declared_locals(node, self.named_in(node, self.profile.setters))}
                 frame.declared = self.provider(node, qual)
                 if frame.declared is not None:
                     frame.declared_at = (self.lines.span(node) or (0, 0))[1]
@@ -1044,7 +1059,7 @@ class SiteWalker:
 
     def _bind_walrus(self, test: cst.BaseExpression) -> None:
         """``if (x := v) ...``: `x` is `v` in the branches and after them (the test runs first)."""
-        for named in _walruses(test):
+        for named in _walruses(test) if self.walruses else ():
             if isinstance(named.target, cst.Name):
                 self.rebind(named.target.value, named.value)
 
@@ -1318,7 +1333,7 @@ class SiteWalker:
         # a provider's declarations take effect together when it returns (each reads the view as
         # the provider found it): one place for all, after its own checks
         line = self.frame.declared_at if self.frame.declared is not None and self.frame.declared_at \
-            else self.line_of(node)
+            else self.line_of(node, self.statement)
         adjustments.append(Adjustment(self.function, line, flag, value, guards, self.path, len(adjustments)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -1717,7 +1732,7 @@ def _extract(
             return _not_analysed(path, f"libcst cannot parse it: {type(exc).__name__}: {exc}")
         return FileSites(path=path, parse_error=f"{path}: {type(exc).__name__}: {exc}")
     try:
-        return SiteWalker(path, module, profile, spans, imported).run()
+        return SiteWalker(path, module, profile, spans, imported, source).run()
     except MemoryError:
         return _not_analysed(path, "out of memory")
     except RecursionError:

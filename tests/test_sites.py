@@ -1297,3 +1297,28 @@ def test_a_try_block_of_imports_raises_where_a_package_is_not_installed(imports:
                     raise ValueError("needs the package")
     """, path="python/sglang/srt/m.py")
     assert Renderer().text(site_trigger(site)) == expected
+
+
+@pytest.mark.parametrize(("src", "lines"), [
+    ("def f(cfg):\n    envs.SGLANG_X.set(1)\n", [2]),
+    ("def f(cfg):\n    x = 1\n    envs.SGLANG_X.set(\n        1)\n", [3]),
+    ("def f(cfg):\n    if cfg.b:\n        y = (\n            envs.SGLANG_X.set(1))\n", [4]),  # inside a statement
+    ("def f(cfg):\n    y = (\n        envs.SGLANG_X.set(1))\n", [3]),
+])
+def test_an_adjustment_made_by_a_call_is_at_the_calls_own_line(src, lines) -> None:
+    assert [a.line for a in extract_file("m.py", src, PROFILE).adjustments] == lines
+
+
+def test_a_handler_that_swallows_a_raise_is_named_by_its_own_line() -> None:
+    site = one("""
+        def f(cfg):
+            try:
+                raise ValueError("x")
+            # a comment
+
+            except (
+                ValueError
+            ):
+                pass
+        """)
+    assert any(g.text == "caught by `except (ValueError)` at line 7" for g in site.direct), site.direct
