@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -402,3 +403,37 @@ def test_what_a_try_block_raises_is_read_from_the_file_defining_its_callee(tmp_p
     (entry,) = data["entries"]
     assert entry["source"]["path"].endswith("check.py")
     assert entry["trigger"]["text"] == "`--port` < 1024"
+
+
+def test_advice_from_the_cache_still_has_the_judges_word_on_a_pair_the_real_program_found(tmp_path, monkeypatch):
+    """Outcomes are merged after the cached advice: a pair `errcat confirm` found gets the
+    pipeline's prediction as a build without the cache gives it."""
+    import analyzers.advice
+    from tests.test_confirm_fake import PROFILE as FAKE
+    from tests.test_driver import ARGS as FAKE_ARGS
+    from tests.test_driver import HOOKS
+
+    repo = git.Repo.init(tmp_path / "repo", initial_branch="main")
+    commit(repo, {"src/fakesrv/args.py": FAKE_ARGS, "src/fakesrv/hooks.py": HOOKS}, "c1", 1)
+    repo.create_tag("v1")
+    (tmp_path / "fake.yaml").write_text(FAKE + "  platforms: {generic: {predicates: false}}\n"
+                                         "declarations: {flags: [src/fakesrv/args.py]}\nconfig: {params: [ns]}\n")
+    spec = SourceSpec(repo=str(tmp_path / "repo"), commit="v1")
+    out, cold = tmp_path / "cat", tmp_path / "cold"
+    extract(spec, profile=str(tmp_path / "fake.yaml"), out=out, cache_dir=tmp_path / "cache")
+    first = json.loads((out / "catalog.json").read_text())
+    shown = [e for e in first["entries"] if e["example_fix"]["before"]]
+    assert shown and any(e["example_fix"]["predicted"] != "unknown" for e in shown)  # the judge ran
+    _confirmed(first, out, found_for=shown[0]["id"])
+    shutil.copytree(out, cold)
+    advised: list[int] = []
+    complete = analyzers.advice.complete_entries
+    monkeypatch.setattr(analyzers.advice, "complete_entries", lambda entries, **kw: (
+        advised.append(len(entries)), complete(entries, **kw))[1])
+    extract(spec, profile=str(tmp_path / "fake.yaml"), out=out, cache_dir=tmp_path / "cache")
+    assert advised == []  # advised from the cache
+    extract(spec, profile=str(tmp_path / "fake.yaml"), out=cold, use_cache=False)
+    assert advised != []
+    assert _tree(out) == _tree(cold)
+    found = {e["id"]: e["example_fix"] for e in json.loads((out / "catalog.json").read_text())["entries"]}
+    assert found[shown[0]["id"]]["found_by"] == "real program" and "predicted" in found[shown[0]["id"]]
