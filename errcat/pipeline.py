@@ -310,11 +310,13 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
 
 
 @fewer_collections()
-def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict[str, Content]:
+def render_catalog(
+    catalog: Catalog, formats: Sequence[str] = ("json",), cache: ResultCache | None = None,
+) -> dict[str, Content]:
     """Every output file, keyed by path relative to the output directory; `formats`
-    (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/."""
+    (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/; with `cache`,
+    the flag graph is reused where the same entries, flags and adjustments were drawn before."""
     with stage("render"):
-        from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when rendering
         from output.formats import render_extra
 
         files: dict[str, Content] = {}
@@ -328,10 +330,29 @@ def render_catalog(catalog: Catalog, formats: Sequence[str] = ("json",)) -> dict
             files["catalog.json"] = _with_entries(catalog.as_dict(entries=False), texts)
         if any(f != "json" for f in formats):
             files.update(render_extra(catalog.as_dict(), formats))
-        graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
-        files["graph.json"] = dumps(graph_json(graph))
-        files["graph.graphml"] = graph_graphml(graph)
+        files["graph.json"], files["graph.graphml"] = _graph_files(catalog, cache)
         return files
+
+
+def _graph_files(catalog: Catalog, cache: ResultCache | None) -> tuple[str, str]:
+    """graph.json and graph.graphml of `catalog`: the graph reads its entries (but their links),
+    flags and adjustments, and decides flag relations by the witness search (a costly part)."""
+
+    def draw() -> tuple[str, str]:
+        from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when drawing
+
+        graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
+        return dumps(graph_json(graph)), graph_graphml(graph)
+
+    if cache is None:
+        return draw()
+    from extractor.value_digest import value_digest
+
+    key = value_digest([replace(e, url="") for e in catalog.entries], catalog.flags, catalog.adjustments)
+    if key is None:
+        return draw()
+    return cache.sibling(catalog.profile, CATALOG_PACKAGES, CacheStats()).memo(
+        "graph", key, draw, dump=list, load=lambda data: (shape.text(data[0]), shape.text(data[1])))
 
 
 def _with_entries(data: dict[str, Any], texts: Sequence[str]) -> Content:
@@ -368,7 +389,7 @@ def extract(
         snapshot = open_source(spec, prof, cache_dir=cache_at)
         cache = ResultCache.open(prof, cache_at) if use_results else None
         catalog = build_catalog(snapshot, prof, cache=cache, jobs=jobs, overlay=items, outcomes=_outcomes_in(out))
-        write_atomically(Path(out), lambda: render_catalog(catalog, formats), marker=_marker(out, formats))
+        write_atomically(Path(out), lambda: render_catalog(catalog, formats, cache), marker=_marker(out, formats))
     return catalog
 
 
@@ -439,7 +460,7 @@ def catalog_files(
         return hit[0], hit[1], True
     sites = ResultCache.open(profile, cache_dir) if use_cache else None
     catalog = build_catalog(snapshot, profile, cache=sites, jobs=jobs, overlay=items, outcomes=outcomes)
-    files = render_catalog(catalog, formats)
+    files = render_catalog(catalog, formats, sites)
     summary = _summary(catalog)
     if whole is not None and not catalog.incomplete:  # a failure of this run (memory ...) is not kept
         with stage("write"):

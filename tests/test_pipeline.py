@@ -321,10 +321,11 @@ def test_extract_merges_real_outcomes_and_keeps_them(flagged, tmp_path):
 
 
 def test_the_same_files_at_a_new_commit_reuse_their_advice(tmp_path, monkeypatch):
-    """A commit that changes no file the catalog reads changes only its links: advice, overlay and
-    judged examples come from the results cache, and the catalog is the one a cold build gives;
-    a changed check is advised again."""
+    """A commit that changes no file the catalog reads changes only its links: advice, overlay,
+    judged examples and the flag graph come from the results cache, and the catalog is the one a
+    cold build gives; a changed check is advised (and drawn) again."""
     import analyzers.advice
+    import analyzers.graph
 
     repo = git.Repo.init(tmp_path / "repo", initial_branch="main")
     first = commit(repo, {"pkg/a.py": A_PY, "pkg/args.py": ARGS_PY, "README": "r\n"}, "c1", 1)
@@ -335,6 +336,9 @@ def test_the_same_files_at_a_new_commit_reuse_their_advice(tmp_path, monkeypatch
     complete = analyzers.advice.complete_entries
     monkeypatch.setattr(analyzers.advice, "complete_entries", lambda entries, **kw: (
         advised.append(len(entries)), complete(entries, **kw))[1])
+    drawn: list[int] = []
+    draw = analyzers.graph.build_graph
+    monkeypatch.setattr(analyzers.graph, "build_graph", lambda entries, *a: (drawn.append(1), draw(entries, *a))[1])
 
     def built(rev: str, **options: Any) -> dict[str, bytes]:
         out = tmp_path / f"{rev}-{len(advised)}"
@@ -343,13 +347,13 @@ def test_the_same_files_at_a_new_commit_reuse_their_advice(tmp_path, monkeypatch
         return _tree(out)
 
     built(first, cache_dir=tmp_path / "cache")
-    assert len(advised) == 1
+    assert (len(advised), len(drawn)) == (1, 1)
     warm = built(docs, cache_dir=tmp_path / "cache")
-    assert len(advised) == 1  # from the cache
-    assert warm == built(docs, use_cache=False) and len(advised) == 2
+    assert (len(advised), len(drawn)) == (1, 1)  # from the cache
+    assert warm == built(docs, use_cache=False) and (len(advised), len(drawn)) == (2, 2)
     assert docs.encode() in warm["catalog.json"] and first.encode() not in warm["catalog.json"]
     assert built(edited, cache_dir=tmp_path / "cache") == built(edited, use_cache=False)
-    assert len(advised) == 4  # the check changed: advised again
+    assert (len(advised), len(drawn)) == (4, 4)  # the check changed: advised and drawn again
 
 
 def test_a_bad_confirm_json_is_one_error_and_nothing_is_written(flagged, tmp_path):
