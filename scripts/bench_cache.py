@@ -10,8 +10,8 @@ cache. Medians of --repeat runs; ratios are what to compare across machines.
 - extract cold: no analysis results cached;
 - extract warm, fresh --out: the same release again, written to a new directory;
 - extract warm, same --out: again into the directory it wrote (nothing rewritten);
-- extract warm, per-file only: catalog cache dropped, per-file results kept (what an
-  unchanged file set at another commit costs);
+- extract warm, no whole catalog: catalog cache dropped, the rest kept (per-file sites, flag
+  model, advice, flag graph: what an unchanged file set at another commit costs);
 - history --jobs 1 vs --jobs 2 over --history releases, cold, then warm.
 """
 from __future__ import annotations
@@ -65,7 +65,8 @@ def scratch_cache(cache_dir: str | None, work_dir: str | None) -> Iterator[tuple
 
 
 def drop_catalogs(cache: Path) -> None:
-    """Forget whole catalogs, keep per-file results: what an unchanged file set at a new commit finds."""
+    """Forget whole catalogs, keep the rest (per-file sites, flag model, advice, flag graph): what an
+    unchanged file set at a new commit finds."""
     for d in (cache / "results").glob("*/catalog"):
         shutil.rmtree(d)
 
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"extract --release {args.release} (median of {args.repeat}, process start included)")
         print(f"  python start {start:6.3f}s   import errcat.cli {imports:6.3f}s")
         rows = [("cold (no results cached)", cold), ("warm, fresh --out", fresh), ("warm, same --out", same),
-                ("warm, per-file results only", per_file)]
+                ("warm, no whole catalog", per_file)]
         for label, seconds in rows:
             print(f"  {label:<30} {seconds:7.3f}s   {seconds / cold:6.1%} of cold")
 

@@ -10,8 +10,8 @@ in a fresh process (imports cold, as on the command line), its stages timed by
 rest of the call: opening the source, the profile). Two modes:
 
 - cold: `--no-cache --jobs 1`;
-- warm: `--jobs 1` with per-file results (and the flag model) cached but no whole catalog:
-  what the same target files cost at a new commit.
+- warm: `--jobs 1` with the results cache (per-file sites, the flag model, advice with judged
+  examples, the flag graph) but no whole catalog: what the same target files cost at a new commit.
 
 Ratios to the floor, not seconds, are what to compare across machines and busy hours.
 --profile-top N adds a cProfile run per release and mode and prints its N most expensive
