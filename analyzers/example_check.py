@@ -18,7 +18,7 @@ it works; a pair it still refutes is withheld (`withheld`), not shown as a comma
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -268,13 +268,14 @@ class ExampleJudge:
             if goal is None:
                 break
             keep = self.goal(own, off=where == "after")
-            moves = self.moves(target, goal, [*off, keep] if keep is not None else off, launch)
+            kept = (*off, keep) if keep is not None else tuple(off)
             if where != "before":
                 off.append(goal)
-            tried = [self._moved(pair, delta, where, own) for delta in moves]
-            done = next((p for p in tried if p is not None and p[1] == "true"), None)
-            if done is not None:
-                return done[0], "true", self._predictions(done[0])
+            tried: list[tuple[Pair, str] | None] = []
+            for delta in self.each_move(target, goal, kept, launch):  # the first that works is taken:
+                tried.append(self._moved(pair, delta, where, own))  # the later ones are not searched for
+                if (done := tried[-1]) is not None and done[1] == "true":
+                    return done[0], "true", self._predictions(done[0])
             # go on from a move where `before` meets this entry, if one does: only `after` is left to fix
             open_ = [p for p in tried if p is not None and p[1] == "unknown"]
             further = next((p for p in open_ if self.judged(p[0].before)[1].entry == own), None) or \
@@ -319,9 +320,19 @@ class ExampleJudge:
         gives (back to its default: the smallest change a user makes), then what the search
         finds with `keep` holding too (on another stand-in model where no change of options
         does it), then without `keep`."""
+        return list(self.each_move(target, goal, keep, launch))
+
+    def each_move(self, target: str, goal: Expr, keep: Sequence[Expr], launch: Launch) -> Iterator[Delta]:
+        """`moves`, each searched for only when the one before it has been taken (each once)."""
+        seen: set[str] = set()
+        for delta in self._moves(target, goal, tuple(keep), launch):
+            if (shown := repr(delta)) not in seen:
+                seen.add(shown)
+                yield delta
+
+    def _moves(self, target: str, goal: Expr, keep: Sequence[Expr], launch: Launch) -> Iterator[Delta]:
         model = seen_by(self.checks[target], self.pipeline.model)
         kept = conj(list(keep))
-        found: list[Delta] = []
         for ref in refs(self.checks[target].condition):
             if ref.kind is RefKind.FLAG and ref.name in launch.flags and ref.name != self.stated.examples.model:
                 moved = launch.without_flag(ref.name)
@@ -330,25 +341,24 @@ class ExampleJudge:
             else:
                 continue
             if evaluate(goal, moved, model) is Truth.TRUE and evaluate(kept, moved, model) is not Truth.FALSE:
-                found.append(_delta(launch, moved))
+                yield _delta(launch, moved)
         both = conj([goal, *keep])
         moved, truth = satisfy(both, model, launch)
         if truth is Truth.TRUE and moved != launch:
-            found.append(_delta(launch, moved))
+            yield _delta(launch, moved)
             # the search stops at the first way that holds; each other way of `goal` (a
             # disjunct: ``tp % attn_dp == 0`` where ``dp > 1`` came first) may be the one
             # no later check refuses
             for way in literals(goal)[1:MAX_WAYS]:
                 moved, truth = satisfy(conj([*way, *keep]), model, launch)
                 if truth is Truth.TRUE and moved != launch:
-                    found.append(_delta(launch, moved))
+                    yield _delta(launch, moved)
         elif truth is not Truth.TRUE:
-            found += self._other_models(both, model, launch)
+            yield from self._other_models(both, model, launch)
         if keep:
             moved, truth = satisfy(goal, model, launch)
             if truth is Truth.TRUE and moved != launch:
-                found.append(_delta(launch, moved))
-        return list({repr(d): d for d in found}.values())
+                yield _delta(launch, moved)
 
     def _other_models(self, goal: Expr, model: Model, launch: Launch) -> list[Delta]:
         """Where no change of options does it and `goal` reads the model: the launch on
