@@ -83,6 +83,19 @@ def test_an_example_an_earlier_error_refutes_is_moved_off_it_on_both_commands():
         "serve --enable-lora --enable-spec", "serve --enable-lora", "true")
 
 
+def test_a_repair_stops_at_the_first_move_that_works(monkeypatch):
+    """Dropping `--pp-size` gets off the earlier error: no search for other ways is run."""
+    import analyzers.example_check
+
+    def searched(*args, **kwargs):
+        raise AssertionError("searched past a move that works")
+
+    monkeypatch.setattr(analyzers.example_check, "satisfy", searched)
+    found = _judge(PP_FIRST, LORA_SPEC).judge(
+        "own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --enable-lora --enable-spec", "serve --enable-lora", "true")
+
 def test_an_example_that_meets_nothing_is_moved_onto_its_own_condition():
     found = _judge(LORA_SPEC).judge("own", _fix("--enable-lora", "--enable-lora", predicted="unknown"))
     assert found["predicted"] == "true" and found["before"] == "serve --enable-lora --enable-spec"
