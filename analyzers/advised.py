@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from analyzers.entries import Entry, EntryVariant
+from extractor import shape
 
 
 def advised_fields(entry: Entry) -> dict[str, Any]:
@@ -29,41 +30,20 @@ def _row_fields(variant: EntryVariant) -> dict[str, Any]:
 
 def with_advised(entries: Sequence[Entry], fields: Sequence[Mapping[str, Any]]) -> list[Entry]:
     """`entries` (as `build_entries` made them) with `fields` (`advised_fields` of each, in
-    order) put back; ValueError when they are not the fields of these entries."""
+    order) put back; ValueError (`shape.ShapeError` for a field of another type) when they are
+    not the fields of these entries."""
     if len(fields) != len(entries):
         raise ValueError(f"{len(fields)} advised entries for {len(entries)} entries")
     out = []
     for entry, data in zip(entries, fields, strict=True):
-        rows = data["variants"]
+        rows = shape.array(data["variants"])
         if data["id"] != entry.id or len(rows) != len(entry.variants):
             raise ValueError(f"advised fields of {data['id']} given for entry {entry.id}")
-        variants = tuple(replace(v, meaning=_text(r["meaning"]),
-                                 solutions=None if r["solutions"] is None else _texts(r["solutions"]),
-                                 example_fix=_mapping_or_none(r["example_fix"]))
+        variants = tuple(replace(v, meaning=shape.text(r["meaning"]),
+                                 solutions=None if r["solutions"] is None else shape.texts(r["solutions"]),
+                                 example_fix=None if r["example_fix"] is None else shape.mapping(r["example_fix"]))
                          for v, r in zip(entry.variants, rows, strict=True))
-        out.append(replace(entry, meaning=_text(data["meaning"]), solutions=_texts(data["solutions"]),
-                           example_fix=_mapping(data["example_fix"]), related=_texts(data["related"]),
-                           extra=_mapping(data["extra"]), variants=variants))
+        out.append(replace(entry, meaning=shape.text(data["meaning"]), solutions=shape.texts(data["solutions"]),
+                           example_fix=shape.mapping(data["example_fix"]), related=shape.texts(data["related"]),
+                           extra=shape.mapping(data["extra"]), variants=variants))
     return out
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def _texts(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise ValueError(f"expected a list, got {type(value).__name__}")
-    return tuple(_text(v) for v in value)
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ValueError(f"expected an object, got {type(value).__name__}")
-    return value
-
-
-def _mapping_or_none(value: Any) -> dict[str, Any] | None:
-    return None if value is None else _mapping(value)

@@ -235,7 +235,7 @@ def advised_catalog(
     judges: list[ExampleJudge] = []
     with stage("advice"):  # the key: everything advice and judge read but the links (and the profile
         # and code: in the cache's fingerprint)
-        key = value_digest([replace(e, url="") for e in built.entries], built.flags, built.adjustments,
+        key = value_digest(_unlinked(built.entries), built.flags, built.adjustments,
                            built.adjustment_order, built.functions, built.targets, built.diagnostics,
                            built.incomplete, docstrings, overlay, release) if cache is not None else None
     if cache is None or key is None:
@@ -243,8 +243,7 @@ def advised_catalog(
     else:
         from analyzers.advised import advised_fields, with_advised
 
-        # counted apart: a history's figures count files
-        entries, notes = cache.sibling(built.profile, CATALOG_PACKAGES, CacheStats()).memo(
+        entries, notes = _records_cache(cache, built.profile).memo(
             "advice", key, advise,
             dump=lambda value: {"entries": [advised_fields(e) for e in value[0]], "notes": value[1]},
             load=lambda data: (with_advised(built.entries, data["entries"]), list(shape.texts(data["notes"]))))
@@ -254,6 +253,17 @@ def advised_catalog(
         judge = example_judge(catalog, release)  # on the pairs the real program found
         predicted = judge.predicted if judge is not None else None
     return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release, predicted)))
+
+
+def _unlinked(entries: Sequence[Entry]) -> list[Entry]:
+    """`entries` without their links: the one part of an entry that names the commit."""
+    return [replace(e, url="") for e in entries]
+
+
+def _records_cache(cache: ResultCache, profile: Profile) -> ResultCache:
+    """Where what a catalog's records give (advice, the flag graph) is kept by their content;
+    counted apart from the per-file results (a history's figures count files)."""
+    return cache.sibling(profile, CATALOG_PACKAGES, CacheStats())
 
 
 def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
@@ -348,10 +358,10 @@ def _graph_files(catalog: Catalog, cache: ResultCache | None) -> tuple[str, str]
         return draw()
     from extractor.value_digest import value_digest
 
-    key = value_digest([replace(e, url="") for e in catalog.entries], catalog.flags, catalog.adjustments)
+    key = value_digest(_unlinked(catalog.entries), catalog.flags, catalog.adjustments)
     if key is None:
         return draw()
-    return cache.sibling(catalog.profile, CATALOG_PACKAGES, CacheStats()).memo(
+    return _records_cache(cache, catalog.profile).memo(
         "graph", key, draw, dump=list, load=lambda data: (shape.text(data[0]), shape.text(data[1])))
 
 
