@@ -53,7 +53,7 @@ def _encode(value: Any, memo: dict[int, tuple[Any, str]]) -> str:
         items = ",".join([f"{_encode(k, memo)}:{_encode(v, memo)}" for k, v in value.items()])
         return ("{" if kind is dict else "M{") + items + "}"
     if isinstance(value, Enum):  # before str: a StrEnum is one
-        return f"e{kind.__qualname__}.{value.name}"
+        return f"e{kind.__module__}.{kind.__qualname__}.{value.name}"
     if kind is frozenset or kind is set:
         return "<" + ",".join(sorted(_encode(v, memo) for v in value)) + ">"
     if kind is bytes:
@@ -63,7 +63,7 @@ def _encode(value: Any, memo: dict[int, tuple[Any, str]]) -> str:
         return seen[1]
     names = _FIELDS.get(kind)
     if names is None:
-        if not dataclasses.is_dataclass(value):
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):  # a dataclass itself is no record
             raise _Opaque(kind.__qualname__)
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
     text = f"{kind.__module__}.{kind.__qualname__}(" + ",".join([_encode(getattr(value, n), memo) for n in names]) + ")"

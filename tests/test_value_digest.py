@@ -49,6 +49,7 @@ def test_equal_content_gives_the_same_digest(one, two):
     (Pair(1), Pair(True)),  # equal in Python, not the same value
     (Pair(1), Pair(1.0)),
     (Pair("red"), Pair(Colour.RED)),
+    (Enum("Colour", "RED", module="a").RED, Enum("Colour", "RED", module="b").RED),  # same name, other module
     ({"a": 1, "b": 2}, {"b": 2, "a": 1}),  # a dict's order is part of what it gives
     ({"a": 1}, FrozenMap({"a": 1})),
     ((1, 2), [1, 2]),
@@ -65,6 +66,6 @@ def test_several_values_are_one_key_in_order():
     assert value_digest("a", "b") == value_digest("a", "b")
 
 
-@pytest.mark.parametrize("opaque", [object(), Pair(object()), [lambda: 1], {"k": bytearray(b"x")}])
+@pytest.mark.parametrize("opaque", [object(), Pair(object()), [lambda: 1], {"k": bytearray(b"x")}, Pair(Pair)])
 def test_a_value_with_state_it_cannot_see_has_no_digest(opaque):
     assert value_digest(opaque) is None
