@@ -25,6 +25,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
+from heapq import heappop, heappush
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from analyzers.adjustments import adjustment_guard
@@ -258,8 +259,8 @@ class Model:
         cache = self.cache
         view = Model(self.flags, tuple(self.rules[i] for i in kept), self.examples)
         view.cache.graph = self._graph().subset(self.rules, kept)
-        view.cache.rule_refs, view.cache.rule_code, view.cache.rule_keys = (cache.rule_refs, cache.rule_code,
-                                                                            cache.rule_keys)
+        view.cache.rule_refs, view.cache.rule_steps, view.cache.rule_keys = (cache.rule_refs, cache.rule_steps,
+                                                                              cache.rule_keys)
         return view
 
     def unadjusted(self) -> Model:
@@ -441,7 +442,7 @@ class EvalCache:
     closure: dict[str, frozenset[int]] = field(default_factory=dict)  # dest -> indices of the rules that matter
     rule_sets: dict[tuple[int, ...], RuleSet] = field(default_factory=dict)  # rule indices -> their set
     relevant: dict[Expr, RuleSet] = field(default_factory=dict)  # condition -> the rules it depends on
-    rule_code: Identity[Rule, RuleCode] = field(default_factory=Identity)  # compiled rules; shared with views
+    rule_steps: Identity[Rule, _Step] = field(default_factory=Identity)  # compiled rules; shared with views
     flag_defaults: dict[str, Any] = field(default_factory=dict)
     env_defaults: dict[str, Any] = field(default_factory=dict)
     env_types: dict[str, str | None] = field(default_factory=dict)
@@ -1319,9 +1320,6 @@ def _shared(mark: str, given: Mapping[str, Any]) -> _Given:
     return found
 
 
-RuleCode = tuple[str, Code, Code]  # (dest, its condition, its value) of one rule, compiled
-
-
 def _rule_refs(rule: Rule, known: Identity[Rule, tuple[Ref, ...]]) -> tuple[Ref, ...]:
     """What `rule` reads: the leaves of its condition and value, and the facts they call for."""
     found = known.get(rule)
@@ -1342,6 +1340,7 @@ class RuleSet:
     ordered: list[_Step] | None = None  # `steps`
     derived: tuple[int, ...] = ()  # the steps writing a derived setting ``f()`` (a launch may state it)
     traces: dict[int, _Trace] = field(default_factory=dict)  # `_Trace`s by the launch's facts (`resolve`)
+    schedules: dict[tuple[int, ...], _Schedule] = field(default_factory=dict)  # by the steps skipped
 
     @classmethod
     def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
@@ -1352,12 +1351,50 @@ class RuleSet:
         """The rules compiled, in the order a launch runs them (`_program_order`), each with
         the settings it reads and writes (`_rule_keys`)."""
         if self.ordered is None:
-            keys, refs_of = model.cache.rule_keys, model.cache.rule_refs
-            self.ordered = [_Step(*_rule_code(rule, model), rule.at, rewrites_itself(rule),
-                                  _rule_keys(rule, keys, refs_of), setting_key(rule.dest))
-                            for rule in sorted(self.rules, key=_program_order)]
+            self.ordered = [_rule_step(rule, model) for rule in sorted(self.rules, key=_program_order)]
             self.derived = tuple(i for i, step in enumerate(self.ordered) if step.dest[-1:] == ")")
         return self.ordered
+
+    def schedule(self, model: Model, skipped: tuple[int, ...]) -> _Schedule:
+        """The steps a launch that states the derived settings of `skipped` runs, indexed."""
+        found = self.schedules.get(skipped)
+        if found is None:
+            steps = self.steps(model)
+            found = self.schedules[skipped] = _Schedule.of(
+                [step for i, step in enumerate(steps) if i not in skipped] if skipped else steps)
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Schedule:
+    """Steps in the order `resolve` runs them, indexed so that a pass visits only the steps
+    that may do something: the times (`starts`/`ends`: the first and last step of each
+    step's), where the rules of unknown time begin (they come last: `_program_order`), and
+    per key the steps reading it (`readers`; `free_readers`: those of unknown time)."""
+
+    run: Sequence[_Step]
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    first_free: int
+    readers: dict[str, tuple[int, ...]]
+    free_readers: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, run: Sequence[_Step]) -> _Schedule:
+        starts, ends = list(range(len(run))), list(range(len(run)))
+        for i in range(1, len(run)):
+            if run[i].at is not None and run[i].at == run[i - 1].at:
+                starts[i] = starts[i - 1]
+        for i in range(len(run) - 2, -1, -1):
+            if run[i].at is not None and run[i].at == run[i + 1].at:
+                ends[i] = ends[i + 1]
+        first_free = next((i for i, step in enumerate(run) if step.at is None), len(run))
+        readers: dict[str, list[int]] = {}
+        for i, step in enumerate(run):
+            for key in step.keys:
+                readers.setdefault(key, []).append(i)
+        return cls(run, tuple(starts), tuple(ends), first_free, {k: tuple(v) for k, v in readers.items()},
+                   {k: tuple(j for j in v if j >= first_free) for k, v in readers.items()})
 
 
 class _Step(NamedTuple):
@@ -1372,13 +1409,16 @@ class _Step(NamedTuple):
     writes: str  # the key of `dest`
 
 
-def _rule_code(rule: Rule, model: Model) -> RuleCode:
+def _rule_step(rule: Rule, model: Model) -> _Step:
     """`rule` compiled, once per model (rule sets share rules; views share it too: compiled
     code reads only the settings it is given, so any model's will do)."""
-    known = model.cache.rule_code
+    known = model.cache.rule_steps
     one = known.get(rule)
     if one is None:
-        one = known.put(rule, (rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model)))
+        cache = model.cache
+        one = known.put(rule, _Step(rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model),
+                                    rule.at, rewrites_itself(rule), _rule_keys(rule, cache.rule_keys, cache.rule_refs),
+                                    setting_key(rule.dest)))
     return one
 
 
@@ -1607,72 +1647,120 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
 
     Each resolution is traced on the rule set, and the next one runs only the rules its
     differences reach (`_Trace`): the same result as from scratch, at a fraction of the cost.
+    A pass visits only the rules that may do something (`_Schedule`): in the first, those a
+    difference reaches and those the trace saw write; in later ones, those of unknown time
+    whose keys changed since they last ran (as above) and those the trace saw write.
     """
     values = Values(model, launch)
     steps = rules.steps(model)
     skipped = tuple(i for i in rules.derived if _stated(steps[i].dest, launch)) if rules.derived else ()
-    run = [step for i, step in enumerate(steps) if i not in skipped] if skipped else steps
+    plan = rules.schedule(model, skipped)
+    run, starts, ends, first_free = plan.run, plan.starts, plan.ends, plan.first_free
+    size = len(run)
     # By difference from the set's latest resolution: a rule whose keys hold what they held
     # there at the same step writes what it wrote there (see `_Trace`).
     traces = rules.traces
     past = traces.get(id(launch.facts)) or (traces[next(reversed(traces))] if traces else None)
     delta = _Delta.of(past.launch, launch) if past is not None and past.skipped == skipped else None
     dirty = delta.dirty if delta is not None else set()
+    # what the trace wrote per round, and where (none to go by when the launches differ in the steps run)
+    was_rounds, was_writers = (past.rounds, past.writers) if past is not None and delta is not None else ([], [])
     rounds: list[list[Any]] = []
+    writers: list[tuple[int, ...]] = []  # per round, the steps that wrote (in order)
     changed: set[str] = set()
     # Rules of unknown time in later rounds: one whose keys did not change since it last ran
     # writes nothing (had it written, its own setting would have changed).
-    last = [-1] * len(run)  # per step: the step count when it last ran
+    last = [-1] * size  # per step: the step count when it last ran
     changed_at: dict[str, int] = {}  # per key: the step count when it last changed
-    count = latest = 0  # steps run; the step count of the latest change
+    base = latest = 0  # steps run before this round (as if every one were visited); the count of the latest change
+    stale: set[int] = set()  # rules of unknown time a change reached after they ran: they run next round
     for round_ in range(MAX_ROUNDS):
         before = dict(values.adjusted)
         changed = set()
-        pending: list[tuple[str, Any, str]] = []  # the rules of one time: all read what came before it
-        was = past.rounds[round_] if past is not None and delta is not None and round_ < len(past.rounds) else None
-        wrote = [_NO_WRITE] * len(run)
-        start = 0  # the first step of the current time
-        traced = False  # whether the trace wrote in the current time
-        for i, step in enumerate(run):
-            at = step.at
-            ordered = at is not None
-            if ordered and round_:  # the program runs it once, where it stands
-                start = i + 1
-                continue
-            count += 1
-            if round_ and (latest < last[i] or max(map(changed_at.get, step.keys, _NEVER)) < last[i]):
-                new = _NO_WRITE
-            elif was is not None and step.keys.isdisjoint(dirty):
-                new = was[i]
+        was = was_rounds[round_] if round_ < len(was_rounds) else None
+        wrote = [_NO_WRITE] * size
+        wrote_at: list[int] = []
+        if round_ == 0:  # every step runs: visited are those a difference reaches and the trace's writers
+            due: set[int] = set()
+            if was is None:
+                heap = list(range(size))
             else:
-                new = _NO_WRITE
-                fires = as_truth(step.when(values))
-                # unknown whether it fires: it keeps what the launch gives its setting (see above)
-                if fires is True or (fires is None and (step.rewrites or not _gives(launch, step.dest))):
-                    current = values.flag(step.dest)
-                    new = step.get(values)
-                    if fires is None and not _same(new, current):
-                        new = UNKNOWN
-                    if _same(new, current):
-                        new = _NO_WRITE
-            last[i] = count
+                reached = set(was_writers[0])
+                for key in dirty:
+                    reached.update(plan.readers.get(key, ()))
+                heap = sorted(reached)
+        else:
+            due = stale  # surely stale: a change reached them after they ran
+            heap = sorted(due.union(was_writers[round_]) if was is not None else due)
+        stale = set()
+        pending: list[tuple[str, Any, str]] = []  # the rules of one time: all read what came before it
+        traced = False  # whether the trace wrote in the open time
+        pos = end = -1  # the latest step visited; the last step of the open time (-1: none open)
+        while True:
+            if heap:
+                i = heap[0]
+                if i <= pos:  # reached twice
+                    heappop(heap)
+                    continue
+            else:
+                i = size
+            if end >= 0 and i > end:  # the open time ends: its writes land
+                count = base + end + 1 if round_ == 0 else base + end - first_free + 1
+                for name, new, key in pending:
+                    values.adjusted[name] = new
+                    changed_at[key] = latest = count
+                    if end >= first_free:
+                        changed.add(name)
+                    for j in plan.free_readers.get(key, ()):  # a rule of unknown time reading it runs again
+                        if j <= end:
+                            stale.add(j)
+                        elif round_:
+                            due.add(j)
+                            heappush(heap, j)
+                if (pending or traced) and delta is not None and was is not None:
+                    for key in delta.written(run, starts[end], end, was, wrote):
+                        if not round_:  # newly different: the rules reading it are run, not replayed
+                            for j in plan.readers.get(key, ()):
+                                if j > end:
+                                    heappush(heap, j)
+                pending = []
+                traced = False
+                end = -1
+                continue
+            if i == size:
+                break
+            heappop(heap)
+            pos = i
+            if end < 0:
+                end = ends[i]
+            step = run[i]
+            count = base + i + 1 if round_ == 0 else base + i - first_free + 1
+            if round_ and i not in due and (latest < last[i] or max(map(changed_at.get, step.keys, _NEVER)) < last[i]):
+                new = _NO_WRITE  # nothing it reads changed since it ran (visited: the trace wrote here)
+            else:
+                if was is not None and step.keys.isdisjoint(dirty):
+                    new = was[i]
+                else:
+                    new = _NO_WRITE
+                    fires = as_truth(step.when(values))
+                    # unknown whether it fires: it keeps what the launch gives its setting (see above)
+                    if fires is True or (fires is None and (step.rewrites or not _gives(launch, step.dest))):
+                        current = values.flag(step.dest)
+                        new = step.get(values)
+                        if fires is None and not _same(new, current):
+                            new = UNKNOWN
+                        if _same(new, current):
+                            new = _NO_WRITE
+                last[i] = count
             if was is not None and was[i] is not _NO_WRITE:
                 traced = True
             if new is not _NO_WRITE:
                 wrote[i] = new
+                wrote_at.append(i)
                 pending.append((step.dest, new, step.writes))
-            if not ordered or i + 1 == len(run) or run[i + 1].at != at:
-                for name, new, key in pending:
-                    values.adjusted[name] = new
-                    changed_at[key] = latest = count
-                    if not ordered:
-                        changed.add(name)
-                if (pending or traced) and delta is not None and was is not None:  # else nothing to compare
-                    delta.written(run, start, i, was, wrote)
-                pending = []
-                start = i + 1
-                traced = False
         rounds.append(wrote)
+        writers.append(tuple(wrote_at))
+        base += size if round_ == 0 else size - first_free
         changed |= {d for d, v in values.adjusted.items() if d not in before or not _same(v, before[d])}
         if not changed:
             break
@@ -1680,7 +1768,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
         for dest in changed:
             values.adjusted[dest] = UNKNOWN
     traces.pop(id(launch.facts), None)
-    traces[id(launch.facts)] = _Trace(launch, skipped, rounds)  # holds the facts: their id stays theirs
+    traces[id(launch.facts)] = _Trace(launch, skipped, rounds, writers)  # holds the facts: their id stays theirs
     if len(traces) > _TRACES:
         del traces[next(iter(traces))]
     return values
@@ -1704,6 +1792,7 @@ class _Trace:
     launch: Launch
     skipped: tuple[int, ...]  # the steps the launch states (`_stated`): not run
     rounds: list[list[Any]]
+    writers: list[tuple[int, ...]]  # per round, the steps that wrote
 
 
 @dataclass(slots=True)
@@ -1728,8 +1817,10 @@ class _Delta:
         return cls(dirty, set(dirty))
 
     def written(self, run: Sequence[_Step], start: int, end: int, was: Sequence[Any],
-                wrote: Sequence[Any]) -> None:
-        """After the steps `start`..`end` (one time) wrote `wrote` where the trace wrote `was`."""
+                wrote: Sequence[Any]) -> list[str]:
+        """After the steps `start`..`end` (one time) wrote `wrote` where the trace wrote `was`;
+        the keys that became dirty."""
+        added: list[str] = []
         for j in range(start, end + 1):
             old, new = was[j], wrote[j]
             if old is _NO_WRITE and new is _NO_WRITE:
@@ -1740,9 +1831,12 @@ class _Delta:
                 if key == dest and key not in self.fixed:  # the whole setting is the same again
                     self.dirty.discard(key)
             else:
-                self.dirty.add(key)
+                if key not in self.dirty:
+                    self.dirty.add(key)
+                    added.append(key)
                 if key != dest:  # a field: the rest of the setting may differ
                     self.fixed.add(key)
+        return added
 
 
 def _identical(a: Any, b: Any) -> bool:

@@ -628,7 +628,7 @@ def walk_step(rng, launch):
     return launch
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(80))
 def test_resolution_by_difference_matches_resolution_from_scratch(seed):
     rng = random.Random(seed)
     rules = random_rules(rng)
@@ -641,6 +641,16 @@ def test_resolution_by_difference_matches_resolution_from_scratch(seed):
         scratch = Model(FLAGS, rules)  # no trace to start from
         want = resolve(scratch, launch, scratch.rule_set(wanted)).adjusted
         assert repr(list(got.items())) == repr(list(want.items())), (rules, launch)
+
+
+def test_a_schedule_groups_the_rules_of_one_time_and_indexes_who_reads_each_key():
+    rules = (Rule("device", Const("cpu"), LORA, at=1), Rule("tp_size", Const(2), LORA, at=1),
+             Rule("x_mode", TRUE, Truthy(flag("device")), at=2), Rule("enable_lora", TRUE, Truthy(X)))
+    model = Model(FLAGS, rules)
+    plan = model.rule_set(Seq((flag("x_mode"), flag("tp_size")))).schedule(model, ())
+    assert (plan.starts, plan.ends, plan.first_free) == ((0, 0, 2, 3), (1, 1, 2, 3), 3)
+    assert plan.readers["device"] == (0, 2)  # the rule writing it, the one reading it
+    assert (plan.readers["x_mode"], plan.free_readers["x_mode"]) == ((2, 3), (3,))
 
 
 def test_a_setting_written_alike_again_differs_where_a_field_of_it_was_written_differently():
