@@ -15,7 +15,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import UNKNOWN, Model, Truth, base_dest, can_hold, deciders, evaluate, expr_key, node
+from analyzers.evaluate import (
+    UNKNOWN,
+    Identity,
+    Model,
+    Truth,
+    base_dest,
+    can_hold,
+    deciders,
+    evaluate,
+    expr_key,
+    node,
+)
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
 from analyzers.flag_types import ValueKind, ValueType, one_word_list, value_type
 from analyzers.flags import Flag
@@ -84,6 +95,7 @@ class WitnessMemo:
     satisfied: dict[tuple[int, tuple[Leaf, ...] | None, LaunchKey], tuple[Launch, Truth]] = field(
         default_factory=dict)
     base: Launch | None = None  # `base_launch`
+    facts: Identity[Mapping[str, Any], str] = field(default_factory=Identity)  # a launch's facts -> their repr
 
 
 def _memo(model: Model) -> WitnessMemo:
@@ -474,11 +486,15 @@ def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
 # ------------------------------------------------------------------ search
 
 
-def _launch_key(launch: Launch) -> LaunchKey:
+def _launch_key(launch: Launch, memo: WitnessMemo) -> LaunchKey:
     """Equal for launches that are the same, in the same order (a search returns launches
     derived from its input, and the order of flags is the order of the command line).
-    A repr: values can be dicts (unhashable), and ``1``, ``1.0`` and ``True`` differ."""
-    return repr((tuple(launch.flags.items()), tuple(launch.env.items()), tuple(launch.facts.items())))
+    A repr: values can be dicts (unhashable), and ``1``, ``1.0`` and ``True`` differ. The
+    facts' repr is made once per mapping (hundreds of facts, which derived launches share)."""
+    facts = memo.facts.get(launch.facts)
+    if facts is None:
+        facts = memo.facts.put(launch.facts, repr(tuple(launch.facts.items())))
+    return repr((tuple(launch.flags.items()), tuple(launch.env.items()))) + facts
 
 
 def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
@@ -486,8 +502,9 @@ def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model:
 
     One leaf at a time first (smallest change), then pairs, bounded.
     """
-    fixes = _memo(model).fixes
-    key = (expr_key(model, target), expr_key(model, lit), tuple(leaves), _launch_key(launch))
+    memo = _memo(model)
+    fixes = memo.fixes
+    key = (expr_key(model, target), expr_key(model, lit), tuple(leaves), _launch_key(launch, memo))
     found = fixes.get(key)
     if found is None:
         found = fixes[key] = _search(target, lit, leaves, launch, model)
@@ -624,8 +641,9 @@ def satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | No
 
     Returns the first launch found true, else the best found (unknown before false).
     """
-    satisfied = _memo(model).satisfied
-    key = (expr_key(model, expr), None if allowed is None else tuple(allowed), _launch_key(base))
+    memo = _memo(model)
+    satisfied = memo.satisfied
+    key = (expr_key(model, expr), None if allowed is None else tuple(allowed), _launch_key(base, memo))
     found = satisfied.get(key)
     if found is None:
         found = satisfied[key] = _satisfy(expr, model, base, allowed)
