@@ -5,8 +5,9 @@ Functions here raise `ErrcatError` subclasses for bad input and never print or e
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +22,14 @@ from extractor.profile import Profile, load_profile
 from extractor.result_cache import (
     CATALOG_PACKAGES,
     FLAG_PACKAGES,
+    SITES_PACKAGES,
     CacheStats,
     ResultCache,
     catalog_key,
     flags_key,
     pack,
     unpack,
+    written_once_key,
 )
 from extractor.snapshot import Snapshot, SourceKind
 from output.unchanged import same_files
@@ -62,7 +65,7 @@ def extract_sites(
 ) -> list[FileSites]:
     """Per-file extraction (cached by blob id in `cache`; misses over `jobs` processes,
     None = CPU count), then cross-file caller guards."""
-    from extractor.callers import with_caller_guards
+    from extractor.callers import with_caller_guards, written_once
     from extractor.enum_self import Texts
     from extractor.incremental import extract_files
     from extractor.inline import helper_paths, inline_helpers, wanted
@@ -85,7 +88,19 @@ def extract_sites(
         callers += extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else []
     with stage("callers"):
         sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
-        return inline_helpers(with_caller_guards(files, callers, sources, profile.config_params), extra)
+        once_in = partial(_written_once, cache.sibling(profile, SITES_PACKAGES, CacheStats()), snapshot.blobs) \
+            if cache is not None else written_once
+        return inline_helpers(with_caller_guards(files, callers, sources, profile.config_params, once_in), extra)
+
+
+def _written_once(cache: ResultCache, blobs: Mapping[str, str], names: Collection[str],
+                  texts: Mapping[str, str]) -> set[str]:
+    """`extractor.callers.written_once`, kept while the program's Python files and the names
+    are unchanged (it reads every file: a tenth of a run that finds its sites in the cache)."""
+    from extractor.callers import written_once
+
+    return cache.memo("written-once", written_once_key(names, blobs), lambda: written_once(names, texts),
+                      dump=sorted, load=lambda data: set(shape.texts(data)))
 
 
 def caller_files(

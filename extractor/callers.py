@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -86,6 +86,9 @@ def written_once(names: Collection[str], texts: Mapping[str, str]) -> set[str]:
     for path in texts:
         counts.update(pattern.findall(texts[path]))
     return {n for n in names if counts[n] == 1}
+
+
+WrittenOnce = Callable[[Collection[str], Mapping[str, str]], set[str]]  # `written_once` or a memo of it
 
 
 class CallGraph:
@@ -247,12 +250,12 @@ class CallGraph:
         return {f for f in self.defined if _private(f[1].rsplit(".", 1)[-1])
                 and not self.callers.get(f) and f not in self.registered}
 
-    def find_never_run(self, texts: Mapping[str, str]) -> None:
+    def find_never_run(self, texts: Mapping[str, str], once_in: WrittenOnce = written_once) -> None:
         """Of `uncalled_private`, those whose name the program's source (`texts`: all of its
         Python files) writes only once, at the definition: nothing calls, registers or
-        exports them, so they never run."""
+        exports them, so they never run. `once_in`: `written_once`, or a memo of it."""
         candidates = self.uncalled_private()
-        once = written_once({f[1].rsplit(".", 1)[-1] for f in candidates}, texts)
+        once = once_in({f[1].rsplit(".", 1)[-1] for f in candidates}, texts)
         self.never = {f for f in candidates if f[1].rsplit(".", 1)[-1] in once}
 
     def runs_unseen(self, func: Func) -> Expr | None:
@@ -544,7 +547,8 @@ class _Context:
 
 
 def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] = (),
-                       sources: SourceSet | None = None, configs: frozenset[str] = frozenset()) -> list[FileSites]:
+                       sources: SourceSet | None = None, configs: frozenset[str] = frozenset(),
+                       once_in: WrittenOnce = written_once) -> list[FileSites]:
     """Each site's (and config adjustment's) guards plus the guard of its enclosing
     function's callers; parameters that all call sites bind to the same known value, and
     constants imported from other analysed files, are replaced by that value. `callers`:
@@ -552,14 +556,15 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
     `sources` (the snapshot's files, read on demand): where given, call sites guarded by
     ``self.p()`` in an enum's method get what ``p`` means, and a condition reading
     ``Cls.ctor(cfg.x).p()`` (`configs`: the config object's names) what it means for ``x``
-    (`extractor.enum_self`)."""
+    (`extractor.enum_self`), and the private functions that never run (`find_never_run`, by
+    `once_in`)."""
     if sources is not None:
         both = with_self_meanings([*files, *callers], sources)
         both = with_chain_meanings(both, sources, configs)
         files, callers = both[:len(files)], both[len(files):]
     graph = CallGraph(files, callers)
     if sources is not None:
-        graph.find_never_run(sources.files)
+        graph.find_never_run(sources.files, once_in)
     constants = {fs.path: graph.imported_constants(fs.path) for fs in files}
     ctx = _Context(graph, constants)
     # per exception class: the context of the graph without the calls that catch it

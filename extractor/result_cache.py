@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -254,6 +254,13 @@ def sites_key(blob: str, path: str, imported: str = "") -> str:
 def flags_key(snapshot: Snapshot, paths: Sequence[str]) -> str:
     """The flag model (`errcat.pipeline.build_flags`): its declaration files and their bytes."""
     return _key("flags", *(f"{p}\t{snapshot.blobs[p]}" for p in paths))
+
+
+def written_once_key(names: Collection[str], blobs: Mapping[str, str]) -> str:
+    """Which of `names` the program writes once (`extractor.callers.written_once`): the
+    names and every Python file's path and bytes (blob id)."""
+    return _key("written-once", *sorted(names), "", *(f"{p}\t{b}" for p, b in sorted(blobs.items())
+                                                      if p.endswith(".py")))
 
 
 def snapshot_key(snapshot: Snapshot, profile: Profile) -> str:

@@ -406,3 +406,23 @@ def test_a_rendered_catalog_over_the_pack_limit_is_not_stored_whole(tmp_path, mo
 
     assert {k: as_bytes(v) for k, v in again.items()} == {k: as_bytes(v) for k, v in files.items()}
     assert cached is stored
+
+
+# Which private names the program writes once (`extractor.callers.written_once`, every Python
+# file read): kept by the names and the files' blob ids.
+ONCE_TEXTS = {"pkg/a.py": "def _f(): pass\ndef _g(): pass\n", "pkg/b.py": "_g()\n"}  # the Python files
+ONCE_BLOBS = {"pkg/a.py": "a1", "pkg/b.py": "b1", "README": "r1"}
+
+
+@pytest.mark.parametrize("blobs, names, texts, want", [
+    (ONCE_BLOBS, {"_f", "_g"}, {}, {"_f"}),  # the same files and names: read from the cache, no file read
+    ({**ONCE_BLOBS, "README": "r2"}, {"_f", "_g"}, {}, {"_f"}),  # not a Python file: the same key
+    ({**ONCE_BLOBS, "pkg/b.py": "b2"}, {"_f", "_g"}, {**ONCE_TEXTS, "pkg/b.py": "x = 1\n"}, {"_f", "_g"}),
+    (ONCE_BLOBS, {"_g"}, {**ONCE_TEXTS, "pkg/b.py": "x = 1\n"}, {"_g"}),  # other names: counted again
+])
+def test_written_once_is_kept_while_the_python_files_and_the_names_are_unchanged(tmp_path, blobs, names, texts, want):
+    from errcat.pipeline import _written_once
+
+    cache = ResultCache.open(PROFILE, tmp_path)
+    assert _written_once(cache, ONCE_BLOBS, {"_f", "_g"}, ONCE_TEXTS) == {"_f"}
+    assert _written_once(cache, blobs, names, texts) == want
