@@ -1679,6 +1679,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
         changed = set()
         was = was_rounds[round_] if round_ < len(was_rounds) else None
         wrote = [_NO_WRITE] * size
+        offset = base + 1 if round_ == 0 else base + 1 - first_free  # step i's count is offset + i
         wrote_at: list[int] = []
         if round_ == 0:  # every step runs: visited are those a difference reaches and the trace's writers
             due: set[int] = set()
@@ -1705,7 +1706,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
             else:
                 i = size
             if end >= 0 and i > end:  # the open time ends: its writes land
-                count = base + end + 1 if round_ == 0 else base + end - first_free + 1
+                count = offset + end
                 for name, new, key in pending:
                     values.adjusted[name] = new
                     changed_at[key] = latest = count
@@ -1734,7 +1735,7 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
             if end < 0:
                 end = ends[i]
             step = run[i]
-            count = base + i + 1 if round_ == 0 else base + i - first_free + 1
+            count = offset + i
             if round_ and i not in due and (latest < last[i] or max(map(changed_at.get, step.keys, _NEVER)) < last[i]):
                 new = _NO_WRITE  # nothing it reads changed since it ran (visited: the trace wrote here)
             else:
