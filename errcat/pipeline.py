@@ -96,7 +96,7 @@ def extract_sites(
 def _written_once(cache: ResultCache, blobs: Mapping[str, str], names: Collection[str],
                   texts: Mapping[str, str]) -> set[str]:
     """`extractor.callers.written_once`, kept while the program's Python files and the names
-    are unchanged (it reads every file: a tenth of a run that finds its sites in the cache)."""
+    are unchanged (it reads every file: a quarter of a warm 0.5.18 run, measured 2026-12-04)."""
     from extractor.callers import written_once
 
     return cache.memo("written-once", written_once_key(names, blobs), lambda: written_once(names, texts),
