@@ -22,6 +22,7 @@ from analyzers.launch import Launch, command
 from analyzers.related import with_related
 from analyzers.restriction import restriction
 from analyzers.rivals import Rivals
+from analyzers.solution import Solution
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
     NOT_GIVEN,
@@ -57,6 +58,7 @@ from extractor.records import GuardOrigin
 
 MAX_LISTED = 8  # values named in one solution
 MAX_SOLUTIONS = MAX_OPERANDS  # solutions (and undecided terms) listed; the rest are counted
+MAX_GOAL = 240  # characters of a condition a solution states ("… so that <goal>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +74,6 @@ class Context:
     rivals: Rivals = field(default_factory=Rivals)  # every entry's condition: what examples must not raise
     # entry id -> when each earlier check of its `Trigger.reach` fires (the checks that fire first)
     reach: Mapping[str, tuple[Expr, ...]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Solution:
-    text: str
-    part: Expr | None  # the trigger part it makes false; None: a fact, not a change
 
 
 # ------------------------------------------------------------------ solutions
@@ -157,7 +153,10 @@ def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
         if text:
             return text
     names = ", ".join(_option(x, ctx) for x in leaves)
-    return f"Change {names} so that {ctx.renderer.text(Not(part))}."
+    goal = ctx.renderer.text(Not(part))
+    if len(goal) > MAX_GOAL:  # past a sentence a person reads: the trigger states the condition
+        return f"Change {names} so that the trigger above no longer holds."
+    return f"Change {names} so that {goal}."
 
 
 def _single_leaf(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
@@ -717,6 +716,11 @@ def entry_fix(row_fixes: Sequence[dict[str, Any]], own: Callable[[], dict[str, A
     return next((f for f in row_fixes if f.get("after")), whole)
 
 
+def _split(sols: Sequence[Solution]) -> tuple[tuple[Solution, ...], tuple[str, ...]]:
+    """The changes a user makes, and the notes on what no option changes (a fact)."""
+    return tuple(s for s in sols if s.part is not None), tuple(s.text for s in sols if s.part is None)
+
+
 def advise(entry: Entry, ctx: Context) -> Entry:
     """`entry` with meaning, solutions, example fix (and per-variant ones) filled in."""
     trigger = entry.trigger.expr
@@ -731,7 +735,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
                       for g in entry.site.guards if g.origin is GuardOrigin.PRIOR_RAISE and g.expr != TRUE)
         sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx)
     none = _example(None, None, "false", note=(
-        "This check guards sglang's own code, not the command line (`internal`): it fires only "
+        "This check guards the program's own code, not the command line (`internal`): it fires only "
         "if the program breaks the contract it checks, so no command raises it."
         if entry.extra.get("internal") else
         "No entry point of the launch reaches this check (`reachable: false`): launching never raises it."))
@@ -741,12 +745,14 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         row_sols = solutions(variant.trigger.expr, ctx)
         fixes.append(none if unreached else
                      example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
-        variants.append(replace(variant, solutions=tuple(s.text for s in row_sols), example_fix=fixes[-1],
+        changes, notes = _split(row_sols)
+        variants.append(replace(variant, solutions=changes, notes=notes, example_fix=fixes[-1],
                                 meaning=row_meaning(variant.template)))
     fix = none if unreached else entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
     found = situations(conj([t.expr for t in entry.triggers]), ctx)
+    changes, notes = _split(sols)
     return replace(
-        entry, meaning=meaning(entry, ctx), solutions=tuple(s.text for s in sols), example_fix=fix,
+        entry, meaning=meaning(entry, ctx), solutions=changes, advice_notes=notes, example_fix=fix,
         variants=tuple(variants), extra={**entry.extra, "situations": found} if found else entry.extra,
     )
 

@@ -12,20 +12,22 @@ from dataclasses import replace
 from typing import Any
 
 from analyzers.entries import Entry, EntryVariant
+from analyzers.solution import Solution
 from extractor import shape
 
 
 def advised_fields(entry: Entry) -> dict[str, Any]:
     """The fields of `entry` that advice, overlay and judge filled in."""
-    return {"id": entry.id, "meaning": entry.meaning, "solutions": list(entry.solutions),
+    return {"id": entry.id, "meaning": entry.meaning, "solutions": [s.as_dict() for s in entry.solutions],
+            "notes": list(entry.advice_notes),
             "example_fix": entry.example_fix, "related": list(entry.related), "extra": entry.extra,
             "variants": [_row_fields(v) for v in entry.variants]}
 
 
 def _row_fields(variant: EntryVariant) -> dict[str, Any]:
     return {"meaning": variant.meaning,
-            "solutions": None if variant.solutions is None else list(variant.solutions),
-            "example_fix": variant.example_fix}
+            "solutions": None if variant.solutions is None else [s.as_dict() for s in variant.solutions],
+            "notes": list(variant.notes), "example_fix": variant.example_fix}
 
 
 def with_advised(entries: Sequence[Entry], fields: Sequence[Mapping[str, Any]]) -> list[Entry]:
@@ -40,10 +42,16 @@ def with_advised(entries: Sequence[Entry], fields: Sequence[Mapping[str, Any]]) 
         if data["id"] != entry.id or len(rows) != len(entry.variants):
             raise ValueError(f"advised fields of {data['id']} given for entry {entry.id}")
         variants = tuple(replace(v, meaning=shape.text(r["meaning"]),
-                                 solutions=None if r["solutions"] is None else shape.texts(r["solutions"]),
+                                 solutions=None if r["solutions"] is None else _solutions(r["solutions"]),
+                                 notes=shape.texts(r["notes"]),
                                  example_fix=None if r["example_fix"] is None else shape.mapping(r["example_fix"]))
                          for v, r in zip(entry.variants, rows, strict=True))
-        out.append(replace(entry, meaning=shape.text(data["meaning"]), solutions=shape.texts(data["solutions"]),
+        out.append(replace(entry, meaning=shape.text(data["meaning"]), solutions=_solutions(data["solutions"]),
+                           advice_notes=shape.texts(data["notes"]),
                            example_fix=shape.mapping(data["example_fix"]), related=shape.texts(data["related"]),
                            extra=shape.mapping(data["extra"]), variants=variants))
     return out
+
+
+def _solutions(data: object) -> tuple[Solution, ...]:
+    return tuple(Solution.from_dict(item) for item in shape.array(data))

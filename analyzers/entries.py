@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from analyzers.solution import Solution
 from analyzers.trigger import Renderer
 from extractor.ir import TRUE, Expr, Ref, RefKind, conj, negate, refs, simplify, unknowns
 from extractor.records import (
@@ -115,9 +116,10 @@ class EntryVariant:
     values: tuple[tuple[str, str], ...]  # hole expression -> rendered template text
     template: str
     trigger: Trigger
-    solutions: tuple[str, ...] | None = None
+    solutions: tuple[Solution, ...] | None = None
     example_fix: dict[str, Any] | None = None
     meaning: str = ""  # why this row refuses, where its message says (`analyzers.advice.row_meaning`)
+    notes: tuple[str, ...] = ()  # what no option changes (a platform or model fact): not solutions
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"values": dict(self.values), "template": self.template,
@@ -125,7 +127,9 @@ class EntryVariant:
         if self.meaning:
             data["meaning"] = self.meaning
         if self.solutions is not None:
-            data["solutions"] = list(self.solutions)
+            data["solutions"] = [s.as_dict() for s in self.solutions]
+        if self.notes:
+            data["notes"] = list(self.notes)
         if self.example_fix is not None:
             data["example_fix"] = self.example_fix
         return data
@@ -141,7 +145,8 @@ class Entry:
     trigger: Trigger
     variants: tuple[EntryVariant, ...]
     meaning: str = ""
-    solutions: tuple[str, ...] = ()
+    solutions: tuple[Solution, ...] = ()
+    advice_notes: tuple[str, ...] = ()  # what advice found no option changes (notes, not solutions)
     example_fix: dict[str, Any] = field(
         default_factory=lambda: {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"})
     related: tuple[str, ...] = ()
@@ -160,9 +165,9 @@ class Entry:
             "trigger": self.trigger.as_dict(),
             "guards": [{"text": g.text, "origin": str(g.origin)} for g in listed_guards(site)],
             "variants": [v.as_dict() for v in self.variants],
-            "notes": list(site.notes),
+            "notes": [*site.notes, *self.advice_notes],
             "meaning": self.meaning,
-            "solutions": list(self.solutions),
+            "solutions": [s.as_dict() for s in self.solutions],
             "example_fix": self.example_fix,
             "related": list(self.related),
         }

@@ -102,7 +102,7 @@ class Pair:
 Delta = tuple[dict[str, Any], set[str], dict[str, str | None]]
 
 
-def _delta(base: Launch, moved: Launch) -> Delta:
+def delta_of(base: Launch, moved: Launch) -> Delta:
     """What `moved` changed from `base`: flags set, flags dropped, env vars (None: unset)."""
     set_flags = {k: v for k, v in moved.flags.items() if base.flags.get(k, _MISSING) != v}
     dropped = {k for k in base.flags if k not in moved.flags}
@@ -145,16 +145,16 @@ class ExampleJudge:
         known = sorted(a for a in measured if not a.startswith("(") and a not in self.unbuilt)
         self.stand_ins = tuple(dict.fromkeys([stated.real.default_model, *known]))
 
-    def _text(self, launch: Launch) -> str:
+    def text_of(self, launch: Launch) -> str:
         return command(launch, self.flags, self.prefix)
 
-    def _user(self, text: str) -> Launch:
+    def user_launch(self, text: str) -> Launch:
         line = split_command(text, self.prefix)
         return launch_of_argv(line.argv, self.flags, line.env)
 
     def judged(self, launch: Launch) -> tuple[Launch, Prediction]:
         """The launch the pipeline judges for `launch` on the platform, and its prediction."""
-        text = self._text(launch)
+        text = self.text_of(launch)
         if (found := self._seen.get(text)) is None:
             stated = self._stated(launch, text)
             found = self._seen[text] = (stated, self.pipeline.predict(stated))
@@ -163,7 +163,7 @@ class ExampleJudge:
     def _stated(self, launch: Launch, text: str | None = None) -> Launch:
         """`launch` (as `text`, its command, when known) as the platform and its model's
         stand-in state it (flags and env only are read)."""
-        text = self._text(launch) if text is None else text
+        text = self.text_of(launch) if text is None else text
         if (found := self._states.get(text)) is None:
             line = split_command(text, self.prefix)
             found = self._states[text] = self.stated.launch(line.argv, line.env)
@@ -186,12 +186,12 @@ class ExampleJudge:
         if not fix.get("before") or not fix.get("after") or unmet or own not in self.checks:
             return out
         try:
-            pair = Pair(self._user(fix["before"]), self._user(fix["after"]))
+            pair = Pair(self.user_launch(fix["before"]), self.user_launch(fix["after"]))
         except ValueError:
             return out
         found, said, predictions = self._repaired(own, pair)
         if said == "true" and found != pair:
-            out["before"], out["after"] = self._text(found.before), self._text(found.after)
+            out["before"], out["after"] = self.text_of(found.before), self.text_of(found.after)
         elif said != "true":
             predictions = self._predictions(pair)
             said = verdict(own, *predictions)
@@ -211,7 +211,7 @@ class ExampleJudge:
         """The pipeline's word on a pair of commands found elsewhere (a repair `errcat
         confirm` ran): "true", "false" or "unknown", as for the entry's own examples."""
         try:
-            pair = Pair(self._user(before), self._user(after))
+            pair = Pair(self.user_launch(before), self.user_launch(after))
         except ValueError:
             return "unknown"
         return verdict(own, *self._predictions(pair)) if own in self.checks else "unknown"
@@ -341,24 +341,24 @@ class ExampleJudge:
             else:
                 continue
             if evaluate(goal, moved, model) is Truth.TRUE and evaluate(kept, moved, model) is not Truth.FALSE:
-                yield _delta(launch, moved)
+                yield delta_of(launch, moved)
         both = conj([goal, *keep])
         moved, truth = satisfy(both, model, launch)
         if truth is Truth.TRUE and moved != launch:
-            yield _delta(launch, moved)
+            yield delta_of(launch, moved)
             # the search stops at the first way that holds; each other way of `goal` (a
             # disjunct: ``tp % attn_dp == 0`` where ``dp > 1`` came first) may be the one
             # no later check refuses
             for way in literals(goal)[1:MAX_WAYS]:
                 moved, truth = satisfy(conj([*way, *keep]), model, launch)
                 if truth is Truth.TRUE and moved != launch:
-                    yield _delta(launch, moved)
+                    yield delta_of(launch, moved)
         elif truth is not Truth.TRUE:
             yield from self._other_models(both, model, launch)
         if keep:
             moved, truth = satisfy(goal, model, launch)
             if truth is Truth.TRUE and moved != launch:
-                yield _delta(launch, moved)
+                yield delta_of(launch, moved)
 
     def _other_models(self, goal: Expr, model: Model, launch: Launch) -> list[Delta]:
         """Where no change of options does it and `goal` reads the model: the launch on
@@ -378,7 +378,7 @@ class ExampleJudge:
                 continue
             moved, truth = satisfy(goal, model, other)
             if truth is Truth.TRUE:
-                found.append(_delta(launch, moved))
+                found.append(delta_of(launch, moved))
                 if len(found) == MODEL_MOVES:
                     break
         return found

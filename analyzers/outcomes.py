@@ -198,8 +198,26 @@ def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | No
         return list(entries)
     out = []
     for entry in entries:
-        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict))
+        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict),
+                                 solutions=merged_solutions(entry.id, v.solutions, outcomes, version))
                          if v.example_fix is not None else v for v in entry.variants)
         out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version, predict),
+                           solutions=merged_solutions(entry.id, entry.solutions, outcomes, version),
                            variants=variants))
     return out
+
+
+def merged_solutions(entry: str, solutions: Sequence[Any] | None, outcomes: Outcomes,
+                     version: str) -> Any:
+    """`solutions` (`analyzers.solution.Solution`) with `verified` from the real outcome of
+    each one's command; a solution without a command, or not run, stays "not-run"."""
+    if solutions is None:
+        return None
+    out = []
+    for sol in solutions:
+        found = outcomes.get(entry, sol.before, sol.command, version) if sol.command else None
+        if found is None or found.status == NOT_RUN:
+            out.append(replace(sol, verified=_VERIFIED[NOT_RUN], real=""))
+        else:
+            out.append(replace(sol, verified=_VERIFIED[found.status], real=f"{found.why} ({version})"))
+    return tuple(out)

@@ -145,10 +145,12 @@ def apply_overlay(entries: Iterable[Entry], overlay: Mapping[str, OverlayItem]) 
             out.append(replace(entry, extra=extra))
             continue
         extra["overlay"] = {"status": "applied", "notes": list(item.notes)}
-        solutions = item.solutions if item.solutions is not None else entry.solutions
+        from analyzers.solution import Solution  # curated words: a person's, not a checked change
+
+        solutions = tuple(Solution(t) for t in item.solutions) if item.solutions is not None else entry.solutions
         out.append(replace(
             entry, meaning=item.meaning if item.meaning is not None else entry.meaning,
-            solutions=tuple(solutions) + item.add_solutions, extra=extra,
+            solutions=solutions + tuple(Solution(t) for t in item.add_solutions), extra=extra,
         ))
     diagnostics = [f"overlay: no entry {eid}" for eid in sorted(set(overlay) - seen)]
     return out, diagnostics

@@ -242,8 +242,9 @@ def advised_catalog(
                                   release)
             if judge is not None:
                 from analyzers.example_check import judge_examples
+                from analyzers.solution_check import check_solutions
 
-                entries = judge_examples(entries, judge)
+                entries = check_solutions(judge_examples(entries, judge), judge)
                 judges.append(judge)
         return entries, notes
 

@@ -18,12 +18,34 @@ def _cause(why: str) -> str:
 Row = tuple[str, str, str, Outcome | None]
 
 
-def confirm_report(version: str, rows: Iterable[Row], *, seconds: float, launches: int) -> str:
-    """The report: the counts, then a section per kind of result that has any rows."""
+def confirm_report(version: str, rows: Iterable[Row], *, seconds: float, launches: int,
+                   solutions: Iterable[Row] = ()) -> str:
+    """The report: the counts, then a section per kind of result that has any rows; then the
+    solutions' commands (each on the command it was applied to) the same way."""
     rows = list(rows)
     lines = (_summary(version, rows, seconds=seconds, launches=launches) + _by_prediction(rows) + _causes(rows)
-             + _refuted(rows) + _not_run(rows))
+             + _refuted(rows) + _not_run(rows) + _solutions(list(solutions)))
     return "\n".join(lines) + "\n"
+
+
+def _solutions(rows: list[Row]) -> list[str]:
+    """Solutions with a command: how many the real program confirmed, by static prediction,
+    and each refuted one."""
+    if not rows:
+        return []
+    status = Counter(o.status if o is not None else "missing" for *_, o in rows)
+    runnable = len(rows) - status[NOT_RUN] - status["missing"]
+    lines = ["", "## Solutions", "",
+             (f"{len(rows)} solutions with a command; {runnable} run here; {status[CONFIRMED]} confirmed by the real "
+              f"program ({_pct(status[CONFIRMED], runnable)} of those run): the command reaches this error before "
+              f"the change and is accepted after it; {status[REFUTED]} refuted; {status[NOT_RUN]} not run.")]
+    refuted = [(e, label, o) for e, label, _, o in rows if o is not None and o.status == REFUTED]
+    if refuted:
+        lines += ["", "### Refuted solutions", ""]
+    for entry, label, o in refuted:
+        lines.append(f"- {code(_example(entry, label))}: {prose(o.why, inline=True)}")
+        lines.append(f"  - command: {code(o.after or '')}")
+    return lines
 
 
 def _summary(version: str, rows: list[Row], *, seconds: float, launches: int) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from analyzers.solution import solution_text
+
 MAX_SOLUTIONS = 4
 
 
@@ -34,7 +36,7 @@ def _match(match: Any, entry: Mapping[str, Any], versions: Mapping[str, Sequence
            "row": {"index": match.row, "values": row.get("values")} if row is not None else None,
            "holes": dict(match.holes), "source": {k: source.get(k) for k in ("path", "line", "function", "url")},
            "trigger": ((row or entry).get("trigger") or {}).get("text"), "meaning": entry.get("meaning"),
-           "solutions": [s if isinstance(s, str) else s.get("text") for s in entry.get("solutions") or ()],
+           "solutions": [solution_text(s) for s in entry.get("solutions") or ()],
            "example": ({k: fix.get(k) for k in ("before", "after", "verified", "predicted")}
                        if fix.get("before") else None)}
     if versions is not None:

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from analyzers.solution import solution_text
 from output import md_escape as md
 
 DIR = "md"
@@ -90,7 +91,7 @@ def _variant(i: int, v: Mapping[str, Any]) -> str:
     values = sorted(v["values"].items(), key=lambda kv: str(kv[0]))
     shown = "; ".join(md.code(f"{k} = {val}", cell=True) for k, val in values)
     shown = shown or md.code(v.get("template", ""), cell=True)
-    fixes = " / ".join(md.prose(s, cell=True) for s in v.get("solutions") or [])
+    fixes = " / ".join(md.prose(solution_text(s), cell=True) for s in v.get("solutions") or [])
     return md.row([str(i), shown, md.prose(v["trigger"]["text"], cell=True), fixes])
 
 
@@ -149,7 +150,23 @@ def _reach(trigger: Mapping[str, Any], titles: Titles) -> list[str]:
 
 
 def _solutions(entry: Entry, titles: Titles) -> list[str]:
-    return _section("Solutions", [f"{i}. {md.prose(s)}" for i, s in enumerate(entry.get("solutions") or [], 1)])
+    return _section("Solutions", [line for i, s in enumerate(entry.get("solutions") or [], 1)
+                                  for line in _solution(i, s)])
+
+
+def _said(sol: Mapping[str, Any]) -> str:
+    """What the pipeline and the real program said of a solution's command."""
+    predicted = {"true": "predicted to get past this error", "unknown": "prediction undecided"}.get(
+        str(sol.get("predicted")), "predicted to fail")
+    return f"{predicted}; {_VERIFIED.get(str(sol.get('verified')), 'not run')} by the real program"
+
+
+def _solution(i: int, sol: str | Mapping[str, Any]) -> list[str]:
+    """One numbered solution; with a command, that command and what was said of it."""
+    lines = [f"{i}. {md.prose(solution_text(sol))}"]
+    if isinstance(sol, Mapping) and sol.get("command"):
+        lines.append(f"   {md.code(str(sol['command']))} ({_said(sol)})")
+    return lines
 
 
 def _example_fix(entry: Entry, titles: Titles) -> list[str]:

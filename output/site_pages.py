@@ -12,6 +12,7 @@ from typing import Any
 from analyzers.diff import Added, Change, Removed
 from analyzers.graph import FLAG_ROLES
 from analyzers.judge import statement_end
+from analyzers.solution import solution_text
 from output.diff_formats import describe
 from output.graph_text import _detail, _errors_of, _verb
 from output.site_html import Page, entry_path, esc, flag_path, items, link, rel, safe_name, table
@@ -44,6 +45,15 @@ def _ticks(text: object) -> str:
     """Catalog prose with `code` spans (as the analyzers write them) shown as code."""
     parts = str(text or "").split("`")
     return "".join(_code(p) if i % 2 else esc(p) for i, p in enumerate(parts)) if len(parts) % 2 else esc(text)
+
+
+def _command(sol: object) -> str:
+    """A solution's command, where it has one, under its words."""
+    if not isinstance(sol, Mapping) or not sol.get("command"):
+        return ""
+    real = {"true": "confirmed by the real program", "false": "refuted by the real program"}.get(
+        str(sol.get("verified")), "not run by the real program yet")
+    return f"<br>{_code(str(sol['command']))} <small>({esc(real)})</small>"
 
 
 def _flag_links(page: str, flags: Sequence[str], site: SiteData) -> str:
@@ -109,7 +119,7 @@ def _rows(page: str, entry: Mapping[str, Any], site: SiteData, release: str) -> 
             cond += '<br><span class="meta">reads ' + _flag_links(page, trigger.get("flags") or (), site) + \
                     (", " if trigger.get("flags") and trigger.get("env") else "") + \
                     ", ".join(_code(e) for e in trigger.get("env") or ()) + "</span>"
-        fixes = items(_ticks(s if isinstance(s, str) else s.get("text")) for s in row.get("solutions") or ())
+        fixes = items(_ticks(solution_text(s)) for s in row.get("solutions") or ())
         example = row.get("example_fix") or {}
         if example.get("before"):
             fixes += "<details><summary>Example</summary>" + _example(example, release) + "</details>"
@@ -179,7 +189,7 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
         when.append('<p class="meta">Notes: ' + "; ".join(esc(n) for n in notes) + "</p>")
     parts.append('<h2 id="trigger">When it happens</h2>\n' + "\n".join(when))
     parts.append(_rows(page, entry, site, release.label))
-    solutions = [_ticks(s if isinstance(s, str) else s.get("text")) for s in entry.get("solutions") or ()]
+    solutions = [_ticks(solution_text(s)) + _command(s) for s in entry.get("solutions") or ()]
     if solutions:
         parts.append('<h2 id="solutions">Solutions</h2>\n<ol>' + "".join(f"<li>{s}</li>" for s in solutions) + "</ol>")
     example = _example(entry.get("example_fix") or {}, release.label)

@@ -151,7 +151,7 @@ def test_advise_fills_variants_and_meaning():
         "ValueError raised by `check_lora` (“Check LoRA”): it refuses a feature that cannot be used here. "
         "The message has 2 variants, one per row of a condition table; each row has its own condition."
     )
-    assert [v.solutions for v in done.variants] == [
+    assert [tuple(s.text for s in v.solutions or ()) for v in done.variants] == [
         ("Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`).",), ("Set `--tp-size` to at most 1.",)]
     assert [v.example_fix["predicted"] for v in done.variants if v.example_fix] == ["true", "true"]
     assert done.example_fix == done.variants[0].example_fix
@@ -454,7 +454,7 @@ def test_a_solution_that_undoes_an_earlier_raise_of_the_block_says_so():
                      (Guard(TP_ABOVE_1, "not (tp <= 1)", GuardOrigin.PRIOR_RAISE),))
     entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(fire, CTX.renderer), ())
     done = advise(entry, CTX)
-    assert done.solutions[-1] == ("Set `--tp-size` to at most 1 — alone, this makes the earlier check on "
+    assert done.solutions[-1].text == ("Set `--tp-size` to at most 1 — alone, this makes the earlier check on "
                                   "`--tp-size` <= 1 fire first.")
 
 

@@ -21,6 +21,7 @@ from analyzers.entries import (
     site_trigger_guards,
     trigger_guards,
 )
+from analyzers.solution import Solution
 from analyzers.trigger import Renderer
 from extractor.ir import TRUE, And, Compare, Const, Not, Ref, RefKind, Truthy, Unknown, from_dict
 from extractor.profile import load_profile
@@ -231,8 +232,8 @@ def test_trigger_as_dict_is_the_catalog_object() -> None:
     "solutions, fix, keys",
     [
         (None, None, ["values", "template", "trigger"]),  # before advice
-        (("Do not pass `--x`.",), {"before": "a", "after": "b"}, ["values", "template", "trigger", "solutions",
-                                                                   "example_fix"]),
+        ((Solution("Do not pass `--x`."),), {"before": "a", "after": "b"},
+         ["values", "template", "trigger", "solutions", "example_fix"]),
     ],
 )
 def test_variant_as_dict_keys(solutions, fix, keys) -> None:
@@ -240,7 +241,7 @@ def test_variant_as_dict_keys(solutions, fix, keys) -> None:
     data = variant.as_dict()
     assert list(data) == keys
     assert data["values"] == {"reason": "r"}
-    assert data.get("solutions") == (list(solutions) if solutions else None)
+    assert data.get("solutions") == ([s.as_dict() for s in solutions] if solutions else None)
 
 
 def test_entry_triggers_and_unknown() -> None:

@@ -5,6 +5,7 @@ import pytest
 
 from analyzers.entries import Entry, Trigger
 from analyzers.overlay import OverlayError, apply_overlay, entry_fingerprint, load_overlay, parse_overlay
+from analyzers.solution import Solution
 from extractor.ir import FALSE, TRUE
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
@@ -15,7 +16,7 @@ ID = "0123456789abcdef"
 def make(template="port must be > 0", trigger_text="t", expr=None):
     site = RaiseSite("p.py", 3, "check", SiteKind.RAISE, "ValueError", parse_template(template), ())
     trigger = Trigger(TRUE if expr is None else expr, trigger_text, (), (), (), ())
-    return Entry(ID, site, "u", 1, "", trigger, (), meaning="derived", solutions=("derived fix",))
+    return Entry(ID, site, "u", 1, "", trigger, (), meaning="derived", solutions=(Solution("derived fix"),))
 
 
 FP = entry_fingerprint(make())
@@ -37,7 +38,8 @@ FP = entry_fingerprint(make())
 )
 def test_apply(entry, item, meaning, solutions, status):
     (out,), notes = apply_overlay([entry], parse_overlay({ID: item}))
-    assert (out.meaning, out.solutions, out.extra["overlay"]["status"], notes) == (meaning, solutions, status, [])
+    texts = tuple(s.text for s in out.solutions)
+    assert (out.meaning, texts, out.extra["overlay"]["status"], notes) == (meaning, solutions, status, [])
 
 
 def test_stale_item_is_kept_for_review():

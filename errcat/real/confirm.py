@@ -24,6 +24,7 @@ from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdi
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, read_outcomes, release_of
 from analyzers.platform_facts import platform_need
+from analyzers.solution_check import is_solution, judged_pairs
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Example, Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
@@ -98,6 +99,10 @@ def examples_of(data: Mapping[str, Any], only: Sequence[str] = ()) -> list[Examp
                                str(fix.get("predicted", static.get("predicted", "unknown"))),
                                tuple(static.get("needs") or fix.get("needs") or ()),
                                str(fix.get("note") or "")))
+        # each solution's command, on the command it was applied to: judged as an example is
+        out += [Example(entry["id"], label, sol.get("before"), sol["command"], str(sol.get("predicted", "unknown")),
+                        tuple(fix.get("needs") or ()))
+                for label, fix, sol in judged_pairs(entry)]
     return out
 
 
@@ -341,13 +346,17 @@ def write_results(run: ConfirmRun) -> str:
     from output.confirm_report import confirm_report
     from output.writer import dumps
 
-    rows = [(e.entry, e.label, e.predicted, run.outcome(e)) for e in run.examples]
+    every = [(e.entry, e.label, e.predicted, run.outcome(e)) for e in run.examples]
+    rows = [r for r in every if not is_solution(r[1])]
+    solutions = [r for r in every if is_solution(r[1])]
     write_bytes_atomically(run.out / CONFIRM_FILE, str(dumps(run.outcomes.as_dict())).encode())
     write_bytes_atomically(run.out / REPORT_FILE, confirm_report(run.version, rows, seconds=run.seconds,
-                                                                 launches=run.launches).encode())
+                                                                 launches=run.launches, solutions=solutions).encode())
     counts = {s: sum(1 for *_, o in rows if o is not None and o.status == s) for s in (CONFIRMED, REFUTED, NOT_RUN)}
     found = sum(1 for *_, o in rows if o is not None and o.found is not None)
     return (f"{run.version}: {len(rows)} examples, {counts[CONFIRMED]} confirmed as written, {found} replaced by "
             f"examples the real program confirmed, {counts[REFUTED] - found} refuted, "
-            f"{counts[NOT_RUN]} not run ({run.ran} run now, {run.launches} launches, {run.seconds:.0f} s) "
+            f"{counts[NOT_RUN]} not run; {len(solutions)} solutions with a command, "
+            f"{sum(1 for *_, o in solutions if o is not None and o.status == CONFIRMED)} confirmed "
+            f"({run.ran} run now, {run.launches} launches, {run.seconds:.0f} s) "
             f"-> {run.out / CONFIRM_FILE}")

@@ -1,0 +1,112 @@
+"""A solution as a checked change: its words, what it changes, the command it gives, and
+what the pipeline (`predicted`) and the real program (`verified`) say of that command.
+
+Advice phrases one change per part of a trigger (`analyzers.advice.solutions`); the
+examples' judge (`analyzers.solution_check`) applies each to a command that reaches the
+error and keeps those that get past it without walking into another. In catalog JSON a
+solution is ``{"text", "change", "before", "command", "predicted", "verified"[, "real"]}``; one
+that could not be tried on a command is ``{"text", "predicted": "unknown", "verified":
+"not-run"}``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from extractor import shape
+
+if TYPE_CHECKING:
+    from extractor.ir import Expr
+
+NOT_RUN = "not-run"  # `verified` until `errcat confirm` has run the solution's command
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a solution does to a command: options given a value, options dropped, env vars
+    set (a value) or unset (None); options by their command-line spelling."""
+
+    set: tuple[tuple[str, str], ...] = ()  # option -> its words as the command writes them
+    drop: tuple[str, ...] = ()
+    env: tuple[tuple[str, str | None], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.set or self.drop or self.env)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.set:
+            out["set"] = dict(self.set)
+        if self.drop:
+            out["drop"] = list(self.drop)
+        if self.env:
+            out["env"] = dict(self.env)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: object) -> Change:
+        raw = shape.mapping(data)
+        if not set(raw) <= {"set", "drop", "env"}:
+            raise shape.ShapeError("not a stored Change")
+        env = shape.mapping(raw.get("env", {}))
+        return cls(tuple((shape.text(k), shape.text(v)) for k, v in shape.mapping(raw.get("set", {})).items()),
+                   shape.texts(raw.get("drop", [])),
+                   tuple((shape.text(k), shape.optional_text(v)) for k, v in env.items()))
+
+    def words(self) -> str:
+        """The change in a person's words: "pass `--x`", "set `--tp-size` to 2", "drop `--y`"."""
+        said = [f"set `{option}` to {value}" if value else f"pass `{option}`" for option, value in self.set]
+        said += [f"drop `{option}`" for option in self.drop]
+        said += [f"set `{name}={value}`" if value is not None else f"unset `{name}`" for name, value in self.env]
+        return _joined(said)
+
+
+def _joined(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    text: str
+    # the trigger part it makes false (None: text only, e.g. curated); in memory only
+    part: Expr | None = field(default=None, compare=False)
+    change: Change | None = None
+    before: str | None = None  # a command that meets the error first (the example's, as a rule)
+    command: str | None = None  # `before` with the change applied
+    predicted: str = "unknown"  # the whole pipeline's word on that command: "true", "false", "unknown"
+    verified: str = NOT_RUN  # the real program's (errcat confirm): "true", "false", "not-run"
+    real: str = ""  # what the real program did with `command`
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"text": self.text}
+        if self.change is not None:
+            out["change"] = self.change.as_dict()
+        if self.command is not None:
+            out["before"] = self.before
+            out["command"] = self.command
+        out["predicted"] = self.predicted
+        out["verified"] = self.verified
+        if self.real:
+            out["real"] = self.real
+        return out
+
+    @classmethod
+    def from_dict(cls, data: object) -> Solution:
+        """A solution as `as_dict` wrote it (a plain string: a text-only one, as older catalogs
+        and curated overlays give them); `shape.ShapeError` for anything else."""
+        if isinstance(data, str):
+            return cls(data)
+        raw = shape.mapping(data)
+        if not set(raw) <= {"text", "change", "before", "command", "predicted", "verified", "real"}:
+            raise shape.ShapeError("not a stored Solution")
+        return cls(shape.text(raw["text"]), None,
+                   Change.from_dict(raw["change"]) if "change" in raw else None,
+                   shape.optional_text(raw.get("before")), shape.optional_text(raw.get("command")),
+                   shape.text(raw.get("predicted", "unknown")), shape.text(raw.get("verified", NOT_RUN)),
+                   shape.text(raw.get("real", "")))
+
+
+def solution_text(item: str | Mapping[str, Any]) -> str:
+    """The words of a solution as catalog JSON holds it (a string, or a record with `text`)."""
+    return item if isinstance(item, str) else str(item.get("text") or "")

@@ -1,0 +1,186 @@
+"""Solutions judged by the whole pipeline, as examples are (`analyzers.example_check`).
+
+Each solution advice phrased (`analyzers.advice.solutions`: one change per part of the
+trigger) is applied to a command that reaches the error first (the entry's or row's
+judged example `before`, or its withheld one where the pipeline says it reaches the
+error). Its command is judged like an example's `after`:
+
+- gets past this error and meets no other: listed, ``predicted: "true"``;
+- meets another error: the change that moves it off that one (the judge's own moves,
+  keeping this solution's change) is added and said in its words; where none works, the
+  solution is not listed (a solution that trades this error for another is no solution);
+- the pipeline cannot tell: listed, ``predicted: "unknown"``.
+
+A solution with no command to try it on keeps its words, ``predicted: "unknown"``. The
+words name the change the command makes: "Change `--a`, `--b` so that …" becomes "Set
+`--a` to 2 and `--b` to 4 so that …", and a value exclusion ("a value other than X")
+names the value that was judged to work.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from itertools import islice
+from typing import Any
+
+from analyzers.entries import Entry
+from analyzers.example_check import Delta, ExampleJudge, applied, delta_of, verdict
+from analyzers.first_error import ERROR, seen_by
+from analyzers.launch import Launch, flag_words
+from analyzers.solution import Change, Solution
+from analyzers.witness import falsify
+from extractor.ir import negate
+
+MAX_MOVES = 3  # changes tried to move a solution's command off another error
+
+
+def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry]:
+    """`entries` with every solution (the entry's and each row's) judged on a command."""
+    templates = {e.id: e.site.template.text for e in entries}
+    out = []
+    for entry in entries:
+        variants = tuple(
+            replace(v, solutions=tuple(_checked(entry.id, v.solutions, v.example_fix or {}, judge, templates)))
+            if v.solutions else v for v in entry.variants)
+        out.append(replace(entry, solutions=tuple(_checked(entry.id, entry.solutions, entry.example_fix, judge,
+                                                           templates)), variants=variants))
+    return out
+
+
+def _reaching(own: str, fix: Mapping[str, Any], judge: ExampleJudge) -> Launch | None:
+    """The user's launch of `fix` (shown, else withheld) that the pipeline says meets `own`
+    first, or None."""
+    withheld = fix.get("withheld")
+    for text in (fix.get("before"), withheld.get("before") if isinstance(withheld, Mapping) else None):
+        if not isinstance(text, str) or own not in judge.checks:
+            continue
+        try:
+            launch = judge.user_launch(text)
+        except ValueError:
+            continue
+        found = judge.judged(launch)[1]
+        if found.status == ERROR and found.entry == own:
+            return launch
+    return None
+
+
+def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: ExampleJudge,
+             templates: Mapping[str, str]) -> list[Solution]:
+    before = _reaching(own, fix, judge)
+    if before is None:  # nothing to try them on
+        return [replace(s, predicted="unknown") for s in sols]
+    out: list[Solution] = []
+    for sol in sols:
+        found = _tried(own, sol, before, judge, templates) if sol.part is not None else replace(sol)
+        if found is not None and all(found.text != s.text for s in out):
+            out.append(found)
+    return out
+
+
+def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
+           templates: Mapping[str, str]) -> Solution | None:
+    """`sol` applied to `before` and judged; None where it surely walks into another error
+    and no further change (said in its words) moves it off."""
+    assert sol.part is not None
+    check = judge.checks[own]
+    stated = judge.judged(before)[0]
+    moved, _ = falsify(check.condition, sol.part, seen_by(check, judge.pipeline.model), stated)
+    delta = delta_of(stated, moved)
+    after = applied(before, delta)
+    if after == before:  # no change of options makes the part false
+        return replace(sol, predicted="unknown")
+    said, met = _verdict(own, before, after, judge)
+    text = _worded(sol.text, change_between(before, after, judge.flags))
+    if said == "false" and met is not None:
+        fixed = _moved_off(own, met, sol, before, after, judge)
+        if fixed is None:
+            return None
+        extra = change_between(after, fixed, judge.flags)
+        other = f"“{_short(templates[met])}”" if templates.get(met) else f"entry {met}"
+        text = f"{text.rstrip('.')}, and {extra.words()}: alone, the change meets {other}."
+        after, said = fixed, "true"
+    if said == "false":
+        return None
+    return replace(sol, text=text, change=change_between(before, after, judge.flags),
+                   before=judge.text_of(before), command=judge.text_of(after), predicted=said)
+
+
+def change_between(before: Launch, after: Launch, flags: Any) -> Change:
+    """What turns `before` into `after`, as a user writes it (`flags`: the flag model, for the
+    options' spelling; a flag whose words do not change is no change)."""
+    def words(dest: str, launch: Launch) -> list[str]:
+        flag = flags.by_dest(dest) if flags is not None else None
+        return flag_words(dest, launch.flags[dest], flag) if dest in launch.flags else []
+
+    set_: list[tuple[str, str]] = []
+    drop: list[str] = []
+    for dest in dict.fromkeys([*before.flags, *after.flags]):
+        old, new = words(dest, before), words(dest, after)
+        if old == new:
+            continue
+        if new:
+            set_.append((new[0], " ".join(new[1:])))
+        elif old:
+            drop.append(old[0])
+    env = [(name, after.env.get(name)) for name in sorted({*before.env, *after.env})
+           if before.env.get(name) != after.env.get(name)]
+    return Change(tuple(set_), tuple(drop), tuple(env))
+
+
+def _verdict(own: str, before: Launch, after: Launch, judge: ExampleJudge) -> tuple[str, str | None]:
+    """The pipeline's word on the pair, and the other error `after` meets first (if any)."""
+    pb, pa = judge.judged(before)[1], judge.judged(after)[1]
+    met = pa.entry if pa.status == ERROR and pa.entry != own else None
+    return verdict(own, pb, pa), met
+
+
+def _moved_off(own: str, met: str, sol: Solution, before: Launch, after: Launch,
+               judge: ExampleJudge) -> Launch | None:
+    """`after` moved off the error `met` it meets, `sol`'s change kept; None where none of the
+    judge's first moves gets a pair the pipeline says works."""
+    assert sol.part is not None
+    goal = judge.goal(met, off=True)
+    if goal is None:
+        return None
+    stated = judge.judged(after)[0]
+    moves: Sequence[Delta] = list(islice(judge.each_move(met, goal, (negate(sol.part),), stated), MAX_MOVES))
+    for delta in moves:
+        fixed = applied(after, delta)
+        if fixed != after and judge.judged(fixed)[1].entry != own and \
+                verdict(own, *(p[1] for p in (judge.judged(before), judge.judged(fixed)))) == "true":
+            return fixed
+    return None
+
+
+def _worded(text: str, change: Change) -> str:
+    """`text` naming the change `change` makes, where its words leave the values open."""
+    if not change:
+        return text
+    words = change.words()
+    if text.startswith("Change ") and " so that " in text:  # "Change `--a`, `--b` so that …"
+        return f"{words[0].upper()}{words[1:]} so that {text.split(' so that ', 1)[1]}"
+    if " a value other than " in text and change.set:  # name what works, not only what does not
+        return f"{text.split(' to a value other than ', 1)[0]} to {change.set[0][1]} (refused here: " \
+               f"{text.split(' a value other than ', 1)[1].split(', or ', 1)[0].rstrip('.')})."
+    return text
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def is_solution(label: str) -> bool:
+    """Is a confirm row's label (`judged_pairs`) a solution's rather than an example's?"""
+    return label.startswith("solution ") or " solution " in label
+
+
+def judged_pairs(entry: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any], Mapping[str, Any]]]:
+    """(label, example fix, solution) for every solution of an entry (as catalog JSON) that
+    carries a command: what `errcat confirm` runs besides the examples."""
+    rows: list[tuple[str, Mapping[str, Any], Sequence[Any]]] = [
+        ("", entry.get("example_fix") or {}, entry.get("solutions") or ())]
+    rows += [(f"variant {i + 1}", v.get("example_fix") or {}, v.get("solutions") or ())
+             for i, v in enumerate(entry.get("variants") or ())]
+    return [(f"{label} solution {k + 1}".strip(), fix, sol) for label, fix, sols in rows
+            for k, sol in enumerate(sols) if isinstance(sol, Mapping) and sol.get("command")]

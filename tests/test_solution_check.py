@@ -1,0 +1,106 @@
+"""Solutions as checked changes: each applied to a command that reaches its error and judged
+by the whole pipeline, like an example; the record's JSON round trip."""
+from __future__ import annotations
+
+import pytest
+
+from analyzers.entries import Entry, Trigger
+from analyzers.first_error import Check
+from analyzers.solution import Change, Solution, solution_text
+from analyzers.solution_check import check_solutions, is_solution, judged_pairs
+from extractor.ir import TRUE, Not, Truthy, conj
+from extractor.records import RaiseSite, SiteKind
+from extractor.templates import parse_template
+from tests.test_example_check import LORA, LORA_SPEC, PP_FIRST, PREFIX, SPEC, _fix, _judge
+
+# fires after "own" where LoRA is given without spec: dropping spec alone trades one error for it
+NEEDS_SPEC = Check("needs", "a.py", 3, "hook", conj([Truthy(LORA), Not(Truthy(SPEC))]), 3)
+# fires after "own" on every launch without spec: nothing gets past both
+NO_SPEC = Check("nospec", "a.py", 3, "hook", Not(Truthy(SPEC)), 3)
+
+
+def _entry(solutions: tuple[Solution, ...], fix: dict, own: str = "own", message: str = "LoRA with spec.") -> Entry:
+    site = RaiseSite("a.py", 2, "hook", SiteKind.RAISE, "ValueError", parse_template(message), ())
+    trigger = Trigger(TRUE, "t", (), (), (), ())
+    return Entry(own, site, "u", 1, "", trigger, (), solutions=solutions, example_fix=fix)
+
+
+DROP_SPEC = Solution("Do not pass `--enable-spec`.", Truthy(SPEC))
+DROP_LORA = Solution("Do not pass `--enable-lora`.", Truthy(LORA))
+
+
+@pytest.mark.parametrize(("checks", "sol", "text", "change", "command", "predicted"), [
+    # gets past: listed with its command
+    ((PP_FIRST, LORA_SPEC), DROP_SPEC, "Do not pass `--enable-spec`.", {"drop": ["--enable-spec"]},
+     "serve --enable-lora", "true"),
+    # walks into a later error: the change that moves it off is added, in its words
+    ((LORA_SPEC, NEEDS_SPEC), DROP_SPEC,
+     "Do not pass `--enable-spec`, and drop `--enable-lora`: alone, the change meets “LoRA needs spec.”.",
+     {"drop": ["--enable-lora", "--enable-spec"]}, "serve", "true"),
+    ((LORA_SPEC, NEEDS_SPEC), DROP_LORA, "Do not pass `--enable-lora`.", {"drop": ["--enable-lora"]},
+     "serve --enable-spec", "true"),
+])
+def test_a_solution_is_applied_and_judged(checks, sol, text, change, command, predicted):
+    other = _entry((), {}, "needs", "LoRA needs spec.")
+    done, _ = check_solutions([_entry((sol,), _fix("--enable-lora --enable-spec", "--enable-lora")), other],
+                              _judge(*checks))
+    (found,) = done.solutions
+    assert (found.text, found.change.as_dict(), found.command, found.predicted) == (
+        text, change, command, predicted)
+    assert found.before == f"{PREFIX} --enable-lora --enable-spec"
+
+
+def test_a_solution_that_trades_the_error_for_another_is_not_listed():
+    (done,) = check_solutions([_entry((DROP_SPEC, DROP_LORA), _fix("--enable-lora --enable-spec", "--enable-lora"))],
+                              _judge(LORA_SPEC, NO_SPEC))
+    assert [s.text for s in done.solutions] == ["Do not pass `--enable-lora`."]
+
+
+def test_without_a_command_that_reaches_the_error_a_solution_keeps_its_words_undecided():
+    fix = {"before": None, "after": None, "verified": "not-run", "predicted": "false"}
+    (done,) = check_solutions([_entry((DROP_SPEC,), fix)], _judge(LORA_SPEC))
+    assert [(s.text, s.command, s.predicted) for s in done.solutions] == [
+        ("Do not pass `--enable-spec`.", None, "unknown")]
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (Change(drop=("--x",)), "drop `--x`"),
+    (Change(set=(("--tp-size", "2"),)), "set `--tp-size` to 2"),
+    (Change(set=(("--enable-lora", ""),), drop=("--y",)), "pass `--enable-lora` and drop `--y`"),
+    (Change(env=(("A", "1"), ("B", None))), "set `A=1` and unset `B`"),
+    (Change(set=(("--a", "1"), ("--b", "2")), drop=("--c",)), "set `--a` to 1, set `--b` to 2 and drop `--c`"),
+])
+def test_change_words(change, words):
+    assert change.words() == words
+
+
+@pytest.mark.parametrize("sol", [
+    Solution("Leave `--x` unset."),
+    Solution("t", None, Change(drop=("--x",)), "serve --x 1", "serve", "true", "true", "confirmed (0.1)"),
+    Solution("t", None, Change(env=(("A", None),)), "A=1 serve", "serve", "unknown"),
+])
+def test_solution_round_trip(sol):
+    assert Solution.from_dict(sol.as_dict()) == sol
+
+
+@pytest.mark.parametrize(("data", "text"), [("plain words", "plain words"), ({"text": "a record"}, "a record")])
+def test_solution_text_reads_both_forms(data, text):
+    assert solution_text(data) == text
+    assert Solution.from_dict(data).text == text
+
+
+@pytest.mark.parametrize("data", [{"text": "t", "extra": 1}, {"text": 3}, ["t"], {"text": "t", "change": {"x": 1}}])
+def test_a_stored_solution_of_another_shape_is_refused(data):
+    from extractor.shape import ShapeError
+
+    with pytest.raises(ShapeError):
+        Solution.from_dict(data)
+
+
+def test_judged_pairs_are_the_solutions_with_a_command():
+    entry = {"example_fix": {}, "solutions": [{"text": "a", "before": "b", "command": "c"}, {"text": "no command"}],
+             "variants": [{"example_fix": {}, "solutions": [{"text": "d", "before": "b", "command": "e"}]}]}
+    assert [(label, sol["command"]) for label, _, sol in judged_pairs(entry)] == [
+        ("solution 1", "c"), ("variant 1 solution 1", "e")]
+    assert [is_solution(label) for label in ("", "variant 2", "solution 1", "variant 1 solution 2")] == [
+        False, False, True, True]
