@@ -392,5 +392,9 @@ def judge_examples(entries: Sequence[Any], judge: ExampleJudge) -> list[Any]:
     for entry in entries:
         variants = tuple(replace(v, example_fix=judge.judge(entry.id, v.example_fix))
                          if v.example_fix is not None else v for v in entry.variants)
-        out.append(replace(entry, example_fix=judge.judge(entry.id, entry.example_fix), variants=variants))
+        fix = judge.judge(entry.id, entry.example_fix)
+        if fix.get("predicted") != "true":  # advice took a row's example the pipeline refutes: another row's works
+            rows = (v.example_fix for v in variants if v.example_fix is not None)
+            fix = next((f for f in rows if f.get("predicted") == "true" and f.get("before")), fix)
+        out.append(replace(entry, example_fix=fix, variants=variants))
     return out

@@ -261,6 +261,13 @@ def _numbers_near(consts: Iterable[Any], kind: str) -> list[Any]:
     return [int(v) if kind == "int" else float(v) for v in out if kind != "int" or float(v).is_integer()]
 
 
+def _natural_first(values: list[Any]) -> list[Any]:
+    """Positive numbers, then 0, then negative ones (each in their order): where several
+    values work, a command shows one a person passes (``--tp-size 2``, not 0 or -1); a
+    check about 0 or a negative value still finds one, later."""
+    return sorted(values, key=lambda v: 0 if v > 0 else 1 if v == 0 else 2)
+
+
 # 3: with 2, a pair whose remainder is not 0 (`a % b != 0` checks)
 _SAMPLES: dict[str, list[Any]] = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 1.0, 0.0, 2.0, -1.0],
                                   "bool": [True, False]}
@@ -286,7 +293,7 @@ _JSON = re.compile(r"\bjson\b", re.IGNORECASE)
 def _scalars(dest: str, kind: str, consts: Sequence[Any], model: Model) -> list[Any]:
     """Values of one kind to try: the condition's own constants first."""
     if kind in ("int", "float"):
-        out = _numbers_near(consts, kind) + _SAMPLES[kind]
+        out = _natural_first(_numbers_near(consts, kind) + _SAMPLES[kind])
     elif kind == "bool":
         out = [True, False]
     else:
@@ -364,7 +371,10 @@ def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[An
         items = list(_unique(named + [c for c in declared if c not in named][:1]))
         singles = [(c,) for c in items if isinstance(c, str)]
     else:
-        items = _scalars(dest, item_kind, consts, model)[:3]
+        found = list(_unique(_scalars(dest, item_kind, consts, model)))
+        # two values a person passes, then those that are not (a check on some item: ``i < 0``)
+        odd = [v for v in found[2:] if isinstance(v, (int, float)) and not isinstance(v, bool) and v <= 0][:2]
+        items = found[:2] + (odd or found[2:3])
         singles = [(c,) for c in consts if isinstance(c, str)]
     first = items[0] if items else WORD
     # last, each other value alone (a check on some item: ``any(i < 0 for i in ids)``)

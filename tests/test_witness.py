@@ -354,8 +354,10 @@ def value_model() -> Model:
     ("extra", ["threshold", 0], [NOT_GIVEN, {"threshold": -1}, {"threshold": 1}, {"threshold": "value"},
                                  {"key": "value"}, {}, JSON_LIST]),
     ("size", [4], [NOT_GIVEN, 4, 5, 3, 8, 1, 2, 0, -1]),
+    # sizes a person passes first: 0 and negative values last, even where the condition names 0
+    ("size", [0], [NOT_GIVEN, 1, 2, 8, 3, 0, -1]),
     ("paths", ["a"], [NOT_GIVEN, ("a",), (), ("a", WORD), ("a",) * 4]),
-    ("layers", [], [NOT_GIVEN, (1,), (1, 2), (1,) * 4, (2,), (0,)]),  # nargs="+": argparse refuses none
+    ("layers", [], [NOT_GIVEN, (1,), (1, 2), (1,) * 4, (2,), (0,), (-1,)]),  # nargs="+": argparse refuses none
 ])
 def test_flag_candidates_are_values_a_user_can_paste(dest, consts, expected):
     assert flag_candidates(dest, consts, value_model()) == expected
