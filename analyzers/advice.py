@@ -90,10 +90,13 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
     one part), innermost first; then the facts no flag changes."""
     groups: dict[tuple[Leaf, ...], list[Expr]] = {}
     facts: list[Expr] = []
+    derived: list[tuple[Expr, tuple[Leaf, ...]]] = []
     for part in reversed(parts_of(expr)):
         leaves = tuple(settable_leaves(part, ctx.model))
         if leaves:
             groups.setdefault(leaves, []).insert(0, part)
+        elif feeding := feeding_leaves(part, ctx.model):
+            derived.append((part, feeding))
         else:
             facts.append(part)
     out: list[Solution] = []
@@ -102,10 +105,35 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
         text = phrase(part, leaves, ctx)
         if text and all(text != s.text for s in out):
             out.append(Solution(text, part))
+    for part, leaves in derived:  # a setting the code derives: changed through the options it is derived from
+        names = ", ".join(_option(x, ctx) for x in leaves)
+        goal = ctx.renderer.text(Not(part))
+        out.append(Solution(f"Change {names} so that {goal if len(goal) <= MAX_GOAL else 'it no longer holds'} "
+                            "(the code derives it from them).", part, leaves=leaves, note=fact_text(part, ctx)))
     for part in facts:
         out.append(Solution(fact_text(part, ctx), None))
     hidden = more(len(out) - MAX_SOLUTIONS, "and", "solution").lstrip()
     return out[:MAX_SOLUTIONS] + [Solution(hidden, None)] if hidden else out
+
+
+MAX_FEEDING = 6  # options a setting the code derives is changed through, tried in a solution
+
+
+def feeding_leaves(part: Expr, model: Model) -> tuple[Leaf, ...]:
+    """The options (and env vars) the adjustments deriving what `part` reads read, where
+    `part` reads derived settings only (not a platform or model fact): what a user changes
+    to change it (``--disable-cuda-graph`` for a CUDA-graph backend the code picks)."""
+    found = refs(part)
+    if not found or any(r.kind is not RefKind.FLAG for r in found):
+        return ()
+    read = {r.name for r in found}
+    # the adjustments writing what `part` reads come first: their options change it most directly
+    def direct(rule: Any) -> bool:
+        return any(rule.dest == name or name.startswith(rule.dest + ".") for name in read)
+
+    rules = sorted(model.relevant_rules(part), key=lambda r: not direct(r))
+    leaves = dict.fromkeys(leaf for r in rules for leaf in settable_leaves(conj([r.when, r.value]), model))
+    return tuple(leaves)[:MAX_FEEDING]
 
 
 def fact_text(part: Expr, ctx: Context) -> str:

@@ -71,6 +71,10 @@ class Solution:
     text: str
     # the trigger part it makes false (None: text only, e.g. curated); in memory only
     part: Expr | None = field(default=None, compare=False)
+    # what the search may change to make `part` false, where `part` reads derived settings; in memory only
+    leaves: tuple[Any, ...] = field(default=(), compare=False, kw_only=True)
+    # what is said instead where no change the search finds is judged to work (a note); in memory only
+    note: str = field(default="", compare=False, kw_only=True)
     change: Change | None = None
     before: str | None = None  # a command that meets the error first (the example's, as a rule)
     command: str | None = None  # `before` with the change applied

@@ -24,27 +24,39 @@ from itertools import islice
 from typing import Any
 
 from analyzers.entries import Entry
+from analyzers.evaluate import Model, Truth, evaluate
 from analyzers.example_check import Delta, ExampleJudge, applied, delta_of, verdict
 from analyzers.first_error import ERROR, seen_by
 from analyzers.launch import Launch, flag_words
 from analyzers.solution import Change, Solution
-from analyzers.witness import falsify
-from extractor.ir import negate
+from analyzers.witness import Leaf, assign, candidates, falsify
+from extractor.ir import Expr, negate
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error
 
 
 def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry]:
-    """`entries` with every solution (the entry's and each row's) judged on a command."""
+    """`entries` with every solution (the entry's and each row's) judged on a command; a
+    change of a derived setting no searched change achieves becomes its note."""
     templates = {e.id: e.site.template.text for e in entries}
     out = []
     for entry in entries:
-        variants = tuple(
-            replace(v, solutions=tuple(_checked(entry.id, v.solutions, v.example_fix or {}, judge, templates)))
-            if v.solutions else v for v in entry.variants)
-        out.append(replace(entry, solutions=tuple(_checked(entry.id, entry.solutions, entry.example_fix, judge,
-                                                           templates)), variants=variants))
+        variants = []
+        for v in entry.variants:
+            if v.solutions:
+                sols, notes = _notes_apart(_checked(entry.id, v.solutions, v.example_fix or {}, judge, templates))
+                v = replace(v, solutions=sols, notes=(*v.notes, *notes))
+            variants.append(v)
+        sols, notes = _notes_apart(_checked(entry.id, entry.solutions, entry.example_fix, judge, templates))
+        out.append(replace(entry, solutions=sols, advice_notes=(*entry.advice_notes, *notes),
+                           variants=tuple(variants)))
     return out
+
+
+def _notes_apart(sols: Sequence[Solution]) -> tuple[tuple[Solution, ...], tuple[str, ...]]:
+    """The solutions with a change or words of their own, and the notes of those without."""
+    kept = tuple(s for s in sols if not (s.note and s.change is None))
+    return kept, tuple(s.note for s in sols if s.note and s.change is None)
 
 
 def _reaching(own: str, fix: Mapping[str, Any], judge: ExampleJudge) -> Launch | None:
@@ -84,7 +96,11 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
     assert sol.part is not None
     check = judge.checks[own]
     stated = judge.judged(before)[0]
-    moved, _ = falsify(check.condition, sol.part, seen_by(check, judge.pipeline.model), stated)
+    model = seen_by(check, judge.pipeline.model)
+    if sol.leaves:  # derived settings: through the options they are derived from
+        moved = _through(negate(sol.part), sol.leaves, model, stated)
+    else:
+        moved, _ = falsify(check.condition, sol.part, model, stated)
     delta = delta_of(stated, moved)
     after = applied(before, delta)
     if after == before:  # no change of options makes the part false
@@ -125,6 +141,17 @@ def change_between(before: Launch, after: Launch, flags: Any) -> Change:
     env = [(name, after.env.get(name)) for name in sorted({*before.env, *after.env})
            if before.env.get(name) != after.env.get(name)]
     return Change(tuple(set_), tuple(drop), tuple(env))
+
+
+def _through(goal: Expr, leaves: Sequence[Leaf], model: Model, launch: Launch) -> Launch:
+    """`launch` with one of `leaves` given a value after which `goal` (on settings the code
+    derives from them) surely holds; `launch` itself where none does."""
+    for leaf in leaves:
+        for value in candidates(leaf, goal, model):
+            moved = assign(launch, leaf, value)
+            if moved != launch and evaluate(goal, moved, model) is Truth.TRUE:
+                return moved
+    return launch
 
 
 def _verdict(own: str, before: Launch, after: Launch, judge: ExampleJudge) -> tuple[str, str | None]:

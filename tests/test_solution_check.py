@@ -104,3 +104,29 @@ def test_judged_pairs_are_the_solutions_with_a_command():
         ("solution 1", "c"), ("variant 1 solution 1", "e")]
     assert [is_solution(label) for label in ("", "variant 2", "solution 1", "variant 1 solution 2")] == [
         False, False, True, True]
+
+
+def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from():
+    """``graphs`` is set by the code where ``--enable-spec`` is given: the solution drops that
+    option; where the search finds no such change, its note is said instead."""
+    from analyzers.evaluate import Model, Rule
+    from analyzers.example_check import ExampleJudge
+    from analyzers.first_error import Pipeline
+    from analyzers.platform_facts import Stated
+    from analyzers.witness import Leaf
+    from extractor.ir import Const, Ref, RefKind
+    from tests.test_example_check import EXAMPLES, FLAGS, GENERIC, REAL
+
+    graphs = Ref(RefKind.FLAG, "graphs", "cfg.graphs")
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(graphs), Truthy(LORA)]), 2)
+    rules = (Rule("graphs", Const(False), TRUE, at=0), Rule("graphs", Const(True), Truthy(SPEC), at=1))
+    pipeline = Pipeline((own,), Model(FLAGS, rules, EXAMPLES))
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, EXAMPLES), FLAGS, PREFIX)
+    derived = Solution("Change `--enable-spec` so that graphs is off.", Truthy(graphs),
+                       leaves=(Leaf(RefKind.FLAG, "enable_spec"),), note="Depends on graphs.")
+    stuck = Solution("Change nothing.", Truthy(graphs), leaves=(Leaf(RefKind.FLAG, "tp_size"),), note="A note.")
+    (done,) = check_solutions([_entry((derived, stuck), _fix("--enable-lora --enable-spec", "--enable-lora"))],
+                              judge)
+    assert [(s.change.as_dict(), s.command) for s in done.solutions] == [
+        ({"drop": ["--enable-spec"]}, "serve --enable-lora")]
+    assert done.advice_notes == ("A note.",)
