@@ -25,12 +25,12 @@ from typing import Any
 
 from analyzers.entries import Entry
 from analyzers.evaluate import Model, Truth, evaluate
-from analyzers.example_check import Delta, ExampleJudge, applied, delta_of, verdict
+from analyzers.example_check import ExampleJudge, applied, delta_of, verdict
 from analyzers.first_error import ERROR, seen_by
 from analyzers.launch import Launch, flag_words
 from analyzers.solution import Change, Solution
 from analyzers.witness import Leaf, assign, candidates, falsify
-from extractor.ir import Expr, negate
+from extractor.ir import Expr, negate, refs
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error
 
@@ -108,13 +108,15 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
     said, met = _verdict(own, before, after, judge)
     text = _worded(sol.text, change_between(before, after, judge.flags))
     if said == "false" and met is not None:
-        fixed = _moved_off(own, met, sol, before, after, judge)
-        if fixed is None:
+        pair = _moved_off(own, met, sol, before, after, judge)
+        if pair is None:
             return None
-        extra = change_between(after, fixed, judge.flags)
-        other = f"“{_short(templates[met])}”" if templates.get(met) else f"entry {met}"
-        text = f"{text.rstrip('.')}, and {extra.words()}: alone, the change meets {other}."
-        after, said = fixed, "true"
+        base, fixed = pair
+        if base == before:  # the solution needs a further change: said in its words
+            extra = change_between(after, fixed, judge.flags)
+            other = f"“{_short(templates[met])}”" if templates.get(met) else f"entry {met}"
+            text = f"{text.rstrip('.')}, and {extra.words()}: alone, the change meets {other}."
+        before, after, said = base, fixed, "true"
     if said == "false":
         return None
     return replace(sol, text=text, change=change_between(before, after, judge.flags),
@@ -162,20 +164,23 @@ def _verdict(own: str, before: Launch, after: Launch, judge: ExampleJudge) -> tu
 
 
 def _moved_off(own: str, met: str, sol: Solution, before: Launch, after: Launch,
-               judge: ExampleJudge) -> Launch | None:
-    """`after` moved off the error `met` it meets, `sol`'s change kept; None where none of the
-    judge's first moves gets a pair the pipeline says works."""
+               judge: ExampleJudge) -> tuple[Launch, Launch] | None:
+    """(before, after) moved off the error `met` that `after` meets, `sol`'s change kept:
+    first a change made to both commands (the launch a user has besides: `--lora-paths`
+    where LoRA without it meets another check), then one to `after` alone; a move that
+    drops a setting this error reads is no solution of it (another one says so). None
+    where none of the judge's first moves gets a pair the pipeline says works."""
     assert sol.part is not None
     goal = judge.goal(met, off=True)
     if goal is None:
         return None
+    read = {r.name for r in refs(judge.checks[own].condition)}
     stated = judge.judged(after)[0]
-    moves: Sequence[Delta] = list(islice(judge.each_move(met, goal, (negate(sol.part),), stated), MAX_MOVES))
-    for delta in moves:
-        fixed = applied(after, delta)
-        if fixed != after and judge.judged(fixed)[1].entry != own and \
-                verdict(own, *(p[1] for p in (judge.judged(before), judge.judged(fixed)))) == "true":
-            return fixed
+    moves = list(islice((d for d in judge.each_move(met, goal, (negate(sol.part),), stated) if not d[1] & read),
+                        MAX_MOVES))
+    for pair in [(applied(before, d), applied(after, d)) for d in moves] + [(before, applied(after, d)) for d in moves]:
+        if pair[1] != after and verdict(own, judge.judged(pair[0])[1], judge.judged(pair[1])[1]) == "true":
+            return pair
     return None
 
 
