@@ -35,8 +35,10 @@ def _match(match: Any, entry: Mapping[str, Any], versions: Mapping[str, Sequence
            "template": (row or entry).get("template", entry.get("template")),
            "row": {"index": match.row, "values": row.get("values")} if row is not None else None,
            "holes": dict(match.holes), "source": {k: source.get(k) for k in ("path", "line", "function", "url")},
-           "trigger": ((row or entry).get("trigger") or {}).get("text"), "meaning": entry.get("meaning"),
-           "solutions": [solution_text(s) for s in entry.get("solutions") or ()],
+           "trigger": ((row or entry).get("trigger") or {}).get("text"),
+           # a table row's own words: why it refuses and what gets past it (the entry's where it has none)
+           "meaning": (row or {}).get("meaning") or entry.get("meaning"),
+           "solutions": [solution_text(s) for s in ((row or {}).get("solutions") or entry.get("solutions") or ())],
            "example": ({k: fix.get(k) for k in ("before", "after", "verified", "predicted")}
                        if fix.get("before") else None)}
     if versions is not None:

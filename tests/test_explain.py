@@ -99,3 +99,17 @@ def test_each_error_of_a_text_is_explained():
     assert [(e.message, bool(best(m))) for e, m in explained(INDEX, "ValueError: x\nValueError: --tp-size must be "
                                                                      "positive, got 3")] == [
         ("--tp-size must be positive, got 3", True), ("x", False)]
+
+
+def test_a_rows_message_is_explained_with_that_rows_meaning_and_solutions():
+    """Issue 37: every consumer shows a table row's own words, not its entry's general ones."""
+    from output.explain_text import explain_report
+
+    entry = {**_entry("lora", "LoRA with speculative decoding {reason}.", 299,
+                      rows=("LoRA with speculative decoding does not support --speculative-adaptive: static draft.",)),
+             "meaning": "entry meaning", "solutions": [{"text": "Do not pass `--enable-lora`."}]}
+    entry["variants"][0].update(meaning="row meaning", solutions=[{"text": "Do not pass `--speculative-adaptive`."}])
+    error = error_texts(TRACEBACK)[0]
+    report = explain_report([(error, MessageIndex([entry]).find(error))], {"lora": entry}, "0.5.23")
+    (match, *_) = report["errors"][0]["matches"]
+    assert (match["meaning"], match["solutions"]) == ("row meaning", ["Do not pass `--speculative-adaptive`."])

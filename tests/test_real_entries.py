@@ -119,3 +119,19 @@ def test_pass_contract_checks_are_internal_and_retired_shims_do_not_guard(catalo
     assert not any(e.extra.get("internal") for e in by_function["_check_dsa_backend_constraints"])
     dsa = by_function["_check_dsa_backend_constraints"]
     assert all("_check_tilelang_dsa_fp8_kv" not in e.trigger.text for e in dsa)
+
+
+def _all_solutions(entry):
+    return [*entry.solutions, *(s for v in entry.variants for s in v.solutions or ())]
+
+
+@pytest.mark.parametrize("version", ["0.5.18", "0.5.23"])
+def test_every_listed_solution_is_a_change_not_predicted_to_fail(extracted, version) -> None:
+    """Issue 37: a solution is a change (what no option changes is a note); one with a command
+    gets past its error in the whole pipeline, or is undecided, never predicted to fail."""
+    sols = [s for e in extracted.catalog(version).entries for s in _all_solutions(e)]
+    assert sols
+    assert not [s.text for s in sols if s.text.startswith(("Not changeable by flags", "Depends on "))]
+    assert not [s.text for s in sols if s.predicted == "false"]
+    with_command = [s for s in sols if s.command]
+    assert with_command and all(s.change and s.before and s.predicted in ("true", "unknown") for s in with_command)
