@@ -22,7 +22,7 @@ from analyzers.launch import Launch, command
 from analyzers.related import with_related
 from analyzers.restriction import restriction
 from analyzers.rivals import Rivals
-from analyzers.solution import Solution
+from analyzers.solution import Solution, ValueChoice
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
     NOT_GIVEN,
@@ -102,9 +102,13 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
     out: list[Solution] = []
     for leaves, group in groups.items():
         part = conj(group)
-        text = phrase(part, leaves, ctx)
+        choice = value_choice(part, leaves[0], ctx) if len(leaves) == 1 and not _phrased(part, leaves[0], ctx) \
+            else None
+        text = choice_text(choice, ctx)
+        if text is None:  # no value to name: the words say what to change
+            choice, text = None, phrase(part, leaves, ctx)
         if text and all(text != s.text for s in out):
-            out.append(Solution(text, part))
+            out.append(Solution(text, part, choice=choice))
     for part, leaves in derived:  # a setting the code derives: changed through the options it is derived from
         names = ", ".join(_option(x, ctx) for x in leaves)
         goal = ctx.renderer.text(Not(part))
@@ -157,7 +161,7 @@ def _flag(leaf: Leaf, ctx: Context) -> Any:
     return flags.by_dest(leaf.name) if flags is not None and leaf.kind is RefKind.FLAG else None
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     if value is None:
         return "none"
     if value == "" and isinstance(value, str):  # as typed on a command line, not nothing
@@ -165,7 +169,7 @@ def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, tuple):
-        return " ".join(_shown(v) for v in value)
+        return " ".join(shown_value(v) for v in value)
     return str(value)
 
 
@@ -188,6 +192,15 @@ def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
 
 
 def _single_leaf(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
+    said = _phrased(part, leaf, ctx)
+    if said is not None:
+        return said
+    return choice_text(value_choice(part, leaf, ctx), ctx)
+
+
+def _phrased(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
+    """The words of a change by the part's shape (unset, pass, a bound), or None: values
+    to name (`value_choice`)."""
     name = _option(leaf, ctx)
     shape = _shape(part)
     if leaf.kind is RefKind.ENV:
@@ -210,7 +223,7 @@ def _single_leaf(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
         bound = _bound(part)
         if bound is not None:
             return f"Set {name} to {bound}."
-    return _by_values(part, leaf, ctx)
+    return None
 
 
 def _shape(part: Expr) -> str | None:
@@ -240,23 +253,33 @@ def _bound(part: Expr) -> str | None:
         return None
     if not isinstance(right.value, (int, float)) or isinstance(right.value, bool):
         return None
-    return f"{_WORDS[_FLIPPED[op]]} {_shown(right.value)}"
+    return f"{_WORDS[_FLIPPED[op]]} {shown_value(right.value)}"
 
 
-def _by_values(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
-    """Name the values that avoid `part`, tried one by one (the evaluator decides)."""
+def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
+    """The values of `leaf` that avoid `part`, tried one by one (the evaluator decides), and
+    those that do not; None where none avoids it."""
     good, bad = _tried(part, leaf, ctx)
     if not good:
         return None
-    unset = any(v is NOT_GIVEN for v in good)
     flag = _flag(leaf, ctx)
     consts = _consts(part)
+    values = [v for v in good if v is not NOT_GIVEN]
     if flag is not None and isinstance(flag.choices, tuple):
-        listed = [_shown(v) for v in good if v is not NOT_GIVEN and v in flag.choices]
+        listed = [v for v in values if v in flag.choices]
     else:
-        listed = [_shown(v) for v in good if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
-    offending = [_shown(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
-    return _values_text(_option(leaf, ctx), leaf.kind is RefKind.ENV, listed, offending, unset)
+        listed = [v for v in values if _is_const_in(v, part, consts)]
+    offending = [shown_value(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
+    others = [v for v in values if not any(v is x for x in listed)]
+    return ValueChoice(leaf, tuple(listed), tuple(others), tuple(offending), any(v is NOT_GIVEN for v in good))
+
+
+def choice_text(choice: ValueChoice | None, ctx: Context) -> str | None:
+    """The words of `choice`: the values to set (or to avoid), and whether leaving it unset does."""
+    if choice is None:
+        return None
+    return values_text(_option(choice.leaf, ctx), choice.leaf.kind is RefKind.ENV,
+                       [shown_value(v) for v in choice.listed], choice.offending, choice.unset)
 
 
 def _tried(part: Expr, leaf: Leaf, ctx: Context) -> tuple[list[Any], list[Any]]:
@@ -273,7 +296,7 @@ def _tried(part: Expr, leaf: Leaf, ctx: Context) -> tuple[list[Any], list[Any]]:
     return good, bad
 
 
-def _values_text(name: str, env: bool, listed: Sequence[str], offending: Sequence[str], unset: bool) -> str | None:
+def values_text(name: str, env: bool, listed: Sequence[str], offending: Sequence[str], unset: bool) -> str | None:
     """The solution naming the values to set (`listed`) or avoid (`offending`), and whether
     not setting `name` at all also works (`unset`: an env var is unset, a flag left unset)."""
     leave = "unset it" if env else "leave it unset"

@@ -67,6 +67,18 @@ def _joined(parts: list[str]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class ValueChoice:
+    """The values of one setting a solution names (``Set `--x` to one of a, b``): what the
+    examples' judge tries one by one, keeping those the whole pipeline lets through."""
+
+    leaf: Any  # `analyzers.witness.Leaf`: the option or env var
+    listed: tuple[Any, ...]  # values the words name as working
+    others: tuple[Any, ...]  # other values that make the part false (a value to name where none is listed)
+    offending: tuple[str, ...]  # values the words name as refused, as shown
+    unset: bool  # leaving it unset makes the part false too
+
+
+@dataclass(frozen=True, slots=True)
 class Solution:
     text: str
     # the trigger part it makes false (None: text only, e.g. curated); in memory only
@@ -75,6 +87,8 @@ class Solution:
     leaves: tuple[Any, ...] = field(default=(), compare=False, kw_only=True)
     # what is said instead where no change the search finds is judged to work (a note); in memory only
     note: str = field(default="", compare=False, kw_only=True)
+    # the values the words name, each to be judged; in memory only
+    choice: ValueChoice | None = field(default=None, compare=False, kw_only=True)
     change: Change | None = None
     before: str | None = None  # a command that meets the error first (the example's, as a rule)
     command: str | None = None  # `before` with the change applied

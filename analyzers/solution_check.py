@@ -29,10 +29,11 @@ from analyzers.example_check import ExampleJudge, applied, delta_of, verdict
 from analyzers.first_error import ERROR, seen_by
 from analyzers.launch import Launch, flag_words
 from analyzers.solution import Change, Solution
-from analyzers.witness import Leaf, assign, candidates, falsify
-from extractor.ir import Expr, negate, refs
+from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, falsify
+from extractor.ir import Expr, RefKind, negate, refs
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error
+MAX_VALUES = 8  # values of one setting a solution names, each judged
 
 
 def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry]:
@@ -94,6 +95,8 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
     """`sol` applied to `before` and judged; None where it surely walks into another error
     and no further change (said in its words) moves it off."""
     assert sol.part is not None
+    if sol.choice is not None and (chosen := _chosen(own, sol, before, judge)) is not None:
+        return chosen
     check = judge.checks[own]
     stated = judge.judged(before)[0]
     model = seen_by(check, judge.pipeline.model)
@@ -121,6 +124,35 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
         return None
     return replace(sol, text=text, change=change_between(before, after, judge.flags),
                    before=judge.text_of(before), command=judge.text_of(after), predicted=said)
+
+
+def _chosen(own: str, sol: Solution, before: Launch, judge: ExampleJudge) -> Solution | None:
+    """`sol` naming only the values (and unsetting, where it said so) that the whole
+    pipeline lets past this error from `before`, with the command of the first; None where
+    none does (the general search then tries its own change)."""
+    from analyzers.advice import shown_value, values_text  # the words advice gives values
+
+    choice = sol.choice
+    assert choice is not None
+    tried = [*choice.listed, *choice.others[:1]] if not choice.listed else list(choice.listed)
+    works = [(v, after) for v in tried[:MAX_VALUES] if _works(own, before, after := assign(before, choice.leaf, v),
+                                                                judge)]
+    unset = assign(before, choice.leaf, NOT_GIVEN)
+    unset_works = choice.unset and unset != before and _works(own, before, unset, judge)
+    if not works and not unset_works:
+        return None
+    name = judge.flags.by_dest(choice.leaf.name) if judge.flags is not None and choice.leaf.kind is RefKind.FLAG \
+        else None
+    shown = f"`{name.option}`" if name is not None and name.option else f"`{choice.leaf.name}`"
+    text = values_text(shown, choice.leaf.kind is RefKind.ENV, [shown_value(v) for v, _ in works], (),
+                       unset_works)
+    after = unset if unset_works else works[0][1]
+    return replace(sol, text=text or sol.text, change=change_between(before, after, judge.flags),
+                   before=judge.text_of(before), command=judge.text_of(after), predicted="true")
+
+
+def _works(own: str, before: Launch, after: Launch, judge: ExampleJudge) -> bool:
+    return after != before and verdict(own, judge.judged(before)[1], judge.judged(after)[1]) == "true"
 
 
 def change_between(before: Launch, after: Launch, flags: Any) -> Change:

@@ -82,9 +82,9 @@ def test_solutions(expr, expected):
     ("", '""'),  # an empty value is shown as typed, not as nothing ("one of , off")
 ])
 def test_values_are_shown_as_typed(value, shown):
-    from analyzers.advice import _shown
+    from analyzers.advice import shown_value
 
-    assert _shown(value) == shown
+    assert shown_value(value) == shown
 
 
 @pytest.mark.parametrize(
@@ -101,10 +101,10 @@ def test_values_are_shown_as_typed(value, shown):
         (False, [], [], False, None),
     ],
 )
-def test_values_text(env, listed, offending, unset, expected):
-    from analyzers.advice import _values_text
+def testvalues_text(env, listed, offending, unset, expected):
+    from analyzers.advice import values_text
 
-    assert _values_text("`N`", env, listed, offending, unset) == expected
+    assert values_text("`N`", env, listed, offending, unset) == expected
 
 
 @pytest.mark.parametrize(
