@@ -30,7 +30,7 @@ from analyzers.first_error import ERROR, seen_by
 from analyzers.launch import Launch, flag_words
 from analyzers.solution import Change, Solution
 from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, falsify
-from extractor.ir import Expr, RefKind, negate, refs
+from extractor.ir import Expr, RefKind, negate
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error
 MAX_VALUES = 8  # values of one setting a solution names, each judged
@@ -87,7 +87,39 @@ def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: 
         found = _tried(own, sol, before, judge, templates) if sol.part is not None else replace(sol)
         if found is not None and all(found.text != s.text for s in out):
             out.append(found)
-    return out
+    if not any(s.command for s in out) and (shown := _example_change(own, fix, judge)) is not None:
+        out.insert(0, shown)  # the example's own change works: it is a solution too
+    return [s for s in out if not any(_dominates(o, s) for o in out)]
+
+
+def _items(change: Change) -> set[tuple[str, str, Any]]:
+    return {*(("set", k, v) for k, v in change.set), *(("drop", k, "") for k in change.drop),
+            *(("env", k, v) for k, v in change.env)}
+
+
+def _dominates(one: Solution, other: Solution) -> bool:
+    """Does `one` do part of what `other` does and get past the error as well? Then `other`
+    (dropping LoRA besides the option a row is about) is no solution of its own."""
+    if one is other or one.change is None or other.change is None or one.predicted != "true":
+        return False
+    return _items(one.change) < _items(other.change)
+
+
+def _example_change(own: str, fix: Mapping[str, Any], judge: ExampleJudge) -> Solution | None:
+    """The change the entry's example makes, as a solution in its words, where the pipeline
+    says it works."""
+    if fix.get("predicted") != "true" or not fix.get("before") or not fix.get("after"):
+        return None
+    try:
+        before, after = judge.user_launch(fix["before"]), judge.user_launch(fix["after"])
+    except ValueError:
+        return None
+    if not _works(own, before, after, judge):
+        return None
+    change = change_between(before, after, judge.flags)
+    words = change.words()
+    return Solution(f"{words[0].upper()}{words[1:]}.", None, change, judge.text_of(before), judge.text_of(after),
+                    "true")
 
 
 def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
@@ -199,17 +231,14 @@ def _moved_off(own: str, met: str, sol: Solution, before: Launch, after: Launch,
                judge: ExampleJudge) -> tuple[Launch, Launch] | None:
     """(before, after) moved off the error `met` that `after` meets, `sol`'s change kept:
     first a change made to both commands (the launch a user has besides: `--lora-paths`
-    where LoRA without it meets another check), then one to `after` alone; a move that
-    drops a setting this error reads is no solution of it (another one says so). None
-    where none of the judge's first moves gets a pair the pipeline says works."""
+    where LoRA without it meets another check), then one to `after` alone. None where
+    none of the judge's first moves gets a pair the pipeline says works."""
     assert sol.part is not None
     goal = judge.goal(met, off=True)
     if goal is None:
         return None
-    read = {r.name for r in refs(judge.checks[own].condition)}
     stated = judge.judged(after)[0]
-    moves = list(islice((d for d in judge.each_move(met, goal, (negate(sol.part),), stated) if not d[1] & read),
-                        MAX_MOVES))
+    moves = list(islice(judge.each_move(met, goal, (negate(sol.part),), stated), MAX_MOVES))
     for pair in [(applied(before, d), applied(after, d)) for d in moves] + [(before, applied(after, d)) for d in moves]:
         if pair[1] != after and verdict(own, judge.judged(pair[0])[1], judge.judged(pair[1])[1]) == "true":
             return pair
@@ -222,6 +251,8 @@ def _worded(text: str, change: Change) -> str:
         return text
     words = change.words()
     if text.startswith("Change ") and " so that " in text:  # "Change `--a`, `--b` so that …"
+        if not change.set and not any(v for _, v in change.env):  # options dropped: nothing more to say
+            return f"{words[0].upper()}{words[1:]}."
         return f"{words[0].upper()}{words[1:]} so that {text.split(' so that ', 1)[1]}"
     if " a value other than " in text and change.set:  # name what works, not only what does not
         return f"{text.split(' to a value other than ', 1)[0]} to {change.set[0][1]} (refused here: " \

@@ -131,3 +131,18 @@ def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from():
     assert [(s.change.as_dict(), s.command) for s in done.solutions] == [
         ({"drop": ["--enable-spec"]}, "serve --enable-lora")]
     assert done.advice_notes == ("A note.",)
+
+
+def test_a_solution_that_also_does_what_another_does_alone_is_not_listed():
+    """Dropping spec meets "LoRA needs spec" unless LoRA goes too: "drop spec and LoRA" does
+    more than "drop LoRA", which works alone."""
+    needs = Check("needs", "a.py", 3, "hook", conj([Truthy(LORA), Not(Truthy(SPEC))]), 3)
+    (done,) = check_solutions([_entry((DROP_SPEC, DROP_LORA), _fix("--enable-lora --enable-spec", "--enable-lora"))],
+                              _judge(LORA_SPEC, needs))
+    assert [s.text for s in done.solutions] == ["Do not pass `--enable-lora`."]
+
+
+def test_where_no_solution_gets_past_the_examples_own_change_is_one():
+    (done,) = check_solutions([_entry((), _fix("--enable-lora --enable-spec", "--enable-lora"))], _judge(LORA_SPEC))
+    assert [(s.text, s.command, s.predicted) for s in done.solutions] == [
+        ("Drop `--enable-spec`.", f"{PREFIX} --enable-lora", "true")]
