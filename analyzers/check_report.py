@@ -13,14 +13,14 @@ from typing import Any
 
 from analyzers.argv import option_groups
 from analyzers.check import FAILS, REFUSED, Checked
-from analyzers.evaluate import UNKNOWN, resolved, value
+from analyzers.evaluate import UNKNOWN, Truth, evaluate, resolved, value
 from analyzers.example_check import ExampleJudge
-from analyzers.first_error import OK, UNDECIDED
+from analyzers.first_error import OK, UNDECIDED, seen_by
 from analyzers.flags import FlagModel, option_for_dest
 from analyzers.launch import Launch
 from analyzers.launch import command as shell_line
 from analyzers.matching import split_template, strip_receivers
-from extractor.ir import Ref, RefKind
+from extractor.ir import Ref, RefKind, from_dict
 
 _FILLER = "…"
 
@@ -78,10 +78,25 @@ def _entry(entry: Mapping[str, Any] | None, id_: str, judge: ExampleJudge, launc
     if entry is None:
         return {"entry": id_}
     source = entry.get("source") or {}
+    row = _row(entry, id_, judge, launch) or {}  # a table row's own words, where the launch meets one
     return {"entry": id_, "exception": entry.get("exception"),
-            "message": filled_message(str(entry.get("template") or ""), judge, launch),
+            "message": filled_message(str(row.get("template") or entry.get("template") or ""), judge, launch),
             "source": {k: source.get(k) for k in ("path", "line", "url")},
-            "why": (entry.get("trigger") or {}).get("text"), "meaning": entry.get("meaning")}
+            "why": (entry.get("trigger") or {}).get("text"), "meaning": row.get("meaning") or entry.get("meaning")}
+
+
+def _row(entry: Mapping[str, Any], id_: str, judge: ExampleJudge, launch: Launch) -> Mapping[str, Any] | None:
+    """The first row of `entry`'s condition table whose condition surely holds on `launch`."""
+    check = judge.checks.get(id_)
+    if check is None or not entry.get("variants"):
+        return None
+    stated = judge.judged(launch)[0]
+    model = seen_by(check, judge.pipeline.model)
+    for row in entry["variants"]:
+        expr = (row.get("trigger") or {}).get("expr")
+        if isinstance(expr, dict) and evaluate(from_dict(expr), stated, model) is Truth.TRUE:
+            return row
+    return None
 
 
 def filled_message(template: str, judge: ExampleJudge, launch: Launch) -> str:

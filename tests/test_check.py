@@ -129,3 +129,18 @@ def test_a_deprecated_option_is_noted_with_what_replaces_it():
                           release="1.0", platform="generic")
     assert report["deprecated"] == [{"option": "--old-spec", "replacement": "--enable-spec"}]
     assert "note: --old-spec is deprecated (use --enable-spec)" in check_text(report)
+
+
+def test_an_error_of_a_table_row_is_shown_in_that_rows_words():
+    """Issue 37: `check` shows the row the launch meets: its message and its meaning."""
+    rows = [{"template": "LoRA with spec: row about tp", "meaning": "row tp meaning",
+             "trigger": {"text": "tp > 4", "expr": Compare(">", TP, Const(4)).as_dict()}},
+            {"template": "LoRA with spec: row about pages", "meaning": "row page meaning",
+             "trigger": {"text": "page", "expr": Truthy(PAGE).as_dict()}}]
+    entries = {**ENTRIES, "lora": {**ENTRIES["lora"], "meaning": "entry meaning", "variants": rows}}
+    judge = _judge(LORA_SPEC)
+    argv = ["--model-path", "/m", "--enable-lora", "--enable-spec", "--tp-size", "8"]
+    report = check_report(check_launch(judge, argv, launch_of_argv(argv, FLAGS)), judge, entries, ["serve"],
+                          release="1.0", platform="generic")
+    error = report["errors"][0]
+    assert (error["message"], error["meaning"]) == ("LoRA with spec: row about tp", "row tp meaning")
