@@ -1,0 +1,258 @@
+"""An entry's `meaning`: why the launch is refused, in a person's words.
+
+It leads with what the program refuses (the entry's `Category`, read off the message, the
+code around the check and the shape of its condition) and why, from the first source that
+says: the message's own reason (`message_reason`), else the rule it states; then the comment
+at the check, the function's docstring, or the help of the option the message names. Who
+refuses (the function) comes last, and only while the text stays within three sentences.
+The trigger is its own field: never repeated here.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from analyzers.entries import Entry
+from analyzers.restriction import Category, kinds, restriction
+from extractor.docstrings import first_sentence
+from extractor.ir import RefKind, refs
+from extractor.records import Guard, GuardOrigin, RaiseSite
+
+# What the program refuses, per category: the lead, and what it adds where no source says why.
+LEADS: dict[Category | None, tuple[str, str]] = {
+    Category.PARSE: ("{p} cannot parse the value it was given", "it is not in the form the option expects"),
+    Category.COMPANION: ("{p} refuses an option given without the companion option it needs", ""),
+    Category.EXCLUSIVE: ("{p} refuses options that exclude each other", ""),
+    Category.RANGE: ("{p} refuses a value outside its allowed range", ""),
+    Category.PLATFORM: ("{p} does not support this setup on this platform", ""),
+    Category.MODEL: ("{p} does not support this setup for this model", ""),
+    Category.INTERNAL: ("An internal invariant of {p} does not hold",
+                        "the check guards the program's own state, not a command-line setting"),
+    Category.MISSING: ("{p} cannot find a file or package this setup needs", ""),
+    None: ("{p} refuses this launch", ""),
+}
+
+_OWN = (GuardOrigin.IF, GuardOrigin.ELSE, GuardOrigin.ASSERT, GuardOrigin.EXCEPT, GuardOrigin.WHILE,
+        GuardOrigin.CASE)
+_MISSING_EXC = ("FileNotFoundError", "ModuleNotFoundError", "ImportError")
+_MISSING_CODE = re.compile(r"os\.path\.(?:exists|isfile|isdir)|\.exists\(\)|find_spec|"
+                           r"except\b.*\b(?:ImportError|ModuleNotFoundError|FileNotFoundError)\b")
+_MISSING_TEXT = re.compile(r"\b(?:not found|does not exist|no such file|not installed|pip install|installation|"
+                           r"cannot import|could not import|failed to import)\b", re.IGNORECASE)
+_PARSE_CODE = re.compile(r"except\b.*\b(?:JSONDecodeError|ValueError|TypeError|IndexError|UnicodeError|"
+                         r"YAMLError|SyntaxError)\b|\bisinstance\(")
+_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax)|"
+                         r"decod(?:e|ing))\b", re.IGNORECASE)
+_EXCLUSIVE_TEXT = re.compile(r"\b(?:incompatible|not compatible|mutually exclusive|conflicts? with|"
+                             r"cannot be (?:used|combined|enabled|set) (?:together|with|at the same time)|"
+                             r"at the same time|simultaneously|only one of)\b", re.IGNORECASE)
+# "X requires --y", "needs SGLANG_Z=1", "only supported with --w": another option is needed
+_COMPANION_TEXT = re.compile(r"\b(?:requires?|required|needs?|must (?:also )?be (?:set|enabled|specified|given)|"
+                             r"only (?:works|supported|valid|available|allowed) (?:with|when)|depends on)\b"
+                             r"[^.;:]*?(?:--[a-z]|\bSGLANG_[A-Z_]+)")
+_PLATFORM_TEXT = re.compile(r"\b(?:cuda|rocm|hip|npu|xpu|cpu|mps|gpus?|sm ?\d+\+?|platforms?|hardware|ascend|"
+                            r"nvidia|amd|intel|blackwell|hopper|musa|hpu)\b", re.IGNORECASE)
+_MODEL_TEXT = re.compile(r"\b(?:models?|architectures?|checkpoints?|weights|hf_config|layers?|heads?|vocab)\b",
+                         re.IGNORECASE)
+_RANGE_TEXT = re.compile(r"\b(?:positive|non-negative|negative|at least|at most|between|greater than|less than|"
+                         r"larger than|smaller than|multiple of|divisible|divide|equal|out of range|in range|"
+                         r"exceeds?|too (?:large|small|many|few|long)|power of)\b|[<>]=?", re.IGNORECASE)
+
+
+def category(entry: Entry) -> Category | None:
+    """The entry's `Category`: internal, missing and parse failures by the code around the
+    check; otherwise what the message says the rule is about, then the condition's shape."""
+    site = entry.site
+    text = site.template.text
+    code = " ".join(g.text for g in _own(site.guards))
+    user = {r.kind for r in refs(entry.trigger.expr)} & {RefKind.FLAG, RefKind.ENV}
+    if entry.extra.get("internal") or (site.kind == "assert" and not user):
+        return Category.INTERNAL
+    if site.query:
+        return Category.PLATFORM
+    if site.exception in _MISSING_EXC or _MISSING_CODE.search(code) or _MISSING_TEXT.search(text):
+        return Category.MISSING
+    if _PARSE_CODE.search(code) or _PARSE_TEXT.search(text):
+        return Category.PARSE
+    return _by_message(text, kinds(entry.trigger.expr)) or restriction(entry.trigger.expr)
+
+
+def _own(guards: Sequence[Guard]) -> list[Guard]:
+    """The guards of the check itself (not its callers', not the earlier checks')."""
+    return [g for g in guards if g.origin in _OWN]
+
+
+def _by_message(text: str, found: Sequence[str]) -> Category | None:
+    """The category the message names, checked against what the condition reads (`found`)."""
+    if "platform" in found and _PLATFORM_TEXT.search(text):
+        return Category.PLATFORM
+    if "model" in found and _MODEL_TEXT.search(text):
+        return Category.MODEL
+    if _EXCLUSIVE_TEXT.search(text):
+        return Category.EXCLUSIVE
+    if _COMPANION_TEXT.search(text):
+        return Category.COMPANION
+    if {"range", "relation", "value"} & set(found) and _RANGE_TEXT.search(text):
+        return Category.RANGE
+    return None
+
+
+# ------------------------------------------------------------------ the message's reason
+
+
+# A clause of a message that is a value dump or advice, not a reason ("got x", "use y").
+_NOT_A_REASON = re.compile(
+    r"(got|but got|current values?|supported|allowed|available|valid|expected|please|use|set|unset|"
+    r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.|"
+    r"for example|options|choices|values|received|found|instead|only|defaulting|falling back)\b",
+    re.IGNORECASE)
+# Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>",
+# "requires X so <why>", "... (<why>)".
+_REASON_SPLIT = re.compile(r"(?::|;| --| —| \() (?=\S)|(?<=\S) \((?=\S)|(?=\b(?:because|since|so that|so|otherwise) )")
+# Sentences after the first: "X is not supported yet. It requires Y, which ..." (a hole may start one).
+_SENTENCE = re.compile(r"(?<=[a-z0-9)\]}'`\"][.!?]) +(?=[A-Z{`'\"(])")
+_LEADS = ("because ", "since ", "so that ", "so ", "otherwise ")
+_GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r})" inside a reason
+_THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A is the reason, C the rule
+# A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
+_RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
+                   r"does not support|not allowed|exceeds?)\b", re.IGNORECASE)
+_VALUE_TAIL = re.compile(r",?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
+
+
+def _as_reason(clause: str, least: int = 3) -> str:
+    """`clause` as a reason, or "" where it only shows values or gives advice."""
+    clause = _GOT.sub("", clause).strip().rstrip(".").rstrip(")").strip()
+    for lead in _LEADS:
+        clause = clause.removeprefix(lead)
+    words = clause.split()
+    holes = clause.count("{") - 2 * clause.count("{{")
+    listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
+    listing = listing or clause.endswith("}")  # "the overridable set is {sorted(x)}": shows a value
+    if clause.count(")") > clause.count("("):  # the rest of a parenthesis: "({port}) must be between 1 and 65535"
+        return ""
+    if len(words) >= least and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
+        return _clip(clause) + "."
+    return ""
+
+
+def message_reason(template: str) -> str:
+    """The part of a message that says why, e.g. "the draft is built from a static
+    snapshot" from "X does not support Y: the draft is built from a static snapshot.",
+    "A requires B" from "A requires B, so C must be at most 2", or a later sentence that
+    explains ("... yet. It requires prefill context parallelism."); "" when the message
+    only states the refusal, shows values or gives advice."""
+    first, *later = _SENTENCE.split(template.strip())
+    therefore = _THEREFORE.search(first)
+    if therefore and (reason := _as_reason(_REASON_SPLIT.split(first[:therefore.start()])[-1], least=5)):
+        return reason
+    candidates = _REASON_SPLIT.split(first)[1:]
+    for sentence in later:
+        candidates += [sentence, *_REASON_SPLIT.split(sentence)[1:]]
+    return next((r for c in candidates if (r := _as_reason(c))), "")
+
+
+def message_rule(template: str) -> str:
+    """The rule a message states, its shown values left out: "DSpark speculative_num_draft_tokens
+    must equal gamma + 1" from "... must equal gamma + 1 (= {w} for gamma={g}), but got ..."."""
+    first = _SENTENCE.split(template.strip())[0]
+    head = _REASON_SPLIT.split(_VALUE_TAIL.sub("", first))[0].strip().rstrip(".,")
+    holes = head.count("{") - 2 * head.count("{{")
+    return _clip(head) if len(head.split()) >= 3 and holes == 0 and _RULE.search(head) else ""
+
+
+def row_meaning(template: str) -> str:
+    """Why one row of a condition table refuses, where its message says."""
+    reason = message_reason(template)
+    return f"Refused because {_lower_first(reason)}" if reason else ""
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _lower_first(text: str) -> str:
+    """"It requires" -> "it requires"; "DSpark", "FlashKDA", "--x" stay."""
+    return text[0].lower() + text[1:] if len(text) > 1 and text[0].isupper() and text[1].islower() else text
+
+
+# ------------------------------------------------------------------ the meaning
+
+
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+_QUOTED = re.compile(r"“[^”]*”|`[^`]*`")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?]”))\s+(?=[A-Z`“\"(])")
+
+
+def sentences(text: str) -> list[str]:
+    """`text`'s sentences, a quotation (“...”) or code span counted as part of its own."""
+    masked = _QUOTED.sub(lambda m: "x" * (len(m.group()) - 2) + m.group()[-2:] if m.group()[0] == "“"
+                         else "x" * len(m.group()), text)
+    out, start = [], 0
+    for cut in _SENTENCE_END.finditer(masked):
+        out.append(text[start:cut.start()])
+        start = cut.end()
+    return out + [text[start:]] if text[start:].strip() else out
+
+
+def _quote(text: str) -> str:
+    return "“" + _clip(first_sentence(text), 240).rstrip(".") + ".”"
+
+
+def source_reason(site: RaiseSite, doc: str, helps: Sequence[tuple[str, str]]) -> str:
+    """Why, from the code around the check where the message does not say: the comment at
+    it, else the function's docstring, else the help of the first option the message names."""
+    if site.comment.strip():
+        return f"Per the comment at the check: {_quote(site.comment)}"
+    if doc:
+        return f"Per the docstring of `{site.function}`: {_quote(doc)}"
+    for option, text in helps:
+        return f"Per the help of `{option}`: {_quote(text)}"
+    return ""
+
+
+def option_helps(entry: Entry, flags: Any) -> list[tuple[str, str]]:
+    """(option, help) of the options the message names, in its order, then the trigger's."""
+    if flags is None:
+        return []
+    out: list[tuple[str, str]] = []
+    for option in dict.fromkeys([*_OPTION.findall(entry.site.template.text), *entry.trigger.flags]):
+        flag = flags.by_option(option)
+        if flag is not None and flag.help and not flag.hidden and "{" not in flag.help:
+            out.append((option, flag.help))
+    return out
+
+
+def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any = None,
+            program: str = "the program") -> str:
+    """Why `entry`'s check refuses the launch, 1-3 sentences (see the module's docstring)."""
+    site = entry.site
+    if site.query:
+        return (f"On a machine without the device `{site.function}` asks about (no GPU, or a build of the "
+                f"library without its support), the query `{site.query}()` itself fails with this error: it "
+                f"is the device library's, not a check of {program}. It needs a machine with the device, or "
+                f"a launch that does not take this path.")
+    kind = category(entry)
+    lead, plain = LEADS[kind]
+    lead = lead.format(p=program)
+    lead = lead[0].upper() + lead[1:] if lead.startswith("the ") else lead
+    reason = message_reason(site.template.text)
+    said = reason or (message_rule(site.template.text) + ".").lstrip(".")
+    doc = docstrings.get((site.path, site.function), "")
+    helps = [] if reason else option_helps(entry, flags)
+    why = source_reason(site, doc, helps) if not reason or site.comment else ""
+    if said:
+        text = [f"{lead}: {_lower_first(said)}"]
+    else:
+        text = [f"{lead}: {plain}." if plain else f"{lead}."]
+    if why and (not reason or why.startswith("Per the comment")):
+        text.append(why)
+    rows = [v for v in entry.variants if row_meaning(v.template)]
+    if entry.variants:
+        text.append(f"Each of its {len(entry.variants)} table rows " +
+                    ("gives its own reason in its own `meaning`." if rows else "has its own condition."))
+    if len(text) < 3 and site.function and not why.startswith("Per the docstring"):
+        text.append(("Asserted in" if site.kind == "assert" else "Raised by") + f" `{site.function}`.")
+    return " ".join(text)
