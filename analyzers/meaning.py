@@ -40,24 +40,33 @@ _MISSING_CODE = re.compile(r"os\.path\.(?:exists|isfile|isdir)|\.exists\(\)|find
                            r"except\b.*\b(?:ImportError|ModuleNotFoundError|FileNotFoundError)\b")
 _MISSING_TEXT = re.compile(r"\b(?:not found|does not exist|no such file|not installed|pip install|installation|"
                            r"cannot import|could not import|failed to import)\b", re.IGNORECASE)
+# an ``except`` the raise is in, around a conversion: the value did not parse
 _PARSE_CODE = re.compile(r"except\b.*\b(?:JSONDecodeError|ValueError|TypeError|IndexError|UnicodeError|"
-                         r"YAMLError|SyntaxError)\b|\bisinstance\(")
-_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax)|"
-                         r"decod(?:e|ing))\b", re.IGNORECASE)
+                         r"YAMLError|SyntaxError)\b")
+_NOT_INSTANCE = re.compile(r"\bnot \(?isinstance\(")  # ``if not isinstance(x, list): raise``
+_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax))\b",
+                         re.IGNORECASE)
 _EXCLUSIVE_TEXT = re.compile(r"\b(?:incompatible|not compatible|mutually exclusive|conflicts? with|"
                              r"cannot be (?:used|combined|enabled|set) (?:together|with|at the same time)|"
                              r"at the same time|simultaneously|only one of)\b", re.IGNORECASE)
-# "X requires --y", "needs SGLANG_Z=1", "only supported with --w": another option is needed
+# "X does not support Y", "X is not supported with Y": one feature refused with another
+_UNSUPPORTED_TEXT = re.compile(r"\b(?:does not|doesn't|do not|cannot) (?:yet |currently )?support|"
+                               r"(?:not|never) (?:yet |currently )?supported|unsupported|only supports?\b",
+                               re.IGNORECASE)
+# "X requires --y", "needs SGLANG_Z=1", "only supported with --w": another option (by its name or field) is needed
 _COMPANION_TEXT = re.compile(r"\b(?:requires?|required|needs?|must (?:also )?be (?:set|enabled|specified|given)|"
                              r"only (?:works|supported|valid|available|allowed) (?:with|when)|depends on)\b"
-                             r"[^.;:]*?(?:--[a-z]|\bSGLANG_[A-Z_]+)")
+                             r"[^.;:,]*?(?:--[a-z]|\bSGLANG_[A-Z_]+|\b[a-z]+_[a-z0-9_]+\b)")
 _PLATFORM_TEXT = re.compile(r"\b(?:cuda|rocm|hip|npu|xpu|cpu|mps|gpus?|sm ?\d+\+?|platforms?|hardware|ascend|"
                             r"nvidia|amd|intel|blackwell|hopper|musa|hpu)\b", re.IGNORECASE)
-_MODEL_TEXT = re.compile(r"\b(?:models?|architectures?|checkpoints?|weights|hf_config|layers?|heads?|vocab)\b",
-                         re.IGNORECASE)
+_MODEL_TEXT = re.compile(r"\b(?:models?|model_\w+|\w*arch\w*|checkpoints?|weights|hf_config|layers?|heads?|vocab|"
+                         r"moe|mla|deepseek\S*|qwen\S*|llama\S*|kimi\S*|glm\S*|gemma\S*|mistral|ernie\S*|"
+                         r"nemotron\S*|minimax\S*|olmo\S*)\b", re.IGNORECASE)
 _RANGE_TEXT = re.compile(r"\b(?:positive|non-negative|negative|at least|at most|between|greater than|less than|"
                          r"larger than|smaller than|multiple of|divisible|divide|equal|out of range|in range|"
-                         r"exceeds?|too (?:large|small|many|few|long)|power of)\b|[<>]=?", re.IGNORECASE)
+                         r"exceeds?|too (?:large|small|many|few|long)|power of|not in|one of)\b|[<>]=?|\bin [(\[]",
+                         re.IGNORECASE)
+_REQUIRES = re.compile(r"\b(?:requires?|needs?)\b", re.IGNORECASE)
 
 
 def category(entry: Entry) -> Category | None:
@@ -65,7 +74,9 @@ def category(entry: Entry) -> Category | None:
     check; otherwise what the message says the rule is about, then the condition's shape."""
     site = entry.site
     text = site.template.text
-    code = " ".join(g.text for g in _own(site.guards))
+    own = _own(site.guards)
+    code = " ".join(g.text for g in own)
+    caught = " ".join(g.text for g in own if g.origin is GuardOrigin.EXCEPT or g.text.startswith("caught by"))
     user = {r.kind for r in refs(entry.trigger.expr)} & {RefKind.FLAG, RefKind.ENV}
     if entry.extra.get("internal") or (site.kind == "assert" and not user):
         return Category.INTERNAL
@@ -73,9 +84,15 @@ def category(entry: Entry) -> Category | None:
         return Category.PLATFORM
     if site.exception in _MISSING_EXC or _MISSING_CODE.search(code) or _MISSING_TEXT.search(text):
         return Category.MISSING
-    if _PARSE_CODE.search(code) or _PARSE_TEXT.search(text):
+    found = kinds(entry.trigger.expr)
+    if _PARSE_CODE.search(caught) or (_NOT_INSTANCE.search(code) and "type" in found) or _PARSE_TEXT.search(text):
         return Category.PARSE
-    return _by_message(text, kinds(entry.trigger.expr)) or restriction(entry.trigger.expr)
+    return _by_message(text, found) or restriction(entry.trigger.expr) or _requires(text, found)
+
+
+def _requires(text: str, found: Sequence[str]) -> Category | None:
+    """"X requires the Mooncake linker": a setting needed that the message does not name as an option."""
+    return Category.COMPANION if _REQUIRES.search(text) and set(found) - {"platform", "model", "other"} else None
 
 
 def _own(guards: Sequence[Guard]) -> list[Guard]:
@@ -85,15 +102,20 @@ def _own(guards: Sequence[Guard]) -> list[Guard]:
 
 def _by_message(text: str, found: Sequence[str]) -> Category | None:
     """The category the message names, checked against what the condition reads (`found`)."""
+    settings = [k for k in found if k not in ("platform", "model", "other")]
     if "platform" in found and _PLATFORM_TEXT.search(text):
         return Category.PLATFORM
-    if "model" in found and _MODEL_TEXT.search(text):
+    if "model" in found and (_MODEL_TEXT.search(text) or _UNSUPPORTED_TEXT.search(text)):
         return Category.MODEL
-    if _EXCLUSIVE_TEXT.search(text):
+    parts = [k for k in found if k not in ("platform", "model")]  # on settings, read or not
+    if _EXCLUSIVE_TEXT.search(text) or (settings and len(parts) >= 2 and _UNSUPPORTED_TEXT.search(text)):
         return Category.EXCLUSIVE
+    if {"range", "relation"} & set(found) and _RANGE_TEXT.search(text):
+        return Category.RANGE
     if _COMPANION_TEXT.search(text):
         return Category.COMPANION
-    if {"range", "relation", "value"} & set(found) and _RANGE_TEXT.search(text):
+    # a comparison errcat cannot read ("other") may be the bound the message states
+    if {"value", "other"} & set(found) and _RANGE_TEXT.search(text):
         return Category.RANGE
     return None
 
@@ -118,6 +140,7 @@ _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A 
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
 _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
                    r"does not support|not allowed|exceeds?)\b", re.IGNORECASE)
+_RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
 _VALUE_TAIL = re.compile(r",?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
 
 
@@ -133,7 +156,7 @@ def _as_reason(clause: str, least: int = 3) -> str:
     if clause.count(")") > clause.count("("):  # the rest of a parenthesis: "({port}) must be between 1 and 65535"
         return ""
     if len(words) >= least and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
-        return _clip(clause) + "."
+        return _literal(_clip(clause)) + "."
     return ""
 
 
@@ -157,9 +180,14 @@ def message_rule(template: str) -> str:
     """The rule a message states, its shown values left out: "DSpark speculative_num_draft_tokens
     must equal gamma + 1" from "... must equal gamma + 1 (= {w} for gamma={g}), but got ..."."""
     first = _SENTENCE.split(template.strip())[0]
-    head = _REASON_SPLIT.split(_VALUE_TAIL.sub("", first))[0].strip().rstrip(".,")
+    head = _RULE_END.split(_VALUE_TAIL.sub("", first))[0].strip().rstrip(".,")
     holes = head.count("{") - 2 * head.count("{{")
-    return _clip(head) if len(head.split()) >= 3 and holes == 0 and _RULE.search(head) else ""
+    return _literal(_clip(head)) if len(head.split()) >= 3 and holes == 0 and _RULE.search(head) else ""
+
+
+def _literal(text: str) -> str:
+    """A template's text as printed: ``{{`` is a brace."""
+    return text.replace("{{", "{").replace("}}", "}")
 
 
 def row_meaning(template: str) -> str:
@@ -175,7 +203,8 @@ def _clip(text: str, limit: int = 300) -> str:
 
 def _lower_first(text: str) -> str:
     """"It requires" -> "it requires"; "DSpark", "FlashKDA", "--x" stay."""
-    return text[0].lower() + text[1:] if len(text) > 1 and text[0].isupper() and text[1].islower() else text
+    word = text.split(" ", 1)[0]
+    return text[0].lower() + text[1:] if len(word) > 1 and word[0].isupper() and word[1:].islower() else text
 
 
 # ------------------------------------------------------------------ the meaning
@@ -198,7 +227,7 @@ def sentences(text: str) -> list[str]:
 
 
 def _quote(text: str) -> str:
-    return "“" + _clip(first_sentence(text), 240).rstrip(".") + ".”"
+    return "“" + _clip(first_sentence(text), 200).rstrip(".") + ".”"
 
 
 def source_reason(site: RaiseSite, doc: str, helps: Sequence[tuple[str, str]]) -> str:
@@ -214,13 +243,20 @@ def source_reason(site: RaiseSite, doc: str, helps: Sequence[tuple[str, str]]) -
 
 
 def option_helps(entry: Entry, flags: Any) -> list[tuple[str, str]]:
-    """(option, help) of the options the message names, in its order, then the trigger's."""
+    """(option, help) of the options the message names (as ``--x`` or by their field), in its
+    order, else of the trigger's one option; helps of a few words ("Speculative algorithm.") say nothing."""
     if flags is None:
         return []
+    text = entry.site.template.text
+    named = [o for o in _OPTION.findall(text) if flags.by_option(o) is not None]
+    named += [o for o in entry.trigger.flags if (f := flags.by_option(o)) is not None and re.search(
+        rf"\b{re.escape(f.dest)}\b", text)]
+    if not named and len(entry.trigger.flags) == 1:
+        named = list(entry.trigger.flags)
     out: list[tuple[str, str]] = []
-    for option in dict.fromkeys([*_OPTION.findall(entry.site.template.text), *entry.trigger.flags]):
+    for option in dict.fromkeys(named):
         flag = flags.by_option(option)
-        if flag is not None and flag.help and not flag.hidden and "{" not in flag.help:
+        if flag.help and not flag.hidden and "{" not in flag.help and len(first_sentence(flag.help).split()) >= 4:
             out.append((option, flag.help))
     return out
 

@@ -14,7 +14,8 @@ from extractor.templates import parse_template
 
 ARGS = '''
 def add_cli_args(parser):
-    parser.add_argument("--enable-lora", action="store_true", help="Enable LoRA adapters. Needs a base model.")
+    parser.add_argument("--enable-lora", action="store_true",
+                        help="Serve LoRA adapters over the base model. Needs a base model.")
     parser.add_argument("--tp-size", type=int, default=1)
 '''
 FLAGS = build_flag_model({"p/args.py": ARGS})
@@ -45,7 +46,11 @@ def entry(template: str, expr: Expr = LORA, *, guard: str = "", origin: GuardOri
 @pytest.mark.parametrize(("made", "expected"), [
     # by the code around the check
     (entry("bad config", guard="except json.JSONDecodeError", origin=GuardOrigin.EXCEPT), Category.PARSE),
-    (entry("bad paths", guard="not isinstance(cfg.paths, list)"), Category.PARSE),
+    (entry("bad paths", Not(Truthy(Apply("isinstance", (flag("paths"), Const("list")), "isinstance(cfg.paths, list)"))),
+           guard="not isinstance(cfg.paths, list)"), Category.PARSE),
+    # an isinstance check on the model's config is about the model, not a value that does not parse
+    (entry("Q1 requires an MTP draft checkpoint", Not(Truthy(Apply("isinstance", (MOE.term, Const("Q1")), "…"))),
+           guard="not isinstance(draft, Q1)"), Category.MODEL),
     (entry("could not parse --x"), Category.PARSE),
     (entry("cert file missing", guard="cfg.cert and not os.path.isfile(cfg.cert)"), Category.MISSING),
     (entry("needs granian", guard="except ImportError", origin=GuardOrigin.EXCEPT), Category.MISSING),
@@ -60,6 +65,13 @@ def entry(template: str, expr: Expr = LORA, *, guard: str = "", origin: GuardOri
     (entry("--a needs CUDA", And((LORA, HIP))), Category.PLATFORM),
     (entry("--a is not supported for this model", And((LORA, MOE))), Category.MODEL),
     (entry("n must equal gamma + 1", And((LORA, Compare("!=", TP, flag("gamma"))))), Category.RANGE),
+    (entry("A requires pinning weights in CPU memory, so --n must be less than or equal to 2 * --m",
+           And((LORA, Compare(">", TP, Const(2))))), Category.RANGE),  # the option after ", so" is the rule's
+    (entry("--f must be in (0, 1].", Compare(">", TP, Const(1))), Category.RANGE),
+    (entry("--n is not in the config's candidate steps", Not(CALL)), Category.RANGE),
+    (entry("Cache does not yet support DP attention", And((LORA, Compare(">", TP, Const(1))))), Category.EXCLUSIVE),
+    (entry("--a requires the Mooncake linker", And((LORA, CALL))), Category.COMPANION),
+    (entry("LoRA with speculative decoding", LORA), None),  # "decoding" says nothing about parsing
     # the condition's shape
     (entry("x", And((LORA, Not(SPEC)))), Category.COMPANION),
     (entry("x", And((LORA, SPEC))), Category.EXCLUSIVE),
@@ -110,7 +122,7 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
 
 @pytest.mark.parametrize("template, rule", [
     ("DSpark n must equal gamma + 1 (= {w} for gamma={g}), but got n={n}.", "DSpark n must equal gamma + 1"),
-    ("--swa-ratio should be in range (0, 1.0].", "--swa-ratio should be in range"),
+    ("--swa-ratio should be in range (0, 1.0].", "--swa-ratio should be in range (0, 1.0]"),  # the bound stays
     ("failed to read config JSON", ""),  # states no rule
     ("{x} must be positive", ""),  # a value shown, not a rule
 ])
@@ -134,8 +146,8 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     (entry("--enable-lora and --b", And((LORA, SPEC))), DOCS,
      "sglang refuses options that exclude each other. Per the docstring of `check`: “Validate LoRA settings.”"),
     (entry("--enable-lora and --b", And((LORA, SPEC))), {},
-     "sglang refuses options that exclude each other. Per the help of `--enable-lora`: “Enable LoRA adapters.” "
-     "Raised by `check`."),
+     "sglang refuses options that exclude each other. "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
     # a reason in the message and a comment: both
     (entry("A is off: the pool is not built.", LORA, comment="pool built later"), DOCS,
      "sglang refuses this launch: the pool is not built. Per the comment at the check: “pool built later.” "
@@ -143,7 +155,7 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     # nothing says why: the category, in words
     (entry("bad value", guard="except ValueError", origin=GuardOrigin.EXCEPT), {},
      "sglang cannot parse the value it was given: it is not in the form the option expects. "
-     "Per the help of `--enable-lora`: “Enable LoRA adapters.” Raised by `check`."),
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
     (entry("x", STATE, kind=SiteKind.ASSERT, exception="AssertionError"), {},
      "An internal invariant of sglang does not hold: the check guards the program's own state, not a "
      "command-line setting. Asserted in `check`."),
@@ -177,3 +189,18 @@ def test_a_failing_device_query_says_it_is_the_device_librarys_error_not_a_check
 ])
 def test_sentences_count_a_quotation_as_part_of_its_own(text, count):
     assert len(sentences(text)) == count
+
+
+@pytest.mark.parametrize("template, expected", [
+    ("--a requires --b in {{log, raise}}", "--a requires --b in {log, raise}"),  # braces as printed
+    ("LoRA batches need the plan stream: LoRA preparation would run unordered.",
+     "LoRA preparation would run unordered"),  # "LoRA" keeps its case
+    ("X is off: It breaks the pool layout.", "it breaks the pool layout"),
+])
+def test_the_message_is_quoted_as_printed(template, expected):
+    assert expected in meaning(entry(template, And((LORA, SPEC))), {}, FLAGS, "sglang")
+
+
+def test_a_help_of_a_few_words_says_nothing():
+    flags = build_flag_model({"p/args.py": 'def f(p):\n    p.add_argument("--enable-lora", help="Enable LoRA.")\n'})
+    assert "help" not in meaning(entry("--enable-lora and --b", And((LORA, SPEC))), {}, flags, "sglang")

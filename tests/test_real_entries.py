@@ -119,3 +119,29 @@ def test_pass_contract_checks_are_internal_and_retired_shims_do_not_guard(catalo
     assert not any(e.extra.get("internal") for e in by_function["_check_dsa_backend_constraints"])
     dsa = by_function["_check_dsa_backend_constraints"]
     assert all("_check_tilelang_dsa_fp8_kv" not in e.trigger.text for e in dsa)
+
+
+def test_every_meaning_gives_the_reason_its_source_gives_in_one_to_three_sentences(catalog_0523) -> None:
+    """No meaning is only a category where the message, the comment at the check or the
+    function's docstring says why; each is one to three sentences."""
+    from analyzers.meaning import message_reason, sentences
+    from extractor.docstrings import first_lines, first_sentence
+
+    def head(text: str) -> str:
+        return " ".join(first_sentence(text).split())[:40].lower()
+
+    docs: dict[str, dict[str, str]] = {}
+    bare = []
+    for entry in catalog_0523.entries:
+        site, said = entry.site, entry.meaning.lower()
+        assert 1 <= len(sentences(entry.meaning)) <= 3, entry.meaning
+        if site.query:  # the device library's error, not a check: says so instead
+            continue
+        if site.path not in docs:
+            docs[site.path] = dict(first_lines(ast.parse(catalog_0523.snapshot.read(site.path))))
+        reason, doc = message_reason(site.template.text), docs[site.path].get(site.function, "")
+        wanted = [r for r in (reason and head(reason), site.comment and head(site.comment),
+                              not reason and not site.comment and doc and head(doc)) if r]
+        if not all(w in said for w in wanted):
+            bare.append((site.path, site.line, entry.meaning))
+    assert not bare, bare[:5]
