@@ -15,7 +15,6 @@ from typing import Any
 
 from analyzers.entries import Entry
 from analyzers.restriction import Category, kinds, restriction
-from extractor.docstrings import first_sentence
 from extractor.ir import RefKind, refs
 from extractor.records import Guard, GuardOrigin, RaiseSite
 
@@ -44,7 +43,8 @@ _MISSING_TEXT = re.compile(r"\b(?:not found|does not exist|no such file|not inst
 _PARSE_CODE = re.compile(r"except\b.*\b(?:JSONDecodeError|ValueError|TypeError|IndexError|UnicodeError|"
                          r"YAMLError|SyntaxError)\b")
 _NOT_INSTANCE = re.compile(r"\bnot \(?isinstance\(")  # ``if not isinstance(x, list): raise``
-_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax))\b",
+_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax)|"
+                         r"hex digits|contain only|cannot contain|must be an? (?:integer|string|list|dict|number))\b",
                          re.IGNORECASE)
 _EXCLUSIVE_TEXT = re.compile(r"\b(?:incompatible|not compatible|mutually exclusive|conflicts? with|"
                              r"cannot be (?:used|combined|enabled|set) (?:together|with|at the same time)|"
@@ -55,7 +55,7 @@ _UNSUPPORTED_TEXT = re.compile(r"\b(?:does not|doesn't|do not|cannot) (?:yet |cu
                                re.IGNORECASE)
 # "X requires --y", "needs SGLANG_Z=1", "only supported with --w": another option (by its name or field) is needed
 _COMPANION_TEXT = re.compile(r"\b(?:requires?|required|needs?|must (?:also )?be (?:set|enabled|specified|given)|"
-                             r"only (?:works|supported|valid|available|allowed) (?:with|when)|depends on)\b"
+                             r"only (?:works|supported|valid|available|allowed|applies) (?:with|when|to)|depends on)\b"
                              r"[^.;:,]*?(?:--[a-z]|\bSGLANG_[A-Z_]+|\b[a-z]+_[a-z0-9_]+\b)")
 _PLATFORM_TEXT = re.compile(r"\b(?:cuda|rocm|hip|npu|xpu|cpu|mps|gpus?|sm ?\d+\+?|platforms?|hardware|ascend|"
                             r"nvidia|amd|intel|blackwell|hopper|musa|hpu)\b", re.IGNORECASE)
@@ -64,7 +64,8 @@ _MODEL_TEXT = re.compile(r"\b(?:models?|model_\w+|\w*arch\w*|checkpoints?|weight
                          r"nemotron\S*|minimax\S*|olmo\S*)\b", re.IGNORECASE)
 _RANGE_TEXT = re.compile(r"\b(?:positive|non-negative|negative|at least|at most|between|greater than|less than|"
                          r"larger than|smaller than|multiple of|divisible|divide|equal|out of range|in range|"
-                         r"exceeds?|too (?:large|small|many|few|long)|power of|not in|one of)\b|[<>]=?|\bin [(\[]",
+                         r"exceeds?|too (?:large|small|many|few|long)|power of|not in|one of|empty|duplicates)\b|"
+                         r"[<>]=?|\bin [(\[]",
                          re.IGNORECASE)
 _REQUIRES = re.compile(r"\b(?:requires?|needs?)\b", re.IGNORECASE)
 
@@ -87,7 +88,9 @@ def category(entry: Entry) -> Category | None:
     found = kinds(entry.trigger.expr)
     if _PARSE_CODE.search(caught) or (_NOT_INSTANCE.search(code) and "type" in found) or _PARSE_TEXT.search(text):
         return Category.PARSE
-    return _by_message(text, found) or restriction(entry.trigger.expr) or _requires(text, found)
+    rows = ((v.template, kinds(v.trigger.expr)) for v in entry.variants)  # a table's rows say what it is
+    return (_by_message(text, found) or restriction(entry.trigger.expr) or _requires(text, found)
+            or next((c for row, row_found in rows if (c := _by_message(row, row_found))), None))
 
 
 def _requires(text: str, found: Sequence[str]) -> Category | None:
@@ -139,9 +142,10 @@ _GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r
 _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A is the reason, C the rule
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
 _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
-                   r"does not support|not allowed|exceeds?)\b", re.IGNORECASE)
+                   r"does not support|not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
 _RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
-_VALUE_TAIL = re.compile(r",?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
+_PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)  # a reason that needs its rule
+_VALUE_TAIL = re.compile(r"[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
 
 
 def _as_reason(clause: str, least: int = 3) -> str:
@@ -226,8 +230,18 @@ def sentences(text: str) -> list[str]:
     return out + [text[start:]] if text[start:].strip() else out
 
 
+_FULL_STOP = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.\s+(?=[A-Z`])")  # not after "e.g."
+
+
+def _first(text: str) -> str:
+    """The first sentence of a comment, docstring or help ("(e.g. Step3p forces 1.0)" does not end one)."""
+    paragraph = " ".join(text.strip().split("\n\n", 1)[0].split())
+    return _FULL_STOP.split(paragraph, 1)[0]
+
+
 def _quote(text: str) -> str:
-    return "“" + _clip(first_sentence(text), 200).rstrip(".") + ".”"
+    quoted = _clip(_first(text), 200)
+    return "“" + (quoted if quoted.endswith("…") else quoted.rstrip(".") + ".") + "”"
 
 
 def source_reason(site: RaiseSite, doc: str, helps: Sequence[tuple[str, str]]) -> str:
@@ -256,7 +270,7 @@ def option_helps(entry: Entry, flags: Any) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for option in dict.fromkeys(named):
         flag = flags.by_option(option)
-        if flag.help and not flag.hidden and "{" not in flag.help and len(first_sentence(flag.help).split()) >= 4:
+        if flag.help and not flag.hidden and "{" not in flag.help and len(_first(flag.help).split()) >= 4:
             out.append((option, flag.help))
     return out
 
@@ -275,7 +289,10 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
     lead = lead.format(p=program)
     lead = lead[0].upper() + lead[1:] if lead.startswith("the ") else lead
     reason = message_reason(site.template.text)
-    said = reason or (message_rule(site.template.text) + ".").lstrip(".")
+    rule = message_rule(site.template.text)
+    if reason and rule and _PRONOUN.match(reason) and reason.rstrip(".") in rule:  # "(it removes the Q gather)"
+        reason = rule + "."  # the rule it explains, with it
+    said = reason or (rule + ".").lstrip(".")
     doc = docstrings.get((site.path, site.function), "")
     helps = [] if reason else option_helps(entry, flags)
     why = source_reason(site, doc, helps) if not reason or site.comment else ""

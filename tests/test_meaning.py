@@ -123,6 +123,8 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
 @pytest.mark.parametrize("template, rule", [
     ("DSpark n must equal gamma + 1 (= {w} for gamma={g}), but got n={n}.", "DSpark n must equal gamma + 1"),
     ("--swa-ratio should be in range (0, 1.0].", "--swa-ratio should be in range (0, 1.0]"),  # the bound stays
+    ("UNO supports at most Q=128 verify nodes, got Q={q}.", "UNO supports at most Q=128 verify nodes"),
+    ("MPS supports only the pytorch backend; got backend={b!r}", "MPS supports only the pytorch backend"),
     ("failed to read config JSON", ""),  # states no rule
     ("{x} must be positive", ""),  # a value shown, not a rule
 ])
@@ -196,9 +198,17 @@ def test_sentences_count_a_quotation_as_part_of_its_own(text, count):
     ("LoRA batches need the plan stream: LoRA preparation would run unordered.",
      "LoRA preparation would run unordered"),  # "LoRA" keeps its case
     ("X is off: It breaks the pool layout.", "it breaks the pool layout"),
+    # a reason that says "it" comes with the rule it explains
+    ("--q only applies to the a2a backend (it removes the Q all-gather); got --b={b}.",
+     ": --q only applies to the a2a backend (it removes the Q all-gather)."),
 ])
 def test_the_message_is_quoted_as_printed(template, expected):
     assert expected in meaning(entry(template, And((LORA, SPEC))), {}, FLAGS, "sglang")
+
+
+def test_a_comment_is_quoted_to_its_first_full_stop():
+    made = entry("x", LORA, comment="Check the ratio: branches reset it (e.g. Step3p forces 1.0). Then more.")
+    assert "“Check the ratio: branches reset it (e.g. Step3p forces 1.0).”" in meaning(made, {}, FLAGS, "sglang")
 
 
 def test_a_help_of_a_few_words_says_nothing():
