@@ -73,6 +73,16 @@ _REQUIRES = re.compile(r"\b(?:requires?|needs?)\b", re.IGNORECASE)
 def category(entry: Entry) -> Category | None:
     """The entry's `Category`: internal, missing and parse failures by the code around the
     check; otherwise what the message says the rule is about, then the condition's shape."""
+    found = kinds(entry.trigger.expr)
+    text = entry.site.template.text
+    rows = ((v.template, kinds(v.trigger.expr)) for v in entry.variants)  # a table's rows say what it is
+    return (_by_code(entry, found) or _by_message(text, found) or restriction(entry.trigger.expr)
+            or _requires(text, found) or next((c for row, row_found in rows if (c := _by_message(row, row_found))),
+                                              None))
+
+
+def _by_code(entry: Entry, found: Sequence[str]) -> Category | None:
+    """Internal, platform (a device query), missing or parse, by the code around the check."""
     site = entry.site
     text = site.template.text
     own = _own(site.guards)
@@ -85,12 +95,9 @@ def category(entry: Entry) -> Category | None:
         return Category.PLATFORM
     if site.exception in _MISSING_EXC or _MISSING_CODE.search(code) or _MISSING_TEXT.search(text):
         return Category.MISSING
-    found = kinds(entry.trigger.expr)
     if _PARSE_CODE.search(caught) or (_NOT_INSTANCE.search(code) and "type" in found) or _PARSE_TEXT.search(text):
         return Category.PARSE
-    rows = ((v.template, kinds(v.trigger.expr)) for v in entry.variants)  # a table's rows say what it is
-    return (_by_message(text, found) or restriction(entry.trigger.expr) or _requires(text, found)
-            or next((c for row, row_found in rows if (c := _by_message(row, row_found))), None))
+    return None
 
 
 def _requires(text: str, found: Sequence[str]) -> Category | None:
@@ -284,28 +291,30 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
                 f"library without its support), the query `{site.query}()` itself fails with this error: it "
                 f"is the device library's, not a check of {program}. It needs a machine with the device, or "
                 f"a launch that does not take this path.")
-    kind = category(entry)
-    lead, plain = LEADS[kind]
+    lead, plain = LEADS[category(entry)]
     lead = lead.format(p=program)
     lead = lead[0].upper() + lead[1:] if lead.startswith("the ") else lead
-    reason = message_reason(site.template.text)
-    rule = message_rule(site.template.text)
-    if reason and rule and _PRONOUN.match(reason) and reason.rstrip(".") in rule:  # "(it removes the Q gather)"
-        reason = rule + "."  # the rule it explains, with it
-    said = reason or (rule + ".").lstrip(".")
-    doc = docstrings.get((site.path, site.function), "")
-    helps = [] if reason else option_helps(entry, flags)
-    why = source_reason(site, doc, helps) if not reason or site.comment else ""
-    if said:
-        text = [f"{lead}: {_lower_first(said)}"]
-    else:
-        text = [f"{lead}: {plain}." if plain else f"{lead}."]
-    if why and (not reason or why.startswith("Per the comment")):
-        text.append(why)
-    rows = [v for v in entry.variants if row_meaning(v.template)]
+    reason, said = _said(site.template.text)
+    if reason and not site.comment.strip():
+        why = ""
+    else:  # the comment beside a reason; without one, the docstring or an option's help too
+        why = source_reason(site, docstrings.get((site.path, site.function), ""),
+                            [] if reason else option_helps(entry, flags))
+    text = [f"{lead}: {_lower_first(said)}" if said else f"{lead}: {plain}." if plain else f"{lead}."]
+    text += [why] if why else []
     if entry.variants:
+        says = any(row_meaning(v.template) for v in entry.variants)
         text.append(f"Each of its {len(entry.variants)} table rows " +
-                    ("gives its own reason in its own `meaning`." if rows else "has its own condition."))
+                    ("gives its own reason in its own `meaning`." if says else "has its own condition."))
     if len(text) < 3 and site.function and not why.startswith("Per the docstring"):
         text.append(("Asserted in" if site.kind == "assert" else "Raised by") + f" `{site.function}`.")
     return " ".join(text)
+
+
+def _said(template: str) -> tuple[str, str]:
+    """The message's reason, and what the meaning quotes of it: the reason, else the rule it states;
+    a reason that says "it" ("(it removes the Q gather)") comes with the rule it explains."""
+    reason, rule = message_reason(template), message_rule(template)
+    if reason and rule and _PRONOUN.match(reason) and reason.rstrip(".") in rule:
+        return reason, rule + "."
+    return reason, reason or (rule + ".").lstrip(".")

@@ -14,32 +14,47 @@ _ORDER = ("<", "<=", ">", ">=")
 def _kind(part: Expr) -> str:
     """One conjunct's kind: on, off, range, relation, value, type, platform, model, env, other."""
     found = {r.kind for r in refs(part)}
-    if found and found <= {RefKind.PLATFORM, RefKind.RUNTIME}:
-        return "platform"
-    if found and found <= {RefKind.MODEL}:
-        return "model"
-    if any(isinstance(node, Apply) and node.fn == "isinstance" for node in walk(part)):
-        return "type"
+    fact = _fact(part, found)
+    if fact:
+        return fact
     if isinstance(part, Or) and len({_kind(d) for d in part.args}) == 1:  # ``x <= 0 or x > 1``: a range
         return _kind(part.args[0])
     inner = part.arg if isinstance(part, Not) else part
     if isinstance(inner, In) and isinstance(inner.container, Const):
         return "value"
-    if isinstance(inner, Compare):
-        sides = (inner.left, inner.right)
-        consts = [side.value for side in sides if isinstance(side, Const)]
-        if inner.op in _ORDER:
-            return "range" if consts else "relation"
-        if not consts and all(isinstance(side, Ref) for side in sides):
-            return "relation"
-        if consts and not any(v is None or isinstance(v, bool) for v in consts):
-            return "value"
+    compared = _compared(inner) if isinstance(inner, Compare) else None
+    if compared:
+        return compared
     said = flag_polarity(part)
     if said is not None:
         return "on" if said[1] else "off"
     if found and found <= {RefKind.ENV}:
         return "env"
     return "other"
+
+
+def _fact(part: Expr, found: set[RefKind]) -> str | None:
+    """platform, model: a conjunct on facts no option sets; type: one checking a value's type."""
+    if found and found <= {RefKind.PLATFORM, RefKind.RUNTIME}:
+        return "platform"
+    if found and found <= {RefKind.MODEL}:
+        return "model"
+    if any(isinstance(node, Apply) and node.fn == "isinstance" for node in walk(part)):
+        return "type"
+    return None
+
+
+def _compared(inner: Compare) -> str | None:
+    """A comparison's kind: range (against a number), relation (of two settings), value; None: neither."""
+    sides = (inner.left, inner.right)
+    consts = [side.value for side in sides if isinstance(side, Const)]
+    if inner.op in _ORDER:
+        return "range" if consts else "relation"
+    if not consts and all(isinstance(side, Ref) for side in sides):
+        return "relation"
+    if consts and not any(v is None or isinstance(v, bool) for v in consts):
+        return "value"
+    return None
 
 
 class Category(StrEnum):

@@ -128,7 +128,7 @@ def test_every_meaning_gives_the_reason_its_source_gives_in_one_to_three_sentenc
     from extractor.docstrings import first_lines, first_sentence
 
     def head(text: str) -> str:
-        return " ".join(first_sentence(text).split())[:40].lower()
+        return " ".join(first_sentence(text).split()).rstrip(".")[:40].lower()
 
     docs: dict[str, dict[str, str]] = {}
     bare = []
