@@ -1,7 +1,6 @@
 """What a reader of an entry needs beyond the facts: meaning, solutions, a checked example fix.
 
-Everything is derived from the code: the meaning from the exception, the enclosing
-function (and its docstring's first line), the trigger and the template; solutions
+Everything is derived from the code: the meaning by `analyzers.meaning`; solutions
 from the trigger's conjuncts, one per user-controllable part, innermost first (the
 condition the message is about); the example fix from `analyzers.witness`, its
 outcome predicted by `analyzers.evaluate` (`predicted`); `verified` belongs to the
@@ -10,7 +9,6 @@ real program (`errcat confirm`) and is "not-run" here.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -19,8 +17,8 @@ from analyzers.entries import Entry, Reach, launch_can_raise
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided
 from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
+from analyzers.meaning import meaning, row_meaning
 from analyzers.related import with_related
-from analyzers.restriction import restriction
 from analyzers.rivals import Rivals
 from analyzers.solution import Solution, ValueChoice
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
@@ -74,6 +72,7 @@ class Context:
     rivals: Rivals = field(default_factory=Rivals)  # every entry's condition: what examples must not raise
     # entry id -> when each earlier check of its `Trigger.reach` fires (the checks that fire first)
     reach: Mapping[str, tuple[Expr, ...]] = field(default_factory=dict)
+    program: str = "the program"  # what the meanings call the program that refuses (the profile's name)
 
 
 # ------------------------------------------------------------------ solutions
@@ -612,100 +611,6 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
     return good + trading
 
 
-# ------------------------------------------------------------------ meaning
-
-
-def meaning(entry: Entry, ctx: Context) -> str:
-    """What the error is and why the restriction exists, in the source's words: the
-    reason the message gives after its statement, the comment at the check, the
-    enclosing function's docstring. The trigger is its own field: never repeated here."""
-    site = entry.site
-    function = site.function or "module level"
-    doc = ctx.docstrings.get((site.path, site.function), "")
-    where = f"`{function}`" + (f" (“{doc.rstrip('.')}”)" if doc else "")
-    refuses = restriction(entry.trigger.expr)
-    if site.query:
-        return (f"{where} asks the device for `{site.query}()`; on a machine without that device (no GPU, "
-                f"or a build of the library without its support) the query itself fails with this error, "
-                f"which is the device library's, not a check of the project. It needs a machine with the "
-                f"device, or a launch that does not take this path.")
-    if site.kind == "assert":
-        text = f"An internal check (`assert`) in {where} " + (f"refuses {refuses}." if refuses else
-                                                                "fails, so the launch stops.")
-    else:
-        text = f"{site.exception} raised by {where}" + (f": it refuses {refuses}." if refuses else
-                                                        ": the launch stops with this message.")
-    why = [f"Why, per the message: {reason}" for reason in [message_reason(site.template.text)] if reason]
-    if site.comment:
-        why.append(f"The code's comment at the check: “{_clip(site.comment).rstrip('.')}”.")
-    text += "".join(" " + w for w in why)
-    holes = [h.text for h in site.template.holes]
-    if entry.variants:
-        text += (f" The message has {len(entry.variants)} variants, one per row of a condition table;"
-                 " each row has its own condition")
-        text += (" and says why in its own `meaning`." if any(row_meaning(v.template) for v in entry.variants)
-                 else ".")
-    elif holes:
-        text += " The message shows " + ", ".join(f"`{h}`" for h in holes[:4]) + "."
-    return text
-
-
-def row_meaning(template: str) -> str:
-    """Why one row of a condition table refuses, where its message says."""
-    reason = message_reason(template)
-    return f"Why, per this row's message: {reason}" if reason else ""
-
-
-# A clause of a message that is a value dump or advice, not a reason ("got x", "use y").
-_NOT_A_REASON = re.compile(
-    r"(got|but got|current values?|supported|allowed|available|valid|expected|please|use|set|unset|"
-    r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.|"
-    r"for example|options|choices|values|received|found|instead|only|defaulting|falling back)\b",
-    re.IGNORECASE)
-# Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>",
-# "requires X so <why>", "... (<why>)".
-_REASON_SPLIT = re.compile(r"(?::|;| --| —| \() (?=\S)|(?<=\S) \((?=\S)|(?=\b(?:because|since|so that|so|otherwise) )")
-# Sentences after the first: "X is not supported yet. It requires Y, which ..." (a hole may start one).
-_SENTENCE = re.compile(r"(?<=[a-z0-9)\]}'`\"][.!?]) +(?=[A-Z{`'\"(])")
-_LEADS = ("because ", "since ", "so that ", "so ", "otherwise ")
-
-
-_GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r})" inside a reason
-
-
-def _as_reason(clause: str) -> str:
-    """`clause` as a reason, or "" where it only shows values or gives advice."""
-    clause = _GOT.sub("", clause).strip().rstrip(".").rstrip(")").strip()
-    for lead in _LEADS:
-        clause = clause.removeprefix(lead)
-    words = clause.split()
-    holes = clause.count("{") - 2 * clause.count("{{")
-    listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
-    listing = listing or clause.endswith("}")  # "the overridable set is {sorted(x)}": shows a value
-    if clause.count(")") > clause.count("("):  # the rest of a parenthesis: "({port}) must be between 1 and 65535"
-        return ""
-    if len(words) >= 5 and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
-        return _clip(clause) + "."
-    return ""
-
-
-def message_reason(template: str) -> str:
-    """The part of a message that says why, e.g. "the draft is built from a static
-    snapshot" from "X does not support Y: the draft is built from a static snapshot.",
-    or a later sentence that explains ("... yet. It requires prefill context parallelism.");
-    "" when the message only states the refusal, shows values or gives advice."""
-    first, *later = _SENTENCE.split(template.strip())
-    candidates = _REASON_SPLIT.split(first)[1:]
-    for sentence in later:
-        candidates += [sentence, *_REASON_SPLIT.split(sentence)[1:]]
-    return next((r for c in candidates if (r := _as_reason(c))), "")
-
-
-def _clip(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
-
-
 # ------------------------------------------------------------------ situations
 
 
@@ -803,7 +708,8 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     found = situations(conj([t.expr for t in entry.triggers]), ctx)
     changes, notes = _split(sols)
     return replace(
-        entry, meaning=meaning(entry, ctx), solutions=changes, advice_notes=notes, example_fix=fix,
+        entry, meaning=meaning(entry, ctx.docstrings, ctx.model.flags, ctx.program),
+        solutions=changes, advice_notes=notes, example_fix=fix,
         variants=tuple(variants), extra={**entry.extra, "situations": found} if found else entry.extra,
     )
 
@@ -811,7 +717,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
 def complete_entries(
     entries: Sequence[Entry], *, flags: Any, adjustments: Sequence[Any], renderer: Renderer,
     launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
-    examples: ExampleRules | None = None,
+    examples: ExampleRules | None = None, program: str = "the program",
 ) -> list[Entry]:
     """Advice and related ids for every entry (the catalog step after `build_entries`).
 
@@ -822,7 +728,8 @@ def complete_entries(
     model = Model(flags, rules_from_adjustments(adjustments), known)
     full = ((e.id, _full(e)) for e in entries if launch_can_raise(e.extra))
     ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model),
-                  reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach})
+                  reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach},
+                  program=program)
 
     def advised() -> Iterator[Entry]:
         for entry in entries:

@@ -1,11 +1,11 @@
-"""Solutions per condition shape, example fixes and their predicted outcome, meaning text."""
+"""Solutions per condition shape, example fixes and their predicted outcome (meanings: tests/test_meaning.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
 
-from analyzers.advice import Context, advise, example_fix, message_reason, solutions
+from analyzers.advice import Context, advise, example_fix, solutions
 from analyzers.entries import Entry, EntryVariant, Trigger
 from analyzers.evaluate import Model, Rule
 from analyzers.examples import Examples
@@ -148,9 +148,8 @@ def test_advise_fills_variants_and_meaning():
     entry = _entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN)), ("b", Compare(">", flag("tp_size"), Const(1)))])
     done = advise(entry, Context(CTX.model, CTX.renderer, "serve", {("p/check.py", "check_lora"): "Check LoRA."}))
     assert done.meaning == (
-        "ValueError raised by `check_lora` (“Check LoRA”): it refuses a feature that cannot be used here. "
-        "The message has 2 variants, one per row of a condition table; each row has its own condition."
-    )
+        "The program refuses this launch. Per the docstring of `check_lora`: “Check LoRA.” "
+        "Each of its 2 table rows has its own condition.")
     assert [tuple(s.text for s in v.solutions or ()) for v in done.variants] == [
         ("Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`).",), ("Set `--tp-size` to at most 1.",)]
     assert [v.example_fix["predicted"] for v in done.variants if v.example_fix] == ["true", "true"]
@@ -493,64 +492,3 @@ def test_entry_fix_policy(rows, own, expected):
     got = entry_fix(rows, lambda: searched.append(1) or own)
     assert got is (own if expected == "own" else rows[expected])
     assert searched == ([] if expected == 1 and rows[1]["predicted"] == "true" else [1])  # own only when needed
-
-
-@pytest.mark.parametrize("template, reason", [
-    ("X does not support Y: HiSparse selects a non-sharded allocator and owns pages.",
-     "HiSparse selects a non-sharded allocator and owns pages."),
-    ("Z is supported only on CUDA because draft sampling uses a Triton kernel.",
-     "draft sampling uses a Triton kernel."),
-    ("K needs static mode; compact/cap-accept are not validated under DCP (got {m!r}).",
-     "compact/cap-accept are not validated under DCP."),
-    ("Invalid {q}. \nMOE supports only: 'fp8', 'mxfp8', 'nvfp4_online', or bfloat16 (None).", ""),  # a list
-    ("A is not supported; response storage must remain disabled in PD mode.",
-     "response storage must remain disabled in PD mode."),
-    ("UNO requires FA3; got prefill={p!r}, decode={d!r}.", ""),  # values, not a reason
-    ("B unsupported under PD; use --strategy extra_buffer instead of it.", ""),  # advice
-    ("Invalid devices for {c}: {devs}. Available devices: {av}", ""),
-    ("x must be positive", ""),
-    # a later sentence that explains; a "so" clause; a parenthesis that explains
-    ("S is not supported with PP yet. It requires prefill context parallelism, which PP lacks.",
-     "It requires prefill context parallelism, which PP lacks."),
-    ("Scale-up requires --enable-dp-lm-head so output projection does not depend on TP.",
-     "output projection does not depend on TP."),
-    ("U does not support PP (whole-envelope transfer has no per-layer entries).",
-     "whole-envelope transfer has no per-layer entries."),
-    ("--dcp-size {d} needs each rank to hold KV heads. Use a smaller --dcp-size.", ""),  # advice after
-    ("{name!r} is not overridable; the overridable set is {sorted(HOOKS)}.", ""),  # a value shown
-    ("--grpc-port / SGLANG_GRPC_PORT ({cfg.grpc_port}) must be between 1 and 65535", ""),  # a parenthesis cut
-])
-def test_message_reason_is_the_clause_that_says_why(template, reason):
-    assert message_reason(template) == reason
-
-
-def test_each_row_of_a_table_says_why_where_its_message_does():
-    entry = _entry(Truthy(flag("enable_lora")), [
-        ("does not support plan: batches would run unordered against forwards", Truthy(PLAN)),
-        ("needs a small tp", Compare(">", flag("tp_size"), Const(1)))])
-    done = advise(entry, CTX)
-    assert [v.meaning for v in done.variants] == [
-        "Why, per this row's message: batches would run unordered against forwards.", ""]
-    assert done.meaning.endswith("each row has its own condition and says why in its own `meaning`.")
-    assert "meaning" in done.variants[0].as_dict() and "meaning" not in done.variants[1].as_dict()
-
-
-def test_meaning_cites_the_reason_and_the_comment_never_the_trigger():
-    site = RaiseSite("p/check.py", 10, "check_lora", SiteKind.RAISE, "ValueError",
-                     parse_template("LoRA is off: the adapter pool is not built."), (), comment="pool built later")
-    entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(Truthy(flag("enable_lora")), CTX.renderer), ())
-    done = advise(entry, CTX)
-    assert done.meaning == (
-        "ValueError raised by `check_lora`: it refuses a feature that cannot be used here. "
-        "Why, per the message: the adapter pool is not built. The code's comment at the check: “pool built later”.")
-    assert entry.trigger.text not in done.meaning
-
-
-def test_a_failing_device_query_says_it_is_the_device_librarys_error_not_a_check():
-    site = RaiseSite("p/hook.py", 12, "handle_dsa", SiteKind.RAISE, "AssertionError",
-                     parse_template("Torch not compiled with CUDA enabled"), (),
-                     query="torch.cuda.get_device_capability")
-    fails = Truthy(Ref(RefKind.PLATFORM, "torch.cuda.get_device_capability() fails", "…"))
-    entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(fails, CTX.renderer), ())
-    assert advise(entry, CTX).meaning.startswith(
-        "`handle_dsa` asks the device for `torch.cuda.get_device_capability()`; on a machine without that device")

@@ -135,3 +135,29 @@ def test_every_listed_solution_is_a_change_not_predicted_to_fail(extracted, vers
     assert not [s.text for s in sols if s.predicted == "false"]
     with_command = [s for s in sols if s.command]
     assert with_command and all(s.change and s.before and s.predicted in ("true", "unknown") for s in with_command)
+
+
+def test_every_meaning_gives_the_reason_its_source_gives_in_one_to_three_sentences(catalog_0523) -> None:
+    """No meaning is only a category where the message, the comment at the check or the
+    function's docstring says why; each is one to three sentences."""
+    from analyzers.meaning import message_reason, sentences
+    from extractor.docstrings import first_lines, first_sentence
+
+    def head(text: str) -> str:
+        return " ".join(first_sentence(text).split()).rstrip(".")[:40].lower()
+
+    docs: dict[str, dict[str, str]] = {}
+    bare = []
+    for entry in catalog_0523.entries:
+        site, said = entry.site, entry.meaning.lower()
+        assert 1 <= len(sentences(entry.meaning)) <= 3, entry.meaning
+        if site.query:  # the device library's error, not a check: says so instead
+            continue
+        if site.path not in docs:
+            docs[site.path] = dict(first_lines(ast.parse(catalog_0523.snapshot.read(site.path))))
+        reason, doc = message_reason(site.template.text), docs[site.path].get(site.function, "")
+        wanted = [r for r in (reason and head(reason), site.comment and head(site.comment),
+                              not reason and not site.comment and doc and head(doc)) if r]
+        if not all(w in said for w in wanted):
+            bare.append((site.path, site.line, entry.meaning))
+    assert not bare, bare[:5]

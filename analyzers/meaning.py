@@ -1,0 +1,320 @@
+"""An entry's `meaning`: why the launch is refused, in a person's words.
+
+It leads with what the program refuses (the entry's `Category`, read off the message, the
+code around the check and the shape of its condition) and why, from the first source that
+says: the message's own reason (`message_reason`), else the rule it states; then the comment
+at the check, the function's docstring, or the help of the option the message names. Who
+refuses (the function) comes last, and only while the text stays within three sentences.
+The trigger is its own field: never repeated here.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from analyzers.entries import Entry
+from analyzers.restriction import Category, kinds, restriction
+from extractor.ir import RefKind, refs
+from extractor.records import Guard, GuardOrigin, RaiseSite
+
+# What the program refuses, per category: the lead, and what it adds where no source says why.
+LEADS: dict[Category | None, tuple[str, str]] = {
+    Category.PARSE: ("{p} cannot parse the value it was given", "it is not in the form the option expects"),
+    Category.COMPANION: ("{p} refuses an option given without the companion option it needs", ""),
+    Category.EXCLUSIVE: ("{p} refuses options that exclude each other", ""),
+    Category.RANGE: ("{p} refuses a value outside its allowed range", ""),
+    Category.PLATFORM: ("{p} does not support this setup on this platform", ""),
+    Category.MODEL: ("{p} does not support this setup for this model", ""),
+    Category.INTERNAL: ("An internal invariant of {p} does not hold",
+                        "the check guards the program's own state, not a command-line setting"),
+    Category.MISSING: ("{p} cannot find a file or package this setup needs", ""),
+    None: ("{p} refuses this launch", ""),
+}
+
+_OWN = (GuardOrigin.IF, GuardOrigin.ELSE, GuardOrigin.ASSERT, GuardOrigin.EXCEPT, GuardOrigin.WHILE,
+        GuardOrigin.CASE)
+_MISSING_EXC = ("FileNotFoundError", "ModuleNotFoundError", "ImportError")
+_MISSING_CODE = re.compile(r"os\.path\.(?:exists|isfile|isdir)|\.exists\(\)|find_spec|"
+                           r"except\b.*\b(?:ImportError|ModuleNotFoundError|FileNotFoundError)\b")
+_MISSING_TEXT = re.compile(r"\b(?:not found|does not exist|no such file|not installed|pip install|installation|"
+                           r"cannot import|could not import|failed to import)\b", re.IGNORECASE)
+# an ``except`` the raise is in, around a conversion: the value did not parse
+_PARSE_CODE = re.compile(r"except\b.*\b(?:JSONDecodeError|ValueError|TypeError|IndexError|UnicodeError|"
+                         r"YAMLError|SyntaxError)\b")
+_NOT_INSTANCE = re.compile(r"\bnot \(?isinstance\(")  # ``if not isinstance(x, list): raise``
+_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax)|"
+                         r"hex digits|contain only|cannot contain|must be an? (?:integer|string|list|dict|number))\b",
+                         re.IGNORECASE)
+_EXCLUSIVE_TEXT = re.compile(r"\b(?:incompatible|not compatible|mutually exclusive|conflicts? with|"
+                             r"cannot be (?:used|combined|enabled|set) (?:together|with|at the same time)|"
+                             r"at the same time|simultaneously|only one of)\b", re.IGNORECASE)
+# "X does not support Y", "X is not supported with Y": one feature refused with another
+_UNSUPPORTED_TEXT = re.compile(r"\b(?:does not|doesn't|do not|cannot) (?:yet |currently )?support|"
+                               r"(?:not|never) (?:yet |currently )?supported|unsupported|only supports?\b",
+                               re.IGNORECASE)
+# "X requires --y", "needs SGLANG_Z=1", "only supported with --w": another option (by its name or field) is needed
+_COMPANION_TEXT = re.compile(r"\b(?:requires?|required|needs?|must (?:also )?be (?:set|enabled|specified|given)|"
+                             r"only (?:works|supported|valid|available|allowed|applies) (?:with|when|to)|depends on)\b"
+                             r"[^.;:,]*?(?:--[a-z]|\bSGLANG_[A-Z_]+|\b[a-z]+_[a-z0-9_]+\b)")
+_PLATFORM_TEXT = re.compile(r"\b(?:cuda|rocm|hip|npu|xpu|cpu|mps|gpus?|sm ?\d+\+?|platforms?|hardware|ascend|"
+                            r"nvidia|amd|intel|blackwell|hopper|musa|hpu)\b", re.IGNORECASE)
+_MODEL_TEXT = re.compile(r"\b(?:models?|model_\w+|\w*arch\w*|checkpoints?|weights|hf_config|layers?|heads?|vocab|"
+                         r"moe|mla|deepseek\S*|qwen\S*|llama\S*|kimi\S*|glm\S*|gemma\S*|mistral|ernie\S*|"
+                         r"nemotron\S*|minimax\S*|olmo\S*)\b", re.IGNORECASE)
+_RANGE_TEXT = re.compile(r"\b(?:positive|non-negative|negative|at least|at most|between|greater than|less than|"
+                         r"larger than|smaller than|multiple of|divisible|divide|equal|out of range|in range|"
+                         r"exceeds?|too (?:large|small|many|few|long)|power of|not in|one of|empty|duplicates)\b|"
+                         r"[<>]=?|\bin [(\[]",
+                         re.IGNORECASE)
+_REQUIRES = re.compile(r"\b(?:requires?|needs?)\b", re.IGNORECASE)
+
+
+def category(entry: Entry) -> Category | None:
+    """The entry's `Category`: internal, missing and parse failures by the code around the
+    check; otherwise what the message says the rule is about, then the condition's shape."""
+    found = kinds(entry.trigger.expr)
+    text = entry.site.template.text
+    rows = ((v.template, kinds(v.trigger.expr)) for v in entry.variants)  # a table's rows say what it is
+    return (_by_code(entry, found) or _by_message(text, found) or restriction(entry.trigger.expr)
+            or _requires(text, found) or next((c for row, row_found in rows if (c := _by_message(row, row_found))),
+                                              None))
+
+
+def _by_code(entry: Entry, found: Sequence[str]) -> Category | None:
+    """Internal, platform (a device query), missing or parse, by the code around the check."""
+    site = entry.site
+    text = site.template.text
+    own = _own(site.guards)
+    code = " ".join(g.text for g in own)
+    caught = " ".join(g.text for g in own if g.origin is GuardOrigin.EXCEPT or g.text.startswith("caught by"))
+    user = {r.kind for r in refs(entry.trigger.expr)} & {RefKind.FLAG, RefKind.ENV}
+    if entry.extra.get("internal") or (site.kind == "assert" and not user):
+        return Category.INTERNAL
+    if site.query:
+        return Category.PLATFORM
+    if site.exception in _MISSING_EXC or _MISSING_CODE.search(code) or _MISSING_TEXT.search(text):
+        return Category.MISSING
+    if _PARSE_CODE.search(caught) or (_NOT_INSTANCE.search(code) and "type" in found) or _PARSE_TEXT.search(text):
+        return Category.PARSE
+    return None
+
+
+def _requires(text: str, found: Sequence[str]) -> Category | None:
+    """"X requires the Mooncake linker": a setting needed that the message does not name as an option."""
+    return Category.COMPANION if _REQUIRES.search(text) and set(found) - {"platform", "model", "other"} else None
+
+
+def _own(guards: Sequence[Guard]) -> list[Guard]:
+    """The guards of the check itself (not its callers', not the earlier checks')."""
+    return [g for g in guards if g.origin in _OWN]
+
+
+def _by_message(text: str, found: Sequence[str]) -> Category | None:
+    """The category the message names, checked against what the condition reads (`found`)."""
+    settings = [k for k in found if k not in ("platform", "model", "other")]
+    if "platform" in found and _PLATFORM_TEXT.search(text):
+        return Category.PLATFORM
+    if "model" in found and (_MODEL_TEXT.search(text) or _UNSUPPORTED_TEXT.search(text)):
+        return Category.MODEL
+    parts = [k for k in found if k not in ("platform", "model")]  # on settings, read or not
+    if _EXCLUSIVE_TEXT.search(text) or (settings and len(parts) >= 2 and _UNSUPPORTED_TEXT.search(text)):
+        return Category.EXCLUSIVE
+    if {"range", "relation"} & set(found) and _RANGE_TEXT.search(text):
+        return Category.RANGE
+    if _COMPANION_TEXT.search(text):
+        return Category.COMPANION
+    # a comparison errcat cannot read ("other") may be the bound the message states
+    if {"value", "other"} & set(found) and _RANGE_TEXT.search(text):
+        return Category.RANGE
+    return None
+
+
+# ------------------------------------------------------------------ the message's reason
+
+
+# A clause of a message that is a value dump or advice, not a reason ("got x", "use y").
+_NOT_A_REASON = re.compile(
+    r"(got|but got|current values?|supported|allowed|available|valid|expected|please|use|set|unset|"
+    r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.|"
+    r"for example|options|choices|values|received|found|instead|only|defaulting|falling back)\b",
+    re.IGNORECASE)
+# Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>",
+# "requires X so <why>", "... (<why>)".
+_REASON_SPLIT = re.compile(r"(?::|;| --| —| \() (?=\S)|(?<=\S) \((?=\S)|(?=\b(?:because|since|so that|so|otherwise) )")
+# Sentences after the first: "X is not supported yet. It requires Y, which ..." (a hole may start one).
+_SENTENCE = re.compile(r"(?<=[a-z0-9)\]}'`\"][.!?]) +(?=[A-Z{`'\"(])")
+_LEADS = ("because ", "since ", "so that ", "so ", "otherwise ")
+_GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r})" inside a reason
+_THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A is the reason, C the rule
+# A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
+_RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
+                   r"does not support|not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
+_RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
+_PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)  # a reason that needs its rule
+_VALUE_TAIL = re.compile(r"[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
+
+
+def _as_reason(clause: str, least: int = 3) -> str:
+    """`clause` as a reason, or "" where it only shows values or gives advice."""
+    clause = _GOT.sub("", clause).strip().rstrip(".").rstrip(")").strip()
+    for lead in _LEADS:
+        clause = clause.removeprefix(lead)
+    words = clause.split()
+    holes = clause.count("{") - 2 * clause.count("{{")
+    listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
+    listing = listing or clause.endswith("}")  # "the overridable set is {sorted(x)}": shows a value
+    if clause.count(")") > clause.count("("):  # the rest of a parenthesis: "({port}) must be between 1 and 65535"
+        return ""
+    if len(words) >= least and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
+        return _literal(_clip(clause)) + "."
+    return ""
+
+
+def message_reason(template: str) -> str:
+    """The part of a message that says why, e.g. "the draft is built from a static
+    snapshot" from "X does not support Y: the draft is built from a static snapshot.",
+    "A requires B" from "A requires B, so C must be at most 2", or a later sentence that
+    explains ("... yet. It requires prefill context parallelism."); "" when the message
+    only states the refusal, shows values or gives advice."""
+    first, *later = _SENTENCE.split(template.strip())
+    therefore = _THEREFORE.search(first)
+    if therefore and (reason := _as_reason(_REASON_SPLIT.split(first[:therefore.start()])[-1], least=5)):
+        return reason
+    candidates = _REASON_SPLIT.split(first)[1:]
+    for sentence in later:
+        candidates += [sentence, *_REASON_SPLIT.split(sentence)[1:]]
+    return next((r for c in candidates if (r := _as_reason(c))), "")
+
+
+def message_rule(template: str) -> str:
+    """The rule a message states, its shown values left out: "DSpark speculative_num_draft_tokens
+    must equal gamma + 1" from "... must equal gamma + 1 (= {w} for gamma={g}), but got ..."."""
+    first = _SENTENCE.split(template.strip())[0]
+    head = _RULE_END.split(_VALUE_TAIL.sub("", first))[0].strip().rstrip(".,")
+    holes = head.count("{") - 2 * head.count("{{")
+    return _literal(_clip(head)) if len(head.split()) >= 3 and holes == 0 and _RULE.search(head) else ""
+
+
+def _literal(text: str) -> str:
+    """A template's text as printed: ``{{`` is a brace."""
+    return text.replace("{{", "{").replace("}}", "}")
+
+
+def row_meaning(template: str) -> str:
+    """Why one row of a condition table refuses, where its message says."""
+    reason = message_reason(template)
+    return f"Refused because {_lower_first(reason)}" if reason else ""
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _lower_first(text: str) -> str:
+    """"It requires" -> "it requires"; "DSpark", "FlashKDA", "--x" stay."""
+    word = text.split(" ", 1)[0]
+    return text[0].lower() + text[1:] if len(word) > 1 and word[0].isupper() and word[1:].islower() else text
+
+
+# ------------------------------------------------------------------ the meaning
+
+
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+_QUOTED = re.compile(r"“[^”]*”|`[^`]*`")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?]”))\s+(?=[A-Z`“\"(])")
+
+
+def sentences(text: str) -> list[str]:
+    """`text`'s sentences, a quotation (“...”) or code span counted as part of its own."""
+    masked = _QUOTED.sub(lambda m: "x" * (len(m.group()) - 2) + m.group()[-2:] if m.group()[0] == "“"
+                         else "x" * len(m.group()), text)
+    out, start = [], 0
+    for cut in _SENTENCE_END.finditer(masked):
+        out.append(text[start:cut.start()])
+        start = cut.end()
+    return out + [text[start:]] if text[start:].strip() else out
+
+
+_FULL_STOP = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.\s+(?=[A-Z`])")  # not after "e.g."
+
+
+def _first(text: str) -> str:
+    """The first sentence of a comment, docstring or help ("(e.g. Step3p forces 1.0)" does not end one)."""
+    paragraph = " ".join(text.strip().split("\n\n", 1)[0].split())
+    return _FULL_STOP.split(paragraph, 1)[0]
+
+
+def _quote(text: str) -> str:
+    quoted = _clip(_first(text), 200)
+    return "“" + (quoted if quoted.endswith("…") else quoted.rstrip(".") + ".") + "”"
+
+
+def source_reason(site: RaiseSite, doc: str, helps: Sequence[tuple[str, str]]) -> str:
+    """Why, from the code around the check where the message does not say: the comment at
+    it, else the function's docstring, else the help of the first option the message names."""
+    if site.comment.strip():
+        return f"Per the comment at the check: {_quote(site.comment)}"
+    if doc:
+        return f"Per the docstring of `{site.function}`: {_quote(doc)}"
+    for option, text in helps:
+        return f"Per the help of `{option}`: {_quote(text)}"
+    return ""
+
+
+def option_helps(entry: Entry, flags: Any) -> list[tuple[str, str]]:
+    """(option, help) of the options the message names (as ``--x`` or by their field), in its
+    order, else of the trigger's one option; helps of a few words ("Speculative algorithm.") say nothing."""
+    if flags is None:
+        return []
+    text = entry.site.template.text
+    named = [o for o in _OPTION.findall(text) if flags.by_option(o) is not None]
+    named += [o for o in entry.trigger.flags if (f := flags.by_option(o)) is not None and re.search(
+        rf"\b{re.escape(f.dest)}\b", text)]
+    if not named and len(entry.trigger.flags) == 1:
+        named = list(entry.trigger.flags)
+    out: list[tuple[str, str]] = []
+    for option in dict.fromkeys(named):
+        flag = flags.by_option(option)
+        if flag.help and not flag.hidden and "{" not in flag.help and len(_first(flag.help).split()) >= 4:
+            out.append((option, flag.help))
+    return out
+
+
+def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any = None,
+            program: str = "the program") -> str:
+    """Why `entry`'s check refuses the launch, 1-3 sentences (see the module's docstring)."""
+    site = entry.site
+    if site.query:
+        return (f"On a machine without the device `{site.function}` asks about (no GPU, or a build of the "
+                f"library without its support), the query `{site.query}()` itself fails with this error: it "
+                f"is the device library's, not a check of {program}. It needs a machine with the device, or "
+                f"a launch that does not take this path.")
+    lead, plain = LEADS[category(entry)]
+    lead = lead.format(p=program)
+    lead = lead[0].upper() + lead[1:] if lead.startswith("the ") else lead
+    reason, said = _said(site.template.text)
+    if reason and not site.comment.strip():
+        why = ""
+    else:  # the comment beside a reason; without one, the docstring or an option's help too
+        why = source_reason(site, docstrings.get((site.path, site.function), ""),
+                            [] if reason else option_helps(entry, flags))
+    text = [f"{lead}: {_lower_first(said)}" if said else f"{lead}: {plain}." if plain else f"{lead}."]
+    text += [why] if why else []
+    if entry.variants:
+        says = any(row_meaning(v.template) for v in entry.variants)
+        text.append(f"Each of its {len(entry.variants)} table rows " +
+                    ("gives its own reason in its own `meaning`." if says else "has its own condition."))
+    if len(text) < 3 and site.function and not why.startswith("Per the docstring"):
+        text.append(("Asserted in" if site.kind == "assert" else "Raised by") + f" `{site.function}`.")
+    return " ".join(text)
+
+
+def _said(template: str) -> tuple[str, str]:
+    """The message's reason, and what the meaning quotes of it: the reason, else the rule it states;
+    a reason that says "it" ("(it removes the Q gather)") comes with the rule it explains."""
+    reason, rule = message_reason(template), message_rule(template)
+    if reason and rule and _PRONOUN.match(reason) and reason.rstrip(".") in rule:
+        return reason, rule + "."
+    return reason, reason or (rule + ".").lstrip(".")

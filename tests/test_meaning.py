@@ -1,0 +1,216 @@
+"""An entry's meaning: its category, the reason its message, comment, docstring or option help gives."""
+from __future__ import annotations
+
+import pytest
+
+from analyzers.entries import Entry, EntryVariant, Trigger
+from analyzers.flags import build_flag_model
+from analyzers.meaning import category, meaning, message_reason, message_rule, row_meaning, sentences
+from analyzers.restriction import Category
+from analyzers.trigger import Renderer
+from extractor.ir import TRUE, And, Apply, Compare, Const, Expr, In, Not, Ref, RefKind, Truthy
+from extractor.records import Guard, GuardOrigin, RaiseSite, SiteKind
+from extractor.templates import parse_template
+
+ARGS = '''
+def add_cli_args(parser):
+    parser.add_argument("--enable-lora", action="store_true",
+                        help="Serve LoRA adapters over the base model. Needs a base model.")
+    parser.add_argument("--tp-size", type=int, default=1)
+'''
+FLAGS = build_flag_model({"p/args.py": ARGS})
+RENDERER = Renderer.for_model(FLAGS)
+
+
+def flag(name: str) -> Ref:
+    return Ref(RefKind.FLAG, name, f"cfg.{name}")
+
+
+LORA, SPEC, TP = Truthy(flag("enable_lora")), Truthy(flag("enable_spec")), flag("tp_size")
+HIP = Truthy(Ref(RefKind.PLATFORM, "is_hip", "is_hip()"))
+MOE = Truthy(Ref(RefKind.MODEL, "is_moe", "model_config.is_moe"))
+STATE = Truthy(Ref(RefKind.UNKNOWN, "pool", "self.pool"))
+CALL = Truthy(Apply("f", (TP,), "f(tp)"))
+
+
+def entry(template: str, expr: Expr = LORA, *, guard: str = "", origin: GuardOrigin = GuardOrigin.IF,
+          exception: str = "ValueError", kind: SiteKind = SiteKind.RAISE, comment: str = "",
+          extra: dict | None = None, rows: tuple[tuple[str, Expr], ...] = (), query: str = "") -> Entry:
+    guards = (Guard(expr, guard, origin),) if guard else ()
+    site = RaiseSite("p/check.py", 10, "check", kind, exception, parse_template(template), guards,
+                     comment=comment, query=query)
+    variants = tuple(EntryVariant((("r", r),), r, Trigger.build(e, RENDERER)) for r, e in rows)
+    return Entry("0" * 16, site, "u", 1, "", Trigger.build(expr, RENDERER), variants, extra=extra or {})
+
+
+@pytest.mark.parametrize(("made", "expected"), [
+    # by the code around the check
+    (entry("bad config", guard="except json.JSONDecodeError", origin=GuardOrigin.EXCEPT), Category.PARSE),
+    (entry("bad paths", Not(Truthy(Apply("isinstance", (flag("paths"), Const("list")), "isinstance(cfg.paths, list)"))),
+           guard="not isinstance(cfg.paths, list)"), Category.PARSE),
+    # an isinstance check on the model's config is about the model, not a value that does not parse
+    (entry("Q1 requires an MTP draft checkpoint", Not(Truthy(Apply("isinstance", (MOE.term, Const("Q1")), "…"))),
+           guard="not isinstance(draft, Q1)"), Category.MODEL),
+    (entry("could not parse --x"), Category.PARSE),
+    (entry("cert file missing", guard="cfg.cert and not os.path.isfile(cfg.cert)"), Category.MISSING),
+    (entry("needs granian", guard="except ImportError", origin=GuardOrigin.EXCEPT), Category.MISSING),
+    (entry("no weights", exception="FileNotFoundError"), Category.MISSING),
+    (entry("FlashInfer is not installed"), Category.MISSING),
+    (entry("pool broken", STATE, kind=SiteKind.ASSERT, exception="AssertionError"), Category.INTERNAL),
+    (entry("x", extra={"internal": True}), Category.INTERNAL),
+    # what the message says the rule is about, checked against what the condition reads
+    (entry("--a requires --b in {{x, y}}", And((Compare(">", TP, Const(0)), Compare("==", flag("b"), Const("none"))))),
+     Category.COMPANION),  # the shape alone says "range"
+    (entry("--a is incompatible with --b", And((LORA, Not(SPEC)))), Category.EXCLUSIVE),
+    (entry("--a needs CUDA", And((LORA, HIP))), Category.PLATFORM),
+    (entry("--a is not supported for this model", And((LORA, MOE))), Category.MODEL),
+    (entry("n must equal gamma + 1", And((LORA, Compare("!=", TP, flag("gamma"))))), Category.RANGE),
+    (entry("A requires pinning weights in CPU memory, so --n must be less than or equal to 2 * --m",
+           And((LORA, Compare(">", TP, Const(2))))), Category.RANGE),  # the option after ", so" is the rule's
+    (entry("--f must be in (0, 1].", Compare(">", TP, Const(1))), Category.RANGE),
+    (entry("--n is not in the config's candidate steps", Not(CALL)), Category.RANGE),
+    (entry("Cache does not yet support DP attention", And((LORA, Compare(">", TP, Const(1))))), Category.EXCLUSIVE),
+    (entry("--a requires the Mooncake linker", And((LORA, CALL))), Category.COMPANION),
+    (entry("LoRA with speculative decoding", LORA), None),  # "decoding" says nothing about parsing
+    # the condition's shape
+    (entry("x", And((LORA, Not(SPEC)))), Category.COMPANION),
+    (entry("x", And((LORA, SPEC))), Category.EXCLUSIVE),
+    (entry("x", Compare("<", TP, Const(1))), Category.RANGE),
+    (entry("x", Not(In(flag("backend"), Const(("a", "b"))))), Category.RANGE),
+    (entry("x", HIP), Category.PLATFORM),
+    (entry("x", MOE), Category.MODEL),
+    (entry("x", LORA), None),  # one feature, no reason: nothing a reader could use
+    (entry("x", CALL), None),
+])
+def test_category(made, expected):
+    assert category(made) == expected
+
+
+@pytest.mark.parametrize("template, reason", [
+    ("X does not support Y: HiSparse selects a non-sharded allocator and owns pages.",
+     "HiSparse selects a non-sharded allocator and owns pages."),
+    ("Z is supported only on CUDA because draft sampling uses a Triton kernel.",
+     "draft sampling uses a Triton kernel."),
+    ("K needs static mode; compact/cap-accept are not validated under DCP (got {m!r}).",
+     "compact/cap-accept are not validated under DCP."),
+    ("Invalid {q}. \nMOE supports only: 'fp8', 'mxfp8', 'nvfp4_online', or bfloat16 (None).", ""),  # a list
+    ("A is not supported; response storage must remain disabled in PD mode.",
+     "response storage must remain disabled in PD mode."),
+    ("UNO requires FA3; got prefill={p!r}, decode={d!r}.", ""),  # values, not a reason
+    ("B unsupported under PD; use --strategy extra_buffer instead of it.", ""),  # advice
+    ("Invalid devices for {c}: {devs}. Available devices: {av}", ""),
+    ("x must be positive", ""),
+    # a later sentence that explains; a "so" clause; a parenthesis that explains
+    ("S is not supported with PP yet. It requires prefill context parallelism, which PP lacks.",
+     "It requires prefill context parallelism, which PP lacks."),
+    ("Scale-up requires --enable-dp-lm-head so output projection does not depend on TP.",
+     "output projection does not depend on TP."),
+    ("U does not support PP (whole-envelope transfer has no per-layer entries).",
+     "whole-envelope transfer has no per-layer entries."),
+    ("--dcp-size {d} needs each rank to hold KV heads. Use a smaller --dcp-size.", ""),  # advice after
+    ("{name!r} is not overridable; the overridable set is {sorted(HOOKS)}.", ""),  # a value shown
+    ("--grpc-port / SGLANG_GRPC_PORT ({cfg.grpc_port}) must be between 1 and 65535", ""),  # a parenthesis cut
+    # ", so": the clause before is the reason, the one after the rule it leads to
+    ("Enabling overlap loading requires pinning adapter weights in CPU memory, so --max-loaded must be "
+     "at most double --per-batch: {limit}", "Enabling overlap loading requires pinning adapter weights in CPU memory."),
+    ("--decode-backend flashkda is not supported: FlashKDA is prefill-only. Use --prefill-backend flashkda.",
+     "FlashKDA is prefill-only."),  # a short reason
+])
+def test_message_reason_is_the_clause_that_says_why(template, reason):
+    assert message_reason(template) == reason
+
+
+@pytest.mark.parametrize("template, rule", [
+    ("DSpark n must equal gamma + 1 (= {w} for gamma={g}), but got n={n}.", "DSpark n must equal gamma + 1"),
+    ("--swa-ratio should be in range (0, 1.0].", "--swa-ratio should be in range (0, 1.0]"),  # the bound stays
+    ("UNO supports at most Q=128 verify nodes, got Q={q}.", "UNO supports at most Q=128 verify nodes"),
+    ("MPS supports only the pytorch backend; got backend={b!r}", "MPS supports only the pytorch backend"),
+    ("failed to read config JSON", ""),  # states no rule
+    ("{x} must be positive", ""),  # a value shown, not a rule
+])
+def test_message_rule_is_the_statement_without_its_values(template, rule):
+    assert message_rule(template) == rule
+
+
+DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
+
+
+@pytest.mark.parametrize(("made", "docs", "expected"), [
+    # the message's reason first; the function comes last
+    (entry("--a is not supported: the draft is built from a static snapshot.", And((LORA, SPEC))), DOCS,
+     "sglang refuses options that exclude each other: the draft is built from a static snapshot. "
+     "Raised by `check`."),
+    # a rule and no reason: the rule, then the comment at the check
+    (entry("n must equal gamma + 1, but got {n}", Compare("!=", TP, flag("gamma")), comment="verify window. More."),
+     {}, "sglang refuses a value outside its allowed range: n must equal gamma + 1. "
+     "Per the comment at the check: “verify window.” Raised by `check`."),
+    # no reason in the message: the docstring, else the help of the option the message names
+    (entry("--enable-lora and --b", And((LORA, SPEC))), DOCS,
+     "sglang refuses options that exclude each other. Per the docstring of `check`: “Validate LoRA settings.”"),
+    (entry("--enable-lora and --b", And((LORA, SPEC))), {},
+     "sglang refuses options that exclude each other. "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
+    # a reason in the message and a comment: both
+    (entry("A is off: the pool is not built.", LORA, comment="pool built later"), DOCS,
+     "sglang refuses this launch: the pool is not built. Per the comment at the check: “pool built later.” "
+     "Raised by `check`."),
+    # nothing says why: the category, in words
+    (entry("bad value", guard="except ValueError", origin=GuardOrigin.EXCEPT), {},
+     "sglang cannot parse the value it was given: it is not in the form the option expects. "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
+    (entry("x", STATE, kind=SiteKind.ASSERT, exception="AssertionError"), {},
+     "An internal invariant of sglang does not hold: the check guards the program's own state, not a "
+     "command-line setting. Asserted in `check`."),
+])
+def test_meaning_says_why_from_the_first_source_that_does(made, docs, expected):
+    assert meaning(made, docs, FLAGS, "sglang") == expected
+
+
+def test_meaning_never_repeats_the_trigger():
+    made = entry("A is off: the pool is not built.", And((LORA, SPEC)))
+    assert made.trigger.text not in meaning(made, {}, FLAGS, "sglang")
+
+
+def test_each_row_of_a_table_says_why_where_its_message_does():
+    made = entry("LoRA {r}.", Truthy(TP), rows=(("does not support plan: batches would run unordered", SPEC),
+                                          ("needs a small tp", Compare(">", TP, Const(1)))))
+    assert [row_meaning(v.template) for v in made.variants] == ["Refused because batches would run unordered.", ""]
+    assert meaning(made, {}, FLAGS, "sglang").endswith(
+        "Each of its 2 table rows gives its own reason in its own `meaning`. Raised by `check`.")
+
+
+def test_a_failing_device_query_says_it_is_the_device_librarys_error_not_a_check():
+    made = entry("Torch not compiled with CUDA enabled", TRUE, query="torch.cuda.get_device_capability")
+    assert "is the device library's, not a check of sglang" in meaning(made, {}, FLAGS, "sglang")
+
+
+@pytest.mark.parametrize("text, count", [
+    ("A: b. Raised by `x.y`.", 2),
+    ("A. Per the comment at the check: “one. Two.” Raised by `f`.", 3),
+    ("A, e.g. b.", 1),
+])
+def test_sentences_count_a_quotation_as_part_of_its_own(text, count):
+    assert len(sentences(text)) == count
+
+
+@pytest.mark.parametrize("template, expected", [
+    ("--a requires --b in {{log, raise}}", "--a requires --b in {log, raise}"),  # braces as printed
+    ("LoRA batches need the plan stream: LoRA preparation would run unordered.",
+     "LoRA preparation would run unordered"),  # "LoRA" keeps its case
+    ("X is off: It breaks the pool layout.", "it breaks the pool layout"),
+    # a reason that says "it" comes with the rule it explains
+    ("--q only applies to the a2a backend (it removes the Q all-gather); got --b={b}.",
+     ": --q only applies to the a2a backend (it removes the Q all-gather)."),
+])
+def test_the_message_is_quoted_as_printed(template, expected):
+    assert expected in meaning(entry(template, And((LORA, SPEC))), {}, FLAGS, "sglang")
+
+
+def test_a_comment_is_quoted_to_its_first_full_stop():
+    made = entry("x", LORA, comment="Check the ratio: branches reset it (e.g. Step3p forces 1.0). Then more.")
+    assert "“Check the ratio: branches reset it (e.g. Step3p forces 1.0).”" in meaning(made, {}, FLAGS, "sglang")
+
+
+def test_a_help_of_a_few_words_says_nothing():
+    flags = build_flag_model({"p/args.py": 'def f(p):\n    p.add_argument("--enable-lora", help="Enable LoRA.")\n'})
+    assert "help" not in meaning(entry("--enable-lora and --b", And((LORA, SPEC))), {}, flags, "sglang")
