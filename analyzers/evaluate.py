@@ -32,6 +32,7 @@ from analyzers.adjustments import adjustment_guard
 from analyzers.examples import Examples
 from analyzers.flag_decls import DeclKind
 from analyzers.launch import Launch, is_placeholder, placeholder_contains
+from extractor import parse
 from extractor.compat import StrEnum
 from extractor.ir import (
     ATTRIBUTE,
@@ -548,7 +549,7 @@ class Values:
 def _method_call(text: str) -> tuple[str, tuple[Any, ...]] | None:
     """``cfg.device.startswith("cuda")`` -> ("startswith", ("cuda",))."""
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        node = parse.python_expression(text.strip())
     except SyntaxError:
         return None
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)) or node.keywords:

@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from analyzers.flags import Flag
+from extractor import parse
 from extractor.compat import StrEnum
 
 
@@ -70,8 +71,8 @@ def value_type(flag: Flag | None) -> ValueType:
 def _parse(text: str) -> ValueType:
     """The type text alone; text that is no expression takes strings."""
     try:
-        node = cst.parse_expression(text)
-    except cst.ParserSyntaxError:
+        node = parse.expression(text)
+    except (cst.ParserSyntaxError, parse.Refused):
         return ValueType()
     reader = _Reader()
     node.visit(reader)

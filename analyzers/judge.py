@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from extractor import parse
+
 CONFIRMED, REFUTED, NOT_RUN = "confirmed", "refuted", "not-run"
 
 
@@ -71,9 +73,10 @@ def statement_end(code: str, start_line: int, line: int) -> int:
         return line
     for last in range(first, len(lines)):
         try:
-            body = ast.parse(textwrap.dedent("\n".join(lines[first:last + 1]))).body
+            tree = parse.python(textwrap.dedent("\n".join(lines[first:last + 1])))
         except SyntaxError:
             continue
+        body = tree.body
         if len(body) == 1 and isinstance(body[0], (ast.Raise, ast.Assert)):
             return start_line + last
     return line

@@ -1,8 +1,8 @@
 """Command line: parse arguments, call one library function, map errors to exit codes.
 
 Exit codes: 0 ok, 1 "differences found" where a command asks for it, 2 bad input,
-3 `extract` wrote an incomplete catalog (a file Python accepts could not be analysed,
-e.g. out of memory; the catalog lists it under "incomplete").
+3 `extract` wrote an incomplete catalog (a target file could not be analysed: nested too
+deeply, out of memory, ...; the catalog lists it under "incomplete").
 """
 from __future__ import annotations
 

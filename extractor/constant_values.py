@@ -22,6 +22,7 @@ from typing import Any
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from extractor import parse
 from extractor.frozen import FrozenMap
 from extractor.source_set import SourceSet
 from extractor.symbols import Bindings, Symbols
@@ -45,7 +46,7 @@ def source_text(node: cst.CSTNode) -> str:
     """
     raw = _EMPTY_MODULE.code_for_node(node).strip()
     try:
-        return ast.unparse(ast.parse(f"(\n{raw}\n)", mode="eval"))
+        return ast.unparse(parse.python_expression(f"(\n{raw}\n)"))
     except SyntaxError:
         return _WS.sub(" ", raw)
 
@@ -517,7 +518,7 @@ def as_literal(value: object) -> cst.BaseExpression | None:
         ast.literal_eval(text)  # only plain literals: no ``frozenset(...)`` inside
     except (ValueError, SyntaxError):
         return None
-    return cst.parse_expression(text)
+    return parse.expression(text)
 
 
 def choices_of(node: cst.BaseExpression, scope: ConstScope) -> tuple | FrozenMap | None:

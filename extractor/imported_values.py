@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import libcst as cst
 
+from extractor import parse
 from extractor.constant_values import NOT_CONSTANT, ConstScope, constant_value
 from extractor.cstutil import dotted
 from extractor.ir import PARSE_RECORD
@@ -63,8 +64,8 @@ def _imports(path: str, text: str) -> Iterator[tuple[str, str, str]]:
     called (functions: no value to read)."""
     try:
         with gc_paused():
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+            tree = parse.python(text)
+    except SyntaxError:
         return
     package = module_name(path).split(".")
     if not path.endswith("__init__.py"):
@@ -254,8 +255,8 @@ def skeleton(text: str) -> str:
     cannot parse it)."""
     try:
         with gc_paused():
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+            tree = parse.python(text)
+    except SyntaxError:
         return ""
     lines = text.splitlines()
     out: list[str] = []

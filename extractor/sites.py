@@ -9,7 +9,6 @@ guard scopes are context managers, so what a branch pushes is gone when it is le
 """
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ from typing import Any, TypeVar
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from extractor import depth, pieces
+from extractor import depth, parse, pieces
 from extractor.constant_values import as_literal, class_constants, computed_literals
 from extractor.cst_ir import env_registry_name, larger_than, term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, python_value, string_value
@@ -1684,15 +1683,7 @@ def _not_analysed(path: str, reason: str) -> FileSites:
     return FileSites(path=path, parse_error=f"{path}: {reason}", incomplete=reason)
 
 
-def _python_rejects(source: str) -> bool:
-    """Does CPython itself refuse to compile `source` (so the file can never run)?"""
-    try:
-        compile(source, "<target>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError):
-        return True
-    except MemoryError:  # undecided: count it as errcat's failure, not the file's
-        pass
-    return False
+_python_rejects = parse.python_rejects
 
 
 def extract_file(path: str, source: str, profile: Profile, imported: ImportedValues = ()) -> FileSites:
@@ -1702,9 +1693,9 @@ def extract_file(path: str, source: str, profile: Profile, imported: ImportedVal
     tree, too_deep = depth.refusal(source)
     if too_deep is not None and not too_deep.by_python:
         return _not_analysed(path, too_deep.reason)
-    if too_deep is not None:
-        where = path if too_deep.line is None else f"{path}:{too_deep.line}"
-        return FileSites(path=path, parse_error=f"{where}: {too_deep.reason}")
+    if too_deep is not None:  # Python refuses it too, but a target errcat skipped: the catalog says so
+        where = "" if too_deep.line is None else f"line {too_deep.line}: "
+        return _not_analysed(path, f"{where}{too_deep.reason} (Python refuses it too)")
     spans, how, docs = statement_spans(tree), pieces.cut(source, tree), first_lines(tree)
     comments = dict(check_comments(tree, source))
     del tree  # the `ast` of a large file is hundreds of MB: not kept while libcst parses

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from extractor import shape
+from extractor import parse, shape
 from extractor.positions import LineIndex, StatementSpan, ast_statements, statement_span
 
 
@@ -86,8 +86,8 @@ def read_outline(source: str) -> Outline | None:
     """The `Outline` of a source text; None when ``ast`` cannot parse it."""
     try:
         with gc_paused():
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+            tree = parse.python(source)
+    except SyntaxError:
         return None
     statements: list[StatementSpan] = []
     classes: list[tuple[int, int, ClassOutline]] = []
@@ -201,7 +201,11 @@ class SourceSet:
         if tree is None:
             try:
                 with gc_paused():
-                    tree = cst.parse_module(self.files[path])
+                    tree = parse.module(self.files[path])
+            except parse.Refused as exc:  # too deep to parse safely: said, never a crash
+                where = f"{path}:{exc.line}" if exc.line else path
+                self._failures[path] = Diagnostic(path, exc.line or 0, f"not analysed ({where}): {exc.reason}")
+                return None
             except cst.ParserSyntaxError as exc:
                 self._failures[path] = Diagnostic(path, exc.raw_line, f"cannot parse: {exc.message}")
                 return None
