@@ -41,6 +41,7 @@ from extractor.ir import (
     Unknown,
     as_condition,
     conj,
+    described,
     disj,
     is_member_text,
     negate,
@@ -632,7 +633,7 @@ def _quantified(call: _Call, gen: cst.GeneratorExp, name: str) -> Expr | None:
     items = term(gen.for_in.iter, call.scope)
     if unknowns(items):
         return None
-    item = Opaque(f"{name} (an item of {norm_code(gen.for_in.iter)})")
+    item = Opaque(described("taken from a collection"))
     inner = replace(call.scope, bindings={**call.scope.bindings, name: item})
     test = as_condition(to_ir(gen.elt, inner))
     kept = [as_condition(to_ir(f.test, inner)) for f in gen.for_in.ifs]

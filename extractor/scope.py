@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from extractor.cstutil import last_name
-from extractor.ir import Expr, conj
+from extractor.ir import Expr, conj, described
 from extractor.profile import Profile
 from extractor.tables import Table, table_of
 
@@ -82,7 +82,7 @@ def joined(name: str, branches: list[tuple[Expr, Binding | None]], otherwise: Bi
         return None
     count = values_of(result)
     if count > MAX_BRANCH_LEAVES or (count > MAX_BRANCH_VALUES and len(_distinct(result, set())) > MAX_BRANCH_VALUES):
-        return Opaque(f"{name} (reassigned in more than {MAX_BRANCH_VALUES} branches)")
+        return Opaque(described(f"chosen between more than {MAX_BRANCH_VALUES} values"))
     return result
 
 
@@ -154,7 +154,7 @@ class Scope:
         if isinstance(prev, (cst.BaseExpression, Conditional)) and _mentions(value, name):
             depth = self.rebinds.get(name, 0) + 1
             if depth > MAX_REBINDS:  # x = x + ... in a long chain: the value grows without bound
-                self.bindings[name] = Opaque(f"{name} (reassigned from itself {depth} times)")
+                self.bindings[name] = Opaque(described(f"recomputed from itself {depth} times"))
                 self.aliases.discard(name)
                 return
             self.rebinds[name] = depth
@@ -208,7 +208,7 @@ def _distributed(value: cst.BaseExpression, name: str, prev: Binding,
         return _substitute(value, name, prev)
     if isinstance(prev, Opaque):
         return _substitute(value, name, hide(prev))
-    return Opaque(f"{name} (computed from a table)")
+    return Opaque(described("computed from a table"))
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:
