@@ -374,10 +374,7 @@ class _Sentence(Visitor[str]):
             where = "set" if env else "on the command line"
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}{where}"
         if expr.fn == RAISES and expr.args and isinstance(expr.args[0], Const):
-            steps = ", ".join(self.r.computed(a) for a in expr.args[1:]) or "nothing"
-            names = expr.args[0].value
-            caught = " or ".join(names) if isinstance(names, tuple) else str(names)
-            return f"computing {steps} {'raises no' if self.negated else 'raises'} {caught}"
+            return self._raises(expr)
         if expr.fn == SOME_ITEM and len(expr.args) == 3:
             shown = self.r.value(expr)
             return f"not ({shown})" if self.negated else shown
@@ -386,13 +383,23 @@ class _Sentence(Visitor[str]):
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"
         if expr.fn in ("&", "-") and len(expr.args) == 2 and isinstance(expr.args[1], Const) \
                 and not _set_like(expr.args[0]):  # ``any(x in C for x in items)`` and kin
-            items, within = self.r.value(expr.args[0]), self.r.value(expr.args[1])
-            if expr.fn == "&":
-                return f"{'no' if self.negated else 'an'} item of {items} is one of {within}"
-            if self.negated:
-                return f"every item of {items} is one of {within}"
-            return f"an item of {items} is not one of {within}"
+            return self._items_in(expr)
         return self._truthy(expr)
+
+    def _raises(self, expr: Apply) -> str:
+        steps = ", ".join(self.r.computed(a) for a in expr.args[1:]) or "nothing"
+        names = cast(Const, expr.args[0]).value
+        caught = " or ".join(names) if isinstance(names, tuple) else str(names)
+        return f"computing {steps} {'raises no' if self.negated else 'raises'} {caught}"
+
+    def _items_in(self, expr: Apply) -> str:
+        """``items & C`` (some item is in C), ``items - C`` (some item is not) as a condition."""
+        items, within = self.r.value(expr.args[0]), self.r.value(expr.args[1])
+        if expr.fn == "&":
+            return f"{'no' if self.negated else 'an'} item of {items} is one of {within}"
+        if self.negated:
+            return f"every item of {items} is one of {within}"
+        return f"an item of {items} is not one of {within}"
 
     def _truthy(self, expr: Expr) -> str:
         return f"{self.r.value(expr)} is {'false/empty' if self.negated else 'true/non-empty'}"
