@@ -558,8 +558,8 @@ def _function_call(call: _Call) -> Expr | None:
     if name in _EMPTY_COLLECTIONS and not node.args:
         return Const(())  # set(), dict() ...: empty, as the literals `{}` and `[]` read
     is_plain = isinstance(node.func, cst.Name)
-    if is_plain and any(scope.is_config(a.value) for a in node.args):
-        return Ref(RefKind.FLAG, f"{call.short}()", call.text)
+    if is_plain and name not in _EMPTY_COLLECTIONS and any(scope.is_config(a.value) for a in node.args):
+        return Ref(RefKind.FLAG, f"{call.short}()", call.text)  # not ``set(cfg.f())``: the set of what f gives
     # A builtin is computed on its positional arguments; any other function through what it
     # returns (`extractor.inline`, keyword arguments bound by name: `KEYWORD`), else what a
     # platform states it returns for its positional ones (`runtime` facts, checked against

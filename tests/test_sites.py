@@ -1323,3 +1323,11 @@ def test_a_handler_that_swallows_a_raise_is_named_by_its_own_line() -> None:
                 pass
         """)
     assert any(g.text == "caught by `except (ValueError)` at line 7" for g in site.direct), site.direct
+
+
+def test_a_set_of_a_derived_setting_is_that_setting_not_one_named_set() -> None:
+    code = ("class ServerArgs:\n    def check(self):\n        found = set(self._backends())\n"
+            "        assert found <= {'triton'}, 'x'\n")
+    (site,) = extract_file("server_args.py", code, PROFILE).sites
+    no_options = Renderer(lambda dest: None)
+    assert no_options.text(site_trigger(site)) == "`_backends()` (derived setting) is not a subset of triton"
