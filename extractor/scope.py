@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from extractor.cstutil import last_name
 from extractor.ir import Expr, conj, described
@@ -45,6 +46,18 @@ Binding = cst.BaseExpression | Opaque | Table | Conditional
 MAX_REBINDS = 4  # ``x = f(x)`` substitutions per name before its value counts as unknown
 MAX_BRANCH_VALUES = 8  # distinct values a name may have where branches join before it counts as unknown
 MAX_BRANCH_LEAVES = 12  # and branches in all (the same value under many tests is cheap, not free)
+
+
+IN_TRY = "set where the code catches errors"  # a local a try block binds, where a handler goes on
+
+
+def lost(where: str, value: Binding) -> str:
+    """Why a local is unknown after a block: where it was set; one a try block binds to a
+    call, by the (public) function it calls, which may fail and leave the value before it."""
+    called = get_full_name_for_node(value.func) if where == IN_TRY and isinstance(value, cst.Call) else None
+    if called and not called.rpartition(".")[2].startswith("_"):
+        return f"returned by `{called}` unless that fails"
+    return where
 
 
 def values_of(binding: Binding) -> int:

@@ -70,7 +70,7 @@ from extractor.records import (
     try_raises_ref,
 )
 from extractor.returns import return_value
-from extractor.scope import MAX_BRANCH_VALUES, Binding, Conditional, Opaque, Scope, joined, names_read
+from extractor.scope import IN_TRY, MAX_BRANCH_VALUES, Binding, Conditional, Opaque, Scope, joined, lost, names_read
 from extractor.tables import (
     Pending,
     Row,
@@ -326,7 +326,7 @@ def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[Non
     if not keep:
         for name, value in _changed(scope, before):
             if not isinstance(value, Opaque):
-                scope.bindings[name] = Opaque(described(where))
+                scope.bindings[name] = Opaque(described(lost(where, value)))
 
 
 # IR nodes of an item a table row passes (``raw[name]``): read as long as it is small
@@ -800,8 +800,7 @@ class SiteWalker:
         computed = _computed_names(node.body)
         kept = tuple(n for h in node.handlers if not _reraises(h.body) for n in _caught_names(h))
         try_line = self.line_of(node)
-        caught = "set where the code catches errors"
-        with _unknown_after(self.scope, caught, keep=handlers_leave), _pushed(self.frame.catching, kept), \
+        with _unknown_after(self.scope, IN_TRY, keep=handlers_leave), _pushed(self.frame.catching, kept), \
                 _pushed(self.frame.tries, try_line):
             self.walk_suite(node.body)
             steps = None if computed is None else tuple(term(cst.Name(n), self.scope) for n in computed)

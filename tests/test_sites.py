@@ -1331,3 +1331,18 @@ def test_a_set_of_a_derived_setting_is_that_setting_not_one_named_set() -> None:
     (site,) = extract_file("server_args.py", code, PROFILE).sites
     no_options = Renderer(lambda dest: None)
     assert no_options.text(site_trigger(site)) == "`_backends()` (derived setting) is not a subset of triton"
+
+
+@pytest.mark.parametrize(
+    "call, shown",
+    [
+        ("read_cfg(path=cfg.p)", "a value returned by `read_cfg` unless that fails"),  # by the function it calls
+        ("_read(cfg)", "a value set where the code catches errors"),  # a private helper: where it was set
+        ("cfg.p + 1", "a value set where the code catches errors"),
+    ],
+)
+def test_a_local_a_try_block_binds_says_where_it_comes_from(call: str, shown: str) -> None:
+    code = (f"def f(cfg):\n    cap = None\n    try:\n        cap = {call}\n    except Exception:\n        pass\n"
+            "    if cfg.x > cap:\n        raise ValueError('v')\n")
+    (site,) = extract_file("m.py", code, PROFILE).sites
+    assert RENDER.text(site_trigger(site)) == f"`--x` > {shown} (unknown)"
