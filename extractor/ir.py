@@ -445,7 +445,10 @@ _SIMPLIFY: dict[type, Callable[[Any], Expr]] = {
 
 
 def _built_collection(term: Expr) -> bool:
-    """``frozenset({"a", "b"})``, ``list(())``: a collection built from a constant."""
+    """``frozenset({"a", "b"})``, ``list(())``: a collection built from a constant; ``s | {"c"}``,
+    ``s - {"d"}`` of one."""
+    if isinstance(term, Apply) and term.fn in ("|", "-", "&", "^") and len(term.args) == 2:
+        return _built_collection(term.args[0])
     return isinstance(term, Apply) and term.fn in ("frozenset", "set", "tuple", "list") and len(term.args) == 1 \
         and isinstance(term.args[0], Const)
 

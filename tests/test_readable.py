@@ -52,6 +52,7 @@ def test_internal_markers_name_what_leaked(text: str, kinds: list[str]) -> None:
         (Compare("<=", Apply("frozenset", (FLAG,), "frozenset(x)"), BACKENDS),
          "`--attention-backend` is a subset of {fa3, triton}"),
         (Compare("is not", BACKENDS, Const(None)), "always"),
+        (Compare("is", Apply("|", (BACKENDS, Const(("fa4",))), "b | {'fa4'}"), Const(None)), "never"),
         # a local errcat cannot follow says what kind of value it is; a parameter, who gives it
         (Truthy(Ref(RefKind.UNKNOWN, "cap", described("computed in a loop"))),
          "a value computed in a loop (unknown) is true/non-empty"),
