@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from analyzers.dead import never_holds
 from analyzers.entries import Entry, Reach, launch_can_raise
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided
 from analyzers.examples import Examples, model_of
@@ -682,6 +683,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     trigger = entry.trigger.expr
     full = _full(entry)
     ctx = _at_site(entry, full, ctx)
+    entry, never = _never_fails(entry, full, ctx)
     unreached = not launch_can_raise(entry.extra)  # no command raises it
     sols = solutions(trigger, ctx)
     if not unreached:  # the earlier checks on the path: its reach, and the raises before it in its block
@@ -694,6 +696,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         "This check guards the program's own code, not the command line (`internal`): it fires only "
         "if the program breaks the contract it checks, so no command raises it."
         if entry.extra.get("internal") else
+        f"No command line fails this check (`reachable: false`): {never}." if never else
         "No entry point of the launch reaches this check (`reachable: false`): launching never raises it."))
     variants = []
     fixes = []
@@ -712,6 +715,18 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         solutions=changes, advice_notes=notes, example_fix=fix,
         variants=tuple(variants), extra={**entry.extra, "situations": found} if found else entry.extra,
     )
+
+
+def _never_fails(entry: Entry, full: Expr, ctx: Context) -> tuple[Entry, str]:
+    """`entry`, `reachable: false` with a note saying why where no launch fails its check
+    (`analyzers.dead`), and that why ("" where it may fail)."""
+    if not launch_can_raise(entry.extra):
+        return entry, ""
+    why = never_holds(full, ctx.model, ctx.renderer)
+    if why is None:
+        return entry, ""
+    site = replace(entry.site, notes=(*entry.site.notes, f"unreachable: {why}"))
+    return replace(entry, site=site, extra={**entry.extra, "reachable": False}), why
 
 
 def complete_entries(

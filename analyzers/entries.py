@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analyzers.solution import Solution
-from analyzers.trigger import Renderer
+from analyzers.trigger import Renderer, unknown_fact
 from extractor.ir import TRUE, Expr, Ref, RefKind, conj, negate, refs, simplify, unknowns
 from extractor.records import (
     NOT_REACHED,
@@ -105,7 +105,7 @@ class Trigger:
 def _facts(expr: Expr, found: Sequence[Ref]) -> tuple[str, ...]:
     """`Trigger.other`: the facts `expr` reads that are neither options nor env vars."""
     named = {f"{r.kind}:{r.name}" for r in found if r.kind not in (RefKind.FLAG, RefKind.ENV, RefKind.UNKNOWN)}
-    return tuple(sorted(named | {f"unknown:{u.text}" for u in unknowns(expr)}))
+    return tuple(sorted(named | {f"unknown:{unknown_fact(u.text) or u.text}" for u in unknowns(expr)}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from typing import Any, cast
 from analyzers.flags import FlagModel, option_for_dest
 from extractor.ir import (
     ATTRIBUTE,
+    DESCRIBED,
     IF,
     KEYWORD,
     ON_COMMAND_LINE,
@@ -38,6 +39,7 @@ from extractor.ir import (
     refs,
     simplify,
 )
+from extractor.records import PARAMETER
 
 # Operands of one and/or shown; the rest are counted, so a generated 5,000-term chain
 # does not make a 250 KB trigger. Real sglang conditions have at most 12.
@@ -107,7 +109,7 @@ class Renderer(Visitor[str]):
             return f"model property `{ref.text}`"
         if ref.kind is RefKind.RUNTIME:
             return f"`{ref.text}`"
-        return f"`{ref.text}` (unknown)"
+        return _unknown(ref.text)
 
     def _setting(self, dest: str) -> str:
         """`--tp-size`; a field of a JSON option (```--cuda-graph-config` field `prefill.bs```),
@@ -135,7 +137,7 @@ class Renderer(Visitor[str]):
         return _const(expr.value)
 
     def visit_Unknown(self, expr: Unknown) -> str:
-        return f"`{expr.text}` (unknown)"
+        return _unknown(expr.text)
 
     def visit_Seq(self, expr: Seq) -> str:
         return ", ".join(self.visit(i) for i in expr.items)
@@ -146,6 +148,9 @@ class Renderer(Visitor[str]):
         for names, arity, render in _APPLY_FORMS:
             if expr.fn in names and (count == arity if arity is not None else count > 0):
                 return render(self, expr)
+        if _private(expr.fn):  # a helper of the program's own: what its name says, of what the user gives
+            shown = ", ".join(self.visit(a) for a in expr.args if refs(a))
+            return _helper(expr.fn) + (f" of {shown}" if shown else "")
         if not any(refs(a) for a in expr.args):
             return f"`{expr.text}`"  # nothing of the user's in it: the code says it best
         return f"{expr.fn}({', '.join(self.visit(a) for a in expr.args)})"
@@ -199,6 +204,14 @@ class Renderer(Visitor[str]):
     def _record(self, expr: Apply) -> str:
         """``KVEventsConfig.from_cli(x)``: the JSON the model reads (its fields' defaults aside)."""
         return f"the {expr.text.partition('.')[0]} read from the JSON in {self.visit(expr.args[-1])}"
+
+    def _collection(self, expr: Apply) -> str:
+        """``frozenset({"a", "b"})``: {a, b}, the values as a user writes them; ``set(x)``: x."""
+        (arg,) = expr.args
+        if not isinstance(arg, Const):
+            return self.visit(arg)
+        items = arg.value if isinstance(arg.value, tuple) else (arg.value,)
+        return "{" + ", ".join(_const(v, True) for v in items) + "}"
 
     def _conversion(self, expr: Apply) -> str:
         return self.visit(expr.args[0])  # int(x), str(x) ...: the value the user gave
@@ -273,6 +286,7 @@ class Renderer(Visitor[str]):
 
 
 _CONVERSIONS = frozenset({"int", "float", "str", "bool"})
+_COLLECTIONS = ("frozenset", "set", "tuple", "list")  # ``x in frozenset({...})`` reads as ``x in {...}``
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "|", "&", "^", "<<", ">>"})
 _METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "encode",
                       "startswith", "endswith", "split", "get", "replace", "keys", "values",
@@ -283,6 +297,7 @@ _METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "encode",
 _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply], str]], ...] = (
     (frozenset({"len"}), 1, Renderer._len),
     (_CONVERSIONS, 1, Renderer._conversion),
+    (frozenset(_COLLECTIONS), 1, Renderer._collection),
     (frozenset({"slice"}), 3, Renderer._slice),
     (frozenset({"map"}), 2, Renderer._map),
     (frozenset({IF}), 3, Renderer._choice),
@@ -303,7 +318,6 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
 _NEGATED_OP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 _MIRRORED_OP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}  # `1 < x` is `x > 1`
 _SAYS = {"==": "is", "is": "is", "!=": "is not", "is not": "is not"}
-_COLLECTIONS = ("frozenset", "set", "tuple", "list")  # ``x in frozenset({...})`` reads as ``x in {...}``
 _SET_ORDER = {"<=": "is a subset of", "<": "is a proper subset of", ">=": "is a superset of",
               ">": "is a proper superset of"}
 
@@ -360,10 +374,7 @@ class _Sentence(Visitor[str]):
             where = "set" if env else "on the command line"
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}{where}"
         if expr.fn == RAISES and expr.args and isinstance(expr.args[0], Const):
-            steps = ", ".join(self.r.computed(a) for a in expr.args[1:]) or "nothing"
-            names = expr.args[0].value
-            caught = " or ".join(names) if isinstance(names, tuple) else str(names)
-            return f"computing {steps} {'raises no' if self.negated else 'raises'} {caught}"
+            return self._raises(expr)
         if expr.fn == SOME_ITEM and len(expr.args) == 3:
             shown = self.r.value(expr)
             return f"not ({shown})" if self.negated else shown
@@ -372,13 +383,23 @@ class _Sentence(Visitor[str]):
             return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"
         if expr.fn in ("&", "-") and len(expr.args) == 2 and isinstance(expr.args[1], Const) \
                 and not _set_like(expr.args[0]):  # ``any(x in C for x in items)`` and kin
-            items, within = self.r.value(expr.args[0]), self.r.value(expr.args[1])
-            if expr.fn == "&":
-                return f"{'no' if self.negated else 'an'} item of {items} is one of {within}"
-            if self.negated:
-                return f"every item of {items} is one of {within}"
-            return f"an item of {items} is not one of {within}"
+            return self._items_in(expr)
         return self._truthy(expr)
+
+    def _raises(self, expr: Apply) -> str:
+        steps = ", ".join(self.r.computed(a) for a in expr.args[1:]) or "nothing"
+        names = cast(Const, expr.args[0]).value
+        caught = " or ".join(names) if isinstance(names, tuple) else str(names)
+        return f"computing {steps} {'raises no' if self.negated else 'raises'} {caught}"
+
+    def _items_in(self, expr: Apply) -> str:
+        """``items & C`` (some item is in C), ``items - C`` (some item is not) as a condition."""
+        items, within = self.r.value(expr.args[0]), self.r.value(expr.args[1])
+        if expr.fn == "&":
+            return f"{'no' if self.negated else 'an'} item of {items} is one of {within}"
+        if self.negated:
+            return f"every item of {items} is one of {within}"
+        return f"an item of {items} is not one of {within}"
 
     def _truthy(self, expr: Expr) -> str:
         return f"{self.r.value(expr)} is {'false/empty' if self.negated else 'true/non-empty'}"
@@ -428,6 +449,36 @@ class _Sentence(Visitor[str]):
             return text
         joiner, given = (" and ", "is given") if self.negated else (" or ", "is not given")
         return f"{text}{joiner}{given}" if text else f"{subject} {given}"
+
+
+_PRIVATE_CALL = re.compile(r"(?:\w+\.)*(_(?!_)\w+)\(\)")  # ``_supports_x()``, ``mod._helper()``
+
+
+def unknown_fact(text: str) -> str | None:
+    """A leaf errcat could not read in plain words, where the words say more than the code:
+    a local by what kind of value it is, a parameter no call site binds by who gives it, a
+    private helper called with nothing by what its name says. None: the code says it best."""
+    if text.startswith(DESCRIBED):
+        return text
+    if text.startswith(PARAMETER):
+        return f"what its caller passes as `{text.removeprefix(PARAMETER)}`"
+    called = _PRIVATE_CALL.fullmatch(text)
+    return _helper(called.group(1)) if called else None
+
+
+def _unknown(text: str) -> str:
+    return f"{unknown_fact(text) or f'`{text}`'} (unknown)"
+
+
+def _helper(fn: str) -> str:
+    """``_resolve_quant_method``: the code's “resolve quant method”."""
+    return "the code's “" + fn.rpartition(".")[2].strip("_").replace("_", " ") + "”"
+
+
+def _private(fn: str) -> bool:
+    """``_resolve_quant_method``, ``mod._helper``: a private function (not a dunder)."""
+    last = fn.rpartition(".")[2]
+    return last.startswith("_") and not last.startswith("__")
 
 
 def _is_env(expr: Expr) -> bool:

@@ -41,6 +41,7 @@ from extractor.ir import (
     Unknown,
     as_condition,
     conj,
+    described,
     disj,
     is_member_text,
     negate,
@@ -549,16 +550,24 @@ def _method_call(call: _Call) -> Expr | None:
     return None
 
 
+def _of_config(call: _Call, is_plain: bool) -> Expr | None:
+    """``set()``: empty; ``f(cfg)``: a setting derived from the config (not ``set(cfg.f())``:
+    the set of what f gives)."""
+    if call.name in _EMPTY_COLLECTIONS:
+        return Const(()) if not call.node.args else None  # set(), dict() ...: as the literals `{}` and `[]` read
+    if is_plain and any(call.scope.is_config(a.value) for a in call.node.args):
+        return Ref(RefKind.FLAG, f"{call.short}()", call.text)
+    return None
+
+
 def _function_call(call: _Call) -> Expr | None:
     """``f(cfg)``: a setting derived from the whole config; a builtin or a plain function
     of values we can name (``parse_connector_type(cfg.model_path)``): evaluable only as
     far as its name is known."""
     node, scope, name = call.node, call.scope, call.name
-    if name in _EMPTY_COLLECTIONS and not node.args:
-        return Const(())  # set(), dict() ...: empty, as the literals `{}` and `[]` read
     is_plain = isinstance(node.func, cst.Name)
-    if is_plain and any(scope.is_config(a.value) for a in node.args):
-        return Ref(RefKind.FLAG, f"{call.short}()", call.text)
+    if (of_config := _of_config(call, is_plain)) is not None:
+        return of_config
     # A builtin is computed on its positional arguments; any other function through what it
     # returns (`extractor.inline`, keyword arguments bound by name: `KEYWORD`), else what a
     # platform states it returns for its positional ones (`runtime` facts, checked against
@@ -632,7 +641,7 @@ def _quantified(call: _Call, gen: cst.GeneratorExp, name: str) -> Expr | None:
     items = term(gen.for_in.iter, call.scope)
     if unknowns(items):
         return None
-    item = Opaque(f"{name} (an item of {norm_code(gen.for_in.iter)})")
+    item = Opaque(described("taken from a collection"))
     inner = replace(call.scope, bindings={**call.scope.bindings, name: item})
     test = as_condition(to_ir(gen.elt, inner))
     kept = [as_condition(to_ir(f.test, inner)) for f in gen.for_in.ifs]

@@ -14,6 +14,15 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from extractor.compat import StrEnum
 
+# The text of a local errcat cannot follow, in user terms: what kind of value it is and
+# why it is unknown, never the local's name (``described("computed in a loop")``).
+DESCRIBED = "a value "
+
+
+def described(reason: str) -> str:
+    return f"{DESCRIBED}{reason}"
+
+
 # an adjustment's target that is an env var the code sets (``envs.X.set(v)``): "env:X"
 ENV_SETTING = "env:"
 
@@ -400,6 +409,8 @@ def _sequence_parts(term: Expr) -> list[Expr] | None:
 
 def _simplify_compare(expr: Compare) -> Expr:
     left, right = _fold_term(expr.left), _fold_term(expr.right)
+    if expr.op in ("is", "is not") and right == Const(None) and _built_collection(left):
+        return Const(expr.op == "is not")  # ``frozenset({...}) is None``: a built collection never is
     if isinstance(left, Const) and isinstance(right, Const):
         folded = _fold_compare(expr.op, left.value, right.value)
         if folded is not None:
@@ -431,6 +442,15 @@ _SIMPLIFY: dict[type, Callable[[Any], Expr]] = {
     Compare: _simplify_compare,
     In: _simplify_in,
 }
+
+
+def _built_collection(term: Expr) -> bool:
+    """``frozenset({"a", "b"})``, ``list(())``: a collection built from a constant; ``s | {"c"}``,
+    ``s - {"d"}`` of one."""
+    if isinstance(term, Apply) and term.fn in ("|", "-", "&", "^") and len(term.args) == 2:
+        return _built_collection(term.args[0])
+    return isinstance(term, Apply) and term.fn in ("frozenset", "set", "tuple", "list") and len(term.args) == 1 \
+        and isinstance(term.args[0], Const)
 
 
 def _fold_term(term: Expr) -> Expr:

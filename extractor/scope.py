@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from extractor.cstutil import last_name
-from extractor.ir import Expr, conj
+from extractor.ir import Expr, conj, described
 from extractor.profile import Profile
 from extractor.tables import Table, table_of
 
@@ -45,6 +46,18 @@ Binding = cst.BaseExpression | Opaque | Table | Conditional
 MAX_REBINDS = 4  # ``x = f(x)`` substitutions per name before its value counts as unknown
 MAX_BRANCH_VALUES = 8  # distinct values a name may have where branches join before it counts as unknown
 MAX_BRANCH_LEAVES = 12  # and branches in all (the same value under many tests is cheap, not free)
+
+
+IN_TRY = "set where the code catches errors"  # a local a try block binds, where a handler goes on
+
+
+def lost(where: str, value: Binding) -> str:
+    """Why a local is unknown after a block: where it was set; one a try block binds to a
+    call, by the (public) function it calls, which may fail and leave the value before it."""
+    called = get_full_name_for_node(value.func) if where == IN_TRY and isinstance(value, cst.Call) else None
+    if called and not called.rpartition(".")[2].startswith("_"):
+        return f"returned by `{called}` unless that fails"
+    return where
 
 
 def values_of(binding: Binding) -> int:
@@ -82,7 +95,7 @@ def joined(name: str, branches: list[tuple[Expr, Binding | None]], otherwise: Bi
         return None
     count = values_of(result)
     if count > MAX_BRANCH_LEAVES or (count > MAX_BRANCH_VALUES and len(_distinct(result, set())) > MAX_BRANCH_VALUES):
-        return Opaque(f"{name} (reassigned in more than {MAX_BRANCH_VALUES} branches)")
+        return Opaque(described(f"chosen between more than {MAX_BRANCH_VALUES} values"))
     return result
 
 
@@ -154,7 +167,7 @@ class Scope:
         if isinstance(prev, (cst.BaseExpression, Conditional)) and _mentions(value, name):
             depth = self.rebinds.get(name, 0) + 1
             if depth > MAX_REBINDS:  # x = x + ... in a long chain: the value grows without bound
-                self.bindings[name] = Opaque(f"{name} (reassigned from itself {depth} times)")
+                self.bindings[name] = Opaque(described(f"recomputed from itself {depth} times"))
                 self.aliases.discard(name)
                 return
             self.rebinds[name] = depth
@@ -208,7 +221,7 @@ def _distributed(value: cst.BaseExpression, name: str, prev: Binding,
         return _substitute(value, name, prev)
     if isinstance(prev, Opaque):
         return _substitute(value, name, hide(prev))
-    return Opaque(f"{name} (computed from a table)")
+    return Opaque(described("computed from a table"))
 
 
 def _mentions(node: cst.BaseExpression, name: str) -> bool:

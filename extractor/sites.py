@@ -41,6 +41,7 @@ from extractor.ir import (
     Truthy,
     Unknown,
     conj,
+    described,
     disj,
     negate,
     refs,
@@ -68,7 +69,7 @@ from extractor.records import (
     try_raises_ref,
 )
 from extractor.returns import return_value
-from extractor.scope import MAX_BRANCH_VALUES, Binding, Conditional, Opaque, Scope, joined, names_read
+from extractor.scope import IN_TRY, MAX_BRANCH_VALUES, Binding, Conditional, Opaque, Scope, joined, lost, names_read
 from extractor.tables import (
     Pending,
     Row,
@@ -324,7 +325,7 @@ def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[Non
     if not keep:
         for name, value in _changed(scope, before):
             if not isinstance(value, Opaque):
-                scope.bindings[name] = Opaque(f"{name} (reassigned in {where})")
+                scope.bindings[name] = Opaque(described(lost(where, value)))
 
 
 # IR nodes of an item a table row passes (``raw[name]``): read as long as it is small
@@ -724,7 +725,7 @@ class SiteWalker:
     visit_SimpleStatementSuite = visit_SimpleStatementLine
 
     def visit_While(self, node: cst.While) -> None:
-        with self.guarded(), _unknown_after(self.scope, "a loop"):
+        with self.guarded(), _unknown_after(self.scope, "computed in a loop"):
             self._carried(node.body, ())
             self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.WHILE)
             self.walk_suite(node.body)
@@ -798,13 +799,13 @@ class SiteWalker:
         computed = _computed_names(node.body)
         kept = tuple(n for h in node.handlers if not _reraises(h.body) for n in _caught_names(h))
         try_line = self.line_of(node)
-        with _unknown_after(self.scope, "a try block", keep=handlers_leave), _pushed(self.frame.catching, kept), \
+        with _unknown_after(self.scope, IN_TRY, keep=handlers_leave), _pushed(self.frame.catching, kept), \
                 _pushed(self.frame.tries, try_line):
             self.walk_suite(node.body)
             steps = None if computed is None else tuple(term(cst.Name(n), self.scope) for n in computed)
         raised = [p for p in self.found.pending[start:] if p.site.function == self.function and not p.rows]
         priors = self.priors() if raised else NO_PRIORS
-        with _unknown_after(self.scope, "an except block"):
+        with _unknown_after(self.scope, "set while the code handles an error"):
             for handler in node.handlers:
                 caught = norm_code(handler.type) if handler.type is not None else "Exception"
                 mine = [p for p in raised if _catches(handler, p.site.exception)]
@@ -1129,7 +1130,7 @@ class SiteWalker:
         if value is not None:
             self.rebind(name, value)
         else:
-            self.scope.bindings[name] = Opaque(f"{name} (changed in place)")
+            self.scope.bindings[name] = Opaque(described("changed in place"))
 
     def visit_Del(self, node: cst.Del) -> None:
         self._changed_in_place(node.target)
@@ -1172,7 +1173,7 @@ class SiteWalker:
         found: Binding = value.args[1].value if len(value.args) == 2 else cst.Name("None")
         decided = self.frame.decided.get((value.func.value.value, key), [])
         if len(decided) > MAX_BRANCH_VALUES:
-            return Opaque(f"{norm_code(value)} (set in more than {MAX_BRANCH_VALUES} places)")
+            return Opaque(described(f"set in more than {MAX_BRANCH_VALUES} places"))
         here = set(self.frame.guards)  # what holds where it is read need not be tested again
         ruled_out = {negate(g.expr) for g in here}  # a branch that returned before the read
         for guards, set_to in decided:  # a later setting wins where its guards hold
@@ -1349,12 +1350,12 @@ class SiteWalker:
             if op is not None:  # x op= y: x = x op y
                 self.rebind(name, cst.BinaryOperation(left=cst.Name(name), operator=op(), right=node.value))
             else:
-                self.scope.bindings[name] = Opaque(f"{name} (updated in place)")
+                self.scope.bindings[name] = Opaque(described("updated in place"))
 
     def _extend(self, name: str, table: Table, value: cst.BaseExpression) -> None:
         bigger = grown(table, value, self.path_guards())
         self.scope.bindings[name] = (bigger if bigger is not None
-                                     else Opaque(f"{name} (extended with {norm_code(value)})"))
+                                     else Opaque(described("grown item by item")))
 
     def call(self, node: cst.Call) -> None:
         callee = dotted(node.func)
@@ -1476,7 +1477,7 @@ class SiteWalker:
         any other loop once, its variables unknown."""
         names = target_names(node.target)
         rows = iterated(node.iter, self.scope.lookup)
-        with _unknown_after(self.scope, "a loop"):
+        with _unknown_after(self.scope, "computed in a loop"):
             if not rows or not names:  # rows are walked one after another: nothing carried over unseen
                 self._carried(node.body, names)
             self._loop_body(node, names, rows)
@@ -1488,7 +1489,7 @@ class SiteWalker:
         bindings = self.scope.bindings
         for name in written_names(body) - set(names):
             if name in bindings and not isinstance(bindings[name], Opaque):
-                bindings[name] = Opaque(f"{name} (changed by an earlier pass of a loop)")
+                bindings[name] = Opaque(described("an earlier pass of a loop may have changed"))
 
     def _loop_body(self, node: cst.For, names: tuple[str, ...], rows: Sequence[Row] | None) -> None:
         if rows and names:
@@ -1510,7 +1511,7 @@ class SiteWalker:
 
     def _unknown_items(self, names: tuple[str, ...], node: cst.For) -> None:
         for name in names:
-            self.scope.bindings[name] = Opaque(f"{name} (element of {norm_code(node.iter)})")
+            self.scope.bindings[name] = Opaque(described("taken from a collection errcat cannot list"))
             self.scope.aliases.discard(name)
 
     def _walk_rows(self, node: cst.For, names: tuple[str, ...], rows: Sequence[Row]) -> None:
@@ -1530,7 +1531,7 @@ class SiteWalker:
                 self.walk_suite(node.body)
                 self.scope.row_targets.difference_update(names)
         for name in names:
-            self.scope.bindings[name] = Opaque(f"{name} (element of {norm_code(node.iter)})")
+            self.scope.bindings[name] = Opaque(described("taken from a collection errcat cannot list"))
         found.pending[start:] = merge_rows(found.pending[start:], id(node))
 
     # ------------------------------------------------------------------ sites

@@ -129,7 +129,7 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
 def test_terms_by_source(code: str, expected: Expr) -> None:
     assert value(code) == expected
 
-ITEM_A = Ref(RefKind.UNKNOWN, "a", "a (an item of cfg.ids)")
+ITEM_A = Ref(RefKind.UNKNOWN, "a", "a value taken from a collection")
 IS_STR = Apply("isinstance", (ITEM_A, Const("str")), "isinstance(a, str)")
 
 

@@ -92,7 +92,7 @@ def test_substitution_keeps_attribute_and_keyword_names() -> None:
 
 def test_a_long_self_rebinding_chain_becomes_opaque() -> None:
     chain = ["x = cfg.a"] + ["x = x + 1"] * (MAX_REBINDS + 1)
-    assert bound(*chain).lookup("x") == Opaque(f"x (reassigned from itself {MAX_REBINDS + 1} times)")
+    assert bound(*chain).lookup("x") == Opaque(f"a value recomputed from itself {MAX_REBINDS + 1} times")
 
 
 @pytest.mark.parametrize(
@@ -129,7 +129,7 @@ def test_joined_is_the_first_branch_whose_test_holds(branches, otherwise, expect
 def test_joined_past_the_cap_is_opaque() -> None:
     branches = [(C, expr(f"'v{i}'")) for i in range(MAX_BRANCH_VALUES)]
     assert values_of(joined("x", branches[:-1], A)) == MAX_BRANCH_VALUES  # type: ignore[arg-type]
-    assert joined("x", branches, A) == Opaque(f"x (reassigned in more than {MAX_BRANCH_VALUES} branches)")
+    assert joined("x", branches, A) == Opaque(f"a value chosen between more than {MAX_BRANCH_VALUES} values")
 
 
 def test_joined_counts_a_value_repeated_under_many_tests_once() -> None:

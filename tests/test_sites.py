@@ -393,15 +393,15 @@ def test_loop_over_unknown_iterable_stays_one_entry_with_an_unknown() -> None:
     [
         # the check sees what earlier passes of the loop wrote, not the literal it started as
         ("seen = {}\nfor f in fields(x):\n    if f in seen:\n        raise ValueError('twice')\n"
-         "    seen[f] = 1\n", "changed by an earlier pass of a loop"),
+         "    seen[f] = 1\n", "a value an earlier pass of a loop may have changed"),
         ("n = 0\nwhile more():\n    if n > 3:\n        raise ValueError('many')\n    n += 1\n",
-         "changed by an earlier pass of a loop"),
+         "a value an earlier pass of a loop may have changed"),
         ("seen = []\nfor f in fields(x):\n    if f in seen:\n        raise ValueError('twice')\n"
-         "    seen.append(f)\n", "changed by an earlier pass of a loop"),
+         "    seen.append(f)\n", "a value an earlier pass of a loop may have changed"),
         # changed in place before the check: not the literal either
-        ("d = {}\nd[k] = 1\nif 'a' in d:\n    raise ValueError('a')\n", "changed in place"),
-        ("d = {'a': 1}\nd.pop('a')\nif d:\n    raise ValueError('a')\n", "changed in place"),
-        ("d = {'a': 1}\ndel d['a']\nif 'a' in d:\n    raise ValueError('a')\n", "changed in place"),
+        ("d = {}\nd[k] = 1\nif 'a' in d:\n    raise ValueError('a')\n", "a value changed in place"),
+        ("d = {'a': 1}\nd.pop('a')\nif d:\n    raise ValueError('a')\n", "a value changed in place"),
+        ("d = {'a': 1}\ndel d['a']\nif 'a' in d:\n    raise ValueError('a')\n", "a value changed in place"),
     ],
 )
 def test_names_changed_by_a_loop_or_in_place_are_unknown(code: str, shown: str) -> None:
@@ -595,14 +595,15 @@ _MANY_IFS = "\n    ".join(f"if cfg.c{i}:\n        x = 'b{i}'" for i in range(20)
     # a tuple bound in one branch (a table) joins like any value (sglang 0.4.10 PortArgs.init_new)
     ("if cfg.c:\n        x = ('h', 1)\n    else:\n        x = cfg.a.split(':')",
      '(h, 1 if `--c` is set, else `--a`.split(":")) is z'),
-    ("for i in items:\n        x = 'b'", "`x (reassigned in a loop)` (unknown) is z"),
-    ("while cfg.c:\n        x = 'b'", "`x (reassigned in a loop)` (unknown) is z"),
-    ("try:\n        x = 'b'\n    except ValueError:\n        pass", "`x (reassigned in a try block)` (unknown) is z"),
+    ("for i in items:\n        x = 'b'", "a value computed in a loop (unknown) is z"),
+    ("while cfg.c:\n        x = 'b'", "a value computed in a loop (unknown) is z"),
+    ("try:\n        x = 'b'\n    except ValueError:\n        pass",
+     "a value set where the code catches errors (unknown) is z"),
     ("try:\n        x = 'b'\n    except ValueError:\n        return", "never"),  # reached only if the body ran
     ("try:\n        pass\n    except ValueError:\n        x = 'b'",
-     "`x (reassigned in an except block)` (unknown) is z"),
+     "a value set while the code handles an error (unknown) is z"),
     (_MANY_IFS, "(b19 if `--c19` is set, else (b18 if `--c18` is set, else (b17 if `--c17` is set, "
-                "else (b16 if `--c16` is set, else `x (reassigned in more than 8 branches)` (unknown))))) is z"),
+                "else (b16 if `--c16` is set, else a value chosen between more than 8 values (unknown))))) is z"),
 ])
 def test_a_local_rebound_in_branches_has_their_merged_value_where_they_join(body: str, expected: str) -> None:
     found = sites(f"def f(cfg):\n    x = cfg.a\n    {body}\n    if x == 'z':\n        raise ValueError('v')\n")
@@ -1323,3 +1324,26 @@ def test_a_handler_that_swallows_a_raise_is_named_by_its_own_line() -> None:
                 pass
         """)
     assert any(g.text == "caught by `except (ValueError)` at line 7" for g in site.direct), site.direct
+
+
+def test_a_set_of_a_derived_setting_is_that_setting_not_one_named_set() -> None:
+    code = ("class ServerArgs:\n    def check(self):\n        found = set(self._backends())\n"
+            "        assert found <= {'triton'}, 'x'\n")
+    (site,) = extract_file("server_args.py", code, PROFILE).sites
+    no_options = Renderer(lambda dest: None)
+    assert no_options.text(site_trigger(site)) == "`_backends()` (derived setting) is not a subset of triton"
+
+
+@pytest.mark.parametrize(
+    "call, shown",
+    [
+        ("read_cfg(path=cfg.p)", "a value returned by `read_cfg` unless that fails"),  # by the function it calls
+        ("_read(cfg)", "a value set where the code catches errors"),  # a private helper: where it was set
+        ("cfg.p + 1", "a value set where the code catches errors"),
+    ],
+)
+def test_a_local_a_try_block_binds_says_where_it_comes_from(call: str, shown: str) -> None:
+    code = (f"def f(cfg):\n    cap = None\n    try:\n        cap = {call}\n    except Exception:\n        pass\n"
+            "    if cfg.x > cap:\n        raise ValueError('v')\n")
+    (site,) = extract_file("m.py", code, PROFILE).sites
+    assert RENDER.text(site_trigger(site)) == f"`--x` > {shown} (unknown)"

@@ -173,7 +173,7 @@ def _upper(term):
         (In(Const("W"), Apply("frozenset", (Const(("A", "B")),), "frozenset({'A', 'B'})")), "W is one of A, B"),
         # sets are ordered by inclusion: not (a <= b) is not a > b
         (Not(Compare("<=", Apply("set", (FLAG,), "set(x)"), Const(("A",)))),
-         "set(`--speculative-algorithm`) is not a subset of A"),
+         "`--speculative-algorithm` is not a subset of A"),
         # a pair is shown as one
         (In(Seq((Const("prefill"), Const("backend"))), FLAG), "(prefill, backend) is in `--speculative-algorithm`"),
         # a non-empty fallback stays

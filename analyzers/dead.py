@@ -1,0 +1,66 @@
+"""Checks no launch can fail: a part of the trigger reads one option with declared choices,
+and none of them (nor leaving it unset) makes the part hold once the adjustments that run
+before the check have rewritten it (sglang 0.5.23: ``if x == "mooncake_tcp": x = "mooncake"``
+then ``if x not in ("mooncake", "nixl", ...): raise``). The entry is then `reachable: false`
+with the one-line why this gives. A value outside the choices is refused by the parser
+first; only the Python API, which skips the parser, could pass one."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.launch import Launch
+from analyzers.trigger import Renderer
+from extractor.frozen import FrozenMap
+from extractor.ir import Expr, Ref, RefKind, conjuncts, refs
+
+MAX_CHOICES = 64  # an option with more declared choices is not tried value by value
+
+
+def never_holds(expr: Expr, model: Model, renderer: Renderer) -> str | None:
+    """Why `expr` holds on no launch, or None (it may hold, or errcat cannot tell)."""
+    for part in conjuncts(expr):
+        read = refs(part)
+        if not read or any(r.kind is not RefKind.FLAG for r in read) or len({r.name for r in read}) != 1:
+            continue
+        values = _choices(model, read[0].name)
+        if values is None or not _self_contained(part, read[0].name, model):
+            continue
+        held = [v for v in values if evaluate(part, _given(read[0].name, v), model) is not Truth.FALSE]
+        if held:
+            continue
+        return _why(part, read[0], values, model, renderer)
+    return None
+
+
+def _choices(model: Model, dest: str) -> Sequence[Any] | None:
+    """The values a command line can give `dest` (its declared choices, and unset), or None."""
+    flag = model.flags.by_dest(dest) if model.flags is not None else None
+    choices = flag.choices if flag is not None else None
+    if not isinstance(choices, tuple) or isinstance(choices, FrozenMap) or not 0 < len(choices) <= MAX_CHOICES:
+        return None
+    return [*choices, None]
+
+
+def _self_contained(part: Expr, dest: str, model: Model) -> bool:
+    """Do the adjustments that can change what `part` reads read `dest` alone (a normalisation
+    such as ``if x == "a": x = "b"``)? One under another setting may give any value."""
+    return all({r.name for e in (rule.when, rule.value) for r in refs(e)} <= {dest}
+               and all(r.kind is RefKind.FLAG for e in (rule.when, rule.value) for r in refs(e))
+               for rule in model.relevant_rules(part))
+
+
+def _given(dest: str, value: Any) -> Launch:
+    return Launch({} if value is None else {dest: value})
+
+
+def _why(part: Expr, ref: Ref, values: Sequence[Any], model: Model, renderer: Renderer) -> str:
+    bare = Model(model.flags)  # the same launches before any adjustment
+    rewritten = [v for v in values if v is not None and evaluate(part, _given(ref.name, v), bare) is Truth.TRUE]
+    option = renderer.name(ref)
+    if rewritten:
+        shown = ", ".join(str(v) for v in rewritten)
+        return (f"no value {option} accepts fails it ({shown} "
+                f"{'is' if len(rewritten) == 1 else 'are'} rewritten before the check)")
+    return f"no value {option} accepts, nor leaving it unset, makes {renderer.text(part)}"

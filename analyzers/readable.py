@@ -1,0 +1,25 @@
+"""What a reader of a trigger, an ``other`` item or a solution must never be shown: the
+bookkeeping of a local errcat could not follow (``x (reassigned in a try block)``), a
+collection built from constants shown as code (`` `frozenset({...})` ``), a call of one of
+the program's private helpers (``_resolve_quant_method(...)``) or an elided call
+(``f(...)``). Such a value is said by what it is (`extractor.ir.described`) or read from
+what the user gives. One list, used by the tests on whole catalogs."""
+from __future__ import annotations
+
+import re
+
+# (kind, pattern); a kind names what leaked, for counting and for a test's message
+MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("bookkeeping", re.compile(
+        r"\w \((?:reassigned|changed|updated|extended with|set in more than|element of|an item of"
+        r"|computed from a table)\b[^)]*\)")),
+    ("built collection", re.compile(r"`(?:frozen)?set\(")),
+    ("private call", re.compile(r"(?<![\w.`-])_[A-Za-z]\w*\(")),
+    ("elided call", re.compile(r"\w\(\.\.\.\)")),
+    ("parameter", re.compile(r"`parameter \w+`")),
+)
+
+
+def internal_markers(text: str) -> list[tuple[str, str]]:
+    """Each (kind, matched text) of `text` a reader should not see."""
+    return [(kind, m.group(0)) for kind, pattern in MARKERS for m in pattern.finditer(text)]
