@@ -277,7 +277,9 @@ def option_helps(entry: Entry, flags: Any) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for option in dict.fromkeys(named):
         flag = flags.by_option(option)
-        if flag.help and not flag.hidden and "{" not in flag.help and len(_first(flag.help).split()) >= 4:
+        if flag is None or not flag.help or flag.hidden:
+            continue
+        if "{" not in flag.help and len(_first(flag.help).split()) >= 4:
             out.append((option, flag.help))
     return out
 

@@ -190,7 +190,8 @@ def build_catalog(
 
     with stage("flags"):
         flags = build_flags(snapshot, profile, cache=cache)
-    diagnostics += [f"flags: {d}" for d in flags.diagnostics] if flags is not None else []
+    not_analysed = {fs.path for fs in files if fs.incomplete is not None}  # said once, by the sites
+    diagnostics += [f"flags: {d}" for d in flags.diagnostics if d.path not in not_analysed] if flags is not None else []
     with stage("entries"):
         if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
             from analyzers.actions import action_options, bind_action_calls, reach_action_calls

@@ -155,3 +155,32 @@ def test_module_graph_has_no_cycle(with_typing):
     graph.add_nodes_from(project_modules())
     graph.add_edges_from((i.module, i.target) for i in all_imports() if with_typing or not i.typing_only)
     assert sorted(sorted(c) for c in nx.simple_cycles(graph)) == []
+
+
+# the parsers of target text: only `extractor.parse` (and the depth guard and piecewise
+# parse it runs) calls them, so every reader gets the depth and NUL guards (issue 39)
+_PARSER_CALLS = {("cst", "parse_module"), ("cst", "parse_expression"), ("cst", "parse_statement"),
+                 ("libcst", "parse_module"), ("libcst", "parse_expression"), ("libcst", "parse_statement"),
+                 ("ast", "parse")}
+
+
+def _parser_calls(path: Path) -> Iterator[int]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = node.func
+        called = (fn.value.id, fn.attr) if isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) else \
+            ("", fn.id) if isinstance(fn, ast.Name) else None
+        if called in _PARSER_CALLS or called == ("", "compile"):
+            yield node.lineno
+
+
+def test_only_the_parse_module_calls_a_parser_on_target_text() -> None:
+    from extractor.parse import PARSERS
+
+    # the benchmarks time libcst's own parse as their floor: a measurement, not a reader
+    found = [f"{path.relative_to(ROOT)}:{line}" for name, path in project_modules().items()
+             if layer_of(name) != "scripts" and str(path.relative_to(ROOT)) not in PARSERS
+             for line in _parser_calls(path)]
+    assert not found, f"call extractor.parse instead: {found}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +33,46 @@ def test_whole_release_0523_extracts_without_exceptions(release) -> None:
     failures = [(p, err) for p, _, err in results if err]
     assert failures == []
     assert sum(n for _, n, _ in results) > 20000
+
+
+_DEEP = "(" * 2000 + "1" + ")" * 2000
+_ARGS = '''import argparse
+from dataclasses import dataclass
+
+
+@dataclass
+class ServerArgs:
+    tp_size: int = 1
+
+    def check_server_args(self):
+        if self.tp_size < 1:
+            raise ValueError(f"tp_size must be >= 1, got {self.tp_size}")
+
+    @staticmethod
+    def add_cli_args(parser: argparse.ArgumentParser):
+        parser.add_argument("--tp-size", type=int, default=1)
+'''
+_HOOK = 'def check(cfg):\n    if cfg.tp_size > 8:\n        raise ValueError("tp_size must be at most 8")\n'
+
+
+@pytest.mark.parametrize("deep", ["python/sglang/srt/server_args.py", "python/sglang/srt/arg_groups/a_hook.py"])
+def test_a_file_python_refuses_for_its_nesting_is_one_diagnostic_and_exit_3(tmp_path, deep) -> None:
+    """Issue 39: 2,000 nested parentheses in a target (the flag model's file or a hook) never
+    kill the process: the file is named once, the rest of the catalog is written, exit 3."""
+    import json
+    import subprocess
+    import sys
+
+    files = {"python/sglang/srt/server_args.py": _ARGS, "python/sglang/srt/arg_groups/a_hook.py": _HOOK}
+    for path, text in files.items():
+        (tmp_path / "src" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / path).write_text(text + (f"\nX = {_DEEP}\n" if path == deep else ""))
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "errcat", "extract", "--path", str(tmp_path / "src"), "--out",
+                           str(out), "--no-cache", "--jobs", "2", "--quiet"], capture_output=True, text=True,
+                          check=False, cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 3, proc.stderr
+    data = json.loads((out / "catalog.json").read_text())
+    assert [i["path"] for i in data["incomplete"]] == [deep]
+    assert sum(deep in d for d in data["diagnostics"]) == 1, data["diagnostics"]
+    assert data["entries"], "the other file's errors are catalogued"
