@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analyzers.dead import never_holds
-from analyzers.entries import Entry, Reach, launch_can_raise
+from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
 from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided
 from analyzers.examples import Examples, model_of
 from analyzers.launch import Launch, command
@@ -688,9 +688,11 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     sols = solutions(trigger, ctx)
     if not unreached:  # the earlier checks on the path: its reach, and the raises before it in its block
         # a raise earlier in the block fires where the path to the block holds and its own test does
-        path = [g.expr for g in entry.site.guards if g.origin is not GuardOrigin.PRIOR_RAISE]
+        path = [g.expr for g in entry.site.direct if g.origin is not GuardOrigin.PRIOR_RAISE]
+        # the nearest only, as listed (the whole pipeline judges each solution besides): linear in the raises
+        earlier = [g for g in nearest_priors(entry.site, MAX_LISTED_PRIORS) if g.expr != TRUE]
         prior = tuple(Reach("", 0, simplify(conj([*path, negate(g.expr)])), ctx.renderer.text(negate(g.expr)))
-                      for g in entry.site.guards if g.origin is GuardOrigin.PRIOR_RAISE and g.expr != TRUE)
+                      for g in earlier)
         sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx)
     none = _example(None, None, "false", note=(
         "This check guards the program's own code, not the command line (`internal`): it fires only "

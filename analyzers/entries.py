@@ -246,28 +246,50 @@ def _narrowing(site: RaiseSite, read: set[Ref], run: Run) -> list[int]:
     return sorted({p for r in read for p in site.priors.reading(block, r, start, end)})
 
 
-def site_reach(site: RaiseSite) -> list[tuple[int, Guard]]:
+MAX_TRUE_SKIPPED = 8  # nearest earlier raises looked at past `MAX_REACH`, where some pass always
+
+
+def site_reach(site: RaiseSite, nearest: int | None = None) -> tuple[list[tuple[int, Guard]], int]:
     """The earlier raises on the site's path that `site_trigger_guards` leaves out, as
-    (line of the raise they stand for, guard: what passing it needs), sorted by line."""
+    (line of the raise they stand for, guard: what passing it needs), sorted by line: the
+    `nearest` ones (all where None), and how many more there are. Only those returned are
+    bound: a function of N checks costs O(N) per site in counting, not in guards built."""
     if not site.prior_runs:
-        return []
+        return [], 0
     read = _reads(site.direct, [g for v in site.variants for g in v.guards])
     out: list[tuple[int, Guard]] = []
-    for run in site.prior_runs:
+    more = 0
+    for run in reversed(site.prior_runs):
         _, block, start, end = run
         kept = set(_narrowing(site, read, run))
         guards = site.priors.blocks[block][1]
-        out += [(site.priors.line(block, p), site.bound(guards[p])) for p in range(start, end) if p not in kept]
-    return sorted(out, key=lambda found: found[0])
+        for p in range(end - 1, start - 1, -1):
+            if p in kept:
+                continue
+            if nearest is not None and len(out) >= nearest:
+                more += 1
+            else:
+                out.append((site.priors.line(block, p), site.bound(guards[p])))
+    return sorted(out, key=lambda found: found[0]), more
 
 
 def reach_of(site: RaiseSite, ids: Mapping[tuple[str, int], str], renderer: Renderer) -> tuple[tuple[Reach, ...], int]:
     """`Trigger.reach` and `reach_more` of a site: its `site_reach` checks that can fire
     (`ids`: entry id by (path, line)), the nearest `MAX_REACH` of them, and how many more."""
-    found = [(line, passes) for line, g in site_reach(site) if (passes := simplify(g.expr)) != TRUE]
-    more = max(0, len(found) - MAX_REACH)
+    # the nearest first, each simplified only when it may be listed: a function of N checks
+    # costs O(N) per site, not O(N) simplifications (issue 39); the rest are counted as written
+    reach, more = site_reach(site, MAX_REACH + MAX_TRUE_SKIPPED)
+    found: list[tuple[int, Expr]] = []
+    rest = len(reach)
+    while rest and len(found) < MAX_REACH:
+        rest -= 1
+        line, guard = reach[rest]
+        if (passes := simplify(guard.expr)) != TRUE:
+            found.append((line, passes))
+    found.reverse()
+    more += sum(1 for _, g in reach[:rest] if g.expr != TRUE)
     items = []
-    for line, passes in found[more:]:
+    for line, passes in found:
         eid = ids.get((site.path, line), "")
         first = f"entry {eid} (line {line})" if eid else f"the check at line {line}"
         text = f"also needs {renderer.text(passes)}, else {first} fires first"
@@ -283,6 +305,16 @@ def site_trigger(site: RaiseSite) -> Expr:
 
 
 MAX_LISTED_PRIORS = 24  # earlier raises listed per entry; more are counted in one line
+
+
+def nearest_priors(site: RaiseSite, count: int) -> list[Guard]:
+    """The `count` earlier raises nearest the site (and those its own path holds), in path order."""
+    out: list[Guard] = [g for g in site.direct if g.origin is GuardOrigin.PRIOR_RAISE]
+    for _, block, start, end in reversed(site.prior_runs):
+        if len(out) >= count:
+            break
+        out[:0] = site.priors.blocks[block][1][max(start, end - (count - len(out))):end]
+    return out[-count:]
 
 
 def listed_guards(site: RaiseSite) -> list[Guard]:

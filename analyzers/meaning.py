@@ -85,7 +85,7 @@ def _by_code(entry: Entry, found: Sequence[str]) -> Category | None:
     """Internal, platform (a device query), missing or parse, by the code around the check."""
     site = entry.site
     text = site.template.text
-    own = _own(site.guards)
+    own = _own(site.direct)  # the earlier raises (never its own) are in the prior runs: not walked
     code = " ".join(g.text for g in own)
     caught = " ".join(g.text for g in own if g.origin is GuardOrigin.EXCEPT or g.text.startswith("caught by"))
     user = {r.kind for r in refs(entry.trigger.expr)} & {RefKind.FLAG, RefKind.ENV}

@@ -517,9 +517,14 @@ class _Context:
         """The ``try`` blocks of `func` whose raises its calls state (`CallGraph.try_raises`),
         bound as the function's own guards are."""
         out: dict[Ref, Expr] = {}
-        for site in self.graph.sites_in.get(func, ()):
-            for guard in site.guards:
-                for ref in refs(guard.expr):
+        sites = self.graph.sites_in.get(func, ())
+        # each guard once: a site's own, and the function's earlier raises from the file's shared
+        # table (every later site names them again: N checks are O(N) here, not O(N²))
+        guards = [g for site in sites for g in (*site.direct, *(g for v in site.variants for g in v.guards))]
+        blocks = {(id(site.priors), block): site.priors for site in sites for _, block, _, _ in site.prior_runs}
+        guards += [g for (_, block), table in blocks.items() for g in table.blocks[block][1]]
+        for guard in guards:
+            for ref in refs(guard.expr):
                     if ref.kind is RefKind.RUNTIME and ref not in out and TRY_RAISES.fullmatch(ref.name):
                         found = self.graph.try_raises(func, ref)
                         if found is not None:

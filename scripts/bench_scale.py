@@ -1,6 +1,6 @@
 """Extraction of generated files of growing size, against a libcst parse of the same file.
 
-    python scripts/bench_scale.py [--sizes 1000 10000 100000] [--shapes one-if many]
+    python scripts/bench_scale.py [--sizes 1000 10000 100000] [--shapes one-if many server-args]
                                   [--root CHECKOUT] [--timeout S]
 
 For each shape (`scripts/scale_shapes.py`) and size it runs, each in its own process,
@@ -48,7 +48,7 @@ def measure(argv: list[str], env: dict[str, str], timeout: float, cwd: Path) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
-    parser.add_argument("--shapes", nargs="+", default=["one-if", "many"], choices=scale_shapes.SHAPES)
+    parser.add_argument("--shapes", nargs="+", default=["one-if", "many", "server-args"], choices=scale_shapes.SHAPES)
     parser.add_argument("--root", type=Path, default=ROOT, help="errcat checkout to run (default: this one)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per process before it is stopped")
     args = parser.parse_args(argv)
@@ -61,10 +61,10 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory(prefix="errcat-scale-") as tmp:
                 root = Path(tmp)
                 profile = scale_shapes.write(shape, size, root)
-                target = root / scale_shapes.TARGET
+                target = root / scale_shapes.target(shape)
                 parse_s, parse_mb, _ = measure([sys.executable, "-c", PARSE, str(target)], env, args.timeout, root)
                 out = root / "out"
-                cmd = [sys.executable, "-m", "errcat", "extract", "--path", str(root), "--profile", str(profile),
+                cmd = [sys.executable, "-m", "errcat", "extract", "--path", str(root), "--profile", profile,
                        "--no-cache", "--jobs", "1", "--out", str(out)]
                 extract_s, extract_mb, code = measure(cmd, env, args.timeout, root)
                 catalog = out / "catalog.json"

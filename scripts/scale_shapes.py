@@ -8,6 +8,9 @@ Shapes, each about N lines:
 * ``one-assert``: the same with ``assert cfg.xI <= I, f"..."``
 * ``one-elif``: the same, mixing ``if``/``elif`` chains (three tests per chain) and asserts
 * ``many``: N/5 small functions, each with one raise
+* ``server-args``: sglang's own layout (``python/sglang/srt/server_args.py``, the shipped
+  profile, so examples are judged by the whole pipeline): one method of ``ServerArgs`` with
+  N/2 ``if self.opt_I < 0: raise ValueError(...)`` pairs (issue 39)
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-SHAPES = ("one-if", "one-assert", "one-elif", "many")
+SHAPES = ("one-if", "one-assert", "one-elif", "many", "server-args")
 PROFILE = "name: scale\nrepo: example/scale\ntargets:\n  - pkg/**/*.py\nconfig:\n  params: [cfg]\n"
 TARGET = "pkg/gen.py"
 
@@ -39,8 +42,29 @@ def _check_elif(i: int) -> list[str]:
     return _check_assert(i)
 
 
+SERVER_ARGS = "python/sglang/srt/server_args.py"
+
+
+def target(shape: str) -> str:
+    """The file `write` puts the shape in, relative to its root."""
+    return SERVER_ARGS if shape == "server-args" else TARGET
+
+
+def _server_args(lines: int) -> str:
+    out = ["from dataclasses import dataclass", "", "", "@dataclass", "class ServerArgs:", "    tp_size: int = 1", "",
+           "    def check_server_args(self):"]
+    i = 0
+    while len(out) < lines:
+        out += [f"        if self.opt_{i} < 0:",
+                f'            raise ValueError(f"opt_{i} must be >= 0, got {{self.opt_{i}}}")']
+        i += 1
+    return "\n".join(out) + "\n"
+
+
 def source(shape: str, lines: int) -> str:
     """About `lines` lines of Python in `shape`."""
+    if shape == "server-args":
+        return _server_args(lines)
     if shape == "many":
         out: list[str] = []
         for i in range(max(1, lines // 5)):
@@ -56,13 +80,16 @@ def source(shape: str, lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def write(shape: str, lines: int, root: Path) -> Path:
-    """`root`/pkg/gen.py in `shape`, and `root`/profile.yaml targeting it; returns the profile."""
-    (root / "pkg").mkdir(parents=True, exist_ok=True)
-    (root / TARGET).write_text(source(shape, lines), encoding="utf-8")
+def write(shape: str, lines: int, root: Path) -> str:
+    """The shape's file under `root` (`target`), and `root`/profile.yaml targeting it; returns
+    the profile to extract with (a path, or the shipped profile's name)."""
+    (root / target(shape)).parent.mkdir(parents=True, exist_ok=True)
+    (root / target(shape)).write_text(source(shape, lines), encoding="utf-8")
+    if shape == "server-args":
+        return "sglang"
     profile = root / "profile.yaml"
     profile.write_text(PROFILE, encoding="utf-8")
-    return profile
+    return str(profile)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -192,7 +192,7 @@ def test_what_reaching_a_check_needs_is_said_per_binding_not_of_the_parameter() 
     ``buckets``: of --x, or of --y where ``cfg.on``; no `parameter buckets` is left."""
     from analyzers.entries import site_reach
     (fs,) = with_caller_guards(files(m=BUCKETS))
-    reach = site_reach(_site(fs, 7))
+    reach, _ = site_reach(_site(fs, 7))
     assert [line for line, _ in reach] == [5]
     (_, passes), = reach
     assert not unknowns(passes.expr) and {r.name for r in refs(passes.expr)} == {"x", "y", "on"}

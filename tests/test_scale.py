@@ -99,3 +99,17 @@ def test_trigger_from_the_prior_table_equals_filtering_the_whole_path(code):
     for site in fs.sites:
         related = [g for v in site.variants for g in v.guards]
         assert site_trigger_guards(site) == trigger_guards(site.guards, related), site.line
+
+
+def test_a_site_binds_only_its_nearest_earlier_raises(tmp_path):
+    """Issue 39: per site, what the catalog shows of N earlier raises is built for the nearest
+    few and the rest counted, so one function of N checks is linear work, not quadratic."""
+    from analyzers.entries import nearest_priors, site_reach
+
+    root = tmp_path / "t"
+    profile = load_profile(scale_shapes.write("one-if", 2 * 400 + 1, root))
+    fs = extract_file(scale_shapes.TARGET, scale_shapes.source("one-if", 2 * 400 + 1), profile)
+    last = max(fs.sites, key=lambda s: s.line)
+    reach, more = site_reach(last, 10)
+    assert (len(reach), more) == (10, len(site_reach(last)[0]) - 10)
+    assert [g.text for g in nearest_priors(last, 3)] == [f"not (cfg.x{i} > {i})" for i in (396, 397, 398)]
