@@ -34,6 +34,8 @@ from extractor.ir import Expr, RefKind, negate
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error
 MAX_VALUES = 8  # values of one setting a solution names, each judged
+MAX_OTHERS = 3  # values tried where the words name none (``a value other than x``): the first that works is named
+TRADES = " — alone, this makes "  # advice's words for a change an earlier check refuses (`checked_against_reach`)
 
 
 def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry]:
@@ -80,16 +82,25 @@ def _reaching(own: str, fix: Mapping[str, Any], judge: ExampleJudge) -> Launch |
 def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: ExampleJudge,
              templates: Mapping[str, str]) -> list[Solution]:
     before = _reaching(own, fix, judge)
-    if before is None:  # nothing to try them on
-        return [replace(s, predicted="unknown") for s in sols]
+    if before is None:  # nothing to try them on: the words stay, undecided, save a restated condition
+        return _concrete([replace(s, predicted="unknown") for s in sols])
     out: list[Solution] = []
     for sol in sols:
         found = _tried(own, sol, before, judge, templates) if sol.part is not None else replace(sol)
+        if found is not None and found.predicted == "true" and TRADES in found.text:
+            found = replace(found, text=found.text.split(TRADES, 1)[0] + ".")  # the whole pipeline says it works
         if found is not None and all(found.text != s.text for s in out):
             out.append(found)
     if not any(s.command for s in out) and (shown := _example_change(own, fix, judge)) is not None:
         out.insert(0, shown)  # the example's own change works: it is a solution too
-    return [s for s in out if not any(_dominates(o, s) for o in out)]
+    return _concrete([s for s in out if not any(_dominates(o, s) for o in out)])
+
+
+def _concrete(sols: list[Solution]) -> list[Solution]:
+    """`sols` without the untried ones that only restate a condition ("Change `--a`, `--b` so
+    that …" with no command), where another one names a change."""
+    vague = {id(s) for s in sols if s.command is None and s.text.startswith("Change ") and not s.note}
+    return [s for s in sols if id(s) not in vague] if len(vague) < len(sols) else sols
 
 
 def _items(change: Change) -> set[tuple[str, str, Any]]:
@@ -166,7 +177,7 @@ def _chosen(own: str, sol: Solution, before: Launch, judge: ExampleJudge) -> Sol
 
     choice = sol.choice
     assert choice is not None
-    tried = [*choice.listed, *choice.others[:1]] if not choice.listed else list(choice.listed)
+    tried = list(choice.listed) or list(choice.others[:MAX_OTHERS])
     works = [(v, after) for v in tried[:MAX_VALUES] if _works(own, before, after := assign(before, choice.leaf, v),
                                                                 judge)]
     unset = assign(before, choice.leaf, NOT_GIVEN)

@@ -146,3 +146,18 @@ def test_where_no_solution_gets_past_the_examples_own_change_is_one():
     (done,) = check_solutions([_entry((), _fix("--enable-lora --enable-spec", "--enable-lora"))], _judge(LORA_SPEC))
     assert [(s.text, s.command, s.predicted) for s in done.solutions] == [
         ("Drop `--enable-spec`.", f"{PREFIX} --enable-lora", "true")]
+
+
+def test_a_solution_the_pipeline_lets_through_drops_advices_warning():
+    warned = Solution("Do not pass `--enable-spec` — alone, this makes the earlier check on x fire first.",
+                      Truthy(SPEC))
+    (done,) = check_solutions([_entry((warned,), _fix("--enable-lora --enable-spec", "--enable-lora"))],
+                              _judge(LORA_SPEC))
+    assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
+
+
+def test_untried_words_that_only_restate_the_condition_give_way_to_a_change():
+    fix = {"before": None, "after": None, "verified": "not-run", "predicted": "false"}
+    vague = Solution("Change `--tp-size` so that the trigger above no longer holds.", Truthy(SPEC))
+    (done,) = check_solutions([_entry((vague, DROP_SPEC), fix)], _judge(LORA_SPEC))
+    assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
