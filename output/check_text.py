@@ -9,6 +9,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from output.titles import headline
+
 _COLOURS = {"bad": "\033[31m", "good": "\033[32m", "maybe": "\033[33m", "dim": "\033[2m", "bold": "\033[1m"}
 _RESET = "\033[0m"
 MAX_LISTED = 8  # facts and errors listed in text; JSON has them all
@@ -77,7 +79,7 @@ def releases_summary(reports: Sequence[Mapping[str, Any]]) -> str:
         first = ""
         if status == "will-fail" and report.get("errors"):
             error = report["errors"][0]
-            first = f": {error.get('exception') or 'Error'}: {error.get('message') or error['entry']}"
+            first = ": " + headline(error.get('exception'), error.get('message'), error.get('source'))
         elif status == "refused":
             first = f": {report['refused']['message']}"
         lines.append(f"  {report.get('release') or '?':<10} {_WORDS.get(status, status)}{first}")
@@ -86,7 +88,7 @@ def releases_summary(reports: Sequence[Mapping[str, Any]]) -> str:
 
 def _error(error: Mapping[str, Any], number: int, paint: Any, short: bool = False) -> list[str]:
     source = error.get("source") or {}
-    head = f"{number}. {error.get('exception') or 'Error'}: {error.get('message') or error['entry']}"
+    head = f"{number}. {headline(error.get('exception'), error.get('message'), source)}"
     lines = [paint(head, "bold"), f"   at {source.get('path')}:{source.get('line')}  [{error['entry']}]"]
     if source.get("url"):
         lines.append(f"   {source['url']}")
