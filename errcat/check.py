@@ -48,6 +48,22 @@ def split_words(words: Sequence[str]) -> CommandLine:
     return CommandLine(tuple(env), tuple(words[:size]), tuple(words[size:]))
 
 
+def launches(program: Sequence[str], launch: str) -> bool:
+    """Whether `program` (`split_words`'s) runs the profile's `launch` (``python -m MODULE``):
+    that module under any Python, or its package's ``serve`` command (``sglang serve``)."""
+    module = launch.split()[-1] if launch else ""
+    if len(program) == 3:
+        return program[2] == module
+    return len(program) == 2 and Path(program[0]).name == module.split(".")[0] and program[1] == "serve"
+
+
+def refuse_other_programs(command: CommandLine, launch: str) -> None:
+    if launch and not launches(command.program, launch):
+        shown = " ".join(command.program + command.argv[:2])
+        raise ErrcatError(f"check: `{shown}` is not a launch of {launch} (nor of "
+                          f"{launch.split()[-1].split('.')[0]} serve)")
+
+
 def read_model_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A model's ``config.json`` (the file, or the directory holding it)."""
     where = Path(path)
@@ -170,6 +186,7 @@ def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
     from analyzers.check_report import check_report
 
     command = split_words(request.words)
+    refuse_other_programs(command, profile.launch)
     platform = platform_of(profile, request.platform)
     checker = Checker.of(data, profile, platform)
     config = read_model_config(request.model_config) if request.model_config else None

@@ -239,11 +239,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from errcat.check import Request, check_catalog
+    from errcat.check import Request, check_catalog, refuse_other_programs, split_words
     from extractor.profile import load_profile
     from output.check_text import check_text, releases_summary
 
     profile = load_profile(args.profile)
+    refuse_other_programs(split_words(args.words), profile.launch)  # before any catalog is loaded
     request = Request(tuple(args.words), args.platform, tuple(args.env), args.model_config, args.architecture)
     reports, statuses = [], []
     for _, data in _catalogs(args, profile):
@@ -292,12 +293,22 @@ def _explain_input(arg: str) -> str:
 
     if arg == "-":
         return sys.stdin.read()
-    if os.path.exists(arg):
+    if os.path.exists(arg) or _names_a_file(arg):
         try:
             return Path(arg).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise ErrcatError(f"cannot read {arg}: {exc.strerror or exc}") from None
     return arg
+
+
+_FILE_SUFFIXES = (".txt", ".log", ".out", ".err", ".md")
+
+
+def _names_a_file(arg: str) -> bool:
+    """One word that reads as a path (``/tmp/x``, ``./log``, ``err.txt``), not a message."""
+    if not arg or any(c.isspace() for c in arg) or arg.endswith(":"):
+        return False
+    return arg.startswith(("/", "./", "../", "~/")) or arg.lower().endswith(_FILE_SUFFIXES)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:

@@ -84,6 +84,9 @@ def test_env_words_and_sglang_serve_are_read_as_a_person_types_them(catalog, cap
     (["check", "--platform", "mars", "--", *LAUNCH], "unknown platform 'mars'"),
     (["check", "--model-config", "/nowhere/config.json", "--", *LAUNCH], "cannot read"),
     (["check", "--env", "NOEQUALS", "--", *LAUNCH], "--env: expected NAME=VALUE"),
+    (["check", "--", "ls", "-la"], "`ls -la` is not a launch of python -m sglang.launch_server"),
+    (["check", "--", "python", "-m", "sglang.bench_serving"], "is not a launch"),
+    (["check", "--", "sglang", "version"], "is not a launch"),
 ])
 def test_bad_input_is_one_line_and_exit_2(catalog, capsys, argv, says):
     assert main([argv[0], "--catalog", str(catalog), *argv[1:]]) == 2
@@ -140,7 +143,12 @@ def test_explain_of_a_message_no_entry_renders_says_so_and_exits_1(catalog, caps
     assert report["errors"][0]["matched"] is False and report["errors"][0]["matches"][0]["entry"] == "lora-spec"
 
 
-@pytest.mark.parametrize(("arg", "says"), [("   ", "no text to explain")])
+@pytest.mark.parametrize(("arg", "says"), [
+    ("   ", "no text to explain"),
+    ("/nonexistent.txt", "cannot read /nonexistent.txt"),
+    ("./no-such-log", "cannot read ./no-such-log"),
+    ("traceback.log", "cannot read traceback.log"),
+])
 def test_explain_bad_input_is_one_line_and_exit_2(catalog, capsys, arg, says):
     assert main(["explain", "--catalog", str(catalog), arg]) == 2
     err = capsys.readouterr().err
@@ -190,3 +198,19 @@ def test_a_command_checked_on_several_releases_says_where_it_works():
                                                                  "message": "LoRA with spec"}]},
         {"status": "ok", "release": "0.5.23"}])
     assert text.splitlines()[1:3] == ["  0.5.18     ✗ will fail: ValueError: LoRA with spec", "  0.5.23     ✓ ok"]
+
+
+@pytest.mark.parametrize(("words", "launch"), [
+    (["python", "-m", "sglang.launch_server"], True),
+    (["/venv/bin/python3.11", "-m", "sglang.launch_server"], True),
+    (["sglang", "serve"], True),
+    (["/usr/local/bin/sglang", "serve"], True),
+    (["python", "-m", "sglang.bench_serving"], False),
+    (["sglang", "version"], False),
+    (["ls", "-la"], False),
+    (["python", "server.py"], False),
+])
+def test_only_a_launch_of_the_profiles_program_is_checked(words, launch):
+    from errcat.check import launches, split_words
+
+    assert launches(split_words([*words, "--x"]).program, "python -m sglang.launch_server") is launch
