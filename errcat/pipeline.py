@@ -589,7 +589,12 @@ def flag_graph(catalog_dir: str | os.PathLike[str], option: str, fmt: str = "tex
         raise ErrcatError(f"cannot read {path}: {exc}") from None
     canonical = _canonical_option(graph, option)
     if canonical is None:
-        raise ErrcatError(f"flag {option} is not in the catalog at {catalog_dir}")
+        from analyzers.cli_parser import closest_option
+
+        known = [node.split(":", 1)[1] for node in graph if node.startswith("flag:--")]
+        near = closest_option(option if option.startswith("-") else "--" + option.replace("_", "-"), known)
+        raise ErrcatError(f"flag {option} is not in the catalog at {catalog_dir}"
+                          + (f" (did you mean {near}?)" if near else ""))
     sub = flag_neighbourhood(graph, canonical)
     return neighbourhood_dot(sub, canonical) if fmt == "dot" else neighbourhood_text(sub, canonical)
 
