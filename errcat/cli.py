@@ -368,7 +368,8 @@ def _catalogs(args: argparse.Namespace, profile: Any) -> list[tuple[str | None, 
         raise ErrcatError("--releases takes no other source")
     with _watched(args):  # a catalog not cached yet is extracted first
         if not args.releases:
-            return [(None, load_catalog(_spec(args), args.catalog, profile=profile, cache_dir=args.cache_dir,
+            catalog = args.catalog or _local_catalog(args)
+            return [(None, load_catalog(_spec(args), catalog, profile=profile, cache_dir=args.cache_dir,
                                         jobs=args.jobs))]
         return [(v, load_catalog(SourceSpec(release=v), None, profile=profile, cache_dir=args.cache_dir,
                                  jobs=args.jobs))
@@ -379,20 +380,47 @@ def _add_catalog_args(parser: argparse.ArgumentParser, releases: str) -> None:
     """Where `check` and `explain` take catalogs from, and how they answer."""
     _add_source_args(parser)
     parser.add_argument("--catalog", metavar="DIR",
-                        help="a catalog directory written by errcat extract, or a site written by errcat site")
+                        help="a catalog directory written by errcat extract, or a site written by errcat site "
+                             "(default: ./catalog when it holds one, else the source options' catalog)")
     parser.add_argument("--releases", nargs="+", metavar="V", help=releases)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    _write_text(pipeline.flag_graph(args.catalog, args.flag, args.format), args.out)
+    catalog = args.catalog or _local_catalog(args, "graph.json")
+    if catalog is not None:
+        data = pipeline.graph_of_dir(catalog)
+    else:
+        from extractor.profile import load_profile
+
+        with _watched(args):
+            data = pipeline.catalog_data(_spec(args), load_profile(args.profile), cache_dir=args.cache_dir,
+                                         name="graph.json")
+    _write_text(pipeline.flag_graph(data, args.flag, args.format, where=catalog or "this catalog"), args.out)
     return EXIT_OK
+
+
+LOCAL_CATALOG = "catalog"  # where `errcat extract` writes by default
+
+
+def _local_catalog(args: argparse.Namespace, holding: str = "catalog.json") -> str | None:
+    """``./catalog`` when no source is named and it holds a catalog (said on stderr), else None."""
+    named = ("catalog", "repo", "commit", "release", "path", "releases")
+    if any(getattr(args, name, None) for name in named) or not (Path(LOCAL_CATALOG) / holding).is_file():
+        return None
+    if not args.quiet:
+        print(f"errcat: using the catalog in ./{LOCAL_CATALOG} (--catalog DIR or --release X for another)",
+              file=sys.stderr)
+    return LOCAL_CATALOG
 
 
 def _add_graph_parser(sub: Any) -> None:
     graph = sub.add_parser("graph", help="the errors that involve a flag and its related flags")
-    graph.add_argument("catalog", metavar="CATALOG", help="a catalog directory written by errcat extract")
+    graph.add_argument("catalog", metavar="CATALOG", nargs="?",
+                       help="a catalog directory written by errcat extract (default: ./catalog when it holds one, "
+                            "else the source options' catalog, by default the newest release's)")
+    _add_source_args(graph)
     graph.add_argument("--flag", required=True, metavar="OPTION", help="e.g. --lora-paths (aliases accepted)")
     graph.add_argument("--format", choices=("text", "dot"), default="text", help="text (default) or Graphviz DOT")
     graph.add_argument("--out", help="write to this file instead of stdout")

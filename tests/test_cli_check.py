@@ -214,3 +214,15 @@ def test_only_a_launch_of_the_profiles_program_is_checked(words, launch):
     from errcat.check import launches, split_words
 
     assert launches(split_words([*words, "--x"]).program, "python -m sglang.launch_server") is launch
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["check", "--platform", "generic", "--", *LAUNCH], 0),
+    (["explain", "ValueError: LoRA on HIP"], 0),
+])
+def test_check_and_explain_use_the_catalog_extract_wrote_in_the_current_directory(
+        catalog, tmp_path, monkeypatch, capsys, argv, code):
+    (tmp_path / "catalog").symlink_to(catalog)
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == code
+    assert capsys.readouterr().err.startswith("errcat: using the catalog in ./catalog (")

@@ -279,3 +279,12 @@ def test_graph_of_a_mistyped_flag_says_what_was_meant(graph, tmp_path, capsys, o
     (tmp_path / "graph.json").write_text(json.dumps(graph_json(graph)))
     assert main(["graph", str(tmp_path), "--flag", option]) == 2
     assert says.format(dir=tmp_path) in capsys.readouterr().err
+
+
+def test_graph_uses_the_catalog_in_the_current_directory(graph, tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / "catalog").mkdir()
+    (tmp_path / "catalog" / "graph.json").write_text(json.dumps(graph_json(graph)))
+    monkeypatch.chdir(tmp_path)
+    assert main(["graph", "--flag", "--lora-paths"]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("--lora-paths") and "using the catalog in ./catalog" in said.err
