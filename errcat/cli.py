@@ -1,9 +1,5 @@
-"""Command line: parse arguments, call one library function, map errors to exit codes.
-
-Exit codes: 0 ok, 1 "differences found" where a command asks for it, 2 bad input,
-3 `extract` wrote an incomplete catalog (a file Python accepts could not be analysed,
-e.g. out of memory; the catalog lists it under "incomplete").
-"""
+"""Command line: parse arguments, call one library function, map errors to exit codes
+(`errcat.exits`: one table for every verb, shown in ``--help``)."""
 from __future__ import annotations
 
 import argparse
@@ -15,12 +11,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from errcat import __version__, pipeline
+from errcat.exits import Exit, table
 from errcat.model import SourceSpec
 from errcat.progress import progress_bar, stage_progress
 from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
-
-EXIT_OK, EXIT_DIFF, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,6 +27,15 @@ class _Parser(argparse.ArgumentParser):
 
 class _UsageError(Exception):
     pass
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's, but the exit-code table (the epilog) keeps its lines."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("exit codes:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
 
 
 def _add_source_args(parser: argparse.ArgumentParser) -> None:
@@ -89,8 +93,8 @@ def _cmd_extract(args: argparse.Namespace) -> int:
         listed = ", ".join(f"{path} ({reason})" for path, reason in done.incomplete)
         print(f"errcat: catalog incomplete: {len(done.incomplete)} file(s) could not be analysed: {listed}",
               file=sys.stderr)
-        return EXIT_INCOMPLETE
-    return EXIT_OK
+        return Exit.PARTIAL
+    return Exit.OK
 
 
 def _write_text(text: str, out: str | None) -> None:
@@ -120,7 +124,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         result = diff(sides[0], sides[1], profile=args.profile, cache_dir=args.cache_dir, jobs=args.jobs,
                       use_cache=not args.no_cache)
     _write_text(render_diff(result, args.format), args.out)
-    return EXIT_DIFF if result.kinds() & fail_on else EXIT_OK
+    return Exit.NO if result.kinds() & fail_on else Exit.OK
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
@@ -133,11 +137,12 @@ def _cmd_history(args: argparse.Namespace) -> int:
                      cache_dir=args.cache_dir, jobs=args.jobs, use_cache=not args.no_cache,
                      progress=progress_bar(sys.stderr, quiet=args.quiet))
     _write_text(render_history(result, args.format), args.out)
-    return EXIT_OK
+    return Exit.OK
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="errcat", description="Turn a project's validation code into an error catalog.")
+    parser = _Parser(prog="errcat", description="Turn a project's validation code into an error catalog.",
+                     epilog=table(), formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"errcat {__version__}")
     parser.add_argument("--quiet", "-q", action="store_true", help=_QUIET)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -159,8 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_parser(sub)
     _add_explain_parser(sub)
     _add_site_parser(sub)
-    for command in sub.choices.values():  # also after the command; SUPPRESS: not given there keeps the global one
+    for name, command in sub.choices.items():  # also after the command; SUPPRESS: not given there keeps the global
         command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=_QUIET)
+        command.epilog, command.formatter_class = table(name), _Formatter
     return parser
 
 
@@ -179,7 +185,7 @@ def _cmd_site(args: argparse.Namespace) -> int:
         if bars is not None:
             bars.close()
     print(built.line())
-    return EXIT_OK
+    return Exit.OK
 
 
 def _add_site_parser(sub: Any) -> None:
@@ -212,7 +218,7 @@ def _cmd_confirm(args: argparse.Namespace) -> int:
                   repair=not args.no_repair, progress=progress_bar(sys.stderr, quiet=args.quiet), record=args.record)
     summary = write_results(run)
     print(summary)
-    return EXIT_OK
+    return Exit.OK
 
 
 def _add_confirm_parser(sub: Any) -> None:
@@ -231,8 +237,6 @@ def _add_confirm_parser(sub: Any) -> None:
     confirm.add_argument("--record", metavar="FILE", help="also write every launch and its real outcome (JSON lines)")
     confirm.set_defaults(func=_cmd_confirm)
 
-
-EXIT_WILL_FAIL, EXIT_UNDECIDED = 1, 3  # `check`: 0 is ok, 2 stays a usage error
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -259,8 +263,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             sys.stdout.write(releases_summary(reports))
         sys.stdout.write("\n".join(check_text(r, colour=colour) for r in reports))
     if any(s in ("will-fail", "refused") for s in statuses):
-        return EXIT_WILL_FAIL
-    return EXIT_UNDECIDED if "undecided" in statuses else EXIT_OK
+        return Exit.NO
+    return Exit.PARTIAL if "undecided" in statuses else Exit.OK
 
 
 def _add_check_parser(sub: Any) -> None:
@@ -269,8 +273,7 @@ def _add_check_parser(sub: Any) -> None:
         usage="errcat check [options] -- COMMAND...",
         description="Predicts, from a catalog and without running the target, what the command after -- meets: "
                     "the first error and the change that avoids it, then the errors that follow, or ok with the "
-                    "settings the program adjusts, or undecided with the facts that decide it. Exit 0 ok, "
-                    "1 will fail, 3 undecided, 2 usage error.")
+                    "settings the program adjusts, or undecided with the facts that decide it.")
     _add_catalog_args(check, "check on each release (a list, or A..B)")
     check.add_argument("--platform", default="unknown",
                        help="the machine: cuda, hopper (SM90), blackwell (SM100), rocm, npu, xpu, cpu (their "
@@ -283,8 +286,6 @@ def _add_check_parser(sub: Any) -> None:
     check.add_argument("--architecture", metavar="ARCH", help="the model's architecture, e.g. LlamaForCausalLM")
     check.set_defaults(func=_cmd_check, words=[])
 
-
-EXIT_NO_MATCH = 1  # `explain`: no entry renders the message
 
 
 def _explain_input(arg: str) -> str:
@@ -344,7 +345,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(render_explanation(report))
-    return EXIT_OK if report["errors"] and all(e["matched"] for e in report["errors"]) else EXIT_NO_MATCH
+    return Exit.OK if report["errors"] and all(e["matched"] for e in report["errors"]) else Exit.NO
 
 
 def _add_explain_parser(sub: Any) -> None:
@@ -352,8 +353,7 @@ def _add_explain_parser(sub: Any) -> None:
         "explain", help="which error is this? (a message, a traceback or a log)",
         description="Finds the error line(s) in TEXT (or a FILE, or - for stdin), matches them against every "
                     "entry's message template and prints the entry, its table row, the values in the message, "
-                    "meaning, solutions and example. Exit 0 when every error found matches an entry, 1 when one "
-                    "does not (the closest entries are listed), 2 usage error.")
+                    "meaning, solutions and example.")
     _add_catalog_args(explain, "also say in which of these releases (a list, or A..B) the message exists")
     explain.add_argument("text", metavar="TEXT|FILE|-", help="the error text, a file holding it, or - for stdin")
     explain.set_defaults(func=_cmd_explain)
@@ -398,7 +398,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
             data = pipeline.catalog_data(_spec(args), load_profile(args.profile), cache_dir=args.cache_dir,
                                          name="graph.json")
     _write_text(pipeline.flag_graph(data, args.flag, args.format, where=catalog or "this catalog"), args.out)
-    return EXIT_OK
+    return Exit.OK
 
 
 LOCAL_CATALOG = "catalog"  # where `errcat extract` writes by default
@@ -463,7 +463,7 @@ def _fail(message: object) -> int:
     """The one place errors reach the user: a single `errcat: ...` line on stderr, exit 2."""
     text = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
     print(f"errcat: {text or 'error'}", file=sys.stderr)
-    return EXIT_USAGE
+    return Exit.USAGE
 
 
 # Options whose value is itself an option name (``--flag --lora-paths``).
@@ -528,7 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as exc:
         return _fail(exc)
     except SystemExit as exc:  # --help / --version: argparse printed them already
-        return exc.code if isinstance(exc.code, int) else EXIT_OK
+        return exc.code if isinstance(exc.code, int) else Exit.OK
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         with warnings_as_lines():
@@ -539,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else exc.strerror or exc)
     except KeyboardInterrupt:
         print("errcat: interrupted", file=sys.stderr)
-        return 130
+        return Exit.INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover
