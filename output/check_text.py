@@ -61,6 +61,10 @@ def check_text(report: Mapping[str, Any], *, colour: bool = False) -> str:
         if adjusted:
             lines += ["", "The program will adjust these settings for this command:"]
             lines += [f"  {a['setting']}: {_shown(a['from'])} -> {_shown(a['to'])}" for a in adjusted]
+    model = report.get("model_config")
+    if model:
+        arch = f"{model['architecture']} (--architecture)" if model.get("given_architecture") else model["architecture"]
+        lines += ["", paint(f"model: config {model['used']}" + (f"; architecture {arch}" if arch else ""), "dim")]
     for old in report.get("deprecated") or ():
         instead = f" (use {old['replacement']})" if old.get("replacement") else ""
         lines += ["", paint(f"note: {old['option']} is deprecated{instead}", "maybe")]

@@ -226,3 +226,28 @@ def test_check_and_explain_use_the_catalog_extract_wrote_in_the_current_director
     monkeypatch.chdir(tmp_path)
     assert main(argv) == code
     assert capsys.readouterr().err.startswith("errcat: using the catalog in ./catalog (")
+
+
+def _hf_cache(root: Path, model: str, config: dict) -> Path:
+    snapshot = root / f"models--{model.replace('/', '--')}" / "snapshots" / ("c" * 40)
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text(json.dumps(config))
+    (snapshot.parent.parent / "refs").mkdir()
+    (snapshot.parent.parent / "refs" / "main").write_text("c" * 40)
+    return snapshot / "config.json"
+
+
+@pytest.mark.parametrize(("model", "extra", "used", "architecture"), [
+    ("org/llama", [], "{config} (local Hugging Face cache)", "LlamaForCausalLM"),
+    ("org/llama", ["--architecture", "QwenForCausalLM"], "{config} (local Hugging Face cache)", "QwenForCausalLM"),
+    ("org/missing", [], "none (org/missing is not in the local Hugging Face cache {cache})", None),
+])
+def test_a_hub_id_reads_its_config_from_the_local_hf_cache(catalog, tmp_path, monkeypatch, capsys,
+                                                           model, extra, used, architecture):
+    config = _hf_cache(tmp_path, "org/llama", {"architectures": ["LlamaForCausalLM"], "hidden_size": 8})
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    argv = ["check", "--catalog", str(catalog), "--platform", "generic", "--format", "json", *extra, "--",
+            "python", "-m", "sglang.launch_server", "--model-path", model]
+    assert main(argv) == 0
+    said = json.loads(capsys.readouterr().out)["model_config"]
+    assert said["used"] == used.format(config=config, cache=tmp_path) and said["architecture"] == architecture
