@@ -25,6 +25,7 @@ from extractor.profile import Profile
 from extractor.real_profile import Platform
 
 UNKNOWN_PLATFORM = "unknown"  # every platform check unknown, no option added
+AUTO_PLATFORM = "auto"  # the machine check runs on (`errcat.machine`)
 _PYTHON = re.compile(r"(.*/)?python[0-9.]*")
 
 
@@ -200,10 +201,26 @@ class Request:
     """What `errcat check` was asked, apart from where the catalog comes from."""
 
     words: tuple[str, ...]  # the command after --
-    platform: str = UNKNOWN_PLATFORM
+    platform: str = AUTO_PLATFORM
     env: tuple[str, ...] = ()  # --env K=V
     model_config: str | None = None
     architecture: str | None = None
+    platform_said: str | None = None  # how `auto` was resolved (one line)
+
+
+def on_this_machine(request: Request, profile: Profile, machine: Any = None) -> Request:
+    """`request` with ``--platform auto`` resolved to the profile's preset for this machine
+    (`machine`: an `errcat.machine.Machine`, detected when None) and the command's --device."""
+    from errcat.machine import described, detect, device_of, preset
+
+    if request.platform != AUTO_PLATFORM:
+        return request
+    found = detect() if machine is None else machine
+    device = device_of(split_words(request.words).argv)
+    name = preset(found, device)
+    if profile.real is None or profile.real.platform(name) is None:
+        name = UNKNOWN_PLATFORM
+    return replace(request, platform=name, platform_said=described(found, device, name))
 
 
 def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
@@ -213,6 +230,7 @@ def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
 
     command = split_words(request.words)
     refuse_other_programs(command, profile.launch)
+    request = on_this_machine(request, profile)
     platform = platform_of(profile, request.platform)
     checker = Checker.of(data, profile, platform)
     path = checker.model_path(command)
@@ -224,6 +242,7 @@ def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
     entries = {e["id"]: e for e in data["entries"] if isinstance(e, dict) and "id" in e}
     report = check_report(checked, checker.judge, entries, command.program, release=checker.release,
                           platform=platform.name, model=(checker.judge.stated.examples.model, path))
+    report["platform_detected"] = request.platform_said
     report["model_config"] = {"used": config_said, "architecture": model[0] if model else None,
                               "given_architecture": request.architecture}
     return checked, report

@@ -243,13 +243,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from errcat.check import Request, check_catalog, refuse_other_programs, split_words
+    from errcat.check import Request, check_catalog, on_this_machine, refuse_other_programs, split_words
     from extractor.profile import load_profile
     from output.check_text import check_text, releases_summary
 
     profile = load_profile(args.profile)
     refuse_other_programs(split_words(args.words), profile.launch)  # before any catalog is loaded
     request = Request(tuple(args.words), args.platform, tuple(args.env), args.model_config, args.architecture)
+    request = on_this_machine(request, profile)  # once, whatever the releases
     reports, statuses = [], []
     for _, data in _catalogs(args, profile):
         checked, report = check_catalog(data, profile, request, os.environ)
@@ -275,10 +276,12 @@ def _add_check_parser(sub: Any) -> None:
                     "the first error and the change that avoids it, then the errors that follow, or ok with the "
                     "settings the program adjusts, or undecided with the facts that decide it.")
     _add_catalog_args(check, "check on each release (a list, or A..B)")
-    check.add_argument("--platform", default="unknown",
-                       help="the machine: cuda, hopper (SM90), blackwell (SM100), rocm, npu, xpu, cpu (their "
-                            "device's checks decided, the rest undecided); generic (this machine: --device cuda, "
-                            "every platform check false); unknown (default: every platform check undecided)")
+    check.add_argument("--platform", default="auto",
+                       help="the machine: auto (default: this one, found by nvidia-smi, /dev/kfd or rocminfo, "
+                            "npu-smi, xpu-smi, and the command's --device); cuda, hopper (SM90), blackwell (SM100), "
+                            "rocm, npu, xpu, cpu (their device's checks decided, the rest undecided); generic (no "
+                            "GPU here, --device cuda given: every platform check false); unknown (every platform "
+                            "check undecided)")
     check.add_argument("--env", action="append", default=[], metavar="K=V",
                        help="an environment variable for the launch (the current environment is read too)")
     check.add_argument("--model-config", metavar="PATH",

@@ -61,10 +61,8 @@ def check_text(report: Mapping[str, Any], *, colour: bool = False) -> str:
         if adjusted:
             lines += ["", "The program will adjust these settings for this command:"]
             lines += [f"  {a['setting']}: {_shown(a['from'])} -> {_shown(a['to'])}" for a in adjusted]
-    model = report.get("model_config")
-    if model:
-        arch = f"{model['architecture']} (--architecture)" if model.get("given_architecture") else model["architecture"]
-        lines += ["", paint(f"model: config {model['used']}" + (f"; architecture {arch}" if arch else ""), "dim")]
+    said = _checked_with(report)
+    lines += [""] + [paint(line, "dim") for line in said] if said else []
     for old in report.get("deprecated") or ():
         instead = f" (use {old['replacement']})" if old.get("replacement") else ""
         lines += ["", paint(f"note: {old['option']} is deprecated{instead}", "maybe")]
@@ -109,6 +107,18 @@ def _error(error: Mapping[str, Any], number: int, paint: Any, short: bool = Fals
     changes = [f"drop {o}" for o in fix["drop"]] + [f"set {s}" for s in fix["set"]]
     changes += [f"unset {k}" if v is None else f"set {k}={v}" for k, v in fix["env"].items()]
     lines.append("   fix: " + ("; ".join(changes) or "no change"))
+    return lines
+
+
+def _checked_with(report: Mapping[str, Any]) -> list[str]:
+    """The platform and the model config the check was made with, a line each."""
+    lines = [report["platform_detected"]] if report.get("platform_detected") else []
+    model = report.get("model_config")
+    if model:
+        arch = model.get("architecture")
+        if arch and model.get("given_architecture"):
+            arch += " (--architecture)"
+        lines.append(f"model: config {model['used']}" + (f"; architecture {arch}" if arch else ""))
     return lines
 
 

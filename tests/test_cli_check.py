@@ -251,3 +251,9 @@ def test_a_hub_id_reads_its_config_from_the_local_hf_cache(catalog, tmp_path, mo
     assert main(argv) == 0
     said = json.loads(capsys.readouterr().out)["model_config"]
     assert said["used"] == used.format(config=config, cache=tmp_path) and said["architecture"] == architecture
+
+
+def test_the_default_platform_is_this_machine_said_in_one_line(catalog, capsys):
+    assert main(["check", "--catalog", str(catalog), "--", *LAUNCH, "--enable-lora"]) == 0  # no GPU in tests
+    out = capsys.readouterr().out
+    assert "✓ ok (0.5.23 on the generic platform)" in out and "\nplatform: generic (auto: no GPU found" in out
