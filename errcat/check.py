@@ -117,7 +117,8 @@ def platform_of(profile: Profile, name: str) -> Platform:
     real = profile.real
     found = real.platform(name) if real is not None else None
     if found is None:
-        known = sorted({UNKNOWN_PLATFORM, *(p.name for p in (real.platforms if real is not None else ()))})
+        presets = real.platforms if real is not None else ()
+        known = sorted({UNKNOWN_PLATFORM, AUTO_PLATFORM, *(p.name for p in presets)})
         raise ErrcatError(f"--platform: unknown platform {name!r} (known: {', '.join(known)})")
     return found
 
