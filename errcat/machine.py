@@ -41,7 +41,7 @@ class Machine:
 
     def facts(self) -> str:
         if self.family is None:
-            return "no GPU found (no nvidia-smi, /dev/kfd, rocminfo, npu-smi, /dev/dri with xpu-smi)"
+            return "no GPU found by nvidia-smi, /dev/kfd, rocminfo, npu-smi or xpu-smi"
         cap = f", compute capability {self.capability[0]}.{self.capability[1]}" if self.capability else ""
         return f"{self.name or _FAMILIES.get(self.family, self.family)}{cap}"
 
@@ -109,5 +109,5 @@ def described(machine: Machine, device: str | None, name: str) -> str:
     if device is not None:
         why += f"; --device {device} given"
     elif name == NO_GPU:
-        why += "; judged as with --device cuda (sglang's own detection finds no accelerator without it)"
+        why += "; --device cuda assumed (with no GPU, sglang needs a --device)"
     return f"platform: {name} (auto: {why})"

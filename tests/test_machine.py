@@ -64,8 +64,8 @@ def test_device_of(argv, device):
 @pytest.mark.parametrize("machine, device, line", [
     (H100, None, "platform: hopper (auto: NVIDIA H100 80GB HBM3, compute capability 9.0)"),
     (Machine("rocm"), "cuda", "platform: rocm (auto: ROCm GPU (/dev/kfd or rocminfo); --device cuda given)"),
-    (Machine(None), None, "platform: generic (auto: no GPU found (no nvidia-smi, /dev/kfd, rocminfo, npu-smi, "
-                          "/dev/dri with xpu-smi); judged as with --device cuda"),
+    (Machine(None), None, "platform: generic (auto: no GPU found by nvidia-smi, /dev/kfd, rocminfo, npu-smi or "
+                          "xpu-smi; --device cuda assumed"),
 ])
 def test_described_in_one_line(machine, device, line):
     said = described(machine, device, preset(machine, device))
