@@ -124,6 +124,10 @@ def _suggestion(flags: FlagModel, argv: Sequence[str], message: str) -> str | No
 
 
 def _closest(flags: FlagModel, option: str) -> str | None:
-    known = [o for f in flags.flags if not f.derived for o in f.options]
+    return closest_option(option, [o for f in flags.flags if not f.derived for o in f.options])
+
+
+def closest_option(option: str, known: Sequence[str]) -> str | None:
+    """The option of `known` a mistyped `option` most likely meant (``--tp-szie`` -> ``--tp-size``)."""
     found = difflib.get_close_matches(option, known, n=1, cutoff=0.6)
     return found[0] if found else None

@@ -25,6 +25,7 @@ from extractor.profile import Profile
 from extractor.real_profile import Platform
 
 UNKNOWN_PLATFORM = "unknown"  # every platform check unknown, no option added
+AUTO_PLATFORM = "auto"  # the machine check runs on (`errcat.machine`)
 _PYTHON = re.compile(r"(.*/)?python[0-9.]*")
 
 
@@ -48,7 +49,23 @@ def split_words(words: Sequence[str]) -> CommandLine:
     return CommandLine(tuple(env), tuple(words[:size]), tuple(words[size:]))
 
 
-def read_model_config(path: str | os.PathLike[str]) -> dict[str, Any]:
+def launches(program: Sequence[str], launch: str) -> bool:
+    """Whether `program` (`split_words`'s) runs the profile's `launch` (``python -m MODULE``):
+    that module under any Python, or its package's ``serve`` command (``sglang serve``)."""
+    module = launch.split()[-1] if launch else ""
+    if len(program) == 3:
+        return program[2] == module
+    return len(program) == 2 and Path(program[0]).name == module.split(".")[0] and program[1] == "serve"
+
+
+def refuse_other_programs(command: CommandLine, launch: str) -> None:
+    if launch and not launches(command.program, launch):
+        shown = " ".join(command.program + command.argv[:2])
+        raise ErrcatError(f"check: `{shown}` is not a launch of {launch} (nor of "
+                          f"{launch.split()[-1].split('.')[0]} serve)")
+
+
+def read_model_config(path: str | os.PathLike[str], what: str = "--model-config") -> dict[str, Any]:
     """A model's ``config.json`` (the file, or the directory holding it)."""
     where = Path(path)
     if where.is_dir():
@@ -56,10 +73,32 @@ def read_model_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         data = json.loads(where.read_text(encoding="utf-8"))
     except (OSError, UnicodeError, ValueError) as exc:
-        raise ErrcatError(f"--model-config: cannot read {where}: {exc}") from None
+        raise ErrcatError(f"{what}: cannot read {where}: {exc}") from None
     if not isinstance(data, dict):
-        raise ErrcatError(f"--model-config: {where} is not a JSON object")
+        raise ErrcatError(f"{what}: {where} is not a JSON object")
     return data
+
+
+def model_config(given: str | None, model_path: object, revision: object,
+                 env: Mapping[str, str]) -> tuple[dict[str, Any] | None, str]:
+    """The model's ``config.json`` and where it came from: `given` (``--model-config``), else a
+    local ``--model-path`` directory, else a hub id's in the local Hugging Face cache (at the
+    command's ``--revision``); never downloaded."""
+    from errcat.hfcache import cached_config, hub_cache, is_hub_id
+
+    if given:
+        return read_model_config(given), f"{given} (--model-config)"
+    if not isinstance(model_path, str):
+        return None, "none (no --model-path)"
+    if (Path(model_path) / "config.json").is_file():
+        return read_model_config(model_path, "--model-path"), f"{Path(model_path) / 'config.json'} (--model-path)"
+    if not is_hub_id(model_path):
+        return None, f"none ({model_path} is neither a directory with a config.json nor a hub id)"
+    found = cached_config(model_path, revision if isinstance(revision, str) else None, env)
+    if found is None:
+        at = f" at revision {revision}" if isinstance(revision, str) else ""
+        return None, f"none ({model_path}{at} is not in the local Hugging Face cache {hub_cache(env)})"
+    return read_model_config(found, "--model-path"), f"{found} (local Hugging Face cache)"
 
 
 def given_model(config: Mapping[str, Any] | None, architecture: str | None) -> tuple[str, Mapping[str, Any]] | None:
@@ -78,7 +117,8 @@ def platform_of(profile: Profile, name: str) -> Platform:
     real = profile.real
     found = real.platform(name) if real is not None else None
     if found is None:
-        known = sorted({UNKNOWN_PLATFORM, *(p.name for p in (real.platforms if real is not None else ()))})
+        presets = real.platforms if real is not None else ()
+        known = sorted({UNKNOWN_PLATFORM, AUTO_PLATFORM, *(p.name for p in presets)})
         raise ErrcatError(f"--platform: unknown platform {name!r} (known: {', '.join(known)})")
     return found
 
@@ -133,7 +173,11 @@ class Checker:
 
     def model_path(self, command: CommandLine) -> Any:
         """What the command gives the model option (``--model-path``)."""
-        return launch_of_argv(command.argv, self.judge.flags).flags.get(self.judge.stated.examples.model)
+        return self.given(command, self.judge.stated.examples.model)
+
+    def given(self, command: CommandLine, dest: str) -> Any:
+        """What the command gives the option of `dest` (None: not given)."""
+        return launch_of_argv(command.argv, self.judge.flags).flags.get(dest)
 
     def check(self, command: CommandLine) -> Checked:
         """`command` checked; where the user's model is given (`with_model`), the model option
@@ -158,10 +202,26 @@ class Request:
     """What `errcat check` was asked, apart from where the catalog comes from."""
 
     words: tuple[str, ...]  # the command after --
-    platform: str = UNKNOWN_PLATFORM
+    platform: str = AUTO_PLATFORM
     env: tuple[str, ...] = ()  # --env K=V
     model_config: str | None = None
     architecture: str | None = None
+    platform_said: str | None = None  # how `auto` was resolved (one line)
+
+
+def on_this_machine(request: Request, profile: Profile, machine: Any = None) -> Request:
+    """`request` with ``--platform auto`` resolved to the profile's preset for this machine
+    (`machine`: an `errcat.machine.Machine`, detected when None) and the command's --device."""
+    from errcat.machine import described, detect, device_of, preset
+
+    if request.platform != AUTO_PLATFORM:
+        return request
+    found = detect() if machine is None else machine
+    device = device_of(split_words(request.words).argv)
+    name = preset(found, device)
+    if profile.real is None or profile.real.platform(name) is None:
+        name = UNKNOWN_PLATFORM
+    return replace(request, platform=name, platform_said=described(found, device, name))
 
 
 def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
@@ -170,17 +230,21 @@ def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
     from analyzers.check_report import check_report
 
     command = split_words(request.words)
+    refuse_other_programs(command, profile.launch)
+    request = on_this_machine(request, profile)
     platform = platform_of(profile, request.platform)
     checker = Checker.of(data, profile, platform)
-    config = read_model_config(request.model_config) if request.model_config else None
     path = checker.model_path(command)
-    if config is None and isinstance(path, str) and (Path(path) / "config.json").is_file():
-        config = read_model_config(path)  # a local directory; a hub id (org/name) leaves the model's facts open
-    checker = checker.with_model(given_model(config, request.architecture))
+    config, config_said = model_config(request.model_config, path, checker.given(command, "revision"), current_env)
+    model = given_model(config, request.architecture)
+    checker = checker.with_model(model)
     env = environment(checker.env_names(), request.env, command, current_env)
     checked = checker.check(replace(command, env=env))
     entries = {e["id"]: e for e in data["entries"] if isinstance(e, dict) and "id" in e}
     report = check_report(checked, checker.judge, entries, command.program, release=checker.release,
                           platform=platform.name, model=(checker.judge.stated.examples.model, path))
+    report["platform_detected"] = request.platform_said
+    report["model_config"] = {"used": config_said, "architecture": model[0] if model else None,
+                              "given_architecture": request.architecture}
     return checked, report
 

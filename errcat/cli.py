@@ -1,9 +1,5 @@
-"""Command line: parse arguments, call one library function, map errors to exit codes.
-
-Exit codes: 0 ok, 1 "differences found" where a command asks for it, 2 bad input,
-3 `extract` wrote an incomplete catalog (a target file could not be analysed: nested too
-deeply, out of memory, ...; the catalog lists it under "incomplete").
-"""
+"""Command line: parse arguments, call one library function, map errors to exit codes
+(`errcat.exits`: one table for every verb, shown in ``--help``)."""
 from __future__ import annotations
 
 import argparse
@@ -15,12 +11,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from errcat import __version__, pipeline
+from errcat.exits import Exit, table
 from errcat.model import SourceSpec
 from errcat.progress import progress_bar, stage_progress
 from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
-
-EXIT_OK, EXIT_DIFF, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,6 +27,15 @@ class _Parser(argparse.ArgumentParser):
 
 class _UsageError(Exception):
     pass
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's, but the exit-code table (the epilog) keeps its lines."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("exit codes:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
 
 
 def _add_source_args(parser: argparse.ArgumentParser) -> None:
@@ -89,8 +93,8 @@ def _cmd_extract(args: argparse.Namespace) -> int:
         listed = ", ".join(f"{path} ({reason})" for path, reason in done.incomplete)
         print(f"errcat: catalog incomplete: {len(done.incomplete)} file(s) could not be analysed: {listed}",
               file=sys.stderr)
-        return EXIT_INCOMPLETE
-    return EXIT_OK
+        return Exit.PARTIAL
+    return Exit.OK
 
 
 def _write_text(text: str, out: str | None) -> None:
@@ -120,7 +124,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         result = diff(sides[0], sides[1], profile=args.profile, cache_dir=args.cache_dir, jobs=args.jobs,
                       use_cache=not args.no_cache)
     _write_text(render_diff(result, args.format), args.out)
-    return EXIT_DIFF if result.kinds() & fail_on else EXIT_OK
+    return Exit.NO if result.kinds() & fail_on else Exit.OK
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
@@ -133,11 +137,12 @@ def _cmd_history(args: argparse.Namespace) -> int:
                      cache_dir=args.cache_dir, jobs=args.jobs, use_cache=not args.no_cache,
                      progress=progress_bar(sys.stderr, quiet=args.quiet))
     _write_text(render_history(result, args.format), args.out)
-    return EXIT_OK
+    return Exit.OK
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="errcat", description="Turn a project's validation code into an error catalog.")
+    parser = _Parser(prog="errcat", description="Turn a project's validation code into an error catalog.",
+                     epilog=table(), formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"errcat {__version__}")
     parser.add_argument("--quiet", "-q", action="store_true", help=_QUIET)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -159,8 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_parser(sub)
     _add_explain_parser(sub)
     _add_site_parser(sub)
-    for command in sub.choices.values():  # also after the command; SUPPRESS: not given there keeps the global one
+    for name, command in sub.choices.items():  # also after the command; SUPPRESS: not given there keeps the global
         command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=_QUIET)
+        command.epilog, command.formatter_class = table(name), _Formatter
     return parser
 
 
@@ -179,7 +185,7 @@ def _cmd_site(args: argparse.Namespace) -> int:
         if bars is not None:
             bars.close()
     print(built.line())
-    return EXIT_OK
+    return Exit.OK
 
 
 def _add_site_parser(sub: Any) -> None:
@@ -212,7 +218,7 @@ def _cmd_confirm(args: argparse.Namespace) -> int:
                   repair=not args.no_repair, progress=progress_bar(sys.stderr, quiet=args.quiet), record=args.record)
     summary = write_results(run)
     print(summary)
-    return EXIT_OK
+    return Exit.OK
 
 
 def _add_confirm_parser(sub: Any) -> None:
@@ -232,19 +238,19 @@ def _add_confirm_parser(sub: Any) -> None:
     confirm.set_defaults(func=_cmd_confirm)
 
 
-EXIT_WILL_FAIL, EXIT_UNDECIDED = 1, 3  # `check`: 0 is ok, 2 stays a usage error
-
 
 def _cmd_check(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from errcat.check import Request, check_catalog
+    from errcat.check import Request, check_catalog, on_this_machine, refuse_other_programs, split_words
     from extractor.profile import load_profile
     from output.check_text import check_text, releases_summary
 
     profile = load_profile(args.profile)
+    refuse_other_programs(split_words(args.words), profile.launch)  # before any catalog is loaded
     request = Request(tuple(args.words), args.platform, tuple(args.env), args.model_config, args.architecture)
+    request = on_this_machine(request, profile)  # once, whatever the releases
     reports, statuses = [], []
     for _, data in _catalogs(args, profile):
         checked, report = check_catalog(data, profile, request, os.environ)
@@ -258,8 +264,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             sys.stdout.write(releases_summary(reports))
         sys.stdout.write("\n".join(check_text(r, colour=colour) for r in reports))
     if any(s in ("will-fail", "refused") for s in statuses):
-        return EXIT_WILL_FAIL
-    return EXIT_UNDECIDED if "undecided" in statuses else EXIT_OK
+        return Exit.NO
+    return Exit.PARTIAL if "undecided" in statuses else Exit.OK
 
 
 def _add_check_parser(sub: Any) -> None:
@@ -268,13 +274,14 @@ def _add_check_parser(sub: Any) -> None:
         usage="errcat check [options] -- COMMAND...",
         description="Predicts, from a catalog and without running the target, what the command after -- meets: "
                     "the first error and the change that avoids it, then the errors that follow, or ok with the "
-                    "settings the program adjusts, or undecided with the facts that decide it. Exit 0 ok, "
-                    "1 will fail, 3 undecided, 2 usage error.")
+                    "settings the program adjusts, or undecided with the facts that decide it.")
     _add_catalog_args(check, "check on each release (a list, or A..B)")
-    check.add_argument("--platform", default="unknown",
-                       help="the machine: cuda, hopper (SM90), blackwell (SM100), rocm, npu, xpu, cpu (their "
-                            "device's checks decided, the rest undecided); generic (this machine: --device cuda, "
-                            "every platform check false); unknown (default: every platform check undecided)")
+    check.add_argument("--platform", default="auto",
+                       help="the machine: auto (default: this one, found by nvidia-smi, /dev/kfd or rocminfo, "
+                            "npu-smi, xpu-smi, and the command's --device); cuda, hopper (SM90), blackwell (SM100), "
+                            "rocm, npu, xpu, cpu (their device's checks decided, the rest undecided); generic (no "
+                            "GPU here, --device cuda given: every platform check false); unknown (every platform "
+                            "check undecided)")
     check.add_argument("--env", action="append", default=[], metavar="K=V",
                        help="an environment variable for the launch (the current environment is read too)")
     check.add_argument("--model-config", metavar="PATH",
@@ -283,8 +290,6 @@ def _add_check_parser(sub: Any) -> None:
     check.set_defaults(func=_cmd_check, words=[])
 
 
-EXIT_NO_MATCH = 1  # `explain`: no entry renders the message
-
 
 def _explain_input(arg: str) -> str:
     """TEXT, a FILE holding it, or ``-`` for stdin."""
@@ -292,12 +297,22 @@ def _explain_input(arg: str) -> str:
 
     if arg == "-":
         return sys.stdin.read()
-    if os.path.exists(arg):
+    if os.path.exists(arg) or _names_a_file(arg):
         try:
             return Path(arg).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise ErrcatError(f"cannot read {arg}: {exc.strerror or exc}") from None
     return arg
+
+
+_FILE_SUFFIXES = (".txt", ".log", ".out", ".err", ".md")
+
+
+def _names_a_file(arg: str) -> bool:
+    """One word that reads as a path (``/tmp/x``, ``./log``, ``err.txt``), not a message."""
+    if not arg or any(c.isspace() for c in arg) or arg.endswith(":"):
+        return False
+    return arg.startswith(("/", "./", "../", "~/")) or arg.lower().endswith(_FILE_SUFFIXES)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
@@ -333,7 +348,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(render_explanation(report))
-    return EXIT_OK if report["errors"] and all(e["matched"] for e in report["errors"]) else EXIT_NO_MATCH
+    return Exit.OK if report["errors"] and all(e["matched"] for e in report["errors"]) else Exit.NO
 
 
 def _add_explain_parser(sub: Any) -> None:
@@ -341,8 +356,7 @@ def _add_explain_parser(sub: Any) -> None:
         "explain", help="which error is this? (a message, a traceback or a log)",
         description="Finds the error line(s) in TEXT (or a FILE, or - for stdin), matches them against every "
                     "entry's message template and prints the entry, its table row, the values in the message, "
-                    "meaning, solutions and example. Exit 0 when every error found matches an entry, 1 when one "
-                    "does not (the closest entries are listed), 2 usage error.")
+                    "meaning, solutions and example.")
     _add_catalog_args(explain, "also say in which of these releases (a list, or A..B) the message exists")
     explain.add_argument("text", metavar="TEXT|FILE|-", help="the error text, a file holding it, or - for stdin")
     explain.set_defaults(func=_cmd_explain)
@@ -357,7 +371,8 @@ def _catalogs(args: argparse.Namespace, profile: Any) -> list[tuple[str | None, 
         raise ErrcatError("--releases takes no other source")
     with _watched(args):  # a catalog not cached yet is extracted first
         if not args.releases:
-            return [(None, load_catalog(_spec(args), args.catalog, profile=profile, cache_dir=args.cache_dir,
+            catalog = args.catalog or _local_catalog(args)
+            return [(None, load_catalog(_spec(args), catalog, profile=profile, cache_dir=args.cache_dir,
                                         jobs=args.jobs))]
         return [(v, load_catalog(SourceSpec(release=v), None, profile=profile, cache_dir=args.cache_dir,
                                  jobs=args.jobs))
@@ -368,20 +383,47 @@ def _add_catalog_args(parser: argparse.ArgumentParser, releases: str) -> None:
     """Where `check` and `explain` take catalogs from, and how they answer."""
     _add_source_args(parser)
     parser.add_argument("--catalog", metavar="DIR",
-                        help="a catalog directory written by errcat extract, or a site written by errcat site")
+                        help="a catalog directory written by errcat extract, or a site written by errcat site "
+                             "(default: ./catalog when it holds one, else the source options' catalog)")
     parser.add_argument("--releases", nargs="+", metavar="V", help=releases)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes when extracting")
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    _write_text(pipeline.flag_graph(args.catalog, args.flag, args.format), args.out)
-    return EXIT_OK
+    catalog = args.catalog or _local_catalog(args, "graph.json")
+    if catalog is not None:
+        data = pipeline.graph_of_dir(catalog)
+    else:
+        from extractor.profile import load_profile
+
+        with _watched(args):
+            data = pipeline.catalog_data(_spec(args), load_profile(args.profile), cache_dir=args.cache_dir,
+                                         name="graph.json")
+    _write_text(pipeline.flag_graph(data, args.flag, args.format, where=catalog or "this catalog"), args.out)
+    return Exit.OK
+
+
+LOCAL_CATALOG = "catalog"  # where `errcat extract` writes by default
+
+
+def _local_catalog(args: argparse.Namespace, holding: str = "catalog.json") -> str | None:
+    """``./catalog`` when no source is named and it holds a catalog (said on stderr), else None."""
+    named = ("catalog", "repo", "commit", "release", "path", "releases")
+    if any(getattr(args, name, None) for name in named) or not (Path(LOCAL_CATALOG) / holding).is_file():
+        return None
+    if not args.quiet:
+        print(f"errcat: using the catalog in ./{LOCAL_CATALOG} (--catalog DIR or --release X for another)",
+              file=sys.stderr)
+    return LOCAL_CATALOG
 
 
 def _add_graph_parser(sub: Any) -> None:
     graph = sub.add_parser("graph", help="the errors that involve a flag and its related flags")
-    graph.add_argument("catalog", metavar="CATALOG", help="a catalog directory written by errcat extract")
+    graph.add_argument("catalog", metavar="CATALOG", nargs="?",
+                       help="a catalog directory written by errcat extract (default: ./catalog when it holds one, "
+                            "else the source options' catalog, by default the newest release's)")
+    _add_source_args(graph)
     graph.add_argument("--flag", required=True, metavar="OPTION", help="e.g. --lora-paths (aliases accepted)")
     graph.add_argument("--format", choices=("text", "dot"), default="text", help="text (default) or Graphviz DOT")
     graph.add_argument("--out", help="write to this file instead of stdout")
@@ -424,7 +466,7 @@ def _fail(message: object) -> int:
     """The one place errors reach the user: a single `errcat: ...` line on stderr, exit 2."""
     text = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
     print(f"errcat: {text or 'error'}", file=sys.stderr)
-    return EXIT_USAGE
+    return Exit.USAGE
 
 
 # Options whose value is itself an option name (``--flag --lora-paths``).
@@ -489,7 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as exc:
         return _fail(exc)
     except SystemExit as exc:  # --help / --version: argparse printed them already
-        return exc.code if isinstance(exc.code, int) else EXIT_OK
+        return exc.code if isinstance(exc.code, int) else Exit.OK
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         with warnings_as_lines():
@@ -500,7 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else exc.strerror or exc)
     except KeyboardInterrupt:
         print("errcat: interrupted", file=sys.stderr)
-        return 130
+        return Exit.INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

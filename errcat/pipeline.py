@@ -531,15 +531,16 @@ def _cached_catalog(raw: bytes) -> tuple[dict[str, Content], dict[str, Any]] | N
 
 
 def catalog_data(spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathLike[str] | None = None,
-                 jobs: int | None = 1, use_cache: bool = True) -> dict[str, Any]:
-    """The catalog of `spec` as its `catalog.json` holds it (`errcat check`): from the catalog
-    cache where errcat rendered these sources before, else extracted (and cached)."""
+                 jobs: int | None = 1, use_cache: bool = True, name: str = "catalog.json") -> dict[str, Any]:
+    """The catalog of `spec` as its `catalog.json` (or another JSON file of it, `name`) holds it
+    (`errcat check`): from the catalog cache where errcat rendered these sources before, else
+    extracted (and cached)."""
     import json
 
     with private_cache(cache_dir, use_cache) as (cache_at, use_results):
         snapshot = open_source(spec, profile, cache_dir=cache_at)
         files, _, _ = catalog_files(snapshot, profile, cache_dir=cache_at, jobs=jobs, use_cache=use_results)
-    data: dict[str, Any] = json.loads(as_bytes(files["catalog.json"]))
+    data: dict[str, Any] = json.loads(as_bytes(files[name]))
     return data
 
 
@@ -574,23 +575,39 @@ def write_catalog(
 # ------------------------------------------------------------------ graph
 
 
-def flag_graph(catalog_dir: str | os.PathLike[str], option: str, fmt: str = "text") -> str:
-    """`errcat graph CATALOG --flag X`: the flag's neighbourhood as text or Graphviz DOT."""
+def graph_of_dir(catalog_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """A catalog directory's ``graph.json``."""
     import json
-
-    from analyzers.graph import flag_neighbourhood, load_graph_json
-    from output.graph_text import neighbourhood_dot, neighbourhood_text
 
     path = Path(catalog_dir) / "graph.json"
     try:
-        graph = load_graph_json(json.loads(path.read_text(encoding="utf-8")))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ErrcatError(f"{catalog_dir} is not a catalog directory (no graph.json)") from None
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError) as exc:
         raise ErrcatError(f"cannot read {path}: {exc}") from None
+    return data
+
+
+def flag_graph(graph_data: dict[str, Any], option: str, fmt: str = "text", where: object = "this catalog") -> str:
+    """`errcat graph [CATALOG] --flag X`: the flag's neighbourhood (in a catalog's
+    ``graph.json``, `graph_data`) as text or Graphviz DOT."""
+    from analyzers.graph import flag_neighbourhood, load_graph_json
+    from output.graph_text import neighbourhood_dot, neighbourhood_text
+
+    try:
+        graph = load_graph_json(graph_data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ErrcatError(f"cannot read the graph of {where}: {exc}") from None
+    catalog_dir = where
     canonical = _canonical_option(graph, option)
     if canonical is None:
-        raise ErrcatError(f"flag {option} is not in the catalog at {catalog_dir}")
+        from analyzers.cli_parser import closest_option
+
+        known = [node.split(":", 1)[1] for node in graph if node.startswith("flag:--")]
+        near = closest_option(option if option.startswith("-") else "--" + option.replace("_", "-"), known)
+        raise ErrcatError(f"flag {option} is not in the catalog at {catalog_dir}"
+                          + (f" (did you mean {near}?)" if near else ""))
     sub = flag_neighbourhood(graph, canonical)
     return neighbourhood_dot(sub, canonical) if fmt == "dot" else neighbourhood_text(sub, canonical)
 

@@ -6,12 +6,17 @@ words either way.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from output.titles import headline
 
 _COLOURS = {"bad": "\033[31m", "good": "\033[32m", "maybe": "\033[33m", "dim": "\033[2m", "bold": "\033[1m"}
 _RESET = "\033[0m"
 MAX_LISTED = 8  # facts and errors listed in text; JSON has them all
+
+
+Paint = Callable[[str, str], str]
 
 
 def check_text(report: Mapping[str, Any], *, colour: bool = False) -> str:
@@ -19,51 +24,65 @@ def check_text(report: Mapping[str, Any], *, colour: bool = False) -> str:
         return f"{_COLOURS[kind]}{text}{_RESET}" if colour else text
 
     where = f"{report.get('release') or 'this catalog'} on the {report.get('platform')} platform"
-    status = report["status"]
-    lines: list[str] = []
-    if status == "refused":
-        refused = report["refused"]
-        said = refused["message"] + (f" (did you mean {refused['suggestion']}?)" if refused.get("suggestion") else "")
-        lines += [paint("✗ refused by the argument parser", "bad") + f" ({where})", f"  {said}"]
-    elif status == "will-fail":
-        errors = report["errors"]
-        lines.append(paint("✗ will fail", "bad") + f" ({where}): {len(errors)} error(s) on the way to a working"
-                     " command")
-        for number, error in enumerate(errors, 1):
-            lines += [""] + _error(error, number, paint)
-            if number > 1:
-                lines.append(paint("   (met once the errors above are fixed)", "dim"))
-        if report.get("fixed_command"):
-            lines += ["", paint("Predicted to work after these changes:", "good"), f"  {report['fixed_command']}"]
-        elif report.get("then_undecided"):
-            then = report["then_undecided"]
-            lines += ["", paint("After these changes it may still fail; what decides it is not known here:", "maybe"),
-                      f"  {then['command']}"] + [f"  - {fact}" for fact in then["deciding"][:MAX_LISTED]]
-        else:
-            lines += ["", "errcat found no change of options after which this command is predicted to work."]
-    elif status == "undecided":
-        lines.append(paint("? may fail", "maybe") + f" ({where}): what decides it is not known here")
-        deciding = report.get("deciding") or []
-        lines += [f"  - {fact}" for fact in deciding[:MAX_LISTED]] + _more(len(deciding), "fact")
-        if any(fact.startswith("model:") for fact in deciding):
-            lines.append("  (the model's facts: give --model-config or --architecture)")
-        may = report.get("may_fire") or []
-        if may:
-            lines += ["", "Errors that may fire, in the order sglang checks:"]
-            for number, error in enumerate(may[:MAX_LISTED], 1):
-                lines += _error(error, number, paint, short=True)
-            lines += _more(len(may), "error")
-    else:
-        lines.append(paint("✓ ok", "good") + f" ({where}): no check is predicted to fire")
-        adjusted = report.get("adjusted") or []
-        if adjusted:
-            lines += ["", "The program will adjust these settings for this command:"]
-            lines += [f"  {a['setting']}: {_shown(a['from'])} -> {_shown(a['to'])}" for a in adjusted]
+    lines = _BY_STATUS.get(report["status"], _ok)(report, where, paint)
+    said = _checked_with(report)
+    lines += [""] + [paint(line, "dim") for line in said] if said else []
     for old in report.get("deprecated") or ():
         instead = f" (use {old['replacement']})" if old.get("replacement") else ""
         lines += ["", paint(f"note: {old['option']} is deprecated{instead}", "maybe")]
     lines += ["", paint("A static prediction from the catalog; `errcat confirm` runs the real program.", "dim")]
     return "\n".join(lines) + "\n"
+
+
+def _refused(report: Mapping[str, Any], where: str, paint: Paint) -> list[str]:
+    refused = report["refused"]
+    said = refused["message"] + (f" (did you mean {refused['suggestion']}?)" if refused.get("suggestion") else "")
+    return [paint("✗ refused by the argument parser", "bad") + f" ({where})", f"  {said}"]
+
+
+def _will_fail(report: Mapping[str, Any], where: str, paint: Paint) -> list[str]:
+    errors = report["errors"]
+    lines = [paint("✗ will fail", "bad") + f" ({where}): {len(errors)} error(s) on the way to a working command"]
+    for number, error in enumerate(errors, 1):
+        lines += [""] + _error(error, number, paint)
+        if number > 1:
+            lines.append(paint("   (met once the errors above are fixed)", "dim"))
+    if report.get("fixed_command"):
+        return lines + ["", paint("Predicted to work after these changes:", "good"), f"  {report['fixed_command']}"]
+    if report.get("then_undecided"):
+        then = report["then_undecided"]
+        head = paint("After these changes it may still fail; what decides it is not known here:", "maybe")
+        return lines + ["", head, f"  {then['command']}"] + [f"  - {f}" for f in then["deciding"][:MAX_LISTED]]
+    return lines + ["", "errcat found no change of options after which this command is predicted to work."]
+
+
+def _undecided(report: Mapping[str, Any], where: str, paint: Paint) -> list[str]:
+    lines = [paint("? may fail", "maybe") + f" ({where}): what decides it is not known here"]
+    deciding = report.get("deciding") or []
+    lines += [f"  - {fact}" for fact in deciding[:MAX_LISTED]] + _more(len(deciding), "fact")
+    if any(fact.startswith("model:") for fact in deciding):
+        lines.append("  (the model's facts: its config.json in the local Hugging Face cache, or give --model-config "
+                     "or --architecture)")
+    may = report.get("may_fire") or []
+    if may:
+        lines += ["", "Errors that may fire, in the order sglang checks:"]
+        for number, error in enumerate(may[:MAX_LISTED], 1):
+            lines += _error(error, number, paint, short=True)
+        lines += _more(len(may), "error")
+    return lines
+
+
+def _ok(report: Mapping[str, Any], where: str, paint: Paint) -> list[str]:
+    lines = [paint("✓ ok", "good") + f" ({where}): no check is predicted to fire"]
+    adjusted = report.get("adjusted") or []
+    if adjusted:
+        lines += ["", "The program will adjust these settings for this command:"]
+        lines += [f"  {a['setting']}: {_shown(a['from'])} -> {_shown(a['to'])}" for a in adjusted]
+    return lines
+
+
+_BY_STATUS: dict[str, Callable[[Mapping[str, Any], str, Paint], list[str]]] = {
+    "refused": _refused, "will-fail": _will_fail, "undecided": _undecided, "ok": _ok}
 
 
 _WORDS = {"ok": "✓ ok", "will-fail": "✗ will fail", "refused": "✗ refused", "undecided": "? may fail"}
@@ -77,7 +96,7 @@ def releases_summary(reports: Sequence[Mapping[str, Any]]) -> str:
         first = ""
         if status == "will-fail" and report.get("errors"):
             error = report["errors"][0]
-            first = f": {error.get('exception') or 'Error'}: {error.get('message') or error['entry']}"
+            first = ": " + headline(error.get('exception'), error.get('message'), error.get('source'))
         elif status == "refused":
             first = f": {report['refused']['message']}"
         lines.append(f"  {report.get('release') or '?':<10} {_WORDS.get(status, status)}{first}")
@@ -86,7 +105,7 @@ def releases_summary(reports: Sequence[Mapping[str, Any]]) -> str:
 
 def _error(error: Mapping[str, Any], number: int, paint: Any, short: bool = False) -> list[str]:
     source = error.get("source") or {}
-    head = f"{number}. {error.get('exception') or 'Error'}: {error.get('message') or error['entry']}"
+    head = f"{number}. {headline(error.get('exception'), error.get('message'), source)}"
     lines = [paint(head, "bold"), f"   at {source.get('path')}:{source.get('line')}  [{error['entry']}]"]
     if source.get("url"):
         lines.append(f"   {source['url']}")
@@ -103,6 +122,18 @@ def _error(error: Mapping[str, Any], number: int, paint: Any, short: bool = Fals
     changes = [f"drop {o}" for o in fix["drop"]] + [f"set {s}" for s in fix["set"]]
     changes += [f"unset {k}" if v is None else f"set {k}={v}" for k, v in fix["env"].items()]
     lines.append("   fix: " + ("; ".join(changes) or "no change"))
+    return lines
+
+
+def _checked_with(report: Mapping[str, Any]) -> list[str]:
+    """The platform and the model config the check was made with, a line each."""
+    lines = [report["platform_detected"]] if report.get("platform_detected") else []
+    model = report.get("model_config")
+    if model:
+        arch = model.get("architecture")
+        if arch and model.get("given_architecture"):
+            arch += " (--architecture)"
+        lines.append(f"model: config {model['used']}" + (f"; architecture {arch}" if arch else ""))
     return lines
 
 

@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from analyzers.solution import solution_text
+from output.titles import headline
 
 MAX_SOLUTIONS = 4
 
@@ -58,7 +59,8 @@ def render_explanation(report: Mapping[str, Any]) -> str:
         if not error["matched"]:
             lines.append(f"  No entry of {report.get('release') or 'this catalog'} renders this message."
                          + (" Closest:" if matches else ""))
-            lines += [f"  - {m['entry']} {m['exception']}: {m['template']}  ({m['why']})" for m in matches]
+            lines += [f"  - {m['entry']} {headline(m['exception'], m['template'], m['source'])}  ({m['why']})"
+                      for m in matches]
             lines.append("")
             continue
         best, others = matches[0], matches[1:]

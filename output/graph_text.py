@@ -4,6 +4,7 @@ from __future__ import annotations
 import networkx as nx
 
 from analyzers.graph import FLAG_ROLES, ref_node
+from output.titles import headline
 
 
 def _errors_of(graph: nx.MultiDiGraph, node: str) -> list[str]:
@@ -12,7 +13,8 @@ def _errors_of(graph: nx.MultiDiGraph, node: str) -> list[str]:
 
 def _error_line(graph: nx.MultiDiGraph, node: str) -> str:
     data = graph.nodes[node]
-    return f"    {node[6:]}  {data.get('exception')}: {data.get('template')}  ({data.get('path')}:{data.get('line')})"
+    where = f"  ({data.get('path')}:{data.get('line')})" if data.get("template") else ""
+    return f"    {node[6:]}  {headline(data.get('exception'), data.get('template'), data)}{where}"
 
 
 _VERBS = {"conflicts": ("conflicts with", "conflicts with"), "requires": ("requires", "is required by"),

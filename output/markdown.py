@@ -13,13 +13,13 @@ from typing import Any
 
 from analyzers.solution import solution_text
 from output import md_escape as md
+from output.titles import headline, label
 
 DIR = "md"
 
 
 def _title(entry: Mapping[str, Any], limit: int = 80) -> str:
-    template = str(entry["template"])
-    first = template.splitlines()[0] if template.strip() else ""
+    first = label(entry).splitlines()[0]
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
@@ -107,13 +107,15 @@ def _section(title: str, body: list[str]) -> list[str]:
 def _heading(entry: Entry, titles: Titles) -> list[str]:
     src = entry["source"]
     return [
-        f"# {md.text(entry['exception'], inline=True)}: {md.text(_title(entry, 120), inline=True)}",
+        f"# {md.text(headline(entry['exception'], _title(entry, 120) if entry['template'] else '', src), inline=True)}",
         "",
         " · ".join([md.code(entry["id"]), md.text(entry["kind"], inline=True), _where(src), md.code(src["function"])]),
     ]
 
 
 def _message(entry: Entry, titles: Titles) -> list[str]:
+    if not str(entry["template"]).strip():
+        return _section("Error message", ["(no message: a bare `assert`)"])
     return _section("Error message", [md.fence(entry["template"], "text")])
 
 

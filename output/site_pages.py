@@ -19,6 +19,7 @@ from output.site_html import Page, entry_path, esc, flag_path, items, link, rel,
 from output.site_model import SiteData
 from output.site_search import entry_flags
 from output.site_svg import neighbourhood_picture, picture_svg
+from output.titles import label
 
 SEARCH_SCRIPT = "assets/search.js"
 
@@ -166,7 +167,7 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
              else f"not in {newest}: last seen in {release.label}")
     parts = [f'<p class="meta">{esc(entry.get("kind"))} · <span class="badge">{esc(entry.get("exception"))}</span>'
              f" · {esc(state)}</p>",
-             f'<h1 class="message">{esc(entry.get("template"))}</h1>']
+             f'<h1 class="message">{esc(label(entry))}</h1>']
     if entry.get("meaning"):
         parts.append(f'<h2 id="meaning">What it means</h2>\n<p>{_ticks(entry["meaning"])}</p>')
     commit = str(release.catalog.get("commit") or release.label)
@@ -201,10 +202,10 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
     related = [r for r in entry.get("related") or () if str(r) in site.latest]
     if related:
         parts.append('<h2 id="related">Related errors</h2>\n'
-                     + items(link(page, entry_path(r), site.latest[r][1].get("template")) for r in related))
+                     + items(link(page, entry_path(r), label(site.latest[r][1])) for r in related))
     parts.append(_versions(page, entry_id, site))
     parts.append(f'<p>Data as JSON: {link(page, api_entry_path(entry_id), api_entry_path(entry_id))}</p>')
-    return Page(page, _title(str(entry.get("template") or entry_id)), "\n".join(p for p in parts if p))
+    return Page(page, _title(label(entry)), "\n".join(p for p in parts if p))
 
 
 def _title(text: str, width: int = 90) -> str:
@@ -242,7 +243,7 @@ def flag_page(option: str, site: SiteData) -> Page:
         relations.append(f"{esc(_verb(role, src == node))} {target}{esc(_detail(role, attrs))}")
     parts.append('<h2 id="relations">Related flags</h2>\n' + (items(relations) or "<p>No related flags.</p>"))
     picture = neighbourhood_picture(graph, option)
-    titles = {n.id: str(graph.nodes[n.id].get("template") or "") for n in picture.errors}
+    titles = {n.id: label(graph.nodes[n.id]) for n in picture.errors}
 
     def href(node_id: str) -> str | None:
         kind, _, name = node_id.partition(":")
@@ -263,7 +264,7 @@ def flag_page(option: str, site: SiteData) -> Page:
                  f" and, numbered, the errors that involve them.{esc(cut)}</figcaption></figure>"
                  + (f'<ol class="legend-list">{legend}</ol>' if legend else ""))
     errors = _errors_of(graph, node)
-    rows = [[link(page, entry_path(e[6:]), graph.nodes[e].get("template")), esc(graph.nodes[e].get("exception")),
+    rows = [[link(page, entry_path(e[6:]), label(graph.nodes[e])), esc(graph.nodes[e].get("exception")),
              _code(f"{graph.nodes[e].get('path')}:{graph.nodes[e].get('line')}")]
             for e in errors if e[6:] in site.latest]
     parts.append(f'<h2 id="errors">Errors it can trigger ({len(rows)})</h2>\n'
@@ -335,7 +336,7 @@ def index_page(site: SiteData) -> Page:
                                                               ("env", "Env var"), ("file", "File")))
     listing = sorted(newest.entries, key=lambda e: ((e.get("source") or {}).get("path", ""),
                                                     (e.get("source") or {}).get("line", 0)))
-    rows = items((link(page, entry_path(str(e["id"])), e.get("template"))
+    rows = items((link(page, entry_path(str(e["id"])), label(e))
                   + f' <span class="meta">{esc(e.get("exception"))} · '
                   f'{esc((e.get("source") or {}).get("path"))}:{esc((e.get("source") or {}).get("line"))}</span>')
                  for e in listing)

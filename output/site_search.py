@@ -14,6 +14,7 @@ from typing import Any
 
 from analyzers.explain import MessageIndex
 from output.site_html import entry_path
+from output.titles import label
 
 
 def entry_flags(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -42,7 +43,7 @@ def search_index(entries: Iterable[Mapping[str, Any]], release: str) -> dict[str
         flags, env = entry_flags(entry)
         source = entry.get("source") or {}
         shown[str(entry["id"])] = {"exception": str(entry.get("exception") or ""),
-                                   "template": str(entry.get("template") or ""),
+                                   "template": label(entry),
                                    "path": str(source.get("path") or ""), "line": int(source.get("line") or 0),
                                    "flags": flags, "env": env, "page": entry_path(str(entry["id"]))}
     return {"release": release, "targets": targets, "by_word": dict(sorted(index.by_word.items())),

@@ -76,3 +76,13 @@ class _Extracted:
 @pytest.fixture(scope="session")
 def extracted(tmp_path_factory: pytest.TempPathFactory) -> _Extracted:
     return _Extracted(tmp_path_factory.mktemp("extracted"))
+
+
+@pytest.fixture(autouse=True)
+def _no_gpu_tools(monkeypatch):
+    """`check --platform auto` detects nothing in tests: no tool is run, no device file seen
+    (tests/test_machine.py injects what a machine shows)."""
+    import errcat.machine
+
+    monkeypatch.setattr(errcat.machine, "run_tool", lambda argv: None)
+    monkeypatch.setattr(errcat.machine, "path_exists", lambda path: False)

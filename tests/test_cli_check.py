@@ -84,6 +84,9 @@ def test_env_words_and_sglang_serve_are_read_as_a_person_types_them(catalog, cap
     (["check", "--platform", "mars", "--", *LAUNCH], "unknown platform 'mars'"),
     (["check", "--model-config", "/nowhere/config.json", "--", *LAUNCH], "cannot read"),
     (["check", "--env", "NOEQUALS", "--", *LAUNCH], "--env: expected NAME=VALUE"),
+    (["check", "--", "ls", "-la"], "`ls -la` is not a launch of python -m sglang.launch_server"),
+    (["check", "--", "python", "-m", "sglang.bench_serving"], "is not a launch"),
+    (["check", "--", "sglang", "version"], "is not a launch"),
 ])
 def test_bad_input_is_one_line_and_exit_2(catalog, capsys, argv, says):
     assert main([argv[0], "--catalog", str(catalog), *argv[1:]]) == 2
@@ -140,7 +143,12 @@ def test_explain_of_a_message_no_entry_renders_says_so_and_exits_1(catalog, caps
     assert report["errors"][0]["matched"] is False and report["errors"][0]["matches"][0]["entry"] == "lora-spec"
 
 
-@pytest.mark.parametrize(("arg", "says"), [("   ", "no text to explain")])
+@pytest.mark.parametrize(("arg", "says"), [
+    ("   ", "no text to explain"),
+    ("/nonexistent.txt", "cannot read /nonexistent.txt"),
+    ("./no-such-log", "cannot read ./no-such-log"),
+    ("traceback.log", "cannot read traceback.log"),
+])
 def test_explain_bad_input_is_one_line_and_exit_2(catalog, capsys, arg, says):
     assert main(["explain", "--catalog", str(catalog), arg]) == 2
     err = capsys.readouterr().err
@@ -190,3 +198,62 @@ def test_a_command_checked_on_several_releases_says_where_it_works():
                                                                  "message": "LoRA with spec"}]},
         {"status": "ok", "release": "0.5.23"}])
     assert text.splitlines()[1:3] == ["  0.5.18     ✗ will fail: ValueError: LoRA with spec", "  0.5.23     ✓ ok"]
+
+
+@pytest.mark.parametrize(("words", "launch"), [
+    (["python", "-m", "sglang.launch_server"], True),
+    (["/venv/bin/python3.11", "-m", "sglang.launch_server"], True),
+    (["sglang", "serve"], True),
+    (["/usr/local/bin/sglang", "serve"], True),
+    (["python", "-m", "sglang.bench_serving"], False),
+    (["sglang", "version"], False),
+    (["ls", "-la"], False),
+    (["python", "server.py"], False),
+])
+def test_only_a_launch_of_the_profiles_program_is_checked(words, launch):
+    from errcat.check import launches, split_words
+
+    assert launches(split_words([*words, "--x"]).program, "python -m sglang.launch_server") is launch
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["check", "--platform", "generic", "--", *LAUNCH], 0),
+    (["explain", "ValueError: LoRA on HIP"], 0),
+])
+def test_check_and_explain_use_the_catalog_extract_wrote_in_the_current_directory(
+        catalog, tmp_path, monkeypatch, capsys, argv, code):
+    (tmp_path / "catalog").symlink_to(catalog)
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == code
+    assert capsys.readouterr().err.startswith("errcat: using the catalog in ./catalog (")
+
+
+def _hf_cache(root: Path, model: str, config: dict) -> Path:
+    snapshot = root / f"models--{model.replace('/', '--')}" / "snapshots" / ("c" * 40)
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text(json.dumps(config))
+    (snapshot.parent.parent / "refs").mkdir()
+    (snapshot.parent.parent / "refs" / "main").write_text("c" * 40)
+    return snapshot / "config.json"
+
+
+@pytest.mark.parametrize(("model", "extra", "used", "architecture"), [
+    ("org/llama", [], "{config} (local Hugging Face cache)", "LlamaForCausalLM"),
+    ("org/llama", ["--architecture", "QwenForCausalLM"], "{config} (local Hugging Face cache)", "QwenForCausalLM"),
+    ("org/missing", [], "none (org/missing is not in the local Hugging Face cache {cache})", None),
+])
+def test_a_hub_id_reads_its_config_from_the_local_hf_cache(catalog, tmp_path, monkeypatch, capsys,
+                                                           model, extra, used, architecture):
+    config = _hf_cache(tmp_path, "org/llama", {"architectures": ["LlamaForCausalLM"], "hidden_size": 8})
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    argv = ["check", "--catalog", str(catalog), "--platform", "generic", "--format", "json", *extra, "--",
+            "python", "-m", "sglang.launch_server", "--model-path", model]
+    assert main(argv) == 0
+    said = json.loads(capsys.readouterr().out)["model_config"]
+    assert said["used"] == used.format(config=config, cache=tmp_path) and said["architecture"] == architecture
+
+
+def test_the_default_platform_is_this_machine_said_in_one_line(catalog, capsys):
+    assert main(["check", "--catalog", str(catalog), "--", *LAUNCH, "--enable-lora"]) == 0  # no GPU in tests
+    out = capsys.readouterr().out
+    assert "✓ ok (0.5.23 on the generic platform)" in out and "\nplatform: generic (auto: no GPU found" in out

@@ -268,3 +268,23 @@ def test_a_table_row_is_avoided_only_when_the_whole_error_is() -> None:
             raise ValueError(msg)
     """
     assert _flag_edges(_graph(textwrap.dedent(source))) == set()
+
+
+@pytest.mark.parametrize("option, says", [
+    ("--lora-pahts", "flag --lora-pahts is not in the catalog at {dir} (did you mean --lora-paths?)"),
+    ("lora_pahts", "(did you mean --lora-paths?)"),
+    ("--zzzzzz", "flag --zzzzzz is not in the catalog at {dir}\n"),
+])
+def test_graph_of_a_mistyped_flag_says_what_was_meant(graph, tmp_path, capsys, option, says) -> None:
+    (tmp_path / "graph.json").write_text(json.dumps(graph_json(graph)))
+    assert main(["graph", str(tmp_path), "--flag", option]) == 2
+    assert says.format(dir=tmp_path) in capsys.readouterr().err
+
+
+def test_graph_uses_the_catalog_in_the_current_directory(graph, tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / "catalog").mkdir()
+    (tmp_path / "catalog" / "graph.json").write_text(json.dumps(graph_json(graph)))
+    monkeypatch.chdir(tmp_path)
+    assert main(["graph", "--flag", "--lora-paths"]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("--lora-paths") and "using the catalog in ./catalog" in said.err
