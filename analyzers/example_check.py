@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from analyzers.argv import launch_of_argv
@@ -29,7 +29,7 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Predict
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of, platform_need
-from analyzers.witness import literals, satisfy
+from analyzers.witness import Leaf, literals, satisfy, settable_leaves
 from extractor.ir import Expr, RefKind, conj, negate, refs
 
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
@@ -189,7 +189,14 @@ class ExampleJudge:
             pair = Pair(self.user_launch(fix["before"]), self.user_launch(fix["after"]))
         except ValueError:
             return out
+        return self._judged(own, out, pair, needs)
+
+    def _judged(self, own: str, out: dict[str, Any], pair: Pair, needs: Sequence[str]) -> dict[str, Any]:
+        """The example `out` of `pair`, repaired: shown where the pipeline says it works
+        (here, or on a platform stating what this machine lacks), else withheld."""
         found, said, predictions = self._repaired(own, pair)
+        if said != "true" and (assumed := self._assumed(own, found)) is not None:
+            return self._on_assumption(out, *assumed)
         if said == "true" and found != pair:
             out["before"], out["after"] = self.text_of(found.before), self.text_of(found.after)
         elif said != "true":
@@ -205,6 +212,44 @@ class ExampleJudge:
             deciding = [*predictions[0].deciding, *predictions[1].deciding]
             if deciding:
                 out["undecided"] = list(dict.fromkeys(deciding))
+        return out
+
+    def _assumed(self, own: str, pair: Pair) -> tuple[Pair, dict[str, Any]] | None:
+        """Where only a fact of the platform gets `pair`'s `before` to this entry (it stops
+        first at a check no option moves it off, ``torch.cuda.get_device_capability()
+        fails`` on a CPU machine, or meets nothing where this entry's condition reads such a
+        fact): the pair repaired on a platform that states those facts, and the facts
+        (``platform:NAME`` -> value); None where that does not work either."""
+        stated, first = self.judged(pair.before)
+        if first.status == ERROR and first.entry != own and first.entry in self.checks:
+            check = self.checks[first.entry]
+            wanted, keep = negate(check.condition), self.goal(own, off=False)
+        elif first.status == OK and own in self.checks:
+            check, keep = self.checks[own], None
+            wanted = conj([check.condition, check.reach])
+        else:
+            return None
+        for facts in _passing_facts(wanted, keep, seen_by(check, self.pipeline.model), stated):
+            found, said, _ = self.assuming(facts)._repaired(own, pair)
+            if said == "true":
+                return found, facts
+        return None
+
+    def assuming(self, facts: Mapping[str, Any]) -> ExampleJudge:
+        """This judge on a platform that also states `facts` (``platform:NAME`` -> value)."""
+        stated = {k.partition(":")[2]: v for k, v in facts.items()}
+        platform = replace(self.stated.platform, facts=(*self.stated.platform.facts, *stated.items()))
+        return ExampleJudge(self.pipeline, replace(self.stated, platform=platform), self.flags, self.prefix)
+
+    def _on_assumption(self, fix: dict[str, Any], pair: Pair, facts: Mapping[str, Any]) -> dict[str, Any]:
+        """`fix` showing `pair`, which works (the pipeline says) where the platform states
+        `facts`: this machine lacks them, so the example `needs` them and is not run here."""
+        out = {k: v for k, v in fix.items() if k not in ("undecided", "note")}
+        out["before"], out["after"] = self.text_of(pair.before), self.text_of(pair.after)
+        out["predicted"] = "unknown"
+        out["assuming"] = {"facts": [fact_text(k, v) for k, v in facts.items()], "predicted": "true"}
+        out["needs"] = sorted({*(fix.get("needs") or ()), *(f"{k}={json.dumps(v)}" for k, v in facts.items()),
+                               *self._machine(pair)})
         return out
 
     def predicted(self, own: str, before: str, after: str) -> str:
@@ -354,34 +399,66 @@ class ExampleJudge:
                 if truth is Truth.TRUE and moved != launch:
                     yield delta_of(launch, moved)
         elif truth is not Truth.TRUE:
-            yield from self._other_models(both, model, launch)
+            yield from self._other_models(goal, kept, model, launch)
         if keep:
             moved, truth = satisfy(goal, model, launch)
             if truth is Truth.TRUE and moved != launch:
                 yield delta_of(launch, moved)
 
-    def _other_models(self, goal: Expr, model: Model, launch: Launch) -> list[Delta]:
-        """Where no change of options does it and `goal` reads the model: the launch on
+    def _other_models(self, goal: Expr, keep: Expr, model: Model, launch: Launch) -> list[Delta]:
+        """Where no change of options does it and `goal` or `keep` reads the model: the launch on
         another stand-in (`<model:Arch>`, whose facts are measured) with what the search
-        finds there, for the first `MODEL_MOVES` stand-ins where `goal` then holds."""
+        finds there, for the first `MODEL_MOVES` stand-ins where `goal` and `keep` then hold;
+        where none makes both hold, those where `goal` holds and `keep` is left open (a fact
+        of the platform may decide it: the pipeline judges the moved pair)."""
         dest = self.stated.examples.model
-        if dest not in launch.flags or not any(r.kind is RefKind.MODEL for r in refs(goal)):
+        both = conj([goal, keep])
+        if dest not in launch.flags or not any(r.kind is RefKind.MODEL for r in refs(both)):
             return []
+        others = [self._stated(launch.with_flag(dest, named)) for named in self._other_stand_ins(launch)]
+        found = self._on_models(both, model, launch, others, None)
+        return found or self._on_models(goal, model, launch, others, keep)
+
+    def _other_stand_ins(self, launch: Launch) -> list[str]:
+        """The model flag's values naming each stand-in other than the one `launch` is on."""
         default = self.stated.real.default_model
+        own = architecture_of(launch.flags[self.stated.examples.model], default)
+        return ["<model>" if a == default else model_of(a) for a in self.stand_ins if a != own]
+
+    def _on_models(self, goal: Expr, model: Model, launch: Launch, others: Sequence[Launch],
+                   keep: Expr | None) -> list[Delta]:
+        """Moves onto the first `MODEL_MOVES` of `others` where the search makes `goal` hold
+        (and `keep` not false, when given)."""
         found: list[Delta] = []
-        for architecture in self.stand_ins:
-            if architecture == architecture_of(launch.flags[dest], default):
-                continue
-            named = "<model>" if architecture == default else model_of(architecture)
-            other = self._stated(launch.with_flag(dest, named))
+        for other in others:
             if evaluate(goal, other, model) is Truth.FALSE:
                 continue
             moved, truth = satisfy(goal, model, other)
-            if truth is Truth.TRUE:
+            if truth is Truth.TRUE and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):
                 found.append(delta_of(launch, moved))
                 if len(found) == MODEL_MOVES:
                     break
         return found
+
+
+def _passing_facts(wanted: Expr, keep: Expr | None, model: Model, stated: Launch) -> Iterator[dict[str, Any]]:
+    """Platform facts (``platform:NAME`` -> value) under which `wanted` holds on `stated`
+    (with options it reads changed too) while `keep` is not false: one platform check
+    `wanted` reads at a time, then all of them."""
+    leaves = list(dict.fromkeys(Leaf(r.kind, r.name) for r in refs(wanted) if r.kind is RefKind.PLATFORM))
+    options = settable_leaves(wanted, model)  # what the launch sets may have to change too
+    for allowed in [*([leaf] for leaf in leaves), *([leaves] if len(leaves) > 1 else [])]:
+        moved, truth = satisfy(wanted, model, stated, [*allowed, *options])
+        facts = {k: v for k, v in moved.facts.items()
+                 if k.startswith(f"{RefKind.PLATFORM}:") and stated.facts.get(k, _MISSING) != v}
+        if truth is Truth.TRUE and facts and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):
+            yield facts
+
+
+def fact_text(key: str, value: Any) -> str:
+    """``platform:NAME`` -> value as a reader reads it: "platform check `NAME` is false"."""
+    shown = json.dumps(value) if not isinstance(value, bool) else str(value).lower()
+    return f"platform check `{key.partition(':')[2]}` is {shown}"
 
 
 def judge_examples(entries: Sequence[Any], judge: ExampleJudge) -> list[Any]:

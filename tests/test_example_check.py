@@ -12,7 +12,7 @@ from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
 from analyzers.flags import build_flag_model
 from analyzers.platform_facts import Stated
-from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy, conj
+from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
 from extractor.real_profile import ModelProperties, Platform, RealProfile
 
@@ -264,3 +264,37 @@ def test_an_example_with_no_fix_the_pipeline_cannot_tell_raises_is_withheld():
     found = _judge(LORA_SPEC).judge("own", fix)
     assert (found["before"], found["after"]) == (None, None) and found["withheld"]["before"] == fix["before"]
     assert found["note"].startswith("No change found")
+
+
+CUDA = Ref(RefKind.PLATFORM, "is_cuda", "is_cuda()")
+NOT_CUDA = Not(Truthy(CUDA))
+# this machine has no CUDA: a check of every LoRA launch on such a machine fires before the example's
+CPU_FIRST = Check("cpu", "a.py", 1, "hook", conj([NOT_CUDA, Truthy(LORA)]), 1)
+
+
+@pytest.mark.parametrize(("own", "shown"), [
+    (LORA_SPEC, True),  # the example works where `is_cuda()` holds: shown, with what it needs
+    (Check("own", "a.py", 2, "hook", conj([NOT_CUDA, Truthy(LORA), Truthy(SPEC)]), 2), False),  # it never works
+])
+def test_a_check_only_a_platform_fact_passes_makes_the_example_need_that_fact(own, shown):
+    found = _judge(CPU_FIRST, own).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert (found["before"] is not None) is shown
+    if shown:
+        assert (found["predicted"], found["needs"]) == ("unknown", ["platform:is_cuda=true"])
+        assert found["assuming"] == {"facts": ["platform check `is_cuda` is true"], "predicted": "true"}
+
+
+def test_a_move_onto_another_model_may_leave_open_what_a_platform_fact_decides():
+    """No stand-in makes the example's own condition surely hold (it reads `is_cuda()`, which
+    this platform leaves unknown): the move onto the multimodal one is still a move to try."""
+    text_only = Check("text", "a.py", 1, "hook", conj([Truthy(LORA), Not(MULTIMODAL)]), 1)
+    own = Check("own", "a.py", 2, "hook", conj([MULTIMODAL, Truthy(LORA), Truthy(CUDA)]), 2)
+    pipeline = Pipeline((text_only, own), Model(FLAGS, (), EXAMPLES))
+    real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"), ("Qwen", "{}")),
+                       model_object=MODEL_OBJECT)
+    unknown = Platform("somewhere", ("--device", "cuda"), None)
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, unknown, real, EXAMPLES, "1.0"),
+                         FLAGS, PREFIX)
+    launch = judge.judged(judge.user_launch("serve --model-path <model> --enable-lora"))[0]
+    moves = judge.moves("text", judge.goal("text", off=True), [judge.goal("own", off=False)], launch)
+    assert ({"model_path": "<model:Qwen>"}, set(), {}) in moves
