@@ -82,6 +82,26 @@ def withheld(fix: Mapping[str, Any], why: str) -> dict[str, Any]:
     return out
 
 
+def _blocker(own: str, before: tuple[Launch, Prediction],
+             after: tuple[Launch, Prediction]) -> tuple[str, str, Launch] | None:
+    """What a repair moves next, where and from which launch: off the error `before` stops
+    at (``"both"``), onto `own` where `before` meets nothing (``"before"``; `after` stays the
+    fix), off the error `after` meets (``"after"``), off an earlier check that may fire first
+    on facts the launch leaves open (made surely quiet, as off an error); None: nothing."""
+    (sb, pb), (sa, pa) = before, after
+    if pb.status == ERROR and pb.entry != own and pb.entry is not None:
+        return pb.entry, "both", sb
+    if pb.status == OK:
+        return own, "before", sb
+    if pa.status == ERROR and pa.entry is not None and pa.entry != own:
+        return pa.entry, "after", sa
+    if (first := _undecided_first(pb, own)) is not None:
+        return first, "both", sb
+    if pa.status == UNDECIDED and pa.may_fire and pa.may_fire[0] != own:
+        return pa.may_fire[0], "after", sa
+    return None
+
+
 def _undecided_first(before: Prediction, own: str) -> str | None:
     """The first check that may fire before `own` on an undecided `before` that leaves
     `own` open (None: `own` is the first open one, or not among them)."""
@@ -195,15 +215,16 @@ class ExampleJudge:
         """The example `out` of `pair`, repaired: shown where the pipeline says it works
         (here, or on a platform stating what this machine lacks), else withheld."""
         found, said, predictions = self._repaired(own, pair)
-        if said != "true" and (assumed := self._assumed(own, found)) is not None:
+        if not said and (assumed := self._assumed(own, found)) is not None:
             return self._on_assumption(out, *assumed)
-        if said == "true" and found != pair:
+        shown = found if said in ("true", "unknown") else pair
+        if shown != pair:
             out["before"], out["after"] = self.text_of(found.before), self.text_of(found.after)
-        elif said != "true":
+        else:
             predictions = self._predictions(pair)
             said = verdict(own, *predictions)
         out["predicted"] = said
-        if more := self._machine(found if said == "true" else pair):
+        if more := self._machine(shown):
             out["needs"] = sorted({*needs, *more})
         out.pop("undecided", None)
         if said == "false":
@@ -286,49 +307,52 @@ class ExampleJudge:
 
     def _repaired(self, own: str, pair: Pair) -> tuple[Pair, str, tuple[Prediction, Prediction]]:
         """The pair, moved off what fires instead (or onto `own` where `before` meets
-        nothing) until the pipeline says it works; "" when no move found one. Each move
-        keeps the errors moved off before it off (the search is asked for all at once), so
-        the repair does not go back and forth between two checks."""
+        nothing) until the pipeline says it works; else the first pair on the way the
+        pipeline leaves open ("unknown": facts the launch does not state decide it, and the
+        real program runs it), else "" (the pair last moved to). Each move keeps the errors
+        moved off before it off (the search is asked for all at once), so the repair does
+        not go back and forth between two checks."""
         off: list[Expr] = []  # the negated conditions of the errors moved off so far
+        start, open_pair = pair, None
         for _ in range(MAX_BLOCKERS + 1):
             (sb, pb), (sa, pa) = self.judged(pair.before), self.judged(pair.after)
             said = verdict(own, pb, pa)
             if said == "true":
                 return pair, said, (pb, pa)
-            if pb.status == ERROR and pb.entry != own and pb.entry is not None:
-                target, where, launch = pb.entry, "both", sb
-            elif pb.status == OK:  # before meets nothing: made to meet this entry; after stays the fix
-                target, where, launch = own, "before", sb
-            elif pa.status == ERROR and pa.entry is not None and pa.entry != own:
-                target, where, launch = pa.entry, "after", sa
-            elif (first := _undecided_first(pb, own)) is not None:
-                # an earlier check may fire first, on facts the launch leaves open: moved
-                # off it (made surely quiet) on both commands, as off an error
-                target, where, launch = first, "both", sb
-            elif pa.status == UNDECIDED and pa.may_fire and pa.may_fire[0] != own:
-                target, where, launch = pa.may_fire[0], "after", sa
-            else:
+            if said == "unknown" and open_pair is None and pair != start:
+                open_pair = pair
+            blocker = _blocker(own, (sb, pb), (sa, pa))
+            if blocker is None or (goal := self.goal(blocker[0], off=blocker[1] != "before")) is None:
                 break
-            goal = self.goal(target, off=where != "before")
-            if goal is None:
-                break
+            target, where, launch = blocker
             keep = self.goal(own, off=where == "after")
             kept = (*off, keep) if keep is not None else tuple(off)
             if where != "before":
                 off.append(goal)
-            tried: list[tuple[Pair, str] | None] = []
-            for delta in self.each_move(target, goal, kept, launch):  # the first that works is taken:
-                tried.append(self._moved(pair, delta, where, own))  # the later ones are not searched for
-                if (done := tried[-1]) is not None and done[1] == "true":
-                    return done[0], "true", self._predictions(done[0])
-            # go on from a move where `before` meets this entry, if one does: only `after` is left to fix
-            open_ = [p for p in tried if p is not None and p[1] == "unknown"]
-            further = next((p for p in open_ if self.judged(p[0].before)[1].entry == own), None) or \
-                next(iter(open_), None)
-            if further is None:
+            moved = self._step(own, pair, (target, where, launch), goal, kept)
+            if moved is None:
                 break
-            pair = further[0]
+            if moved[1] == "true":
+                return moved[0], "true", self._predictions(moved[0])
+            pair = moved[0]
+        if open_pair is not None:
+            return open_pair, "unknown", self._predictions(open_pair)
         return pair, "", (Prediction(OK), Prediction(OK))
+
+    def _step(self, own: str, pair: Pair, blocker: tuple[str, str, Launch], goal: Expr,
+              kept: Sequence[Expr]) -> tuple[Pair, str] | None:
+        """`pair` moved once toward `goal` (`blocker`: its target, where, from which launch):
+        the first move that works ("true"), else one to go on from ("unknown": where `before`
+        meets this entry, if one does, as only `after` is left to fix), else None."""
+        target, where, launch = blocker
+        tried: list[tuple[Pair, str]] = []
+        for delta in self.each_move(target, goal, kept, launch):  # the first that works is taken:
+            if (done := self._moved(pair, delta, where, own)) is None:  # the later ones are not searched for
+                continue
+            if done[1] == "true":
+                return done
+            tried.append(done)
+        return next((p for p in tried if self.judged(p[0].before)[1].entry == own), None) or next(iter(tried), None)
 
     def goal(self, target: str, *, off: bool) -> Expr | None:
         """`target`'s condition and what reaching it needs (its `trigger.reach`: the earlier

@@ -298,3 +298,16 @@ def test_a_move_onto_another_model_may_leave_open_what_a_platform_fact_decides()
     launch = judge.judged(judge.user_launch("serve --model-path <model> --enable-lora"))[0]
     moves = judge.moves("text", judge.goal("text", off=True), [judge.goal("own", off=False)], launch)
     assert ({"model_path": "<model:Qwen>"}, set(), {}) in moves
+
+
+def test_a_repair_the_pipeline_leaves_open_is_shown_as_unknown_not_withheld():
+    """Off the earlier error, `before` meets this entry where `is_hip()` holds, which this
+    platform leaves unknown: the repaired pair is shown, "unknown", for the real program to run."""
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), Truthy(SPEC), Truthy(HIP)]), 2)
+    judge = _judge(PP_FIRST, own)
+    judge.stated = Stated.of(judge.pipeline.conditions(), FLAGS, Platform("somewhere", ("--device", "cuda"), None),
+                             REAL, EXAMPLES)
+    found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --enable-lora --enable-spec", "serve --enable-lora", "unknown")
+    assert found["undecided"] == ["platform:is_hip"]
