@@ -102,6 +102,21 @@ def _blocker(own: str, before: tuple[Launch, Prediction],
     return None
 
 
+def before_only(fix: Mapping[str, Any], instead: str, by: str) -> dict[str, Any]:
+    """`fix` whose `before` raises this error (`by`: "predicted", or the real program) but
+    whose fix does not stop it cleanly (`instead`: "`after` meets entry X"): `before` is
+    shown, `after` is not; the pair stays under `withheld`, which `errcat confirm` still
+    runs and repairs."""
+    out = withheld(fix, "")
+    out["before"] = fix["before"]
+    if fix.get("needs"):
+        out["needs"] = fix["needs"]
+    out["note"] = (f"`before` raises this error ({by}); no change found that stops it without raising another"
+                   f"{f' ({instead})' if instead else ''}, so only `before` is shown; the pair is kept under "
+                   "`withheld` for `errcat confirm` to try.")
+    return out
+
+
 def _undecided_first(before: Prediction, own: str) -> str | None:
     """The first check that may fire before `own` on an undecided `before` that leaves
     `own` open (None: `own` is the first open one, or not among them)."""
@@ -227,6 +242,9 @@ class ExampleJudge:
         if more := self._machine(shown):
             out["needs"] = sorted({*needs, *more})
         out.pop("undecided", None)
+        if said == "false" and predictions[0].status == ERROR and predictions[0].entry == own:
+            met = predictions[1].entry or predictions[1].sure
+            return before_only(out, f"`after` meets entry {met}" if met else "", "predicted")
         if said == "false":
             return withheld(out, refuted_because(own, *predictions))
         if said == "unknown":

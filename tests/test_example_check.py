@@ -311,3 +311,15 @@ def test_a_repair_the_pipeline_leaves_open_is_shown_as_unknown_not_withheld():
     assert (found["before"], found["after"], found["predicted"]) == (
         "serve --enable-lora --enable-spec", "serve --enable-lora", "unknown")
     assert found["undecided"] == ["platform:is_hip"]
+
+
+def test_a_before_that_raises_the_error_is_shown_where_no_fix_is_found():
+    """`after` meets an error no move gets it off: the pair is withheld, but `before` (which
+    the pipeline says raises this entry first) is shown alone, saying why in one line."""
+    no_lora = Check("no_lora", "a.py", 3, "hook", Not(Truthy(LORA)), 3)  # a launch without LoRA fails too
+    own = Check("own", "a.py", 2, "hook", Truthy(LORA), 2)
+    found = _judge(own, no_lora).judge("own", _fix("--enable-lora", "--pp-size 1"))
+    assert (found["before"], found["after"], found["predicted"]) == ("serve --enable-lora", None, "false")
+    assert found["withheld"] == {"before": "serve --enable-lora", "after": "serve --pp-size 1"}
+    assert "(`after` meets entry no_lora)" in found["note"]
+    assert found["note"].startswith("`before` raises this error (predicted)") and "\n" not in found["note"]
