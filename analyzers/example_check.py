@@ -253,12 +253,13 @@ class ExampleJudge:
                 out["undecided"] = list(dict.fromkeys(deciding))
         return out
 
-    def _assumed(self, own: str, pair: Pair) -> tuple[Pair, dict[str, Any]] | None:
+    def _assumed(self, own: str, pair: Pair) -> tuple[Pair, dict[str, Any], str] | None:
         """Where only a fact of the platform gets `pair`'s `before` to this entry (it stops
         first at a check no option moves it off, ``torch.cuda.get_device_capability()
         fails`` on a CPU machine, or meets nothing where this entry's condition reads such a
-        fact): the pair repaired on a platform that states those facts, and the facts
-        (``platform:NAME`` -> value); None where that does not work either."""
+        fact): the pair repaired on a platform that states those facts, the facts
+        (``platform:NAME`` -> value) and the pipeline's word there ("true", else "unknown":
+        facts that platform leaves open decide it); None where neither is found."""
         stated, first = self.judged(pair.before)
         if first.status == ERROR and first.entry != own and first.entry in self.checks:
             check = self.checks[first.entry]
@@ -268,25 +269,30 @@ class ExampleJudge:
             wanted = conj([check.condition, check.reach])
         else:
             return None
-        for facts in _passing_facts(wanted, keep, seen_by(check, self.pipeline.model), stated):
+        open_: tuple[Pair, dict[str, Any], str] | None = None
+        model = seen_by(check, self.pipeline.model)
+        options = settable_leaves(wanted, model) if keep is None else []
+        for facts in _passing_facts(wanted, keep, model, stated, options):
             found, said, _ = self.assuming(facts)._repaired(own, pair)
             if said == "true":
-                return found, facts
-        return None
+                return found, facts, said
+            if said == "unknown" and open_ is None:  # left open there too: the first such one, if none works
+                open_ = (found, facts, said)
+        return open_
 
     def assuming(self, facts: Mapping[str, Any]) -> ExampleJudge:
         """This judge on a platform that also states `facts` (``platform:NAME`` -> value)."""
         stated = {k.partition(":")[2]: v for k, v in facts.items()}
-        platform = replace(self.stated.platform, facts=(*self.stated.platform.facts, *stated.items()))
+        platform = replace(self.stated.platform, facts=tuple({**dict(self.stated.platform.facts), **stated}.items()))
         return ExampleJudge(self.pipeline, replace(self.stated, platform=platform), self.flags, self.prefix)
 
-    def _on_assumption(self, fix: dict[str, Any], pair: Pair, facts: Mapping[str, Any]) -> dict[str, Any]:
-        """`fix` showing `pair`, which works (the pipeline says) where the platform states
-        `facts`: this machine lacks them, so the example `needs` them and is not run here."""
+    def _on_assumption(self, fix: dict[str, Any], pair: Pair, facts: Mapping[str, Any], said: str) -> dict[str, Any]:
+        """`fix` showing `pair`, which works (the pipeline says `said`) where the platform
+        states `facts`: this machine lacks them, so the example `needs` them and is not run here."""
         out = {k: v for k, v in fix.items() if k not in ("undecided", "note")}
         out["before"], out["after"] = self.text_of(pair.before), self.text_of(pair.after)
         out["predicted"] = "unknown"
-        out["assuming"] = {"facts": [fact_text(k, v) for k, v in facts.items()], "predicted": "true"}
+        out["assuming"] = {"facts": [fact_text(k, v) for k, v in facts.items()], "predicted": said}
         out["needs"] = sorted({*(fix.get("needs") or ()), *(f"{k}={json.dumps(v)}" for k, v in facts.items()),
                                *self._machine(pair)})
         return out
@@ -331,13 +337,13 @@ class ExampleJudge:
         moved off before it off (the search is asked for all at once), so the repair does
         not go back and forth between two checks."""
         off: list[Expr] = []  # the negated conditions of the errors moved off so far
-        start, open_pair = pair, None
+        open_pair: Pair | None = None
         for _ in range(MAX_BLOCKERS + 1):
             (sb, pb), (sa, pa) = self.judged(pair.before), self.judged(pair.after)
             said = verdict(own, pb, pa)
             if said == "true":
                 return pair, said, (pb, pa)
-            if said == "unknown" and open_pair is None and pair != start:
+            if said == "unknown" and open_pair is None:
                 open_pair = pair
             blocker = _blocker(own, (sb, pb), (sa, pa))
             if blocker is None or (goal := self.goal(blocker[0], off=blocker[1] != "before")) is None:
@@ -483,12 +489,13 @@ class ExampleJudge:
         return found
 
 
-def _passing_facts(wanted: Expr, keep: Expr | None, model: Model, stated: Launch) -> Iterator[dict[str, Any]]:
+def _passing_facts(wanted: Expr, keep: Expr | None, model: Model, stated: Launch,
+                   options: Sequence[Leaf]) -> Iterator[dict[str, Any]]:
     """Platform facts (``platform:NAME`` -> value) under which `wanted` holds on `stated`
-    (with options it reads changed too) while `keep` is not false: one platform check
-    `wanted` reads at a time, then all of them."""
+    (with the `options` given changed too: moving onto an entry's own condition; the moves
+    off a check by options alone were tried already) while `keep` is not false: one
+    platform check `wanted` reads at a time, then all of them."""
     leaves = list(dict.fromkeys(Leaf(r.kind, r.name) for r in refs(wanted) if r.kind is RefKind.PLATFORM))
-    options = settable_leaves(wanted, model)  # what the launch sets may have to change too
     for allowed in [*([leaf] for leaf in leaves), *([leaves] if len(leaves) > 1 else [])]:
         moved, truth = satisfy(wanted, model, stated, [*allowed, *options])
         facts = {k: v for k, v in moved.facts.items()

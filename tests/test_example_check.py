@@ -323,3 +323,15 @@ def test_a_before_that_raises_the_error_is_shown_where_no_fix_is_found():
     assert found["withheld"] == {"before": "serve --enable-lora", "after": "serve --pp-size 1"}
     assert "(`after` meets entry no_lora)" in found["note"]
     assert found["note"].startswith("`before` raises this error (predicted)") and "\n" not in found["note"]
+
+
+def test_a_pair_left_open_on_the_platform_it_needs_is_shown_with_that_need():
+    """Past the CPU check (`is_cuda()` true), `is_hip()`, which this platform leaves unknown,
+    decides: shown with what it needs, the prediction there "unknown"."""
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), Truthy(SPEC), Truthy(HIP)]), 2)
+    judge = _judge(CPU_FIRST, own)
+    judge.stated = Stated.of(judge.pipeline.conditions(), FLAGS,
+                             Platform("cpu", ("--device", "cuda"), None, facts=(("is_cuda", False),)), REAL, EXAMPLES)
+    found = judge.judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert (found["before"], found["needs"]) == ("serve --enable-lora --enable-spec", ["platform:is_cuda=true"])
+    assert found["assuming"]["predicted"] == "unknown"
