@@ -331,7 +331,7 @@ class ExampleJudge:
 
     def _repaired(self, own: str, pair: Pair) -> tuple[Pair, str, tuple[Prediction, Prediction]]:
         """The pair, moved off what fires instead (or onto `own` where `before` meets
-        nothing) until the pipeline says it works; else the first pair on the way the
+        nothing) until the pipeline says it works; else the last pair on the way the
         pipeline leaves open ("unknown": facts the launch does not state decide it, and the
         real program runs it), else "" (the pair last moved to). Each move keeps the errors
         moved off before it off (the search is asked for all at once), so the repair does
@@ -343,7 +343,7 @@ class ExampleJudge:
             said = verdict(own, pb, pa)
             if said == "true":
                 return pair, said, (pb, pa)
-            if said == "unknown" and open_pair is None:
+            if said == "unknown":  # the last one reached: moved off the most checks that may fire first
                 open_pair = pair
             blocker = _blocker(own, (sb, pb), (sa, pa))
             if blocker is None or (goal := self.goal(blocker[0], off=blocker[1] != "before")) is None:

@@ -335,3 +335,16 @@ def test_a_pair_left_open_on_the_platform_it_needs_is_shown_with_that_need():
     found = judge.judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
     assert (found["before"], found["needs"]) == ("serve --enable-lora --enable-spec", ["platform:is_cuda=true"])
     assert found["assuming"]["predicted"] == "unknown"
+
+
+def test_of_the_pairs_a_repair_leaves_open_the_last_one_reached_is_shown():
+    """The first pair may meet an earlier check on facts left open (`is_hip()` and --pp-size 2);
+    the pair moved off it leaves only this entry open, and is the one shown."""
+    maybe_pp = Check("maybe_pp", "a.py", 1, "hook", conj([Truthy(HIP), Compare(">", PP, Const(1))]), 1)
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), Truthy(SPEC), Truthy(HIP)]), 2)
+    judge = _judge(maybe_pp, own)
+    judge.stated = Stated.of(judge.pipeline.conditions(), FLAGS, Platform("somewhere", ("--device", "cuda"), None),
+                             REAL, EXAMPLES)
+    found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora",
+                                    predicted="unknown"))
+    assert (found["before"], found["predicted"]) == ("serve --enable-lora --enable-spec", "unknown")
