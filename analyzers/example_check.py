@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from analyzers.argv import launch_of_argv
@@ -29,7 +29,7 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Predict
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of, platform_need
-from analyzers.witness import literals, satisfy
+from analyzers.witness import Leaf, literals, satisfy, settable_leaves
 from extractor.ir import Expr, RefKind, conj, negate, refs
 
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
@@ -79,6 +79,41 @@ def withheld(fix: Mapping[str, Any], why: str) -> dict[str, Any]:
                        **({"needs": fix["needs"]} if fix.get("needs") else {})}
     out["before"] = out["after"] = None
     out["note"] = f"{why} {WITHHELD}"
+    return out
+
+
+def _blocker(own: str, before: tuple[Launch, Prediction],
+             after: tuple[Launch, Prediction]) -> tuple[str, str, Launch] | None:
+    """What a repair moves next, where and from which launch: off the error `before` stops
+    at (``"both"``), onto `own` where `before` meets nothing (``"before"``; `after` stays the
+    fix), off the error `after` meets (``"after"``), off an earlier check that may fire first
+    on facts the launch leaves open (made surely quiet, as off an error); None: nothing."""
+    (sb, pb), (sa, pa) = before, after
+    if pb.status == ERROR and pb.entry != own and pb.entry is not None:
+        return pb.entry, "both", sb
+    if pb.status == OK:
+        return own, "before", sb
+    if pa.status == ERROR and pa.entry is not None and pa.entry != own:
+        return pa.entry, "after", sa
+    if (first := _undecided_first(pb, own)) is not None:
+        return first, "both", sb
+    if pa.status == UNDECIDED and pa.may_fire and pa.may_fire[0] != own:
+        return pa.may_fire[0], "after", sa
+    return None
+
+
+def before_only(fix: Mapping[str, Any], instead: str, by: str) -> dict[str, Any]:
+    """`fix` whose `before` raises this error (`by`: "predicted", or the real program) but
+    whose fix does not stop it cleanly (`instead`: "`after` meets entry X"): `before` is
+    shown, `after` is not; the pair stays under `withheld`, which `errcat confirm` still
+    runs and repairs."""
+    out = withheld(fix, "")
+    out["before"] = fix["before"]
+    if fix.get("needs"):
+        out["needs"] = fix["needs"]
+    out["note"] = (f"`before` raises this error ({by}); no change found that stops it without raising another"
+                   f"{f' ({instead})' if instead else ''}, so only `before` is shown; the pair is kept under "
+                   "`withheld` for `errcat confirm` to try.")
     return out
 
 
@@ -189,22 +224,77 @@ class ExampleJudge:
             pair = Pair(self.user_launch(fix["before"]), self.user_launch(fix["after"]))
         except ValueError:
             return out
+        return self._judged(own, out, pair, needs)
+
+    def _judged(self, own: str, out: dict[str, Any], pair: Pair, needs: Sequence[str]) -> dict[str, Any]:
+        """The example `out` of `pair`, repaired: shown where the pipeline says it works
+        (here, or on a platform stating what this machine lacks), else withheld."""
         found, said, predictions = self._repaired(own, pair)
-        if said == "true" and found != pair:
+        if not said and (assumed := self._assumed(own, found)) is not None:
+            return self._on_assumption(out, *assumed)
+        shown = found if said in ("true", "unknown") else pair
+        if shown != pair:
             out["before"], out["after"] = self.text_of(found.before), self.text_of(found.after)
-        elif said != "true":
+        else:
             predictions = self._predictions(pair)
             said = verdict(own, *predictions)
         out["predicted"] = said
-        if more := self._machine(found if said == "true" else pair):
+        if more := self._machine(shown):
             out["needs"] = sorted({*needs, *more})
         out.pop("undecided", None)
+        if said == "false" and predictions[0].status == ERROR and predictions[0].entry == own:
+            met = predictions[1].entry or predictions[1].sure
+            return before_only(out, f"`after` meets entry {met}" if met else "", "predicted")
         if said == "false":
             return withheld(out, refuted_because(own, *predictions))
         if said == "unknown":
             deciding = [*predictions[0].deciding, *predictions[1].deciding]
             if deciding:
                 out["undecided"] = list(dict.fromkeys(deciding))
+        return out
+
+    def _assumed(self, own: str, pair: Pair) -> tuple[Pair, dict[str, Any], str] | None:
+        """Where only a fact of the platform gets `pair`'s `before` to this entry (it stops
+        first at a check no option moves it off, ``torch.cuda.get_device_capability()
+        fails`` on a CPU machine, or meets nothing where this entry's condition reads such a
+        fact): the pair repaired on a platform that states those facts, the facts
+        (``platform:NAME`` -> value) and the pipeline's word there ("true", else "unknown":
+        facts that platform leaves open decide it); None where neither is found."""
+        stated, first = self.judged(pair.before)
+        if first.status == ERROR and first.entry != own and first.entry in self.checks:
+            check = self.checks[first.entry]
+            wanted, keep = negate(check.condition), self.goal(own, off=False)
+        elif first.status == OK and own in self.checks:
+            check, keep = self.checks[own], None
+            wanted = conj([check.condition, check.reach])
+        else:
+            return None
+        open_: tuple[Pair, dict[str, Any], str] | None = None
+        model = seen_by(check, self.pipeline.model)
+        options = settable_leaves(wanted, model) if keep is None else []
+        for facts in _passing_facts(wanted, keep, model, stated, options):
+            found, said, _ = self.assuming(facts)._repaired(own, pair)
+            if said == "true":
+                return found, facts, said
+            if said == "unknown" and open_ is None:  # left open there too: the first such one, if none works
+                open_ = (found, facts, said)
+        return open_
+
+    def assuming(self, facts: Mapping[str, Any]) -> ExampleJudge:
+        """This judge on a platform that also states `facts` (``platform:NAME`` -> value)."""
+        stated = {k.partition(":")[2]: v for k, v in facts.items()}
+        platform = replace(self.stated.platform, facts=tuple({**dict(self.stated.platform.facts), **stated}.items()))
+        return ExampleJudge(self.pipeline, replace(self.stated, platform=platform), self.flags, self.prefix)
+
+    def _on_assumption(self, fix: dict[str, Any], pair: Pair, facts: Mapping[str, Any], said: str) -> dict[str, Any]:
+        """`fix` showing `pair`, which works (the pipeline says `said`) where the platform
+        states `facts`: this machine lacks them, so the example `needs` them and is not run here."""
+        out = {k: v for k, v in fix.items() if k not in ("undecided", "note")}
+        out["before"], out["after"] = self.text_of(pair.before), self.text_of(pair.after)
+        out["predicted"] = "unknown"
+        out["assuming"] = {"facts": [fact_text(k, v) for k, v in facts.items()], "predicted": said}
+        out["needs"] = sorted({*(fix.get("needs") or ()), *(f"{k}={json.dumps(v)}" for k, v in facts.items()),
+                               *self._machine(pair)})
         return out
 
     def predicted(self, own: str, before: str, after: str) -> str:
@@ -241,49 +331,52 @@ class ExampleJudge:
 
     def _repaired(self, own: str, pair: Pair) -> tuple[Pair, str, tuple[Prediction, Prediction]]:
         """The pair, moved off what fires instead (or onto `own` where `before` meets
-        nothing) until the pipeline says it works; "" when no move found one. Each move
-        keeps the errors moved off before it off (the search is asked for all at once), so
-        the repair does not go back and forth between two checks."""
+        nothing) until the pipeline says it works; else the last pair on the way the
+        pipeline leaves open ("unknown": facts the launch does not state decide it, and the
+        real program runs it), else "" (the pair last moved to). Each move keeps the errors
+        moved off before it off (the search is asked for all at once), so the repair does
+        not go back and forth between two checks."""
         off: list[Expr] = []  # the negated conditions of the errors moved off so far
+        open_pair: Pair | None = None
         for _ in range(MAX_BLOCKERS + 1):
             (sb, pb), (sa, pa) = self.judged(pair.before), self.judged(pair.after)
             said = verdict(own, pb, pa)
             if said == "true":
                 return pair, said, (pb, pa)
-            if pb.status == ERROR and pb.entry != own and pb.entry is not None:
-                target, where, launch = pb.entry, "both", sb
-            elif pb.status == OK:  # before meets nothing: made to meet this entry; after stays the fix
-                target, where, launch = own, "before", sb
-            elif pa.status == ERROR and pa.entry is not None and pa.entry != own:
-                target, where, launch = pa.entry, "after", sa
-            elif (first := _undecided_first(pb, own)) is not None:
-                # an earlier check may fire first, on facts the launch leaves open: moved
-                # off it (made surely quiet) on both commands, as off an error
-                target, where, launch = first, "both", sb
-            elif pa.status == UNDECIDED and pa.may_fire and pa.may_fire[0] != own:
-                target, where, launch = pa.may_fire[0], "after", sa
-            else:
+            if said == "unknown":  # the last one reached: moved off the most checks that may fire first
+                open_pair = pair
+            blocker = _blocker(own, (sb, pb), (sa, pa))
+            if blocker is None or (goal := self.goal(blocker[0], off=blocker[1] != "before")) is None:
                 break
-            goal = self.goal(target, off=where != "before")
-            if goal is None:
-                break
+            target, where, launch = blocker
             keep = self.goal(own, off=where == "after")
             kept = (*off, keep) if keep is not None else tuple(off)
             if where != "before":
                 off.append(goal)
-            tried: list[tuple[Pair, str] | None] = []
-            for delta in self.each_move(target, goal, kept, launch):  # the first that works is taken:
-                tried.append(self._moved(pair, delta, where, own))  # the later ones are not searched for
-                if (done := tried[-1]) is not None and done[1] == "true":
-                    return done[0], "true", self._predictions(done[0])
-            # go on from a move where `before` meets this entry, if one does: only `after` is left to fix
-            open_ = [p for p in tried if p is not None and p[1] == "unknown"]
-            further = next((p for p in open_ if self.judged(p[0].before)[1].entry == own), None) or \
-                next(iter(open_), None)
-            if further is None:
+            moved = self._step(own, pair, (target, where, launch), goal, kept)
+            if moved is None:
                 break
-            pair = further[0]
+            if moved[1] == "true":
+                return moved[0], "true", self._predictions(moved[0])
+            pair = moved[0]
+        if open_pair is not None:
+            return open_pair, "unknown", self._predictions(open_pair)
         return pair, "", (Prediction(OK), Prediction(OK))
+
+    def _step(self, own: str, pair: Pair, blocker: tuple[str, str, Launch], goal: Expr,
+              kept: Sequence[Expr]) -> tuple[Pair, str] | None:
+        """`pair` moved once toward `goal` (`blocker`: its target, where, from which launch):
+        the first move that works ("true"), else one to go on from ("unknown": where `before`
+        meets this entry, if one does, as only `after` is left to fix), else None."""
+        target, where, launch = blocker
+        tried: list[tuple[Pair, str]] = []
+        for delta in self.each_move(target, goal, kept, launch):  # the first that works is taken:
+            if (done := self._moved(pair, delta, where, own)) is None:  # the later ones are not searched for
+                continue
+            if done[1] == "true":
+                return done
+            tried.append(done)
+        return next((p for p in tried if self.judged(p[0].before)[1].entry == own), None) or next(iter(tried), None)
 
     def goal(self, target: str, *, off: bool) -> Expr | None:
         """`target`'s condition and what reaching it needs (its `trigger.reach`: the earlier
@@ -354,34 +447,67 @@ class ExampleJudge:
                 if truth is Truth.TRUE and moved != launch:
                     yield delta_of(launch, moved)
         elif truth is not Truth.TRUE:
-            yield from self._other_models(both, model, launch)
+            yield from self._other_models(goal, kept, model, launch)
         if keep:
             moved, truth = satisfy(goal, model, launch)
             if truth is Truth.TRUE and moved != launch:
                 yield delta_of(launch, moved)
 
-    def _other_models(self, goal: Expr, model: Model, launch: Launch) -> list[Delta]:
-        """Where no change of options does it and `goal` reads the model: the launch on
+    def _other_models(self, goal: Expr, keep: Expr, model: Model, launch: Launch) -> list[Delta]:
+        """Where no change of options does it and `goal` or `keep` reads the model: the launch on
         another stand-in (`<model:Arch>`, whose facts are measured) with what the search
-        finds there, for the first `MODEL_MOVES` stand-ins where `goal` then holds."""
+        finds there, for the first `MODEL_MOVES` stand-ins where `goal` and `keep` then hold;
+        where none makes both hold, those where `goal` holds and `keep` is left open (a fact
+        of the platform may decide it: the pipeline judges the moved pair)."""
         dest = self.stated.examples.model
-        if dest not in launch.flags or not any(r.kind is RefKind.MODEL for r in refs(goal)):
+        both = conj([goal, keep])
+        if dest not in launch.flags or not any(r.kind is RefKind.MODEL for r in refs(both)):
             return []
+        others = [self._stated(launch.with_flag(dest, named)) for named in self._other_stand_ins(launch)]
+        found = self._on_models(both, model, launch, others, None)
+        return found or self._on_models(goal, model, launch, others, keep)
+
+    def _other_stand_ins(self, launch: Launch) -> list[str]:
+        """The model flag's values naming each stand-in other than the one `launch` is on."""
         default = self.stated.real.default_model
+        own = architecture_of(launch.flags[self.stated.examples.model], default)
+        return ["<model>" if a == default else model_of(a) for a in self.stand_ins if a != own]
+
+    def _on_models(self, goal: Expr, model: Model, launch: Launch, others: Sequence[Launch],
+                   keep: Expr | None) -> list[Delta]:
+        """Moves onto the first `MODEL_MOVES` of `others` where the search makes `goal` hold
+        (and `keep` not false, when given)."""
         found: list[Delta] = []
-        for architecture in self.stand_ins:
-            if architecture == architecture_of(launch.flags[dest], default):
-                continue
-            named = "<model>" if architecture == default else model_of(architecture)
-            other = self._stated(launch.with_flag(dest, named))
+        for other in others:
             if evaluate(goal, other, model) is Truth.FALSE:
                 continue
             moved, truth = satisfy(goal, model, other)
-            if truth is Truth.TRUE:
+            if truth is Truth.TRUE and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):
                 found.append(delta_of(launch, moved))
                 if len(found) == MODEL_MOVES:
                     break
         return found
+
+
+def _passing_facts(wanted: Expr, keep: Expr | None, model: Model, stated: Launch,
+                   options: Sequence[Leaf]) -> Iterator[dict[str, Any]]:
+    """Platform facts (``platform:NAME`` -> value) under which `wanted` holds on `stated`
+    (with the `options` given changed too: moving onto an entry's own condition; the moves
+    off a check by options alone were tried already) while `keep` is not false: one
+    platform check `wanted` reads at a time, then all of them."""
+    leaves = list(dict.fromkeys(Leaf(r.kind, r.name) for r in refs(wanted) if r.kind is RefKind.PLATFORM))
+    for allowed in [*([leaf] for leaf in leaves), *([leaves] if len(leaves) > 1 else [])]:
+        moved, truth = satisfy(wanted, model, stated, [*allowed, *options])
+        facts = {k: v for k, v in moved.facts.items()
+                 if k.startswith(f"{RefKind.PLATFORM}:") and stated.facts.get(k, _MISSING) != v}
+        if truth is Truth.TRUE and facts and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):
+            yield facts
+
+
+def fact_text(key: str, value: Any) -> str:
+    """``platform:NAME`` -> value as a reader reads it: "platform check `NAME` is false"."""
+    shown = json.dumps(value) if not isinstance(value, bool) else str(value).lower()
+    return f"platform check `{key.partition(':')[2]}` is {shown}"
 
 
 def judge_examples(entries: Sequence[Any], judge: ExampleJudge) -> list[Any]:

@@ -155,6 +155,19 @@ def release_of(source: Mapping[str, Any], profile: Any) -> str | None:
     return found.pop() if len(found) == 1 else None  # two releases at one commit: ambiguous
 
 
+# what the real program did with a pair whose `before` raised its entry first (`judge.judge`)
+_BEFORE_RAISED = ("after-fires", "after-still-fires", "after-argparse")
+
+
+
+def _instead(why: str) -> str:
+    """What the real program did with `after` (`why`: one of `_BEFORE_RAISED`), as a phrase."""
+    kind, _, what = why.partition(": ")
+    if kind == "after-fires":
+        return f"`after` meets {'entry ' if re.fullmatch('[0-9a-f]{16}', what) else ''}{what}"
+    return "`after` still raises it" if kind == "after-still-fires" else f"`after` is refused: {what}"
+
+
 # the static prediction for a pair of commands of an entry: (entry id, before, after) -> "true" ...
 Predict = Callable[[str, str, str], str]
 
@@ -164,7 +177,7 @@ def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: 
     """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome;
     a pair the real program found replaces it, with `predict`'s word on that pair."""
     out = dict(fix)
-    withheld = fix.get("withheld") if fix.get("before") is None else None
+    withheld = fix.get("withheld") if fix.get("after") is None else None
     shown = withheld if isinstance(withheld, Mapping) else fix
     if shown.get("before") is None:
         return out
@@ -183,7 +196,11 @@ def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: 
         if predict is not None:
             out["predicted"] = predict(entry, found.found.before, found.found.after)
         return out
-    if withheld is not None:  # still no command to show: what the real program did with the withheld one
+    if withheld is not None:  # still no pair to show: what the real program did with the withheld one
+        if out.get("before") is None and found.why.startswith(_BEFORE_RAISED):
+            from analyzers.example_check import before_only  # its `before` raises this entry: shown
+
+            out = before_only({**fix, **withheld}, _instead(found.why), f"the real program, {version}")
         out["withheld"] = {**withheld, "real": f"{found.why} ({version})"}
         return out
     out["verified"] = _VERIFIED[found.status]

@@ -94,7 +94,8 @@ def _entry(m: Mapping[str, Any]) -> list[str]:
         lines += [f"    - {s}" for s in solutions[:MAX_SOLUTIONS]]
     example = m.get("example")
     if example:
-        lines += [f"  example: {example['before']}", f"     fix: {example['after']}",
+        lines += [f"  example: {example['before']}",
+                  f"     fix: {example['after'] or 'none found that raises no other error'}",
                   f"     (predicted {example.get('predicted')}; "
                   f"confirmed by the real program: {example.get('verified')})"]
     if m.get("versions") is not None:

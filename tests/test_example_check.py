@@ -12,7 +12,7 @@ from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
 from analyzers.flags import build_flag_model
 from analyzers.platform_facts import Stated
-from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy, conj
+from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
 from extractor.real_profile import ModelProperties, Platform, RealProfile
 
@@ -264,3 +264,87 @@ def test_an_example_with_no_fix_the_pipeline_cannot_tell_raises_is_withheld():
     found = _judge(LORA_SPEC).judge("own", fix)
     assert (found["before"], found["after"]) == (None, None) and found["withheld"]["before"] == fix["before"]
     assert found["note"].startswith("No change found")
+
+
+CUDA = Ref(RefKind.PLATFORM, "is_cuda", "is_cuda()")
+NOT_CUDA = Not(Truthy(CUDA))
+# this machine has no CUDA: a check of every LoRA launch on such a machine fires before the example's
+CPU_FIRST = Check("cpu", "a.py", 1, "hook", conj([NOT_CUDA, Truthy(LORA)]), 1)
+
+
+@pytest.mark.parametrize(("own", "shown"), [
+    (LORA_SPEC, True),  # the example works where `is_cuda()` holds: shown, with what it needs
+    (Check("own", "a.py", 2, "hook", conj([NOT_CUDA, Truthy(LORA), Truthy(SPEC)]), 2), False),  # it never works
+])
+def test_a_check_only_a_platform_fact_passes_makes_the_example_need_that_fact(own, shown):
+    found = _judge(CPU_FIRST, own).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert (found["before"] is not None) is shown
+    if shown:
+        assert (found["predicted"], found["needs"]) == ("unknown", ["platform:is_cuda=true"])
+        assert found["assuming"] == {"facts": ["platform check `is_cuda` is true"], "predicted": "true"}
+
+
+def test_a_move_onto_another_model_may_leave_open_what_a_platform_fact_decides():
+    """No stand-in makes the example's own condition surely hold (it reads `is_cuda()`, which
+    this platform leaves unknown): the move onto the multimodal one is still a move to try."""
+    text_only = Check("text", "a.py", 1, "hook", conj([Truthy(LORA), Not(MULTIMODAL)]), 1)
+    own = Check("own", "a.py", 2, "hook", conj([MULTIMODAL, Truthy(LORA), Truthy(CUDA)]), 2)
+    pipeline = Pipeline((text_only, own), Model(FLAGS, (), EXAMPLES))
+    real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"), ("Qwen", "{}")),
+                       model_object=MODEL_OBJECT)
+    unknown = Platform("somewhere", ("--device", "cuda"), None)
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, unknown, real, EXAMPLES, "1.0"),
+                         FLAGS, PREFIX)
+    launch = judge.judged(judge.user_launch("serve --model-path <model> --enable-lora"))[0]
+    moves = judge.moves("text", judge.goal("text", off=True), [judge.goal("own", off=False)], launch)
+    assert ({"model_path": "<model:Qwen>"}, set(), {}) in moves
+
+
+def test_a_repair_the_pipeline_leaves_open_is_shown_as_unknown_not_withheld():
+    """Off the earlier error, `before` meets this entry where `is_hip()` holds, which this
+    platform leaves unknown: the repaired pair is shown, "unknown", for the real program to run."""
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), Truthy(SPEC), Truthy(HIP)]), 2)
+    judge = _judge(PP_FIRST, own)
+    judge.stated = Stated.of(judge.pipeline.conditions(), FLAGS, Platform("somewhere", ("--device", "cuda"), None),
+                             REAL, EXAMPLES)
+    found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --enable-lora --enable-spec", "serve --enable-lora", "unknown")
+    assert found["undecided"] == ["platform:is_hip"]
+
+
+def test_a_before_that_raises_the_error_is_shown_where_no_fix_is_found():
+    """`after` meets an error no move gets it off: the pair is withheld, but `before` (which
+    the pipeline says raises this entry first) is shown alone, saying why in one line."""
+    no_lora = Check("no_lora", "a.py", 3, "hook", Not(Truthy(LORA)), 3)  # a launch without LoRA fails too
+    own = Check("own", "a.py", 2, "hook", Truthy(LORA), 2)
+    found = _judge(own, no_lora).judge("own", _fix("--enable-lora", "--pp-size 1"))
+    assert (found["before"], found["after"], found["predicted"]) == ("serve --enable-lora", None, "false")
+    assert found["withheld"] == {"before": "serve --enable-lora", "after": "serve --pp-size 1"}
+    assert "(`after` meets entry no_lora)" in found["note"]
+    assert found["note"].startswith("`before` raises this error (predicted)") and "\n" not in found["note"]
+
+
+def test_a_pair_left_open_on_the_platform_it_needs_is_shown_with_that_need():
+    """Past the CPU check (`is_cuda()` true), `is_hip()`, which this platform leaves unknown,
+    decides: shown with what it needs, the prediction there "unknown"."""
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), Truthy(SPEC), Truthy(HIP)]), 2)
+    judge = _judge(CPU_FIRST, own)
+    judge.stated = Stated.of(judge.pipeline.conditions(), FLAGS,
+                             Platform("cpu", ("--device", "cuda"), None, facts=(("is_cuda", False),)), REAL, EXAMPLES)
+    found = judge.judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
+    assert (found["before"], found["needs"]) == ("serve --enable-lora --enable-spec", ["platform:is_cuda=true"])
+    assert found["assuming"]["predicted"] == "unknown"
+
+
+def test_of_the_pairs_a_repair_leaves_open_the_last_one_reached_is_shown():
+    """The first pair may meet an earlier check on facts left open (`is_hip()` and --pp-size 2);
+    the pair moved off it leaves only this entry open, and is the one shown."""
+    maybe_pp = Check("maybe_pp", "a.py", 1, "hook", conj([Truthy(HIP), Compare(">", PP, Const(1))]), 1)
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), Truthy(SPEC), Truthy(HIP)]), 2)
+    judge = _judge(maybe_pp, own)
+    judge.stated = Stated.of(judge.pipeline.conditions(), FLAGS, Platform("somewhere", ("--device", "cuda"), None),
+                             REAL, EXAMPLES)
+    found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora",
+                                    predicted="unknown"))
+    assert (found["before"], found["predicted"]) == ("serve --enable-lora --enable-spec", "unknown")

@@ -90,6 +90,25 @@ def test_a_withheld_pair_the_real_program_refutes_stays_withheld_with_what_it_di
     assert fix["withheld"] == {"before": B, "after": A, "real": "fires-first: e2 (1.0)"}
 
 
+@pytest.mark.parametrize(("why", "instead"), [
+    ("after-fires: 0123456789abcdef", "(`after` meets entry 0123456789abcdef)"),
+    ("after-still-fires", "(`after` still raises it)"),
+    ("after-fires: outside the catalog (ValueError at p.py:3: m)", "(`after` meets outside the catalog"),
+])
+def test_a_withheld_before_the_real_program_raises_this_error_with_is_shown(why, instead):
+    fix = merged_fix("e1", WITHHELD, Outcomes({}).with_([_outcome(REFUTED, why)]), "1.0")
+    assert (fix["before"], fix["after"]) == (B, None)
+    assert fix["note"].startswith("`before` raises this error (the real program, 1.0)") and instead in fix["note"]
+    assert fix["withheld"] == {"before": B, "after": A, "real": f"{why} (1.0)"}  # confirm still runs the pair
+
+
+def test_a_shown_before_keeps_its_withheld_pair_for_the_real_program():
+    """A `before` shown alone (its fix meets another error) is merged as its withheld pair is."""
+    shown = {**WITHHELD, "before": B}
+    fix = merged_fix("e1", shown, Outcomes({}).with_([_outcome(REFUTED, "after-still-fires")]), "1.0")
+    assert (fix["before"], fix["after"], fix["withheld"]["real"]) == (B, None, "after-still-fires (1.0)")
+
+
 def test_no_example_is_left_alone():
     assert merged_fix("e1", {"before": None, "after": None, "verified": "not-run"}, NO_OUTCOMES, "1.0") == {
         "before": None, "after": None, "verified": "not-run"}

@@ -94,7 +94,7 @@ def examples_of(data: Mapping[str, Any], only: Sequence[str] = ()) -> list[Examp
         for label, fix in fixes:
             # a found example replaced the static one: judge the static one; a withheld pair
             # (the pipeline refutes it) is not shown but runs, so the real program may repair it
-            static = fix.get("static") or (fix.get("withheld") if fix.get("before") is None else None) or fix
+            static = fix.get("static") or (fix.get("withheld") if fix.get("after") is None else None) or fix
             out.append(Example(entry["id"], label, static.get("before"), static.get("after"),
                                str(fix.get("predicted", static.get("predicted", "unknown"))),
                                tuple(static.get("needs") or fix.get("needs") or ()),
