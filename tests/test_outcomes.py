@@ -119,6 +119,7 @@ class _Entry:
     id: str
     example_fix: dict
     variants: tuple
+    solutions: tuple = ()
 
 
 def test_apply_outcomes_merges_variants_too():
@@ -166,3 +167,14 @@ def test_digest_depends_on_the_version_outcomes_only():
 ])
 def test_release_of(source, release):
     assert release_of(source, SimpleNamespace(release_tag="v{version}")) == release
+
+
+def test_a_solutions_command_gets_the_real_programs_word():
+    """Issue 37: `confirm` runs each solution's pair; extract merges its outcome into `verified`."""
+    from analyzers.solution import Solution
+
+    ran = Solution("Drop `--x`.", None, None, B, A, "true")
+    untried = Solution("Leave `--y` unset.")
+    entry = _Entry("e1", dict(FIX), (), (ran, untried))
+    merged = apply_outcomes([entry], Outcomes({}).with_([_outcome(CONFIRMED, "confirmed")]), "1.0")
+    assert [(s.verified, s.real) for s in merged[0].solutions] == [("true", "confirmed (1.0)"), ("not-run", "")]
