@@ -34,7 +34,7 @@ def _entry(catalog: Path) -> Mapping[str, Any]:
 
 
 def _solutions(sols: Any) -> list[Any]:
-    return [{k: s[k] for k in ("text", "command", "predicted", "verified") if k in s} if isinstance(s, Mapping)
+    return [{k: s[k] for k in ("text", "before", "command", "predicted", "verified") if k in s} if isinstance(s, Mapping)
             else s for s in sols or ()]
 
 
