@@ -33,9 +33,11 @@ def _entry(catalog: Path) -> Mapping[str, Any]:
     return found[0]
 
 
+SOLUTION_KEYS = ("text", "before", "command", "predicted", "verified")
+
+
 def _solutions(sols: Any) -> list[Any]:
-    return [{k: s[k] for k in ("text", "before", "command", "predicted", "verified") if k in s} if isinstance(s, Mapping)
-            else s for s in sols or ()]
+    return [{k: s[k] for k in SOLUTION_KEYS if k in s} if isinstance(s, Mapping) else s for s in sols or ()]
 
 
 def _fix(fix: Mapping[str, Any]) -> dict[str, Any]:
