@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from extractor import shape
+from extractor.value_digest import IN_MEMORY
 
 if TYPE_CHECKING:
     from extractor.ir import Expr
@@ -82,13 +83,13 @@ class ValueChoice:
 class Solution:
     text: str
     # the trigger part it makes false (None: text only, e.g. curated); in memory only
-    part: Expr | None = field(default=None, compare=False)
+    part: Expr | None = field(default=None, compare=False, metadata={IN_MEMORY: True})
     # what the search may change to make `part` false, where `part` reads derived settings; in memory only
-    leaves: tuple[Any, ...] = field(default=(), compare=False, kw_only=True)
+    leaves: tuple[Any, ...] = field(default=(), compare=False, kw_only=True, metadata={IN_MEMORY: True})
     # what is said instead where no change the search finds is judged to work (a note); in memory only
-    note: str = field(default="", compare=False, kw_only=True)
+    note: str = field(default="", compare=False, kw_only=True, metadata={IN_MEMORY: True})
     # the values the words name, each to be judged; in memory only
-    choice: ValueChoice | None = field(default=None, compare=False, kw_only=True)
+    choice: ValueChoice | None = field(default=None, compare=False, kw_only=True, metadata={IN_MEMORY: True})
     change: Change | None = None
     before: str | None = None  # a command that meets the error first (the example's, as a rule)
     command: str | None = None  # `before` with the change applied

@@ -12,10 +12,12 @@ fails when a module outside `PARSERS` calls a parser itself.
 from __future__ import annotations
 
 import ast
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from extractor import depth
+
+if TYPE_CHECKING:  # imported where a tree is made: readers of stored results (the warm path) never load libcst
+    import libcst as cst
 
 # the modules that call libcst's or ast's parser on target text; everyone else calls these
 PARSERS = ("extractor/parse.py", "extractor/depth.py", "extractor/pieces.py")
@@ -45,12 +47,16 @@ def _guard(source: str) -> ast.Module | None:
 
 def module(source: str) -> cst.Module:
     """libcst's tree of a whole file; `Refused`, or libcst's own errors for what it cannot read."""
+    import libcst as cst
+
     _guard(source)
     return depth.call_deep(cst.parse_module, source)
 
 
 def expression(text: str) -> cst.BaseExpression:
     """libcst's tree of an expression taken from a target (an option's ``type=``, a value)."""
+    import libcst as cst
+
     if sum(text.count(c) for c in "([{") > _FRAGMENT:
         _guard(f"(\n{text}\n)")
     return cst.parse_expression(text)

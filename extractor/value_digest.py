@@ -16,6 +16,7 @@ from typing import Any
 from extractor.frozen import FrozenMap
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+IN_MEMORY = "in_memory"  # a dataclass field's metadata key: what a stored record does not hold
 _SHORT = 48  # a record's encoding longer than this is replaced by its hash in its parent's
 
 
@@ -65,7 +66,8 @@ def _encode(value: Any, memo: dict[int, tuple[Any, str]]) -> str:
     if names is None:
         if not dataclasses.is_dataclass(value) or isinstance(value, type):  # a dataclass itself is no record
             raise _Opaque(kind.__qualname__)
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+        # a field kept in memory only (`IN_MEMORY`) is no content: a record read back lacks it
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value) if not f.metadata.get(IN_MEMORY))
     text = f"{kind.__module__}.{kind.__qualname__}(" + ",".join([_encode(getattr(value, n), memo) for n in names]) + ")"
     if len(text) > _SHORT:
         text = "#" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from analyzers.readable import internal_markers
+from analyzers.solution import solution_text
 
 pytestmark = pytest.mark.network
 
@@ -22,7 +23,7 @@ def _shown(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
         trigger = part.get("trigger") or {}
         yield "trigger.text", trigger.get("text", "")
         yield from (("trigger.other", o) for o in trigger.get("other", []))
-        yield from (("solutions", s) for s in part.get("solutions") or [])
+        yield from (("solutions", solution_text(s)) for s in part.get("solutions") or [])
 
 
 def _edges(graph: dict[str, Any]) -> Iterator[tuple[str, str]]:

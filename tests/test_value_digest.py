@@ -69,3 +69,13 @@ def test_several_values_are_one_key_in_order():
 @pytest.mark.parametrize("opaque", [object(), Pair(object()), [lambda: 1], {"k": bytearray(b"x")}, Pair(Pair)])
 def test_a_value_with_state_it_cannot_see_has_no_digest(opaque):
     assert value_digest(opaque) is None
+
+
+def test_a_field_kept_in_memory_only_is_no_content():
+    """A solution's trigger part is in memory only: one read back from the cache (no part)
+    has the same key as the one advice just made."""
+    from analyzers.solution import Solution
+    from extractor.ir import TRUE
+
+    assert value_digest(Solution("t", TRUE, note="n")) == value_digest(Solution("t"))
+    assert value_digest(Solution("t")) != value_digest(Solution("u"))
