@@ -1028,10 +1028,12 @@ def test_a_file_too_deep_to_parse_leaves_the_rest_of_the_catalog(tmp_path, jobs:
         [sys.executable, "-m", "errcat", "extract", "--path", str(tmp_path / "src"), "--profile",
          str(tmp_path / "p.yaml"), "--out", str(tmp_path / "out"), "--jobs", jobs, "--no-cache"],
         capture_output=True, text=True, cwd=ROOT, check=False)
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, (proc.returncode, proc.stderr[-2000:])
+    # the deep file is not catalogued: the catalog says so and `extract` exits 3 (issue 39)
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr, (proc.returncode, proc.stderr[-2000:])
     catalog = json.loads((tmp_path / "out" / "catalog.json").read_text())
     assert sorted(e["source"]["path"] for e in catalog["entries"]) == ["pkg/chain.py", "pkg/good.py"]
     assert [d for d in catalog["diagnostics"] if "pkg/deep.py" in d and "nested" in d]
+    assert [i["path"] for i in catalog["incomplete"]] == ["pkg/deep.py"]
 
 
 def _dies_on_boom(path: str, text: str, profile, imported=()) -> object:
