@@ -31,6 +31,7 @@ from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of, platform_need
 from analyzers.witness import Leaf, literals, satisfy, settable_leaves
 from extractor.ir import Expr, RefKind, conj, negate, refs
+from extractor.real_profile import Platform
 
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
 MODEL_MOVES = 3  # other stand-in models tried per move
@@ -86,14 +87,15 @@ def _blocker(own: str, before: tuple[Launch, Prediction],
              after: tuple[Launch, Prediction]) -> tuple[str, str, Launch] | None:
     """What a repair moves next, where and from which launch: off the error `before` stops
     at (``"both"``), onto `own` where `before` meets nothing (``"before"``; `after` stays the
-    fix), off the error `after` meets (``"after"``), off an earlier check that may fire first
+    fix), off the error `after` meets (``"after"``; this entry's own where a move of both
+    undid the fix), off an earlier check that may fire first
     on facts the launch leaves open (made surely quiet, as off an error); None: nothing."""
     (sb, pb), (sa, pa) = before, after
     if pb.status == ERROR and pb.entry != own and pb.entry is not None:
         return pb.entry, "both", sb
     if pb.status == OK:
         return own, "before", sb
-    if pa.status == ERROR and pa.entry is not None and pa.entry != own:
+    if pa.status == ERROR and pa.entry is not None:  # own too: a move made for both undid the fix
         return pa.entry, "after", sa
     if (first := _undecided_first(pb, own)) is not None:
         return first, "both", sb
@@ -170,6 +172,7 @@ class ExampleJudge:
         self.prefix = prefix
         self.checks: dict[str, Check] = {c.id: c for c in pipeline.checks}
         self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
+        self._way: dict[tuple[str, str, str], list[Pair]] = {}  # (entry, commands) -> the pairs its repair stopped at
         self._states: dict[str, Launch] = {}  # command -> its stated launch
         # the stand-ins whose model facts are known (measured for this release), the default first
         object_ = stated.real.model_object
@@ -230,7 +233,7 @@ class ExampleJudge:
         """The example `out` of `pair`, repaired: shown where the pipeline says it works
         (here, or on a platform stating what this machine lacks), else withheld."""
         found, said, predictions = self._repaired(own, pair)
-        if not said and (assumed := self._assumed(own, found)) is not None:
+        if not said and (assumed := self._assumed_on_way(own, pair, found)) is not None:
             return self._on_assumption(out, *assumed)
         shown = found if said in ("true", "unknown") else pair
         if shown != pair:
@@ -253,11 +256,22 @@ class ExampleJudge:
                 out["undecided"] = list(dict.fromkeys(deciding))
         return out
 
+    def _assumed_on_way(self, own: str, pair: Pair, last: Pair) -> tuple[Pair, dict[str, Any], str] | None:
+        """`_assumed` on the pairs the repair of `pair` stopped at, in order: a move onto the
+        architecture a check names can meet a check of the platform (a DSA model on a machine
+        without CUDA), and the moves tried after it lead away from the entry (onto another
+        device's checks)."""
+        steps = {self._key(own, p): p for p in [*self._way.get(self._key(own, pair), ()), last]}
+        return next((found for step in steps.values() if (found := self._assumed(own, step)) is not None), None)
+
+    def _key(self, own: str, pair: Pair) -> tuple[str, str, str]:
+        return own, self.text_of(pair.before), self.text_of(pair.after)
+
     def _assumed(self, own: str, pair: Pair) -> tuple[Pair, dict[str, Any], str] | None:
         """Where only a fact of the platform gets `pair`'s `before` to this entry (it stops
         first at a check no option moves it off, ``torch.cuda.get_device_capability()
-        fails`` on a CPU machine, or meets nothing where this entry's condition reads such a
-        fact): the pair repaired on a platform that states those facts, the facts
+        fails`` on a CPU machine, or this entry's condition reads such a fact, so no move
+        keeps it): the pair repaired on a platform that states those facts, the facts
         (``platform:NAME`` -> value) and the pipeline's word there ("true", else "unknown":
         facts that platform leaves open decide it); None where neither is found."""
         stated, first = self.judged(pair.before)
@@ -272,7 +286,12 @@ class ExampleJudge:
         open_: tuple[Pair, dict[str, Any], str] | None = None
         model = seen_by(check, self.pipeline.model)
         options = settable_leaves(wanted, model) if keep is None else []
-        for facts in _passing_facts(wanted, keep, model, stated, options):
+        ways = [*_passing_facts(wanted, keep, model, stated, options)]
+        if keep is not None:  # this entry's own condition may read a fact this machine lacks (a GPU's memory)
+            own_model = seen_by(self.checks[own], self.pipeline.model)
+            ways += _passing_facts(keep, None, own_model, stated, settable_leaves(keep, own_model))
+        platforms = self.stated.real.platforms
+        for facts in sorted(ways, key=lambda f: _ruled_out(f, platforms)):
             found, said, _ = self.assuming(facts)._repaired(own, pair)
             if said == "true":
                 return found, facts, said
@@ -338,6 +357,7 @@ class ExampleJudge:
         not go back and forth between two checks."""
         off: list[Expr] = []  # the negated conditions of the errors moved off so far
         open_pair: Pair | None = None
+        way = self._way.setdefault(self._key(own, pair), [])
         for _ in range(MAX_BLOCKERS + 1):
             (sb, pb), (sa, pa) = self.judged(pair.before), self.judged(pair.after)
             said = verdict(own, pb, pa)
@@ -351,7 +371,7 @@ class ExampleJudge:
             target, where, launch = blocker
             keep = self.goal(own, off=where == "after")
             kept = (*off, keep) if keep is not None else tuple(off)
-            if where != "before":
+            if where != "before" and target != own:  # never kept off `own`: `before` must meet it
                 off.append(goal)
             moved = self._step(own, pair, (target, where, launch), goal, kept)
             if moved is None:
@@ -359,6 +379,7 @@ class ExampleJudge:
             if moved[1] == "true":
                 return moved[0], "true", self._predictions(moved[0])
             pair = moved[0]
+            way.append(pair)
         if open_pair is not None:
             return open_pair, "unknown", self._predictions(open_pair)
         return pair, "", (Prediction(OK), Prediction(OK))
@@ -502,6 +523,16 @@ def _passing_facts(wanted: Expr, keep: Expr | None, model: Model, stated: Launch
                  if k.startswith(f"{RefKind.PLATFORM}:") and stated.facts.get(k, _MISSING) != v}
         if truth is Truth.TRUE and facts and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):
             yield facts
+
+
+def _ruled_out(facts: Mapping[str, Any], platforms: Sequence[Platform]) -> int:
+    """How many of the profile's named machines state another value for one of `facts`: the
+    facts fewest machines rule out are assumed first (a CUDA device that answers its capability
+    query, over an NPU)."""
+    def rules_out(platform: Platform) -> bool:
+        said = (platform.fact(k.partition(":")[2]) for k, v in facts.items())
+        return any(stated and found != v for (stated, found), v in zip(said, facts.values(), strict=True))
+    return sum(map(rules_out, platforms))
 
 
 def fact_text(key: str, value: Any) -> str:
