@@ -20,9 +20,9 @@ from typing import Any
 
 from analyzers.argv import launch_of_argv
 from analyzers.examples import DIR, FILE, Examples
-from analyzers.flag_decls import dest_for_option
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
+from analyzers.option_text import dest_for_option
 from analyzers.settings import absent_fact
 from extractor.frozen import FrozenMap
 from extractor.ir import Expr, RefKind, refs
