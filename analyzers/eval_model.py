@@ -306,7 +306,7 @@ class RuleSet:
     ordered: list[Step] | None = None  # `steps`
     derived: tuple[int, ...] = ()  # the steps writing a derived setting ``f()`` (a launch may state it)
     traces: dict[int, Trace] = field(default_factory=dict)  # `Trace`s by the launch's facts (`resolve`)
-    schedules: dict[tuple[int, ...], _Schedule] = field(default_factory=dict)  # by the steps skipped
+    schedules: dict[tuple[int, ...], Schedule] = field(default_factory=dict)  # by the steps skipped
 
     @classmethod
     def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
@@ -321,18 +321,18 @@ class RuleSet:
             self.derived = tuple(i for i, step in enumerate(self.ordered) if step.dest[-1:] == ")")
         return self.ordered
 
-    def schedule(self, model: Model, skipped: tuple[int, ...]) -> _Schedule:
+    def schedule(self, model: Model, skipped: tuple[int, ...]) -> Schedule:
         """The steps a launch that states the derived settings of `skipped` runs, indexed."""
         found = self.schedules.get(skipped)
         if found is None:
             steps = self.steps(model)
-            found = self.schedules[skipped] = _Schedule.of(
+            found = self.schedules[skipped] = Schedule.of(
                 [step for i, step in enumerate(steps) if i not in skipped] if skipped else steps)
         return found
 
 
 @dataclass(frozen=True, slots=True)
-class _Schedule:
+class Schedule:
     """Steps in the order `resolve` runs them, indexed so that a pass visits only the steps
     that may do something: the times (`starts`/`ends`: the first and last step of each
     step's), where the rules of unknown time begin (they come last: `program_order`), and
@@ -346,7 +346,7 @@ class _Schedule:
     free_readers: dict[str, tuple[int, ...]]
 
     @classmethod
-    def of(cls, run: Sequence[Step]) -> _Schedule:
+    def of(cls, run: Sequence[Step]) -> Schedule:
         starts, ends = list(range(len(run))), list(range(len(run)))
         for i in range(1, len(run)):
             if run[i].at is not None and run[i].at == run[i - 1].at:

@@ -1,20 +1,19 @@
-"""Settings after automatic adjustments (`resolve`), by difference from the latest resolution of the same rules."""
+"""Settings after automatic adjustments (`resolve`), by difference from the latest resolution
+of the same rules."""
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from heapq import heappop, heappush
 from typing import Any
 
-from analyzers.eval_model import Model, RuleSet, Step, Trace
+from analyzers.eval_model import Model, RuleSet, Schedule, Step, Trace
 from analyzers.kleene import UNKNOWN, as_truth, same
 from analyzers.launch import Launch
 from analyzers.semantics import Values
 from analyzers.settings import derived_fact, given_field, setting_key
-from extractor.ir import (
-    ENV_SETTING,
-)
+from extractor.ir import ENV_SETTING
 
 MAX_ROUNDS = 8  # adjustment passes before a still-changing setting is given up as unknown
 
@@ -44,128 +43,211 @@ def resolve(model: Model, launch: Launch, rules: RuleSet) -> Values:
     difference reaches and those the trace saw write; in later ones, those of unknown time
     whose keys changed since they last ran (as above) and those the trace saw write.
     """
-    values = Values(model, launch)
-    steps = rules.steps(model)
-    skipped = tuple(i for i in rules.derived if _stated(steps[i].dest, launch)) if rules.derived else ()
-    plan = rules.schedule(model, skipped)
-    run, starts, ends, first_free = plan.run, plan.starts, plan.ends, plan.first_free
-    size = len(run)
-    # By difference from the set's latest resolution: a rule whose keys hold what they held
-    # there at the same step writes what it wrote there (see `Trace`).
-    traces = rules.traces
-    past = traces.get(id(launch.facts)) or (traces[next(reversed(traces))] if traces else None)
-    delta = _Delta.of(past.launch, launch) if past is not None and past.skipped == skipped else None
-    dirty = delta.dirty if delta is not None else set()
-    # what the trace wrote per round, and where (none to go by when the launches differ in the steps run)
-    was_rounds, was_writers = (past.rounds, past.writers) if past is not None and delta is not None else ([], [])
-    rounds: list[list[Any]] = []
-    writers: list[tuple[int, ...]] = []  # per round, the steps that wrote (in order)
-    changed: set[str] = set()
-    # Rules of unknown time in later rounds: one whose keys did not change since it last ran
-    # writes nothing (had it written, its own setting would have changed).
-    last = [-1] * size  # per step: the step count when it last ran
-    changed_at: dict[str, int] = {}  # per key: the step count when it last changed
-    base = latest = 0  # steps run before this round (as if every one were visited); the count of the latest change
-    stale: set[int] = set()  # rules of unknown time a change reached after they ran: they run next round
-    for round_ in range(MAX_ROUNDS):
-        before = dict(values.adjusted)
-        changed = set()
-        was = was_rounds[round_] if round_ < len(was_rounds) else None
-        wrote = [_NO_WRITE] * size
-        offset = base + 1 if round_ == 0 else base + 1 - first_free  # step i's count is offset + i
-        wrote_at: list[int] = []
-        if round_ == 0:  # every step runs: visited are those a difference reaches and the trace's writers
-            due: set[int] = set()
-            if was is None:
-                heap = list(range(size))
-            else:
-                reached = set(was_writers[0])
-                for key in dirty:
-                    reached.update(plan.readers.get(key, ()))
-                heap = sorted(reached)
+    return _Resolution.start(model, launch, rules).run()
+
+
+@dataclass(slots=True)
+class _Resolution:
+    """One `resolve` under way: the schedule it runs, the trace it goes by (`_Trace`), what it
+    wrote per round, and in step counts (as if every step were visited) when each step last
+    ran and each key last changed. The fields below `stale` belong to the pass under way."""
+
+    values: Values
+    rules: RuleSet
+    skipped: tuple[int, ...]  # the steps the launch states (`_stated`): not run
+    plan: Schedule
+    delta: _Delta | None  # the keys that may differ from the trace's (None: no trace applies)
+    was_rounds: list[list[Any]]  # what the trace wrote per round (none when no trace applies)
+    was_writers: list[tuple[int, ...]]  # and where
+    last: list[int]  # per step: the step count when it last ran
+    rounds: list[list[Any]] = field(default_factory=list)  # what each step wrote, per round
+    writers: list[tuple[int, ...]] = field(default_factory=list)  # per round, the steps that wrote (in order)
+    changed_at: dict[str, int] = field(default_factory=dict)  # per key: the step count when it last changed
+    base: int = 0  # steps run before this round (as if every one were visited)
+    latest: int = 0  # the step count of the latest change
+    stale: set[int] = field(default_factory=set)  # rules of unknown time a change reached after they ran
+    was: list[Any] | None = None  # what the trace wrote in this round
+    wrote: list[Any] = field(default_factory=list)
+    wrote_at: list[int] = field(default_factory=list)
+    offset: int = 0  # step i's count is offset + i
+    due: set[int] = field(default_factory=set)  # rules of unknown time that surely run this round
+    heap: list[int] = field(default_factory=list)  # the steps to visit
+    changed: set[str] = field(default_factory=set)  # settings written by rules of unknown time
+    pending: list[tuple[str, Any, str]] = field(default_factory=list)  # the open time's writes (land together)
+    traced: bool = False  # whether the trace wrote in the open time
+    pos: int = -1  # the latest step visited
+    end: int = -1  # the last step of the open time (-1: none open)
+
+    @classmethod
+    def start(cls, model: Model, launch: Launch, rules: RuleSet) -> _Resolution:
+        """By difference from the set's latest resolution: a rule whose keys hold what they held
+        there at the same step writes what it wrote there (see `_Trace`)."""
+        steps = rules.steps(model)
+        skipped = tuple(i for i in rules.derived if _stated(steps[i].dest, launch)) if rules.derived else ()
+        plan = rules.schedule(model, skipped)
+        traces = rules.traces
+        past = traces.get(id(launch.facts)) or (traces[next(reversed(traces))] if traces else None)
+        delta = _Delta.of(past.launch, launch) if past is not None and past.skipped == skipped else None
+        # none to go by when the launches differ in the steps run
+        was_rounds, was_writers = (past.rounds, past.writers) if past is not None and delta is not None else ([], [])
+        return cls(Values(model, launch), rules, skipped, plan, delta, was_rounds, was_writers, [-1] * len(plan.run))
+
+    @property
+    def dirty(self) -> set[str]:
+        return self.delta.dirty if self.delta is not None else _CLEAN
+
+    def run(self) -> Values:
+        values = self.values
+        changed: set[str] = set()
+        for round_ in range(MAX_ROUNDS):
+            changed = self._round(round_)
+            if not changed:
+                break
         else:
-            due = stale  # surely stale: a change reached them after they ran
-            heap = sorted(due.union(was_writers[round_]) if was is not None else due)
-        stale = set()
-        pending: list[tuple[str, Any, str]] = []  # the rules of one time: all read what came before it
-        traced = False  # whether the trace wrote in the open time
-        pos = end = -1  # the latest step visited; the last step of the open time (-1: none open)
+            for dest in changed:
+                values.adjusted[dest] = UNKNOWN
+        self._keep_trace()
+        return values
+
+    def _keep_trace(self) -> None:
+        traces, launch = self.rules.traces, self.values.launch
+        traces.pop(id(launch.facts), None)
+        # holds the facts: their id stays theirs
+        traces[id(launch.facts)] = Trace(launch, self.skipped, self.rounds, self.writers)
+        if len(traces) > _TRACES:
+            del traces[next(iter(traces))]
+
+    def _round(self, round_: int) -> set[str]:
+        """One pass; the settings it changed (none: done)."""
+        values, plan = self.values, self.plan
+        before = dict(values.adjusted)
+        self._begin(round_)
+        self._walk(round_)
+        self.rounds.append(self.wrote)
+        self.writers.append(tuple(self.wrote_at))
+        self.base += len(plan.run) if round_ == 0 else len(plan.run) - plan.first_free
+        changed = self.changed
+        changed |= {d for d, v in values.adjusted.items() if d not in before or not same(v, before[d])}
+        return changed
+
+    def _begin(self, round_: int) -> None:
+        """The first pass runs every step, and visits those a difference reaches and the trace's
+        writers; later ones visit the rules of unknown time a change reached and the trace's
+        writers. A rule of unknown time whose keys did not change since it last ran writes
+        nothing (had it written, its own setting would have changed)."""
+        plan = self.plan
+        size = len(plan.run)
+        was = self.was = self.was_rounds[round_] if round_ < len(self.was_rounds) else None
+        self.changed = set()
+        self.wrote = [_NO_WRITE] * size
+        self.wrote_at = []
+        self.offset = self.base + 1 if round_ == 0 else self.base + 1 - plan.first_free
+        if round_ == 0:
+            self.due = set()
+            self.heap = list(range(size)) if was is None else sorted(self._reached())
+        else:
+            self.due = self.stale  # surely stale: a change reached them after they ran
+            self.heap = sorted(self.due.union(self.was_writers[round_]) if was is not None else self.due)
+        self.stale = set()
+        self.pending = []
+        self.traced = False
+        self.pos = self.end = -1
+
+    def _reached(self) -> set[int]:
+        """The steps a difference from the trace reaches, and those the trace saw write first."""
+        reached = set(self.was_writers[0])
+        for key in self.dirty:
+            reached.update(self.plan.readers.get(key, ()))
+        return reached
+
+    def _walk(self, round_: int) -> None:
+        heap, size = self.heap, len(self.plan.run)
         while True:
             if heap:
                 i = heap[0]
-                if i <= pos:  # reached twice
+                if i <= self.pos:  # reached twice
                     heappop(heap)
                     continue
             else:
                 i = size
-            if end >= 0 and i > end:  # the open time ends: its writes land
-                count = offset + end
-                for name, new, key in pending:
-                    values.adjusted[name] = new
-                    changed_at[key] = latest = count
-                    if end >= first_free:
-                        changed.add(name)
-                    for j in plan.free_readers.get(key, ()):  # a rule of unknown time reading it runs again
-                        if j <= end:
-                            stale.add(j)
-                        elif round_:
-                            due.add(j)
-                            heappush(heap, j)
-                if (pending or traced) and delta is not None and was is not None:
-                    for key in delta.written(run, starts[end], end, was, wrote):
-                        if not round_:  # newly different: the rules reading it are run, not replayed
-                            for j in plan.readers.get(key, ()):
-                                if j > end:
-                                    heappush(heap, j)
-                pending = []
-                traced = False
-                end = -1
+            if self.end >= 0 and i > self.end:  # the open time ends: its writes land
+                self._land(round_)
+                self._note_differences(round_)
+                self.pending = []
+                self.traced = False
+                self.end = -1
                 continue
             if i == size:
-                break
+                return
             heappop(heap)
-            pos = i
-            if end < 0:
-                end = ends[i]
-            step = run[i]
-            count = offset + i
-            if round_ and i not in due and (latest < last[i] or max(map(changed_at.get, step.keys, _NEVER)) < last[i]):
-                new = _NO_WRITE  # nothing it reads changed since it ran (visited: the trace wrote here)
-            else:
-                if was is not None and step.keys.isdisjoint(dirty):
-                    new = was[i]
-                else:
-                    new = _NO_WRITE
-                    fires = as_truth(step.when(values))
-                    # unknown whether it fires: it keeps what the launch gives its setting (see above)
-                    if fires is True or (fires is None and (step.rewrites or not _gives(launch, step.dest))):
-                        current = values.flag(step.dest)
-                        new = step.get(values)
-                        if fires is None and not same(new, current):
-                            new = UNKNOWN
-                        if same(new, current):
-                            new = _NO_WRITE
-                last[i] = count
-            if was is not None and was[i] is not _NO_WRITE:
-                traced = True
-            if new is not _NO_WRITE:
-                wrote[i] = new
-                wrote_at.append(i)
-                pending.append((step.dest, new, step.writes))
-        rounds.append(wrote)
-        writers.append(tuple(wrote_at))
-        base += size if round_ == 0 else size - first_free
-        changed |= {d for d, v in values.adjusted.items() if d not in before or not same(v, before[d])}
-        if not changed:
-            break
-    else:
-        for dest in changed:
-            values.adjusted[dest] = UNKNOWN
-    traces.pop(id(launch.facts), None)
-    traces[id(launch.facts)] = Trace(launch, skipped, rounds, writers)  # holds the facts: their id stays theirs
-    if len(traces) > _TRACES:
-        del traces[next(iter(traces))]
-    return values
+            self._visit(i, round_)
+
+    def _land(self, round_: int) -> None:
+        """The open time's writes land; the rules of unknown time reading them run again."""
+        plan, end = self.plan, self.end
+        count = self.offset + end
+        for name, new, key in self.pending:
+            self.values.adjusted[name] = new
+            self.changed_at[key] = self.latest = count
+            if end >= plan.first_free:
+                self.changed.add(name)
+            for j in plan.free_readers.get(key, ()):
+                if j <= end:
+                    self.stale.add(j)
+                elif round_:
+                    self.due.add(j)
+                    heappush(self.heap, j)
+
+    def _note_differences(self, round_: int) -> None:
+        """The keys the open time made differ from the trace; in the first pass the rules
+        reading them are run, not replayed."""
+        if not (self.pending or self.traced) or self.delta is None or self.was is None:
+            return
+        plan, end = self.plan, self.end
+        for key in self.delta.written(plan.run, plan.starts[end], end, self.was, self.wrote):
+            if not round_:
+                for j in plan.readers.get(key, ()):
+                    if j > end:
+                        heappush(self.heap, j)
+
+    def _visit(self, i: int, round_: int) -> None:
+        self.pos = i
+        if self.end < 0:
+            self.end = self.plan.ends[i]
+        step = self.plan.run[i]
+        new = self._write_of(i, step, round_)
+        if self.was is not None and self.was[i] is not _NO_WRITE:
+            self.traced = True
+        if new is not _NO_WRITE:
+            self.wrote[i] = new
+            self.wrote_at.append(i)
+            self.pending.append((step.dest, new, step.writes))
+
+    def _write_of(self, i: int, step: Step, round_: int) -> Any:
+        """What step `i` writes: nothing when nothing it reads changed since it ran (visited:
+        the trace wrote here), what the trace wrote when its keys are as they were there, else
+        what its rule gives."""
+        last = self.last
+        if round_ and i not in self.due and (
+                self.latest < last[i] or max(map(self.changed_at.get, step.keys, _NEVER)) < last[i]):
+            return _NO_WRITE
+        last[i] = self.offset + i
+        if self.was is not None and step.keys.isdisjoint(self.dirty):
+            return self.was[i]
+        return _fired(step, self.values)
+
+
+def _fired(step: Step, values: Values) -> Any:
+    """What `step`'s rule writes on `values` (`_NO_WRITE`: nothing new). Where it is unknown
+    whether it fires it keeps what the launch gives its setting (see `resolve`)."""
+    fires = as_truth(step.when(values))
+    if not (fires is True or (fires is None and (step.rewrites or not _gives(values.launch, step.dest)))):
+        return _NO_WRITE
+    current = values.flag(step.dest)
+    new = step.get(values)
+    if fires is None and not same(new, current):
+        new = UNKNOWN
+    return _NO_WRITE if same(new, current) else new
 
 
 _TRACES = 4  # traces kept per rule set: a search moves among a few sets of facts
@@ -173,6 +255,7 @@ _NEVER = itertools.repeat(-1)  # `changed_at` of a key that never changed
 
 
 _NO_WRITE: Any = object()  # a step that wrote nothing
+_CLEAN: set[str] = set()  # no trace to differ from: nothing is dirty (never written)
 
 
 @dataclass(slots=True)
