@@ -334,30 +334,61 @@ class _ValueCode(Visitor[Code]):
         return seq
 
     def visit_Apply(self, expr: Apply) -> Code:
-        fn = expr.fn
         args = tuple(self.sub.value(a) for a in expr.args)
-        if fn == IF and len(args) == 3:  # ``then if test else other``, decided lazily
-            test = self.sub.truth(expr.args[0])
-            return lambda values: _choose(test(values), lambda i: args[i](values))
-        if fn == ON_COMMAND_LINE and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
-            name = expr.args[0].name
-            if expr.args[0].kind is RefKind.ENV:
-                return lambda values: name in values.launch.env or ENV_SETTING + name in values.adjusted
-            return lambda values: name in values.launch.flags
-        if fn == UNSET_OR and len(expr.args) == 2 and isinstance(expr.args[0], Ref):
-            if expr.args[0].kind is RefKind.MODEL:
-                return partial(_absent_or, absent_fact(expr.args[0].name), args[0], args[1])
-            return partial(_unset_or, expr.args[0].name, args[0], args[1])
-        if fn == OR_FALLBACK and len(expr.args) == 1 and isinstance(expr.args[0], Ref):
-            return partial(_or_fallback, expr.args[0].name, args[0])
-        if fn == STATED_OR and len(args) == 2:
-            stated, computed = args
-            return lambda values: found if (found := stated(values)) is not UNKNOWN else computed(values)
-        if fn == RAISES and expr.args and isinstance(expr.args[0], Const):
-            return partial(_raises, expr.args[0].value, tuple(self._attempt(a) for a in expr.args[1:]))
-        if fn == SOME_ITEM and len(expr.args) == 3 and isinstance(expr.args[1], Const):
-            return partial(_some_item, args[0], f"{RefKind.UNKNOWN}:{expr.args[1].value}", self.sub.truth(expr.args[2]))
-        if fn not in FUNCTIONS:  # stated per positional arguments
+        form = _SPECIAL_FORMS.get(expr.fn)
+        code = form(self, expr, args) if form is not None else None
+        return code if code is not None else self._call(expr, args)
+
+    # The IR's own functions, each when its arguments have the shape it is written in
+    # (else None: it is a call like any other).
+
+    def _if(self, expr: Apply, args: tuple[Code, ...]) -> Code | None:
+        """``then if test else other``, decided lazily."""
+        if len(args) != 3:
+            return None
+        test = self.sub.truth(expr.args[0])
+        return lambda values: _choose(test(values), lambda i: args[i](values))
+
+    def _on_command_line(self, expr: Apply, args: tuple[Code, ...]) -> Code | None:
+        if not (len(expr.args) == 1 and isinstance(expr.args[0], Ref)):
+            return None
+        name = expr.args[0].name
+        if expr.args[0].kind is RefKind.ENV:
+            return lambda values: name in values.launch.env or ENV_SETTING + name in values.adjusted
+        return lambda values: name in values.launch.flags
+
+    def _unset_or(self, expr: Apply, args: tuple[Code, ...]) -> Code | None:
+        if not (len(expr.args) == 2 and isinstance(expr.args[0], Ref)):
+            return None
+        if expr.args[0].kind is RefKind.MODEL:
+            return partial(_absent_or, absent_fact(expr.args[0].name), args[0], args[1])
+        return partial(_unset_or, expr.args[0].name, args[0], args[1])
+
+    def _or_fallback(self, expr: Apply, args: tuple[Code, ...]) -> Code | None:
+        if not (len(expr.args) == 1 and isinstance(expr.args[0], Ref)):
+            return None
+        return partial(_or_fallback, expr.args[0].name, args[0])
+
+    def _stated_or(self, expr: Apply, args: tuple[Code, ...]) -> Code | None:
+        if len(args) != 2:
+            return None
+        stated, computed = args
+        return lambda values: found if (found := stated(values)) is not UNKNOWN else computed(values)
+
+    def _raises(self, expr: Apply, args: tuple[Code, ...]) -> Code | None:
+        if not (expr.args and isinstance(expr.args[0], Const)):
+            return None
+        return partial(_raises, expr.args[0].value, tuple(self._attempt(a) for a in expr.args[1:]))
+
+    def _some_item(self, expr: Apply, args: tuple[Code, ...]) -> Code | None:
+        if not (len(expr.args) == 3 and isinstance(expr.args[1], Const)):
+            return None
+        return partial(_some_item, args[0], f"{RefKind.UNKNOWN}:{expr.args[1].value}", self.sub.truth(expr.args[2]))
+
+    def _call(self, expr: Apply, args: tuple[Code, ...]) -> Code:
+        """A function the evaluator computes, else one a launch may state per positional arguments."""
+        fn = expr.fn
+        if fn not in FUNCTIONS:
             return _runtime_code(fn, tuple(self.sub.value(a) for a in positional(expr.args)))
         if len(args) == 1:
             return partial(_apply1, FUNCTIONS[fn], args[0])
@@ -411,6 +442,13 @@ class _ValueCode(Visitor[Code]):
             result = check(values)
             return UNKNOWN if result is None or result is RAISING else result
         return condition
+
+
+_SPECIAL_FORMS: dict[str, Callable[[_ValueCode, Apply, tuple[Code, ...]], Code | None]] = {
+    IF: _ValueCode._if, ON_COMMAND_LINE: _ValueCode._on_command_line, UNSET_OR: _ValueCode._unset_or,
+    OR_FALLBACK: _ValueCode._or_fallback, STATED_OR: _ValueCode._stated_or, RAISES: _ValueCode._raises,
+    SOME_ITEM: _ValueCode._some_item,
+}
 
 
 class _TruthCode(Visitor[Code]):
