@@ -807,31 +807,45 @@ class SiteWalker:
         priors = self.priors() if raised else NO_PRIORS
         with _unknown_after(self.scope, "set while the code handles an error"):
             for handler in node.handlers:
-                caught = norm_code(handler.type) if handler.type is not None else "Exception"
-                mine = [p for p in raised if _catches(handler, p.site.exception)]
-                # the body's own raises of that type (their path and earlier raises), or what its calls raise
-                text = f"the try block raises {caught}"
-                imports = self._imports_fail(node.body, handler)
-                body = (imports if imports is not None
-                        else try_raises_ref(_caught_names(handler), try_line, text) if steps is None
-                        else Apply(RAISES, (Const(_caught_names(handler)), *steps), text))
-                raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
-                with self.guarded(), _pushed(self.frame.except_types, caught):
-                    self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
-                    self.walk_suite(handler.body)
-                if not _reraises(handler.body):  # what the user sees is the handler's doing, not these
-                    line = self.line_of(handler, node)
-                    gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
-                    for p in mine:
-                        p.site = replace(p.site, direct=(*p.site.direct, gone))
-                taken = {id(p) for p in mine}
-                raised = [p for p in raised if id(p) not in taken]  # an outer handler sees the rest
+                raised = self._walk_handler(node, handler, raised, priors, steps, try_line)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
         if node.finalbody is not None:
             self.walk_suite(node.finalbody.body)
 
     visit_TryStar = visit_Try
+
+    def _walk_handler(self, node: cst.Try | cst.TryStar, handler: cst.ExceptHandler | cst.ExceptStarHandler,
+                      raised: list[Pending], priors: PriorTable, steps: tuple[Expr, ...] | None,
+                      try_line: int) -> list[Pending]:
+        """A handler under "the try block raised what it catches"; the body's raises it catches
+        are gone unless it re-raises. Returns the raises an outer handler still sees."""
+        caught = norm_code(handler.type) if handler.type is not None else "Exception"
+        mine = [p for p in raised if _catches(handler, p.site.exception)]
+        # the body's own raises of that type (their path and earlier raises), or what its calls raise
+        body = self._try_raises(node, handler, f"the try block raises {caught}", steps, try_line)
+        raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
+        with self.guarded(), _pushed(self.frame.except_types, caught):
+            self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
+            self.walk_suite(handler.body)
+        if not _reraises(handler.body):  # what the user sees is the handler's doing, not these
+            line = self.line_of(handler, node)
+            gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
+            for p in mine:
+                p.site = replace(p.site, direct=(*p.site.direct, gone))
+        taken = {id(p) for p in mine}
+        return [p for p in raised if id(p) not in taken]
+
+    def _try_raises(self, node: cst.Try | cst.TryStar, handler: cst.ExceptHandler | cst.ExceptStarHandler,
+                    text: str, steps: tuple[Expr, ...] | None, try_line: int) -> Expr:
+        """That the try block raises what `handler` catches: an import failing, what the
+        computed locals' steps raise, else what its calls raise."""
+        imports = self._imports_fail(node.body, handler)
+        if imports is not None:
+            return imports
+        if steps is None:
+            return try_raises_ref(_caught_names(handler), try_line, text)
+        return Apply(RAISES, (Const(_caught_names(handler)), *steps), text)
 
     def _imports_fail(self, body: cst.BaseSuite, handler: cst.ExceptHandler | cst.ExceptStarHandler) -> Expr | None:
         """A ``try`` block of imports only, under a handler catching what a missing module
@@ -1161,17 +1175,11 @@ class SiteWalker:
     def _declared_read(self, value: cst.BaseExpression) -> Binding | None:
         """``declared.get("field", default)`` in a provider: what it set the field to, under
         the guards it was set under (the latest first), else `default` (None if not given)."""
-        declared = self.frame.declared
-        if not declared or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) \
-                or value.func.attr.value != "get" or not isinstance(value.func.value, cst.Name) \
-                or value.func.value.value not in declared or not 1 <= len(value.args) <= 2 \
-                or any(a.keyword is not None or a.star for a in value.args):
+        read = _declared_get(value, self.frame.declared)
+        if read is None:
             return None
-        key = string_value(value.args[0].value)
-        if key is None:
-            return None
-        found: Binding = value.args[1].value if len(value.args) == 2 else cst.Name("None")
-        decided = self.frame.decided.get((value.func.value.value, key), [])
+        name, key, found = read
+        decided = self.frame.decided.get((name, key), [])
         if len(decided) > MAX_BRANCH_VALUES:
             return Opaque(described(f"set in more than {MAX_BRANCH_VALUES} places"))
         here = set(self.frame.guards)  # what holds where it is read need not be tested again
@@ -1614,6 +1622,21 @@ SiteWalker.HANDLERS = {
     getattr(cst, name.removeprefix("visit_")): handler
     for name, handler in vars(SiteWalker).items() if name.startswith("visit_")
 }
+
+
+def _declared_get(value: cst.BaseExpression, declared: set[str] | None) -> tuple[str, str, Binding] | None:
+    """(dict, field, default) of ``declared.get("field", default)`` on one of the `declared` dicts."""
+    if not declared or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return None
+    owner = value.func.value
+    if value.func.attr.value != "get" or not isinstance(owner, cst.Name) or owner.value not in declared:
+        return None
+    if not 1 <= len(value.args) <= 2 or any(a.keyword is not None or a.star for a in value.args):
+        return None
+    key = string_value(value.args[0].value)
+    if key is None:
+        return None
+    return owner.value, key, value.args[1].value if len(value.args) == 2 else cst.Name("None")
 
 
 def _args_tuple(positional: Sequence[cst.BaseExpression]) -> Template:
