@@ -15,12 +15,15 @@ from typing import Any
 
 from analyzers.dead import never_holds
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
-from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import Examples, model_of
+from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
 from analyzers.meaning import meaning, row_meaning
 from analyzers.related import with_related
 from analyzers.rivals import Rivals
+from analyzers.rules import rules_from_adjustments
 from analyzers.solution import Solution, ValueChoice
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (

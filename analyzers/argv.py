@@ -12,10 +12,10 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from analyzers.flag_decls import dest_for_option
 from analyzers.flag_types import ValueKind, one_word_list, value_type
 from analyzers.flags import Flag, FlagModel
 from analyzers.launch import Launch
+from analyzers.option_text import dest_for_option
 
 
 def option_groups(argv: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers.cli_parser import Refusal, refusal
-from analyzers.evaluate import UNKNOWN, Model, resolve
+from analyzers.eval_model import Model
 from analyzers.example_check import ExampleJudge, applied
 from analyzers.first_error import ERROR, OK, UNDECIDED, Prediction
+from analyzers.kleene import UNKNOWN
 from analyzers.launch import Launch
+from analyzers.resolution import resolve
 from extractor.ir import Expr, Ref, RefKind, Seq
 
 # a check's status: first_error's OK and UNDECIDED, or these

@@ -13,13 +13,16 @@ from typing import Any
 
 from analyzers.argv import option_groups
 from analyzers.check import FAILS, REFUSED, Checked
-from analyzers.evaluate import UNKNOWN, Truth, evaluate, resolved, value
+from analyzers.evaluate import evaluate
 from analyzers.example_check import ExampleJudge
 from analyzers.first_error import OK, UNDECIDED, seen_by
 from analyzers.flags import FlagModel, option_for_dest
+from analyzers.kleene import UNKNOWN, Truth
 from analyzers.launch import Launch
 from analyzers.launch import command as shell_line
 from analyzers.matching import split_template, strip_receivers
+from analyzers.resolution import resolved
+from analyzers.semantics import value
 from extractor.ir import Ref, RefKind, from_dict
 
 _FILLER = "…"

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
+from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
 from extractor.frozen import FrozenMap

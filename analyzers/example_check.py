@@ -23,10 +23,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from analyzers.argv import launch_of_argv
-from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
 from analyzers.examples import model_of
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction, seen_by
 from analyzers.flags import FlagModel
+from analyzers.kleene import Truth
 from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of, platform_need
 from analyzers.witness import Leaf, literals, satisfy, settable_leaves

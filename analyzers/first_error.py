@@ -27,10 +27,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from analyzers.entries import START, validation_can_raise
-from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments, undecided_leaves
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate, undecided_leaves
 from analyzers.examples import Examples
 from analyzers.flags import FlagModel
+from analyzers.kleene import Truth
 from analyzers.launch import Launch
+from analyzers.rules import rules_from_adjustments
 from extractor.inline import inline_returns
 
 if TYPE_CHECKING:

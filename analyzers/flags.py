@@ -32,10 +32,10 @@ from analyzers.flag_decls import (
     FieldDecl,
     ModuleDecls,
     defines_class,
-    dest_for_option,
     may_declare,
     module_declarations,
 )
+from analyzers.option_text import dest_for_option
 from extractor import shape
 from extractor.constant_values import FrozenMap, Json, json_value, jsonable
 from extractor.ir import Const, Expr, Ref, RefKind, replace_refs

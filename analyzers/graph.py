@@ -27,9 +27,12 @@ import networkx as nx
 
 from analyzers.adjustments import adjustment_guard
 from analyzers.entries import Entry
-from analyzers.evaluate import Model, Truth, evaluate, rules_from_adjustments
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
+from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.polarity import flag_polarity
+from analyzers.rules import rules_from_adjustments
 from analyzers.trigger import Renderer
 from analyzers.witness import Leaf, base_launch, fact_leaves, satisfy, settable
 from extractor.ir import Compare, Const, Expr, Not, Ref, RefKind, conj, conjuncts, disj, negate, refs, simplify, walk

@@ -26,7 +26,7 @@ class Launch:
     flags: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
     facts: Mapping[str, Any] = field(default_factory=dict)
-    # filled by `analyzers.evaluate` on first use (a launch is read many times); not part of its value
+    # filled by `analyzers.reads` on first use (a launch is read many times); not part of its value
     memo: Any = field(default=None, init=False, repr=False, compare=False)
 
     def with_flag(self, dest: str, value: Any) -> Launch:

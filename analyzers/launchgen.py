@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzers.evaluate import Model
+from analyzers.eval_model import Model
 from analyzers.examples import MODEL, model_of
 from analyzers.first_error import Check
 from analyzers.launch import CommandLine, Launch, command, split_command

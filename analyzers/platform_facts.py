@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers.argv import launch_of_argv
-from analyzers.evaluate import absent_fact
 from analyzers.examples import DIR, FILE, Examples
-from analyzers.flag_decls import dest_for_option
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
+from analyzers.option_text import dest_for_option
+from analyzers.settings import absent_fact
 from extractor.frozen import FrozenMap
 from extractor.ir import Expr, RefKind, refs
 from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
@@ -145,23 +145,39 @@ def measured_facts(props: ModelProperties, version: str, architecture: str, laun
     changed = _changed(values, measured.get(TRIED) or {}, props.inputs, launch)
     if changed >= _ALL:
         return {}
+    out = _property_facts(values, changed, props.names, model_names)
+    # the object as a record of what was measured, less what the launch's inputs change
+    record = _record({k: v for k, v in values.items() if "(" not in k and k != ABSENT and not _under(k, changed)})
+    for name in derived:
+        out[f"{RefKind.RUNTIME}:{name}"] = record
+    if stand_in:
+        out.update(_helper_facts(values, changed, architecture, stand_in))
+    return out
+
+
+def _property_facts(values: Mapping[str, Any], changed: set[str], names: str,
+                    model_names: Iterable[str]) -> dict[str, Any]:
+    """``model:<name>`` per model leaf reading a measured property the launch leaves unchanged,
+    ``absent:model:<name>`` where the measurement found the object lacks it."""
     out: dict[str, Any] = {}
     absent = set(values.get(ABSENT) or ()) if ABSENT not in changed else set()
     for name in model_names:
-        prop = object_property(name, props.names)
+        prop = object_property(name, names)
         found = _path(values, prop) if prop is not None and not _under(prop, changed) else _MISSING
         if found is not _MISSING:
             out[f"{RefKind.MODEL}:{name}"] = tuple(found) if isinstance(found, list) else found
         elif prop in absent:
             out[absent_fact(name)] = True
-    # the object as a record of what was measured, less what the launch's inputs change
-    record = _record({k: v for k, v in values.items() if "(" not in k and k != ABSENT and not _under(k, changed)})
-    for name in derived:
-        out[f"{RefKind.RUNTIME}:{name}"] = record
+    return out
+
+
+def _helper_facts(values: Mapping[str, Any], changed: set[str], architecture: str, stand_in: str) -> dict[str, Any]:
+    """A ``runtime:<fn>`` row per measured helper of the config the launch leaves unchanged:
+    called on the whole config (the stand-in reads as it), or on the architecture."""
+    out: dict[str, Any] = {}
     for key, value in values.items():
         helper, paren, argument = key.partition("(")
-        if paren and stand_in and not key.startswith("(") and key not in changed:
-            # called on the whole config (the stand-in reads as it), or on the architecture
+        if paren and not key.startswith("(") and key not in changed:
             given = architecture if argument.rstrip(")") not in WHOLE_CONFIGS else stand_in
             out[f"{RefKind.RUNTIME}:{helper}"] = (((given,), value),)
     return out

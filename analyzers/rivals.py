@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import Model, deciders, node
+from analyzers.deciders import deciders, node
+from analyzers.eval_model import Model
 from analyzers.launch import Launch
 from analyzers.witness import base_launch
 from extractor.ir import Expr

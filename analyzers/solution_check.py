@@ -24,9 +24,11 @@ from itertools import islice
 from typing import Any
 
 from analyzers.entries import Entry
-from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
 from analyzers.example_check import ExampleJudge, applied, delta_of, verdict
 from analyzers.first_error import ERROR, seen_by
+from analyzers.kleene import Truth
 from analyzers.launch import Launch, flag_words
 from analyzers.solution import Change, Solution
 from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, falsify

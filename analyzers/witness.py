@@ -15,22 +15,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.evaluate import (
-    UNKNOWN,
-    Identity,
-    Model,
-    Truth,
-    base_dest,
-    can_hold,
-    deciders,
-    evaluate,
-    expr_key,
-    node,
-)
+from analyzers.deciders import can_hold, deciders, node
+from analyzers.eval_model import Identity, Model, expr_key
+from analyzers.evaluate import evaluate
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
 from analyzers.flag_types import ValueKind, ValueType, one_word_list, value_type
 from analyzers.flags import Flag
+from analyzers.kleene import UNKNOWN, Truth
 from analyzers.launch import Launch, is_placeholder
+from analyzers.settings import base_dest
 from extractor.ir import (
     FALSE,
     SOME_ITEM,
@@ -566,7 +559,7 @@ class _Operands:
     """The operands of the ``and`` a search makes true, and what each decides on the launch
     it starts from (asked when a group first leaves it alone)."""
 
-    parts: tuple[Any, ...]  # `analyzers.evaluate.node`s
+    parts: tuple[Any, ...]  # `analyzers.deciders.node`s
     reads: tuple[Any, ...]  # per part: the launch keys it reads
     launch: Launch
     decided: list[Any]  # per part: True / False / None, or _UNSET

@@ -5,7 +5,7 @@ Functions here raise `ErrcatError` subclasses for bad input and never print or e
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -39,9 +39,10 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from analyzers.entries import Entry
     from analyzers.example_check import ExampleJudge
     from analyzers.flags import FlagModel
+    from analyzers.trigger import Renderer
     from extractor.callers import EntryPoints
     from extractor.real_profile import Platform
-    from extractor.records import FileSites
+    from extractor.records import Adjustment, FileSites
 
 
 
@@ -169,45 +170,11 @@ def build_catalog(
         )
     files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
     reach, order = launch_paths(snapshot, profile, files, cache=cache, jobs=jobs)
-    diagnostics = list(snapshot.diagnostics)  # what the source left out (symlinks)
-    diagnostics += [d for fs in files for d in fs.diagnostics]
-    diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]
-    lines: dict[str, list[str]] = {}
-
-    def lines_of(path: str) -> list[str]:
-        if path not in lines:
-            lines[path] = snapshot.text(path).splitlines(keepends=True)
-        return lines[path]
-
-    def permalink(path: str, line: int) -> str:
-        if snapshot.kind == SourceKind.DIRECTORY:  # no commit to pin to: the local file
-            return f"{(Path(snapshot.ref).expanduser().absolute() / path).as_uri()}#L{line}"
-        return profile.permalink(snapshot.commit or profile.tag(snapshot.ref), path, line)
-
-    from analyzers.adjustments import implications
-    from analyzers.entries import build_entries
-    from analyzers.trigger import Renderer
-
     with stage("flags"):
         flags = build_flags(snapshot, profile, cache=cache)
-    not_analysed = {fs.path for fs in files if fs.incomplete is not None}  # said once, by the sites
-    diagnostics += [f"flags: {d}" for d in flags.diagnostics if d.path not in not_analysed] if flags is not None else []
+    diagnostics = _diagnostics(snapshot, files, flags)
     with stage("entries"):
-        if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
-            from analyzers.actions import action_options, bind_action_calls, reach_action_calls
-
-            actions = action_options(flags)
-            files = [bind_action_calls(flags.with_field_names(fs), actions) for fs in files]
-            reach = reach_action_calls(reach, actions)
-        sites = [s for fs in files for s in fs.sites]
-        renderer = Renderer.for_model(flags)
-        adjustments = tuple(a for fs in files for a in fs.adjustments)
-        implied: dict[str, list[str]] = {}
-        for imp in implications(adjustments, renderer):
-            implied.setdefault(imp.target, []).append(imp.source)
-        params = {(fs.path, q): names for fs in files for q, names in fs.params}
-        entries = build_entries(sites, lines_of, permalink, renderer, implied, reach, order, profile.contracts, params,
-                                profile.after_validation)
+        files, adjustments, entries = _entries(snapshot, profile, files, reach, order, flags)
     release = release_of(snapshot.provenance(), profile)
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
     from extractor.inline import called_functions
@@ -218,6 +185,75 @@ def build_catalog(
     docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
     return advised_catalog(built, release, docstrings=docstrings, overlay=overlay or {}, outcomes=outcomes,
                            cache=cache)
+
+
+def _diagnostics(snapshot: Snapshot, files: Sequence[FileSites], flags: FlagModel | None) -> list[str]:
+    """What the source left out (symlinks), what the sites say, parse errors, then the flag
+    model's diagnostics of the files the sites did analyse (the others are said once, by them)."""
+    diagnostics = list(snapshot.diagnostics)
+    diagnostics += [d for fs in files for d in fs.diagnostics]
+    diagnostics += [f"parse error: {fs.parse_error}" for fs in files if fs.parse_error]
+    if flags is not None:
+        not_analysed = {fs.path for fs in files if fs.incomplete is not None}
+        diagnostics += [f"flags: {d}" for d in flags.diagnostics if d.path not in not_analysed]
+    return diagnostics
+
+
+def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites],
+             reach: dict[tuple[str, str], str] | None, order: dict[tuple[str, str, int], int],
+             flags: FlagModel | None) -> tuple[list[FileSites], tuple[Adjustment, ...], list[Entry]]:
+    """The entries of the sites (with the files as the flag model names their settings) and
+    the adjustments they read."""
+    from analyzers.entries import build_entries
+    from analyzers.trigger import Renderer
+
+    if flags is not None:  # one name per setting: `args.tensor_parallel_size` is `tp_size`
+        files, reach = _with_flag_names(files, reach, flags)
+    sites = [s for fs in files for s in fs.sites]
+    renderer = Renderer.for_model(flags)
+    adjustments = tuple(a for fs in files for a in fs.adjustments)
+    implied = _implied(adjustments, renderer)
+    params = {(fs.path, q): names for fs in files for q, names in fs.params}
+    entries = build_entries(sites, _line_reader(snapshot), partial(_permalink, snapshot, profile), renderer, implied,
+                            reach, order, profile.contracts, params, profile.after_validation)
+    return files, adjustments, entries
+
+
+def _line_reader(snapshot: Snapshot) -> Callable[[str], list[str]]:
+    """A file's lines (with their ends), read once."""
+    lines: dict[str, list[str]] = {}
+
+    def lines_of(path: str) -> list[str]:
+        if path not in lines:
+            lines[path] = snapshot.text(path).splitlines(keepends=True)
+        return lines[path]
+    return lines_of
+
+
+def _permalink(snapshot: Snapshot, profile: Profile, path: str, line: int) -> str:
+    if snapshot.kind == SourceKind.DIRECTORY:  # no commit to pin to: the local file
+        return f"{(Path(snapshot.ref).expanduser().absolute() / path).as_uri()}#L{line}"
+    return profile.permalink(snapshot.commit or profile.tag(snapshot.ref), path, line)
+
+
+def _with_flag_names(files: Sequence[FileSites], reach: dict[tuple[str, str], str] | None,
+                     flags: FlagModel) -> tuple[list[FileSites], dict[tuple[str, str], str] | None]:
+    """The sites with one name per setting, and argparse actions' calls bound and reached."""
+    from analyzers.actions import action_options, bind_action_calls, reach_action_calls
+
+    actions = action_options(flags)
+    return ([bind_action_calls(flags.with_field_names(fs), actions) for fs in files],
+            reach_action_calls(reach, actions))
+
+
+def _implied(adjustments: Sequence[Adjustment], renderer: Renderer) -> dict[str, list[str]]:
+    """Per flag an adjustment sets, the flags whose settings imply it."""
+    from analyzers.adjustments import implications
+
+    implied: dict[str, list[str]] = {}
+    for imp in implications(adjustments, renderer):
+        implied.setdefault(imp.target, []).append(imp.source)
+    return implied
 
 
 def advised_catalog(

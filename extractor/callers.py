@@ -358,10 +358,7 @@ class CallGraph:
         # pass, unknown as it is (validate_ib_devices's ``_normalize_device_group(device_str.strip())``
         # and ``(gpu_devices)``): the parameter is not left unknown where a call site binds it
         nested = self.enclosing(func) is not None
-        names = [name for name in passed[0]
-                 if len({p[name] for p in passed}) > 1 and all(p[name] is not _MISSING for p in passed)
-                 and (all(not unknowns(p[name]) for p in passed)
-                      or (nested and any(bound_by_callers(p[name]) for p in passed)))]
+        names = [name for name in passed[0] if _varies([p[name] for p in passed], nested)]
         if not names:
             return ()
         groups: dict[tuple[Expr, ...], list[CallerGuard]] = {}
@@ -369,11 +366,21 @@ class CallGraph:
             groups.setdefault(tuple(p[n] for n in names), []).append(self.call_guard(func, path, call))
         if len(groups) > MAX_BINDINGS:
             return ()
-        return tuple(
-            ParamBinding(tuple(zip(names, values, strict=True)),
-                         Guard(disj([g.expr for g in found]), "; or ".join(g.text for g in found), GuardOrigin.CALLER))
-            for values, found in groups.items()
-        )
+        return tuple(_binding(names, values, found) for values, found in groups.items())
+
+
+def _varies(passed: Sequence[Expr], nested: bool) -> bool:
+    """Do the call sites bind a parameter to different values, each known (up to the enclosing
+    function's parameters, in a nested function: see `CallGraph.per_call`)?"""
+    if len(set(passed)) < 2 or any(p is _MISSING for p in passed):
+        return False
+    return all(not unknowns(p) for p in passed) or (nested and any(bound_by_callers(p) for p in passed))
+
+
+def _binding(names: Sequence[str], values: tuple[Expr, ...], found: Sequence[CallerGuard]) -> ParamBinding:
+    """The parameters `names` bound to `values` by the call sites guarded by `found`."""
+    guard = Guard(disj([g.expr for g in found]), "; or ".join(g.text for g in found), GuardOrigin.CALLER)
+    return ParamBinding(tuple(zip(names, values, strict=True)), guard)
 
 
 def _read_with(bind: ParamBinding, mapping: dict[Ref, Expr]) -> ParamBinding:

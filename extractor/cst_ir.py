@@ -356,6 +356,15 @@ def _is_model(path: str, scope: Scope) -> bool:
 
 def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
     text = norm_code(node)
+    for read in (_env_attribute, _config_attribute, _constant_attribute):
+        found = read(node, scope, text)
+        if found is not None:
+            return found
+    return _attribute_of_term(node, scope, text)
+
+
+def _env_attribute(node: cst.Attribute, scope: Scope, text: str) -> Expr | None:
+    """An env var of a registry (``envs.X``, ``envs.X.value``, ``envs.X.get``)."""
     env = env_registry_name(node, scope)
     if env is not None:
         return Ref(RefKind.ENV, env, text)
@@ -363,11 +372,21 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
         env = env_registry_name(node.value, scope)
         if env is not None:
             return Ref(RefKind.ENV, env, text)
+    return None
+
+
+def _config_attribute(node: cst.Attribute, scope: Scope, text: str) -> Expr | None:
+    """A field of the config (a setting), or of the model's config."""
     path = _config_path(node, scope)
-    if path is not None:
-        if _is_model(path, scope) or any(name in path for name in scope.profile.model_calls):
-            return Ref(RefKind.MODEL, path, text)
-        return Ref(RefKind.FLAG, path, text)
+    if path is None:
+        return None
+    if _is_model(path, scope) or any(name in path for name in scope.profile.model_calls):
+        return Ref(RefKind.MODEL, path, text)
+    return Ref(RefKind.FLAG, path, text)
+
+
+def _constant_attribute(node: cst.Attribute, scope: Scope, text: str) -> Expr | None:
+    """A class constant, an enum member, a platform's property or a model property, by name."""
     base = node.value
     if isinstance(base, cst.Name) and isinstance(bound := scope.lookup(f"{base.value}.{node.attr.value}"),
                                                  cst.BaseExpression):
@@ -378,7 +397,12 @@ def _attribute_term(node: cst.Attribute, scope: Scope) -> Expr:
         return Ref(RefKind.PLATFORM, f"{last_name(base.func)}().{node.attr.value}", text)
     if _is_model(text, scope):
         return Ref(RefKind.MODEL, text, text)
-    base_term = term(base, scope)
+    return None
+
+
+def _attribute_of_term(node: cst.Attribute, scope: Scope, text: str) -> Expr:
+    """``x.a`` of whatever ``x`` is: a field of a fact, of what a helper returns, else unknown."""
+    base_term = term(node.value, scope)
     if isinstance(base_term, Ref) and base_term.kind in _FIELD_KINDS and base_term.name != "*":
         owner = base_term.name
         if base_term.kind is RefKind.PLATFORM and base_term.text.endswith(")") and not owner.endswith(")"):

@@ -10,13 +10,12 @@ guard scopes are context managers, so what a branch pushes is gone when it is le
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
 
 from extractor import depth, parse, pieces
 from extractor.constant_values import as_literal, class_constants, computed_literals
@@ -48,6 +47,17 @@ from extractor.ir import (
     replace_refs,
     unknowns,
 )
+from extractor.local_bindings import (
+    AUGMENTED,
+    MAX_ARG_TERMS,
+    Join,
+    in_place_value,
+    pushed_on,
+    reads_no_local,
+    simple_arg,
+    simple_binding,
+    unknown_after,
+)
 from extractor.messages import Option, build
 from extractor.positions import LineIndex, StatementSpan, statement_spans
 from extractor.profile import Profile
@@ -69,7 +79,24 @@ from extractor.records import (
     try_raises_ref,
 )
 from extractor.returns import return_value
-from extractor.scope import IN_TRY, MAX_BRANCH_VALUES, Binding, Conditional, Opaque, Scope, joined, lost, names_read
+from extractor.scope import IN_TRY, MAX_BRANCH_VALUES, Binding, Conditional, Opaque, Scope
+from extractor.suite_facts import (
+    calls_in,
+    caught_names,
+    computed_names,
+    declared_locals,
+    exit_kind,
+    handler_catches,
+    helper_return_of,
+    imported_modules,
+    literal_defaults,
+    reraises,
+    simple_statements,
+    suite_statements,
+    summarised,
+    walruses,
+    writes_fields_only,
+)
 from extractor.tables import (
     Pending,
     Row,
@@ -83,393 +110,6 @@ from extractor.tables import (
 )
 from extractor.templates import CAUGHT, Template
 from extractor.writes import mutated_name, written_names
-
-
-def _catches(handler: cst.ExceptHandler | cst.ExceptStarHandler, exception: str) -> bool:
-    """Does `handler` catch `exception` (a class name as raised)? By name, and by the builtin
-    hierarchy (``except LookupError`` catches KeyError); another class it is not known to catch."""
-    return handler.type is None or catches(_caught_names(handler), exception)
-
-
-
-
-def _caught_names(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> tuple[str, ...]:
-    """The class names an ``except`` clause names (a bare one: ``BaseException``)."""
-    if handler.type is None:
-        return ("BaseException",)
-    kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else (cst.Element(handler.type),)
-    return tuple(last_name(k.value) or norm_code(k.value) for k in kinds)
-
-
-def _computed_names(suite: cst.BaseSuite) -> tuple[str, ...] | None:
-    """The names a try body binds, in order, when binding values is all it does
-    (``middle = float(rule[1])``): then what it raises is what computing them raises.
-    None for any other statement, or a name bound twice."""
-    names: list[str] = []
-    for stmt in _statements(suite):
-        if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            return None
-        for small in stmt.body:
-            if isinstance(small, cst.Pass):
-                continue
-            if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                target: cst.BaseExpression = small.targets[0].target
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                target = small.target
-            else:
-                return None
-            if not isinstance(target, cst.Name) or target.value in names:
-                return None
-            names.append(target.value)
-    return tuple(names)
-
-
-def _imported_modules(suite: cst.BaseSuite) -> tuple[str, ...] | None:
-    """The top-level modules a block imports, when importing is all it does (else None)."""
-    found: list[str] = []
-    for stmt in _statements(suite):
-        if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            return None
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                found += [(get_full_name_for_node(a.name) or "").split(".")[0] for a in small.names]
-            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-                found.append((get_full_name_for_node(small.module) or "").split(".")[0])
-            else:
-                return None
-    return tuple(dict.fromkeys(found)) if found else None
-
-
-def _reraises(suite: cst.BaseSuite) -> bool:
-    """Does an except block re-raise what it caught (a bare ``raise``, outside nested defs)?"""
-    found = False
-
-    class _Bare(cst.CSTVisitor):
-        def visit_Raise(self, node: cst.Raise) -> None:
-            nonlocal found
-            found = found or node.exc is None
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    suite.visit(_Bare())
-    return found
-
-
-def _declared_locals(fn: cst.FunctionDef, setters: Iterable[str]) -> dict[str, str]:
-    """Locals of `fn` a setter call declares as a setting: ``setter(x=config)`` -> {config: x}."""
-    wanted = frozenset(setters)
-    found: dict[str, str] = {}
-
-    class _Find(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if last_name(node.func) in wanted:
-                for arg in node.args:
-                    if arg.keyword is not None and isinstance(arg.value, cst.Name):
-                        found[arg.value.value] = arg.keyword.value
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    if wanted:
-        fn.body.visit(_Find())
-    return found
-
-
-def _simple_statements(fn: cst.FunctionDef) -> list[cst.BaseSmallStatement]:
-    """The small statements of `fn`'s body (docstring included); none if it has any other."""
-    out: list[cst.BaseSmallStatement] = []
-    for stmt in _statements(fn.body):
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return []
-        out.extend(stmt.body)
-    return out
-
-
-def _writes_fields_only(fn: cst.FunctionDef) -> bool:
-    """A small function of plain calls (``setattr(...)``, ``locked.add(...)``): nothing to
-    raise or return, so reading its writes at each call loses nothing."""
-    small = _simple_statements(fn)
-    return 0 < len(small) <= 8 and all(
-        isinstance(s, cst.Expr) and isinstance(s.value, (cst.Call, cst.SimpleString, cst.ConcatenatedString))
-        for s in small) and any(isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
-                                and dotted(s.value.func) == "setattr" for s in small)
-
-
-def _walruses(node: cst.BaseExpression) -> list[cst.NamedExpr]:
-    """The ``(x := v)`` in an expression, outside lambdas and comprehensions (their own scopes)."""
-    found: list[cst.NamedExpr] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            found.append(node)
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-    node.visit(_Find())
-    return found
-
-
-def _exit_kind(suite: cst.BaseSuite) -> GuardOrigin | None:
-    """How a block ends, if it always leaves: return/continue/break vs raise."""
-    body: Sequence[cst.CSTNode] = suite.body
-    if not body:
-        return None
-    last = body[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        if not last.body:
-            return None
-        last = last.body[-1]
-    if isinstance(last, (cst.Return, cst.Continue, cst.Break)):
-        return GuardOrigin.EARLY_EXIT
-    if isinstance(last, cst.Raise) or (isinstance(last, cst.Assert) and literal_value(last.test) == (True, False)):
-        return GuardOrigin.PRIOR_RAISE  # ``assert False, msg`` always raises
-    return None
-
-
-def _statements(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    """The statements of a block; a one-line suite (``if c: raise X``) is one statement."""
-    return [suite] if isinstance(suite, cst.SimpleStatementSuite) else suite.body
-
-
-_HELPER_STEPS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom, cst.Expr)
-
-
-def _yields(small: cst.BaseSmallStatement) -> bool:
-    """``yield`` as the statement's value (``x = yield``): in straight-line code, where
-    a generator shows (a yield buried inside another expression is not looked for)."""
-    return isinstance(getattr(small, "value", None), cst.Yield)
-
-
-def _literal_defaults(params: cst.Parameters) -> tuple[tuple[str, Expr], ...]:
-    """The parameters whose default is a literal constant (``gpu_mem=None``), with it: what
-    a call that does not pass them binds."""
-    out = []
-    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if p.default is not None:
-            ok, value = literal_value(p.default)
-            if ok and (value is None or isinstance(value, (bool, int, float, str))):
-                out.append((p.name.value, Const(value)))
-    return tuple(out)
-
-
-def _summarised(node: cst.FunctionDef, qual: str, params: list[str], config_method: bool = False) -> bool:
-    """A module-level function with parameters, or a method of the config taking more than
-    `self` (``ServerArgs._get_default_attn_backend(self, use_mla, model_config)``, read as
-    the derived setting ``_get_default_attn_backend()``), with no decorator (which may change
-    what a call does): what it returns can stand in for its calls (`extractor.returns`)."""
-    plain = "." not in qual and bool(params)
-    method = config_method and qual.count(".") == 1 and len(params) > 1 and params[0] == "self"
-    return (plain or method) and node.asynchronous is None and not node.decorators \
-        and isinstance(node.body, cst.IndentedBlock)
-
-
-def _helper_return(node: cst.FunctionDef) -> cst.Return | None:
-    """The ``return`` of a function that only binds locals and then returns a value
-    (``def attn_dp_enabled_of(cfg): return cfg.attn_dp_size > 1``), else None."""
-    stmts = _statements(node.body)
-    lines = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
-    if not stmts or node.asynchronous is not None or not isinstance(stmts[-1], lines):
-        return None
-    for stmt in stmts:
-        if not isinstance(stmt, lines):
-            return None
-        for small in stmt.body:
-            if isinstance(small, cst.Expr) and not isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
-                return None  # a call made for its effect
-            if not isinstance(small, _HELPER_STEPS) and small is not stmts[-1].body[-1]:
-                return None
-    last = stmts[-1].body[-1]
-    if not isinstance(last, cst.Return) or last.value is None:
-        return None
-    if any(_yields(small) for stmt in stmts for small in stmt.body):  # type: ignore[attr-defined]
-        return None  # a generator: calls of it return no value
-    return last
-
-
-_T = TypeVar("_T")
-
-
-@contextmanager
-def _pushed(stack: list[_T], item: _T) -> Iterator[_T]:
-    """`item` on top of `stack` for the duration of the block."""
-    stack.append(item)
-    try:
-        yield item
-    finally:
-        stack.pop()
-
-
-def _changed(scope: Scope, before: dict[str, Binding]) -> Iterator[tuple[str, Binding]]:
-    """Locals bound to something else than in `before`, except a condition table grown in
-    place (``rows.append(...)``): its new rows carry their own conditions, so its growth
-    stands after any branch."""
-    for name, value in list(scope.bindings.items()):
-        old = before.get(name)
-        if value is not old and not _grown(old, value):
-            yield name, value
-
-
-def _grown(old: Binding | None, new: Binding) -> bool:
-    """Is `new` `old` grown in place (not a rebinding to another literal, ``errors = ["x"]``)?"""
-    return isinstance(old, Table) and isinstance(new, Table) and new.grown_from(old)
-
-
-@contextmanager
-def _unknown_after(scope: Scope, where: str, keep: bool = False) -> Iterator[None]:
-    """Locals the block rebinds are unknown after it (unless `keep`): a loop may run any
-    number of times, a try block stop anywhere."""
-    before = dict(scope.bindings)
-    yield
-    if not keep:
-        for name, value in _changed(scope, before):
-            if not isinstance(value, Opaque):
-                scope.bindings[name] = Opaque(described(lost(where, value)))
-
-
-# IR nodes of an item a table row passes (``raw[name]``): read as long as it is small
-MAX_ARG_TERMS = 60
-
-_ARG_NODES = (cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
-
-
-def _simple_arg(node: cst.BaseExpression, scope: Scope) -> bool:
-    """A `_simple_operand`, a choice between such (``archs[0] if archs else None``), or a plain
-    call of the config and such (``attn_dp_enabled_of(cfg)``, ``getattr(cfg, "x", False)``:
-    read without looking into the function)."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
-        plain = all(a.keyword is None and not a.star and _simple_operand(a.value, scope) for a in node.args)
-        return plain and any(scope.is_config(a.value) for a in node.args)
-    if isinstance(node, cst.IfExp):
-        return all(_simple_operand(n, scope) for n in (node.test, node.body, node.orelse))
-    return _simple_operand(node, scope)
-
-
-_AUGMENTED: dict[type, type[cst.BaseBinaryOp]] = {
-    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
-    cst.BitOrAssign: cst.BitOr, cst.BitAndAssign: cst.BitAnd, cst.FloorDivideAssign: cst.FloorDivide,
-    cst.DivideAssign: cst.Divide, cst.ModuloAssign: cst.Modulo, cst.PowerAssign: cst.Power,
-}
-_SET_METHODS: dict[str, cst.BaseBinaryOp] = {
-    "add": cst.BitOr(), "update": cst.BitOr(), "discard": cst.Subtract(), "remove": cst.Subtract(),
-    "difference_update": cst.Subtract(), "intersection_update": cst.BitAnd(),
-}
-_LIST_METHODS: dict[str, cst.BaseBinaryOp] = {"append": cst.Add(), "extend": cst.Add()}
-_ONE_ITEM = ("add", "discard", "remove", "append")  # the argument is one item, not a collection
-
-
-def _container_kind(binding: Binding) -> str | None:
-    """"set" or "list" where a binding is one for sure (a literal, ``set(...)``, an
-    operation on one), else None."""
-    if isinstance(binding, Conditional):
-        kind = _container_kind(binding.value)
-        return kind if kind == _container_kind(binding.previous) else None
-    if isinstance(binding, cst.Set) or (isinstance(binding, cst.Call) and dotted(binding.func) in ("set", "frozenset")):
-        return "set"
-    if isinstance(binding, (cst.List, Table)) or (isinstance(binding, cst.Call) and dotted(binding.func) == "list"):
-        return "list"
-    if isinstance(binding, cst.BinaryOperation):
-        return _container_kind(binding.left) or _container_kind(binding.right)
-    return None
-
-
-def _in_place_value(name: str, call: cst.Call, binding: Binding) -> cst.BaseExpression | None:
-    """What ``name.method(arg)`` leaves in `name`, as an expression of the old value, when the
-    binding is a set or list and the method has one (``s.add(x)`` -> ``s | {x}``)."""
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
-    kind = _container_kind(binding)
-    ops = _SET_METHODS if kind == "set" else _LIST_METHODS if kind == "list" else {}
-    if method not in ops or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
-        return None
-    arg = call.args[0].value
-    if method in _ONE_ITEM:
-        arg = cst.Set([cst.Element(arg)]) if kind == "set" else cst.List([cst.Element(arg)])
-    elif kind == "list" and not isinstance(arg, cst.List):
-        return None  # l + <any iterable>: no list to add
-    return cst.BinaryOperation(left=cst.Name(name), operator=ops[method], right=arg)
-
-
-def _simple_operand(node: cst.BaseExpression, scope: Scope) -> bool:
-    """A literal, a config read, the config itself, True/False/None, a local bound to a
-    literal or a read, or a literal-indexed item of one of those (``archs[0]``)."""
-    if isinstance(node, _ARG_NODES):
-        return True
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        index = node.slice[0].slice.value
-        return isinstance(index, (cst.Integer, cst.SimpleString)) and _simple_operand(node.value, scope)
-    if not isinstance(node, cst.Name):
-        return False
-    return node.value in scope.aliases or node.value in ("True", "False", "None") \
-        or isinstance(scope.bindings.get(node.value), _ARG_NODES)
-
-
-def _reads_no_local(node: cst.BaseExpression, scope: Scope) -> bool:
-    """Does `node` name no local of the function (only module and imported constants, the
-    config, builtins) and call no function (a method such as ``envs.X.get()`` is read)?
-    Then what it means does not depend on the walk so far, and reading it costs its size."""
-    return all(not scope.is_local(n.value) or n.value in scope.aliases for n in names_read(node)) \
-        and not any(isinstance(c.func, cst.Name) and c.func.value not in _CHEAP_BUILTINS
-                    for c in _calls_in(node, nested=True))
-
-
-# builtins whose call costs what reading its arguments costs
-_CHEAP_BUILTINS = frozenset({"bool", "int", "float", "str", "len", "isinstance", "getattr", "hasattr"})
-
-
-def _simple_binding(bound: Binding | None, scope: Scope) -> bool:
-    if isinstance(bound, Conditional):
-        return _simple_binding(bound.value, scope) and _simple_binding(bound.previous, scope)
-    return isinstance(bound, cst.BaseExpression) and _simple_arg(bound, scope)
-
-
-class _Join:
-    """The locals of one if/elif/else chain (or match) where its branches meet: each branch
-    is walked from the bindings before the chain, and afterwards a local that some branch
-    rebinds is ``v1 if t1 else (v2 if t2 else ... before)`` (`extractor.scope.joined`);
-    branches that always leave (return, raise, ...) do not reach the join."""
-
-    def __init__(self, scope: Scope) -> None:
-        self.scope = scope
-        self.before = dict(scope.bindings)
-        self.branches: list[tuple[Expr, dict[str, Binding]]] = []  # (test, rebound names) of branches that reach it
-        self.otherwise: dict[str, Binding] | None = None  # an else branch that reaches it
-        self.has_else = False
-
-    @contextmanager
-    def branch(self, test: Expr | None, leaves: bool) -> Iterator[None]:
-        """Walk one branch (`test` None: the ``else``) from the bindings before the chain."""
-        yield
-        scope, before = self.scope, self.before
-        rebound = dict(_changed(scope, before))
-        for name in rebound:
-            if name in before:
-                scope.bindings[name] = before[name]
-            else:
-                del scope.bindings[name]
-        before.update([(k, v) for k, v in scope.bindings.items() if _grown(before.get(k), v)])
-        if test is None:
-            self.has_else = True
-            if not leaves:
-                self.otherwise = rebound
-        elif not leaves:
-            self.branches.append((test, rebound))
-
-    def close(self) -> None:
-        """Bind each rebound local to its value where the branches meet."""
-        branches, otherwise = list(self.branches), self.otherwise
-        if self.has_else and otherwise is None:  # the else branch leaves: the last live branch is the fallback
-            if not branches:
-                return  # nothing reaches the join
-            otherwise = branches.pop()[1]
-        names = {n for _, rebound in self.branches for n in rebound} | set(otherwise or ())
-        scope, before = self.scope, self.before
-        for name in sorted(names):
-            old = before.get(name)
-            last = (otherwise or {}).get(name, old)
-            value = joined(name, [(test, rebound.get(name, old)) for test, rebound in branches], last)
-            if value is not None:
-                scope.bindings[name] = value
 
 
 @dataclass(slots=True)
@@ -701,7 +341,7 @@ class SiteWalker:
                 self.walk_stmt(stmt)
 
     def walk_suite(self, suite: cst.BaseSuite) -> None:
-        self.walk_block(_statements(suite))
+        self.walk_block(suite_statements(suite))
 
     def walk_stmt(self, stmt: cst.CSTNode) -> None:
         handler = self.HANDLERS.get(type(stmt))
@@ -725,7 +365,7 @@ class SiteWalker:
     visit_SimpleStatementSuite = visit_SimpleStatementLine
 
     def visit_While(self, node: cst.While) -> None:
-        with self.guarded(), _unknown_after(self.scope, "computed in a loop"):
+        with self.guarded(), unknown_after(self.scope, "computed in a loop"):
             self._carried(node.body, ())
             self.push(to_ir(node.test, self.scope), norm_code(node.test), GuardOrigin.WHILE)
             self.walk_suite(node.body)
@@ -736,21 +376,21 @@ class SiteWalker:
         self.walk_suite(node.body)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        with _pushed(self.qualname, node.name.value), _pushed(self.classes, node.name.value):
+        with pushed_on(self.qualname, node.name.value), pushed_on(self.classes, node.name.value):
             self.walk_suite(node.body)
 
     def visit_If(self, node: cst.If) -> None:
         """An if/elif/else chain: each branch under its test and the earlier tests'
         negations; branches that always leave constrain what follows the chain, and the
-        locals the others rebind take their merged value where they join (`_Join`)."""
+        locals the others rebind take their merged value where they join (`Join`)."""
         prior: list[tuple[Expr, str]] = []
         exits: list[tuple[Expr, str, GuardOrigin, int]] = []  # (condition, text, kind, line of its last statement)
-        join = _Join(self.scope)
+        join = Join(self.scope)
         current: cst.If | None = node
         while current is not None:
             test, text = to_ir(current.test, self.scope), self._cond_text(current.test)
             self._bind_walrus(current.test)
-            kind = _exit_kind(current.body)
+            kind = exit_kind(current.body)
             with self.guarded(), join.branch(test, leaves=kind is not None):
                 self.push_else(prior)
                 self.push(test, text, GuardOrigin.IF)
@@ -764,7 +404,7 @@ class SiteWalker:
             if isinstance(orelse, cst.If):
                 current = orelse
             elif isinstance(orelse, cst.Else):
-                kind = _exit_kind(orelse.body)
+                kind = exit_kind(orelse.body)
                 with self.guarded(), join.branch(None, leaves=kind is not None):
                     self.push_else(prior)
                     self.walk_suite(orelse.body)
@@ -794,38 +434,20 @@ class SiteWalker:
         """The body, then each handler under "the body raised"; a local the body rebinds
         keeps its value after the statement only when every handler leaves (else the
         body may have stopped anywhere), and one a handler rebinds is unknown after it."""
-        handlers_leave = all(_exit_kind(h.body) is not None for h in node.handlers)
+        handlers_leave = all(exit_kind(h.body) is not None for h in node.handlers)
         start = len(self.found.pending)
-        computed = _computed_names(node.body)
-        kept = tuple(n for h in node.handlers if not _reraises(h.body) for n in _caught_names(h))
+        computed = computed_names(node.body)
+        kept = tuple(n for h in node.handlers if not reraises(h.body) for n in caught_names(h))
         try_line = self.line_of(node)
-        with _unknown_after(self.scope, IN_TRY, keep=handlers_leave), _pushed(self.frame.catching, kept), \
-                _pushed(self.frame.tries, try_line):
+        with unknown_after(self.scope, IN_TRY, keep=handlers_leave), pushed_on(self.frame.catching, kept), \
+                pushed_on(self.frame.tries, try_line):
             self.walk_suite(node.body)
             steps = None if computed is None else tuple(term(cst.Name(n), self.scope) for n in computed)
         raised = [p for p in self.found.pending[start:] if p.site.function == self.function and not p.rows]
         priors = self.priors() if raised else NO_PRIORS
-        with _unknown_after(self.scope, "set while the code handles an error"):
+        with unknown_after(self.scope, "set while the code handles an error"):
             for handler in node.handlers:
-                caught = norm_code(handler.type) if handler.type is not None else "Exception"
-                mine = [p for p in raised if _catches(handler, p.site.exception)]
-                # the body's own raises of that type (their path and earlier raises), or what its calls raise
-                text = f"the try block raises {caught}"
-                imports = self._imports_fail(node.body, handler)
-                body = (imports if imports is not None
-                        else try_raises_ref(_caught_names(handler), try_line, text) if steps is None
-                        else Apply(RAISES, (Const(_caught_names(handler)), *steps), text))
-                raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
-                with self.guarded(), _pushed(self.frame.except_types, caught):
-                    self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
-                    self.walk_suite(handler.body)
-                if not _reraises(handler.body):  # what the user sees is the handler's doing, not these
-                    line = self.line_of(handler, node)
-                    gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
-                    for p in mine:
-                        p.site = replace(p.site, direct=(*p.site.direct, gone))
-                taken = {id(p) for p in mine}
-                raised = [p for p in raised if id(p) not in taken]  # an outer handler sees the rest
+                raised = self._walk_handler(node, handler, raised, priors, steps, try_line)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
         if node.finalbody is not None:
@@ -833,12 +455,44 @@ class SiteWalker:
 
     visit_TryStar = visit_Try
 
+    def _walk_handler(self, node: cst.Try | cst.TryStar, handler: cst.ExceptHandler | cst.ExceptStarHandler,
+                      raised: list[Pending], priors: PriorTable, steps: tuple[Expr, ...] | None,
+                      try_line: int) -> list[Pending]:
+        """A handler under "the try block raised what it catches"; the body's raises it catches
+        are gone unless it re-raises. Returns the raises an outer handler still sees."""
+        caught = norm_code(handler.type) if handler.type is not None else "Exception"
+        mine = [p for p in raised if handler_catches(handler, p.site.exception)]
+        # the body's own raises of that type (their path and earlier raises), or what its calls raise
+        body = self._try_raises(node, handler, f"the try block raises {caught}", steps, try_line)
+        raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
+        with self.guarded(), pushed_on(self.frame.except_types, caught):
+            self.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
+            self.walk_suite(handler.body)
+        if not reraises(handler.body):  # what the user sees is the handler's doing, not these
+            line = self.line_of(handler, node)
+            gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
+            for p in mine:
+                p.site = replace(p.site, direct=(*p.site.direct, gone))
+        taken = {id(p) for p in mine}
+        return [p for p in raised if id(p) not in taken]
+
+    def _try_raises(self, node: cst.Try | cst.TryStar, handler: cst.ExceptHandler | cst.ExceptStarHandler,
+                    text: str, steps: tuple[Expr, ...] | None, try_line: int) -> Expr:
+        """That the try block raises what `handler` catches: an import failing, what the
+        computed locals' steps raise, else what its calls raise."""
+        imports = self._imports_fail(node.body, handler)
+        if imports is not None:
+            return imports
+        if steps is None:
+            return try_raises_ref(caught_names(handler), try_line, text)
+        return Apply(RAISES, (Const(caught_names(handler)), *steps), text)
+
     def _imports_fail(self, body: cst.BaseSuite, handler: cst.ExceptHandler | cst.ExceptStarHandler) -> Expr | None:
         """A ``try`` block of imports only, under a handler catching what a missing module
         raises: it raises where a package it imports is not installed (a platform fact,
         ``installed(granian)``); the program's own package always is. None: another block."""
-        modules = _imported_modules(body)
-        if modules is None or not catches(_caught_names(handler), "ModuleNotFoundError"):
+        modules = imported_modules(body)
+        if modules is None or not catches(caught_names(handler), "ModuleNotFoundError"):
             return None
         own = set(self.path.split("/"))
         return disj([negate(Truthy(Ref(RefKind.PLATFORM, f"installed({m})", f"import {m}")))
@@ -847,13 +501,13 @@ class SiteWalker:
     def visit_Match(self, node: cst.Match) -> None:
         subject = term(node.subject, self.scope)
         prior: list[tuple[Expr, str]] = []
-        join = _Join(self.scope)
+        join = Join(self.scope)
         for case in node.cases:
             cond, text = self._pattern(subject, case.pattern), f"case {norm_code(case.pattern)}"
             if case.guard is not None:
                 cond = conj([cond, to_ir(case.guard, self.scope)])
                 text += f" if {norm_code(case.guard)}"
-            with self.guarded(), join.branch(cond, leaves=_exit_kind(case.body) is not None):
+            with self.guarded(), join.branch(cond, leaves=exit_kind(case.body) is not None):
                 self.push_else(prior)
                 self.push(cond, text, GuardOrigin.CASE)
                 self.walk_suite(case.body)
@@ -872,29 +526,29 @@ class SiteWalker:
     # --------------------------------------------------------------- functions
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        with _pushed(self.qualname, node.name.value):
+        with pushed_on(self.qualname, node.name.value):
             qual = self.function
             ps = node.params
             params = [p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)]
             self.found.functions.append(qual)
             self.found.defined.add(qual)
             self.found.params.append((qual, tuple(params)))
-            if defaults := _literal_defaults(ps):
+            if defaults := literal_defaults(ps):
                 self.found.defaults.append((qual, defaults))
             outer = self.frame
             with self.entered(self._frame_of(node, params)) as frame:
                 frame.records = {**{k: v for k, v in outer.records.items() if k not in params},
-                                 **_declared_locals(node, self.named_in(node, self.profile.setters))}
+                                 **declared_locals(node, self.named_in(node, self.profile.setters))}
                 frame.declared = self.provider(node, qual)
                 if frame.declared is not None:
                     frame.declared_at = (self.lines.span(node) or (0, 0))[1]
                 config_method = len(self.classes) == 1 and self.classes[0] in self.profile.config_classes
-                if _summarised(node, qual, params, config_method):
+                if summarised(node, qual, params, config_method):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
                     if value is not None:
                         self.found.returns.append((qual, tuple(params), value))
                 self.walk_suite(node.body)
-            if _writes_fields_only(node):
+            if writes_fields_only(node):
                 outer.writers[node.name.value] = node
 
     def _frame_of(self, node: cst.FunctionDef, params: list[str]) -> Frame:
@@ -916,7 +570,7 @@ class SiteWalker:
         # a function of the config alone (`f(cfg)`, or a config method taking only self):
         # its value can stand in for calls of it (`extractor.inline`)
         is_helper = len(params) == 1 and params[0] in aliases and node.name.value not in self.profile.views
-        return Frame(scope, helper_return=_helper_return(node) if is_helper else None)
+        return Frame(scope, helper_return=helper_return_of(node) if is_helper else None)
 
     def provider(self, node: cst.FunctionDef, qual: str) -> set[str] | None:
         """For a function a profile decorator registers as returning {field: value}
@@ -1059,12 +713,12 @@ class SiteWalker:
 
     def _bind_walrus(self, test: cst.BaseExpression) -> None:
         """``if (x := v) ...``: `x` is `v` in the branches and after them (the test runs first)."""
-        for named in _walruses(test) if self.walruses else ():
+        for named in walruses(test) if self.walruses else ():
             if isinstance(named.target, cst.Name):
                 self.rebind(named.target.value, named.value)
 
     def rebind(self, name: str, value: cst.BaseExpression) -> None:
-        """Bind `name` (a branch's rebinding meets the others' where they join: `_Join`); a
+        """Bind `name` (a branch's rebinding meets the others' where they join: `Join`); a
         module constant's comprehension is the literal it computes to (`computed_literals`)."""
         self.scope.bind(name, self.computed.get(id(value), value))
 
@@ -1126,7 +780,7 @@ class SiteWalker:
         bound = self.scope.bindings.get(name) if name is not None else None
         if name is None or bound is None or isinstance(bound, Opaque):
             return
-        value = _in_place_value(name, node, bound) if isinstance(node, cst.Call) else None
+        value = in_place_value(name, node, bound) if isinstance(node, cst.Call) else None
         if value is not None:
             self.rebind(name, value)
         else:
@@ -1161,17 +815,11 @@ class SiteWalker:
     def _declared_read(self, value: cst.BaseExpression) -> Binding | None:
         """``declared.get("field", default)`` in a provider: what it set the field to, under
         the guards it was set under (the latest first), else `default` (None if not given)."""
-        declared = self.frame.declared
-        if not declared or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) \
-                or value.func.attr.value != "get" or not isinstance(value.func.value, cst.Name) \
-                or value.func.value.value not in declared or not 1 <= len(value.args) <= 2 \
-                or any(a.keyword is not None or a.star for a in value.args):
+        read = _declared_get(value, self.frame.declared)
+        if read is None:
             return None
-        key = string_value(value.args[0].value)
-        if key is None:
-            return None
-        found: Binding = value.args[1].value if len(value.args) == 2 else cst.Name("None")
-        decided = self.frame.decided.get((value.func.value.value, key), [])
+        name, key, found = read
+        decided = self.frame.decided.get((name, key), [])
         if len(decided) > MAX_BRANCH_VALUES:
             return Opaque(described(f"set in more than {MAX_BRANCH_VALUES} places"))
         here = set(self.frame.guards)  # what holds where it is read need not be tested again
@@ -1302,7 +950,7 @@ class SiteWalker:
             if name is None:
                 return
             params[name] = arg.value
-        for stmt in _simple_statements(writer):
+        for stmt in simple_statements(writer):
             if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
                 self.field_write(stmt.value, params)
 
@@ -1346,7 +994,7 @@ class SiteWalker:
         if isinstance(bound, Table):
             self._extend(name, bound, node.value)
         elif isinstance(bound, (cst.BaseExpression, Conditional)):
-            op = _AUGMENTED.get(type(node.operator))
+            op = AUGMENTED.get(type(node.operator))
             if op is not None:  # x op= y: x = x op y
                 self.rebind(name, cst.BinaryOperation(left=cst.Name(name), operator=op(), right=node.value))
             else:
@@ -1360,7 +1008,7 @@ class SiteWalker:
     def call(self, node: cst.Call) -> None:
         callee = dotted(node.func)
         if callee is None:  # f(cfg).get(...): the calls the callee expression makes
-            for inner in _calls_in(node.func):
+            for inner in calls_in(node.func):
                 if (name := dotted(inner.func)) is not None:
                     self._record(inner, name)
             self._record_inner(node)
@@ -1407,7 +1055,7 @@ class SiteWalker:
             if name is not None and self.scope.lookup(name.partition(".")[0]) is None \
                     and not self.scope.is_config(cst.Name(name.partition(".")[0])):
                 self.found.calls.append(CallSite(self.function, name, guards, ref=True, line=self.call_line(arg.value)))
-            for inner in _calls_in(arg.value):
+            for inner in calls_in(arg.value):
                 name = dotted(inner.func)
                 if name is not None:
                     self._record(inner, name)
@@ -1445,7 +1093,7 @@ class SiteWalker:
         would be re-read at every call, which made a whole release's 4,000 files take tens of
         minutes on large numeric code (tried 2026-12-02), and are rarely what a validation hook
         is passed."""
-        if _simple_arg(node, self.scope):
+        if simple_arg(node, self.scope):
             return term(node, self.scope)
         bound = self.scope.bindings.get(node.value) if isinstance(node, cst.Name) else None
         if isinstance(bound, Opaque) and bound.text.startswith(PARAMETER):
@@ -1457,10 +1105,10 @@ class SiteWalker:
             found = term(node, self.scope)
             if bound_by_callers(found) and not larger_than(found, MAX_ARG_TERMS):
                 return found
-        if _simple_binding(bound, self.scope) or (isinstance(bound, cst.BaseExpression)
-                                                  and _reads_no_local(bound, self.scope)):
+        if simple_binding(bound, self.scope) or (isinstance(bound, cst.BaseExpression)
+                                                  and reads_no_local(bound, self.scope)):
             return term(node, self.scope)  # a local bound once to config reads: no chain to re-read
-        if _reads_no_local(node, self.scope):  # constants and config reads only: cheap to read as it is
+        if reads_no_local(node, self.scope):  # constants and config reads only: cheap to read as it is
             found = term(node, self.scope)
             if not unknowns(found):
                 return found
@@ -1477,7 +1125,7 @@ class SiteWalker:
         any other loop once, its variables unknown."""
         names = target_names(node.target)
         rows = iterated(node.iter, self.scope.lookup)
-        with _unknown_after(self.scope, "computed in a loop"):
+        with unknown_after(self.scope, "computed in a loop"):
             if not rows or not names:  # rows are walked one after another: nothing carried over unseen
                 self._carried(node.body, names)
             self._loop_body(node, names, rows)
@@ -1501,10 +1149,10 @@ class SiteWalker:
             # item (a parameter's items: those its call sites bind it to)
             self._unknown_items(names, node)
             loop = ItemLoop(names[0], items, len(self.frame.guards), len(self.frame.runs), norm_code(node.iter))
-            with _pushed(self.frame.item_loops, loop):
+            with pushed_on(self.frame.item_loops, loop):
                 self.walk_suite(node.body)
             return
-        with _pushed(self.frame.loop_notes,
+        with pushed_on(self.frame.loop_notes,
                      f"inside a loop over `{norm_code(node.iter)}`, whose items are not known statically"):
             self._unknown_items(names, node)
             self.walk_suite(node.body)
@@ -1524,7 +1172,7 @@ class SiteWalker:
                 else:
                     self.scope.bind(name, value)
             ctx = RowContext(id(node), index, depth, names, len(found.prior_blocks))
-            with self.guarded(), _pushed(frame.rows, ctx):
+            with self.guarded(), pushed_on(frame.rows, ctx):
                 active = {id(g) for g in self.path_guards()} if row.guards else set()
                 frame.guards.extend(g for g in row.guards if id(g) not in active)  # the row's own conditions
                 self.scope.row_targets.update(names)
@@ -1614,6 +1262,21 @@ SiteWalker.HANDLERS = {
     getattr(cst, name.removeprefix("visit_")): handler
     for name, handler in vars(SiteWalker).items() if name.startswith("visit_")
 }
+
+
+def _declared_get(value: cst.BaseExpression, declared: set[str] | None) -> tuple[str, str, Binding] | None:
+    """(dict, field, default) of ``declared.get("field", default)`` on one of the `declared` dicts."""
+    if not declared or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return None
+    owner = value.func.value
+    if value.func.attr.value != "get" or not isinstance(owner, cst.Name) or owner.value not in declared:
+        return None
+    if not 1 <= len(value.args) <= 2 or any(a.keyword is not None or a.star for a in value.args):
+        return None
+    key = string_value(value.args[0].value)
+    if key is None:
+        return None
+    return owner.value, key, value.args[1].value if len(value.args) == 2 else cst.Name("None")
 
 
 def _args_tuple(positional: Sequence[cst.BaseExpression]) -> Template:
@@ -1731,17 +1394,3 @@ def _extract(
         return _not_analysed(path, "too deeply nested to analyse")
     except Exception as exc:  # noqa: BLE001 - a shape we mishandle must not sink the whole catalog
         return _not_analysed(path, f"analysis failed: {type(exc).__name__}: {exc}")
-
-
-_LATER = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-
-
-def _calls_in(node: cst.CSTNode, *, nested: bool = False) -> list[cst.Call]:
-    """The outermost calls inside `node` (itself included; with `nested`, the calls in
-    their arguments too), not inside a lambda or a comprehension (those run later, or
-    once per item)."""
-    if isinstance(node, cst.Call):
-        return [node, *(c for child in node.children for c in _calls_in(child, nested=True))] if nested else [node]
-    if isinstance(node, _LATER):
-        return []
-    return [c for child in node.children for c in _calls_in(child, nested=nested)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -34,31 +35,47 @@ def value_digest(*values: Any) -> str | None:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _encode(value: Any, memo: dict[int, tuple[Any, str]]) -> str:
-    kind = type(value)
-    if kind is str:
-        return f"s{len(value)}:{value}"
-    if value is None:
-        return "N"
-    if kind is bool:
-        return "T" if value else "F"
-    if kind is int:
-        return f"i{value}"
-    if kind is float:
-        return f"f{value!r}"
-    if kind is tuple:
-        return "(" + ",".join([_encode(v, memo) for v in value]) + ")"
-    if kind is list:
-        return "[" + ",".join([_encode(v, memo) for v in value]) + "]"
-    if kind is dict or kind is FrozenMap:
-        items = ",".join([f"{_encode(k, memo)}:{_encode(v, memo)}" for k, v in value.items()])
-        return ("{" if kind is dict else "M{") + items + "}"
-    if isinstance(value, Enum):  # before str: a StrEnum is one
+_Memo = dict[int, tuple[Any, str]]  # id of a record -> (the record, its text)
+
+
+def _encode(value: Any, memo: _Memo) -> str:
+    encode = _BY_TYPE.get(type(value))
+    if encode is not None:
+        return encode(value, memo)
+    if isinstance(value, Enum):  # not by type: a StrEnum's type is its class, not str
+        kind = type(value)
         return f"e{kind.__module__}.{kind.__qualname__}.{value.name}"
-    if kind is frozenset or kind is set:
-        return "<" + ",".join(sorted(_encode(v, memo) for v in value)) + ">"
-    if kind is bytes:
-        return f"b{value.hex()}"
+    return _record(value, memo)
+
+
+def _items(value: Any, memo: _Memo) -> str:
+    return ",".join([_encode(v, memo) for v in value])
+
+
+def _pairs(value: Any, memo: _Memo) -> str:
+    return ",".join([f"{_encode(k, memo)}:{_encode(v, memo)}" for k, v in value.items()])
+
+
+# Plain values by their exact type (a subclass is a record, or opaque).
+_BY_TYPE: dict[type, Callable[[Any, _Memo], str]] = {
+    str: lambda v, memo: f"s{len(v)}:{v}",
+    type(None): lambda v, memo: "N",
+    bool: lambda v, memo: "T" if v else "F",
+    int: lambda v, memo: f"i{v}",
+    float: lambda v, memo: f"f{v!r}",
+    tuple: lambda v, memo: "(" + _items(v, memo) + ")",
+    list: lambda v, memo: "[" + _items(v, memo) + "]",
+    dict: lambda v, memo: "{" + _pairs(v, memo) + "}",
+    FrozenMap: lambda v, memo: "M{" + _pairs(v, memo) + "}",
+    frozenset: lambda v, memo: "<" + ",".join(sorted(_encode(x, memo) for x in v)) + ">",
+    set: lambda v, memo: "<" + ",".join(sorted(_encode(x, memo) for x in v)) + ">",
+    bytes: lambda v, memo: f"b{v.hex()}",
+}
+
+
+def _record(value: Any, memo: _Memo) -> str:
+    """A dataclass by its content fields, long ones by a hash (each record once per digest)."""
+    kind = type(value)
     seen = memo.get(id(value))
     if seen is not None:
         return seen[1]

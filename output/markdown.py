@@ -57,17 +57,7 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
         out.append(f"Change: {md.prose(fix['solution'], inline=True)}")
     static = fix.get("static")
     if fix.get("found_by") and isinstance(static, Mapping):
-        # the real program found this pair; the static example and its prediction stay visible
-        said = ""
-        if "predicted" in fix:  # the pipeline's word on the pair shown
-            word = str(fix["predicted"])
-            said = f" Predicted by errcat's static evaluator: **{md.text(_PREDICTED.get(word, word), inline=True)}**."
-        out.append(f"Found and confirmed by the real program ({md.text(fix.get('real', ''), inline=True)}).{said}")
-        lines = (["# before", str(static.get("before") or "")]
-                 + (["# after", str(static["after"])] if static.get("after") else []))
-        out.append("errcat's own example, refuted by the real program "
-                   f"({md.text(static.get('real', ''), inline=True)}):")
-        out.append(md.fence("\n".join(lines), "sh"))
+        out += _found_by_the_program(fix, static)
         predicted, verified = str(static.get("predicted", "unknown")), "false"
     else:
         predicted, verified = _prediction(fix)
@@ -75,6 +65,26 @@ def _fix(fix: Mapping[str, Any]) -> list[str]:
     shown = md.text(_PREDICTED.get(predicted, predicted), inline=True)
     out.append(f"Predicted by errcat's static evaluator: **{shown}**"
                f" · confirmed by the real program: **{md.text(_VERIFIED.get(verified, verified), inline=True)}**{real}")
+    return out + _fix_notes(fix)
+
+
+def _found_by_the_program(fix: Mapping[str, Any], static: Mapping[str, Any]) -> list[str]:
+    """The real program found the pair shown; the static example and its prediction stay visible."""
+    said = ""
+    if "predicted" in fix:  # the pipeline's word on the pair shown
+        word = str(fix["predicted"])
+        said = f" Predicted by errcat's static evaluator: **{md.text(_PREDICTED.get(word, word), inline=True)}**."
+    lines = (["# before", str(static.get("before") or "")]
+             + (["# after", str(static["after"])] if static.get("after") else []))
+    return [f"Found and confirmed by the real program ({md.text(fix.get('real', ''), inline=True)}).{said}",
+            "errcat's own example, refuted by the real program "
+            f"({md.text(static.get('real', ''), inline=True)}):",
+            md.fence("\n".join(lines), "sh")]
+
+
+def _fix_notes(fix: Mapping[str, Any]) -> list[str]:
+    """What a prediction assumed, what it needs, what it could not decide."""
+    out = []
     assuming = fix.get("assuming")
     if assuming:
         facts = " and ".join(md.prose(f, inline=True) for f in assuming["facts"])

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
+import networkx as nx
+
 from analyzers.diff import Added, Change, Removed
 from analyzers.graph import FLAG_ROLES
 from analyzers.judge import statement_end
@@ -159,23 +161,44 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
     """One error: everything the catalog knows of it, as of the newest release that has it."""
     release, entry = site.latest[entry_id]
     page = entry_path(entry_id)
-    source = entry.get("source") or {}
-    trigger = entry.get("trigger") or {}
-    flags, env = entry_flags(entry)
     newest = site.newest.label
     state = (f"in {', '.join(site.present[entry_id])}" if release.label == newest
              else f"not in {newest}: last seen in {release.label}")
     parts = [f'<p class="meta">{esc(entry.get("kind"))} · <span class="badge">{esc(entry.get("exception"))}</span>'
              f" · {esc(state)}</p>",
-             f'<h1 class="message">{esc(label(entry))}</h1>']
-    if entry.get("meaning"):
-        parts.append(f'<h2 id="meaning">What it means</h2>\n<p>{_ticks(entry["meaning"])}</p>')
-    commit = str(release.catalog.get("commit") or release.label)
+             f'<h1 class="message">{esc(label(entry))}</h1>',
+             _section("meaning", "What it means", f"<p>{_ticks(entry['meaning'])}</p>" if entry.get("meaning") else ""),
+             _source_section(entry, str(release.catalog.get("commit") or release.label)),
+             '<h2 id="trigger">When it happens</h2>\n' + "\n".join(_when(page, entry, site)),
+             _rows(page, entry, site, release.label),
+             _solutions_section(entry),
+             _section("example", "Example fix", _example(entry.get("example_fix") or {}, release.label)),
+             _section("situations", "Common situations",
+                      items(_ticks(s) for s in entry.get("situations") or ()) if entry.get("situations") else ""),
+             _related_section(page, entry, site),
+             _versions(page, entry_id, site),
+             f'<p>Data as JSON: {link(page, api_entry_path(entry_id), api_entry_path(entry_id))}</p>']
+    return Page(page, _title(label(entry)), "\n".join(p for p in parts if p))
+
+
+def _section(anchor: str, heading: str, body: str) -> str:
+    """A titled section of a page; none without a body."""
+    return f'<h2 id="{anchor}">{heading}</h2>\n{body}' if body else ""
+
+
+def _source_section(entry: Mapping[str, Any], commit: str) -> str:
+    source = entry.get("source") or {}
     where = f"{source.get('path')}:{source.get('line')}"
     url = source.get("url")
     view = f' · <a href="{esc(url)}">View the source (pinned to {esc(commit)})</a>' if url else ""
-    parts.append(f'<h2 id="source">Source</h2>\n<p>Raised at {_code(where)} in {_code(source.get("function"))}'
-                 f"{view}</p>\n{excerpt_html(entry)}")
+    return (f'<h2 id="source">Source</h2>\n<p>Raised at {_code(where)} in {_code(source.get("function"))}'
+            f"{view}</p>\n{excerpt_html(entry)}")
+
+
+def _when(page: str, entry: Mapping[str, Any], site: SiteData) -> list[str]:
+    """When an error happens: its trigger, the guards on the way, what it reads, notes."""
+    trigger = entry.get("trigger") or {}
+    flags, env = entry_flags(entry)
     when = [f"<p><strong>Fires when:</strong> {_ticks(trigger.get('text') or 'unknown')}</p>"]
     guards = entry.get("guards") or ()
     if guards:
@@ -188,24 +211,22 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
     notes = entry.get("notes") or ()
     if notes:
         when.append('<p class="meta">Notes: ' + "; ".join(esc(n) for n in notes) + "</p>")
-    parts.append('<h2 id="trigger">When it happens</h2>\n' + "\n".join(when))
-    parts.append(_rows(page, entry, site, release.label))
+    return when
+
+
+def _solutions_section(entry: Mapping[str, Any]) -> str:
     solutions = [_ticks(solution_text(s)) + _command(s) for s in entry.get("solutions") or ()]
-    if solutions:
-        parts.append('<h2 id="solutions">Solutions</h2>\n<ol>' + "".join(f"<li>{s}</li>" for s in solutions) + "</ol>")
-    example = _example(entry.get("example_fix") or {}, release.label)
-    if example:
-        parts.append(f'<h2 id="example">Example fix</h2>\n{example}')
-    situations = entry.get("situations") or ()
-    if situations:
-        parts.append('<h2 id="situations">Common situations</h2>\n' + items(_ticks(s) for s in situations))
+    if not solutions:
+        return ""
+    return '<h2 id="solutions">Solutions</h2>\n<ol>' + "".join(f"<li>{s}</li>" for s in solutions) + "</ol>"
+
+
+def _related_section(page: str, entry: Mapping[str, Any], site: SiteData) -> str:
     related = [r for r in entry.get("related") or () if str(r) in site.latest]
-    if related:
-        parts.append('<h2 id="related">Related errors</h2>\n'
-                     + items(link(page, entry_path(r), label(site.latest[r][1])) for r in related))
-    parts.append(_versions(page, entry_id, site))
-    parts.append(f'<p>Data as JSON: {link(page, api_entry_path(entry_id), api_entry_path(entry_id))}</p>')
-    return Page(page, _title(label(entry)), "\n".join(p for p in parts if p))
+    if not related:
+        return ""
+    return ('<h2 id="related">Related errors</h2>\n'
+            + items(link(page, entry_path(r), label(site.latest[r][1])) for r in related))
 
 
 def _title(text: str, width: int = 90) -> str:
@@ -224,15 +245,28 @@ def flag_page(option: str, site: SiteData) -> Page:
     page = flag_path(option)
     node = f"flag:{option}"
     data = graph.nodes[node]
+    parts = [f'<p class="meta">flag · as of {esc(release.label)}</p>', f'<h1 class="message">{esc(option)}</h1>']
+    if data.get("help"):
+        parts.append(f"<p>{_ticks(data['help'])}</p>")
+    parts.append(f'<dl class="facts">{_flag_facts(data)}</dl>')
+    relations = _relations(page, graph, node, site)
+    parts.append('<h2 id="relations">Related flags</h2>\n' + (items(relations) or "<p>No related flags.</p>"))
+    parts.append(_picture_section(page, graph, option, site))
+    parts.append(_errors_section(page, graph, node, site))
+    return Page(page, option, "\n".join(parts))
+
+
+def _flag_facts(data: Mapping[str, Any]) -> str:
+    """A flag's declaration as the items of a definition list."""
     facts = [("Type", data.get("type")), ("Default", data.get("default")), ("Choices", data.get("choices")),
              ("Aliases", data.get("aliases")), ("Declared", data.get("declared")),
              ("Deprecated", ("yes" + (f", use {data['replacement']}" if data.get("replacement") else ""))
               if data.get("deprecated") else "")]
-    dl = "".join(f"<dt>{k}</dt><dd>{_code(v)}</dd>" for k, v in facts if v not in (None, ""))
-    parts = [f'<p class="meta">flag · as of {esc(release.label)}</p>', f'<h1 class="message">{esc(option)}</h1>']
-    if data.get("help"):
-        parts.append(f"<p>{_ticks(data['help'])}</p>")
-    parts.append(f'<dl class="facts">{dl}</dl>')
+    return "".join(f"<dt>{k}</dt><dd>{_code(v)}</dd>" for k, v in facts if v not in (None, ""))
+
+
+def _relations(page: str, graph: nx.MultiDiGraph, node: str, site: SiteData) -> list[str]:
+    """The flag's relations to other flags, its own first, then those naming it."""
     relations = []
     for src, dst, role, attrs in sorted(graph.edges(node, keys=True, data=True)) + \
             sorted(graph.in_edges(node, keys=True, data=True)):
@@ -241,7 +275,11 @@ def flag_page(option: str, site: SiteData) -> Page:
         other = (dst if src == node else src).split(":", 1)[1]
         target = link(page, flag_path(other), other) if other in site.flag_release else _code(other)
         relations.append(f"{esc(_verb(role, src == node))} {target}{esc(_detail(role, attrs))}")
-    parts.append('<h2 id="relations">Related flags</h2>\n' + (items(relations) or "<p>No related flags.</p>"))
+    return relations
+
+
+def _picture_section(page: str, graph: nx.MultiDiGraph, option: str, site: SiteData) -> str:
+    """The flag's neighbourhood picture, its nodes linked, and the legend of its numbered errors."""
     picture = neighbourhood_picture(graph, option)
     titles = {n.id: label(graph.nodes[n.id]) for n in picture.errors}
 
@@ -259,17 +297,19 @@ def flag_page(option: str, site: SiteData) -> Page:
                f"flags and {len(picture.errors)} of {picture.errors_total} errors; all are listed on this page.")
     legend = "".join(f'<li value="{n.number}">{link(page, entry_path(n.label), titles.get(n.id) or n.label)}</li>'
                      for n in picture.errors)
-    parts.append(f'<h2 id="graph">Neighbourhood in the dependency graph</h2>\n<figure class="graph">'
-                 f"{picture_svg(picture, href, titles)}<figcaption>The flag (orange), the flags related to it (blue)"
-                 f" and, numbered, the errors that involve them.{esc(cut)}</figcaption></figure>"
-                 + (f'<ol class="legend-list">{legend}</ol>' if legend else ""))
+    return (f'<h2 id="graph">Neighbourhood in the dependency graph</h2>\n<figure class="graph">'
+            f"{picture_svg(picture, href, titles)}<figcaption>The flag (orange), the flags related to it (blue)"
+            f" and, numbered, the errors that involve them.{esc(cut)}</figcaption></figure>"
+            + (f'<ol class="legend-list">{legend}</ol>' if legend else ""))
+
+
+def _errors_section(page: str, graph: nx.MultiDiGraph, node: str, site: SiteData) -> str:
     errors = _errors_of(graph, node)
     rows = [[link(page, entry_path(e[6:]), label(graph.nodes[e])), esc(graph.nodes[e].get("exception")),
              _code(f"{graph.nodes[e].get('path')}:{graph.nodes[e].get('line')}")]
             for e in errors if e[6:] in site.latest]
-    parts.append(f'<h2 id="errors">Errors it can trigger ({len(rows)})</h2>\n'
-                 + (table(["Message", "Exception", "Where"], rows) if rows else "<p>None.</p>"))
-    return Page(page, option, "\n".join(parts))
+    return (f'<h2 id="errors">Errors it can trigger ({len(rows)})</h2>\n'
+            + (table(["Message", "Exception", "Where"], rows) if rows else "<p>None.</p>"))
 
 
 def flags_index_page(site: SiteData) -> Page:

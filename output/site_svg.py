@@ -81,39 +81,57 @@ def neighbourhood_picture(graph: nx.MultiDiGraph, option: str, max_nodes: int = 
     """The nodes and edges to draw for `option` and where they go. KeyError: no such flag."""
     sub = flag_neighbourhood(graph, option)
     center = ref_node("flag", option)
-    role_of: dict[str, int] = {}
-    for src, dst, role in sub.edges(keys=True):
-        if role in FLAG_ROLES and center in (src, dst):
-            other = dst if src == center else src
-            if other != center:
-                role_of[other] = min(role_of.get(other, 9), _ROLE_ORDER[role])
-    related = sorted(role_of, key=lambda n: (role_of[n], n))
+    related = _related_flags(sub, center)
     flags = related[:min(MAX_FLAGS, max_nodes - 1)]
     shown_flags = {center, *flags}
     errors = sorted(n for n in sub if n.startswith("error:"))
     reads = {e: {dst for _, dst in sub.out_edges(e) if dst in shown_flags} for e in errors}
-    evidence = {f"error:{ev}" for _, _, role, data in sub.edges(keys=True, data=True) if role in FLAG_ROLES
-                for ev in data.get("evidence") or ()}
-    # the errors behind a drawn relation first, then those that read the most drawn flags
-    ranked = sorted(errors, key=lambda e: (e not in evidence, center not in reads[e], -len(reads[e]), e))
-    chosen = [e for e in ranked if reads[e]][:max(0, max_nodes - 1 - len(flags))]
-
+    chosen = _ranked_errors(sub, center, errors, reads)[:max(0, max_nodes - 1 - len(flags))]
     angles = {f: -math.pi / 2 + 2 * math.pi * i / max(len(flags), 1) for i, f in enumerate(flags)}
     nodes = [Node(center, option, _CX, _CY)]
     nodes += [Node(f, f.split(":", 1)[1], *_ring(angles[f], _FLAG_RING)) for f in flags]
-    wanted = {e: _mean_angle([angles[f] for f in reads[e] if f in angles]) for e in chosen}
-    order = sorted(chosen, key=lambda e: (wanted[e] is None, wanted[e] or 0.0, e))
-    step = 2 * math.pi / max(len(order), 1)
-    first = wanted[order[0]] if order else None
-    first = -math.pi / 2 if first is None else first
-    for number, e in enumerate(order, 1):
-        nodes.append(Node(e, e.split(":", 1)[1], *_ring(first + step * (number - 1), _ERROR_RING), number=number))
+    order, error_nodes = _placed_errors(chosen, reads, angles)
+    nodes += error_nodes
     drawn = {n.id for n in nodes}
     edges = sorted({Edge(src, dst, role) for src, dst, role in sub.edges(keys=True)
                     if role in FLAG_ROLES and src in drawn and dst in drawn and src != dst},
                    key=lambda e: (e.role, e.src, e.dst))
     edges += [Edge(e, f, "involves") for e in order for f in sorted(reads[e])]
     return Picture(center, tuple(nodes), tuple(edges), len(related), len(errors))
+
+
+def _related_flags(sub: nx.MultiDiGraph, center: str) -> list[str]:
+    """The flags related to `center`, the strongest relation first (`_ROLE_ORDER`), then by name."""
+    role_of: dict[str, int] = {}
+    for src, dst, role in sub.edges(keys=True):
+        if role in FLAG_ROLES and center in (src, dst):
+            other = dst if src == center else src
+            if other != center:
+                role_of[other] = min(role_of.get(other, 9), _ROLE_ORDER[role])
+    return sorted(role_of, key=lambda n: (role_of[n], n))
+
+
+def _ranked_errors(sub: nx.MultiDiGraph, center: str, errors: Sequence[str],
+                   reads: Mapping[str, set[str]]) -> list[str]:
+    """The errors reading a drawn flag: those behind a drawn relation first, then those that
+    read the centre, then those reading the most drawn flags."""
+    evidence = {f"error:{ev}" for _, _, role, data in sub.edges(keys=True, data=True) if role in FLAG_ROLES
+                for ev in data.get("evidence") or ()}
+    ranked = sorted(errors, key=lambda e: (e not in evidence, center not in reads[e], -len(reads[e]), e))
+    return [e for e in ranked if reads[e]]
+
+
+def _placed_errors(chosen: Sequence[str], reads: Mapping[str, set[str]],
+                   angles: Mapping[str, float]) -> tuple[list[str], list[Node]]:
+    """The chosen errors numbered round the outer ring, each near the flags it reads."""
+    wanted = {e: _mean_angle([angles[f] for f in reads[e] if f in angles]) for e in chosen}
+    order = sorted(chosen, key=lambda e: (wanted[e] is None, wanted[e] or 0.0, e))
+    step = 2 * math.pi / max(len(order), 1)
+    first = wanted[order[0]] if order else None
+    first = -math.pi / 2 if first is None else first
+    nodes = [Node(e, e.split(":", 1)[1], *_ring(first + step * (number - 1), _ERROR_RING), number=number)
+             for number, e in enumerate(order, 1)]
+    return order, nodes
 
 
 def _shorten(x1: float, y1: float, x2: float, y2: float, r1: float, r2: float) -> tuple[float, ...]:

@@ -90,16 +90,7 @@ def variants(catalog: dict, inputs: Sequence[str]) -> dict[str, list[str | None]
     """The values tried for each input option (`ModelProperties.inputs`): a switch alone
     (None), a choice option's choices, else the constants the catalog compares it with."""
     flags = {f["dest"]: f for f in (catalog.get("flags") or {}).get("flags", [])}
-    compared: dict[str, set[str]] = {}
-    for expr in _exprs(catalog):
-        for node in walk(expr):
-            pairs = [(node.left, node.right), (node.right, node.left)] if isinstance(node, Compare) \
-                else [(node.item, node.container)] if isinstance(node, In) else []
-            for ref, const in pairs:
-                if isinstance(ref, Ref) and ref.kind is RefKind.FLAG and isinstance(const, Const):
-                    items = const.value if isinstance(const.value, tuple) else (const.value,)
-                    compared.setdefault(ref.name, set()).update(str(v) for v in items if isinstance(v, str | int)
-                                                                and not isinstance(v, bool))
+    compared = _compared(catalog)
     out: dict[str, list[str | None]] = {}
     for dest in inputs:
         flag = flags.get(dest)
@@ -110,6 +101,26 @@ def variants(catalog: dict, inputs: Sequence[str]) -> dict[str, list[str | None]
         elif values := flag.get("choices") or sorted(compared.get(dest, ())):
             out[flag["option"]] = [str(v) for v in values]
     return out
+
+
+def _compared(catalog: dict) -> dict[str, set[str]]:
+    """Per flag, the text and integer constants the catalog's conditions compare it with."""
+    compared: dict[str, set[str]] = {}
+    for expr in _exprs(catalog):
+        for node in walk(expr):
+            for ref, const in _operands(node):
+                if isinstance(ref, Ref) and ref.kind is RefKind.FLAG and isinstance(const, Const):
+                    items = const.value if isinstance(const.value, tuple) else (const.value,)
+                    compared.setdefault(ref.name, set()).update(str(v) for v in items if isinstance(v, str | int)
+                                                                and not isinstance(v, bool))
+    return compared
+
+
+def _operands(node: Expr) -> list[tuple[Expr, Expr]]:
+    """(what is compared, what with) of a comparison, both ways, or of a membership test."""
+    if isinstance(node, Compare):
+        return [(node.left, node.right), (node.right, node.left)]
+    return [(node.item, node.container)] if isinstance(node, In) else []
 
 
 def _by_dest(measured: dict, tried: dict[str, list[str | None]], catalog: dict) -> dict:

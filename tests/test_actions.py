@@ -7,9 +7,11 @@ import textwrap
 import pytest
 
 from analyzers.actions import action_options, bind_action_calls, given, reach_action_calls
-from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
 from analyzers.first_error import Check, pipeline_order
 from analyzers.flags import build_flag_model
+from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
 from extractor.ir import TRUE, conj

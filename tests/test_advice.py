@@ -7,9 +7,10 @@ import pytest
 
 from analyzers.advice import Context, advise, example_fix, solutions
 from analyzers.entries import Entry, EntryVariant, Trigger
-from analyzers.evaluate import Model, Rule
+from analyzers.eval_model import Model
 from analyzers.examples import Examples
 from analyzers.flags import build_flag_model
+from analyzers.rules import Rule
 from analyzers.trigger import Renderer
 from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
@@ -193,7 +194,8 @@ def test_advised_fields_of_other_entries_are_refused(change, message):
 
 import itertools  # noqa: E402
 
-from analyzers.evaluate import Truth, evaluate  # noqa: E402
+from analyzers.evaluate import evaluate  # noqa: E402
+from analyzers.kleene import Truth  # noqa: E402
 from analyzers.witness import (  # noqa: E402
     MAX_COMBINATIONS,
     NOT_GIVEN,

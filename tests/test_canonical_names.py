@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import Model
+from analyzers.eval_model import Model
 from analyzers.flags import FlagModel, build_flag_model
 from analyzers.trigger import Renderer
 from analyzers.witness import Leaf, settable

@@ -8,12 +8,13 @@ import pytest
 from analyzers.argv import launch_of_argv
 from analyzers.check import FAILS, REFUSED, Checked, check_launch
 from analyzers.check_report import check_report
-from analyzers.evaluate import Model, Rule
+from analyzers.eval_model import Model
 from analyzers.example_check import ExampleJudge
 from analyzers.examples import Examples
 from analyzers.first_error import OK, UNDECIDED, Check, Pipeline
 from analyzers.flags import build_flag_model
 from analyzers.platform_facts import Stated
+from analyzers.rules import Rule
 from extractor.ir import Compare, Const, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
 from extractor.real_profile import Platform, RealProfile

@@ -6,8 +6,10 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import Model, Truth, evaluate
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
 from analyzers.flags import build_flag_model
+from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from extractor.callers import CallGraph, with_caller_guards
 from extractor.enum_self import Texts, self_meanings

@@ -9,37 +9,17 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from analyzers.evaluate import (
-    _FUNCTIONS,
-    MAX_ROUNDS,
-    RAISING,
-    UNKNOWN,
-    Model,
-    Rule,
-    Truth,
-    Values,
-    _apply,
-    _choose,
-    _literal_default,
-    _method_ref,
-    _same,
-    as_truth,
-    base_dest,
-    can_hold,
-    compile_truth,
-    compile_value,
-    deciders,
-    evaluate,
-    expr_key,
-    kleene,
-    resolve,
-    resolved,
-    rewrites_itself,
-    rules_from_adjustments,
-    undecided_leaves,
-)
+from analyzers.deciders import can_hold, deciders
+from analyzers.eval_model import Model, expr_key
+from analyzers.evaluate import evaluate, undecided_leaves
 from analyzers.flags import build_flag_model
+from analyzers.kleene import RAISING, UNKNOWN, Truth, as_truth, kleene, same
 from analyzers.launch import Launch, is_placeholder, placeholder_contains
+from analyzers.py_functions import FUNCTIONS, apply
+from analyzers.resolution import MAX_ROUNDS, resolve, resolved
+from analyzers.rules import Rule, rewrites_itself, rules_from_adjustments
+from analyzers.semantics import Values, _choose, _method_ref, compile_truth, compile_value
+from analyzers.settings import base_dest, literal_default
 from extractor.constant_values import FrozenMap
 from extractor.ir import (
     ATTRIBUTE,
@@ -384,10 +364,10 @@ def walk_value(expr, values):
         if expr.fn == OR_FALLBACK:
             found = walk_value(expr.args[0], values)
             flag = values.model.flags.by_dest(expr.args[0].name) if values.model.flags is not None else None
-            return found if found is not None else _literal_default(flag.fallback) if flag is not None else UNKNOWN
-        if expr.fn not in _FUNCTIONS:
+            return found if found is not None else literal_default(flag.fallback) if flag is not None else UNKNOWN
+        if expr.fn not in FUNCTIONS:
             return walk_runtime(expr, values)
-        return _apply(expr.fn, [walk_value(a, values) for a in expr.args])
+        return apply(expr.fn, [walk_value(a, values) for a in expr.args])
     if isinstance(expr, (And, Or)):
         return walk_and_or(expr, values)
     if isinstance(expr, Truthy) and not isinstance(expr.term, CONDITION_KINDS):
@@ -401,7 +381,7 @@ def walk_runtime(expr, values):
     arguments (None: any), else unknown."""
     args = [walk_value(a, values) for a in positional(expr.args)]
     for wanted, result in values.launch.facts.get(f"runtime:{expr.fn}") or ():
-        if wanted is None or (len(wanted) == len(args) and all(_same(w, a) for w, a in zip(wanted, args, strict=True))):
+        if wanted is None or (len(wanted) == len(args) and all(same(w, a) for w, a in zip(wanted, args, strict=True))):
             return result
     return UNKNOWN
 
@@ -509,9 +489,9 @@ def walk_resolve(model, launch, rules):
                 continue
             current = values.flag(rule.dest)
             new = walk_value(rule.value, values)
-            if fires is None and not _same(new, current):
+            if fires is None and not same(new, current):
                 new = UNKNOWN
-            if not _same(new, current):
+            if not same(new, current):
                 values.adjusted[rule.dest] = new
                 changed.add(rule.dest)
         if not changed:
@@ -742,7 +722,7 @@ def test_compiled_code_matches_the_walk_on_any_node(expr, launch):
     for model in (None, SHARED):
         assert compile_truth(expr, model)(values) == walk_truth(expr, values)
         got, want = compile_value(expr, model)(values), walk_value(expr, values)
-        assert got is want or _same(got, want)
+        assert got is want or same(got, want)
 
 
 def test_the_model_is_frozen_and_its_cache_apart():
@@ -828,7 +808,7 @@ MADE = {"runtime:make_config()": {"decode": {"backend": "full"}}}
 ])
 def test_a_field_of_a_record_setting(flags, facts, expected):
     values = resolved(RECORD_MODEL, Launch(flags, {}, facts), RECORD_MODEL.rule_set(BACKEND))
-    assert _same(compile_value(BACKEND, RECORD_MODEL)(values), expected)
+    assert same(compile_value(BACKEND, RECORD_MODEL)(values), expected)
 
 
 MODE_IS_SET = Apply(ON_COMMAND_LINE, (Ref(RefKind.ENV, "SGLANG_MODE", "e"),), "envs.SGLANG_MODE.is_set()")

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import Model
+from analyzers.eval_model import Model
 from analyzers.example_check import SERVER_START, ExampleJudge, refuted_because, verdict
 from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction

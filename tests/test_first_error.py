@@ -5,10 +5,11 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import Model, Rule
+from analyzers.eval_model import Model
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, check_of, pipeline_order, predict
 from analyzers.flags import build_flag_model
 from analyzers.launch import Launch
+from analyzers.rules import Rule
 from extractor.ir import ON_COMMAND_LINE, TRUE, And, Apply, Compare, Const, Ref, RefKind, Truthy
 from extractor.records import PARAMETER
 from extractor.templates import RERAISED

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import Model
+from analyzers.eval_model import Model
 from analyzers.examples import Examples
 from analyzers.first_error import Check
 from analyzers.flags import build_flag_model

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import textwrap
 
-from analyzers.evaluate import Model, Rule, Truth, evaluate
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
 from analyzers.first_error import Check, pipeline_order, predict
+from analyzers.kleene import Truth
 from analyzers.launch import Launch
+from analyzers.rules import Rule
 from extractor.callers import EntryPoints
 from extractor.ir import TRUE, Compare, Const, Ref, RefKind, Truthy
 from extractor.profile import load_profile

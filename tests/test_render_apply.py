@@ -6,20 +6,12 @@ import textwrap
 
 import pytest
 
-from analyzers.evaluate import (
-    UNKNOWN,
-    Model,
-    Truth,
-    Values,
-    _same,
-    compile_truth,
-    compile_value,
-    evaluate,
-    truth,
-    value,
-)
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate
 from analyzers.flags import build_flag_model
+from analyzers.kleene import UNKNOWN, Truth, same
 from analyzers.launch import Launch
+from analyzers.semantics import Values, compile_truth, compile_value, truth, value
 from analyzers.trigger import Renderer
 from extractor.ir import IF, KEYWORD, And, Apply, Compare, Const, Not, Or, Ref, RefKind, Seq, Truthy
 from extractor.profile import load_profile
@@ -125,7 +117,7 @@ def test_an_if_term_has_the_value_of_the_branch_its_test_picks(term, flags, fact
     model = Model(FLAGS)
     values = Values(model, Launch(flags, {}, facts))
     for found in (value(term, values), compile_value(term)(values), compile_value(term, model)(values)):
-        assert found is expected or _same(found, expected)
+        assert found is expected or same(found, expected)
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,10 @@ import textwrap
 import libcst as cst
 import pytest
 
-from analyzers.evaluate import UNKNOWN, Model, Values, value
+from analyzers.eval_model import Model
+from analyzers.kleene import UNKNOWN
 from analyzers.launch import Launch
+from analyzers.semantics import Values, value
 from extractor.inline import inline_helpers, inline_returns, return_definitions
 from extractor.ir import STATED_OR, Apply, Const, Ref, RefKind, refs
 from extractor.profile import load_profile

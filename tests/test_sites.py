@@ -422,7 +422,9 @@ def test_names_changed_by_a_loop_or_in_place_are_unknown(code: str, shown: str) 
     ],
 )
 def test_changes_in_place_with_a_known_result_are_computed(code: str, fires: bool) -> None:
-    from analyzers.evaluate import Model, Truth, evaluate
+    from analyzers.eval_model import Model
+    from analyzers.evaluate import evaluate
+    from analyzers.kleene import Truth
     from analyzers.launch import Launch
 
     truth = evaluate(site_trigger(one(code)), Launch(), Model())

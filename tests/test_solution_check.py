@@ -110,10 +110,11 @@ def test_judged_pairs_are_the_solutions_with_a_command():
 def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from():
     """``graphs`` is set by the code where ``--enable-spec`` is given: the solution drops that
     option; where the search finds no such change, its note is said instead."""
-    from analyzers.evaluate import Model, Rule
+    from analyzers.eval_model import Model
     from analyzers.example_check import ExampleJudge
     from analyzers.first_error import Pipeline
     from analyzers.platform_facts import Stated
+    from analyzers.rules import Rule
     from analyzers.witness import Leaf
     from extractor.ir import Const, Ref, RefKind
     from tests.test_example_check import EXAMPLES, FLAGS, GENERIC, REAL

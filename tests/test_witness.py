@@ -9,9 +9,11 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.argv import launch_of_argv
-from analyzers.evaluate import Model, Truth, evaluate, undecided
+from analyzers.eval_model import Model
+from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import JSON_LIST, JSON_WORD, WORD, Examples, known_values
 from analyzers.flags import build_flag_model
+from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
 from analyzers.witness import (
@@ -294,7 +296,7 @@ def test_a_type_name_is_no_candidate_value():
 
 def test_an_undecided_setting_the_code_adjusts_says_so():
     from analyzers.advice import _undecided_text
-    from analyzers.evaluate import Rule
+    from analyzers.rules import Rule
     ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),), EXAMPLES), Renderer.for_model(FLAGS), PREFIX)
     assert [_undecided_text(t, ctx) for t in (X, TP)] == ["`--x` (set automatically when not given)", "`--tp-size`"]
 

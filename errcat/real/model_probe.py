@@ -27,6 +27,7 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 _SKIP = object()
@@ -46,10 +47,20 @@ def plain(value: Any, depth: int = 0) -> Any:
         items = [plain(v, depth + 1) for v in value]
         return _SKIP if any(v is _SKIP for v in items) else items
     if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            return _SKIP
-        found = {k: plain(v, depth + 1) for k, v in value.items()}
-        return _SKIP if any(v is _SKIP for v in found.values()) else found
+        return _plain_dict(value, depth)
+    return _plain_object(value, depth)
+
+
+def _plain_dict(value: dict, depth: int) -> Any:
+    """A dict of text keys whose values are all plain; else _SKIP."""
+    if not all(isinstance(k, str) for k in value):
+        return _SKIP
+    found = {k: plain(v, depth + 1) for k, v in value.items()}
+    return _SKIP if any(v is _SKIP for v in found.values()) else found
+
+
+def _plain_object(value: Any, depth: int) -> Any:
+    """An object's public attributes that are plain (not torch's or a builtin's); else _SKIP."""
     fields = getattr(value, "__dict__", None)
     if isinstance(fields, dict) and type(value).__module__.split(".")[0] not in ("torch", "builtins"):
         found = {k: plain(v, depth + 1) for k, v in fields.items() if not k.startswith("_")}
@@ -109,6 +120,25 @@ def _measure(config: Any, request: dict) -> dict:
     return values
 
 
+def _variations(measured: Callable[[list[str]], dict], argv: list[str], values: dict,
+                variants: dict[str, list[Any]]) -> dict[str, Any]:
+    """Per option and value tried, the names whose value differs from `values` (``*``: the
+    object does not build with it)."""
+    varies: dict[str, Any] = {}
+    for option, tried in sorted(variants.items()):
+        for value in tried:
+            extra = [option] if value is None else [option, str(value)]
+            try:
+                other = measured(argv[:2] + extra + argv[2:])
+            except BaseException:  # noqa: BLE001 - this value does not build: nothing holds
+                changed = ["*"]
+            else:
+                changed = sorted(k for k in set(values) | set(other) if values.get(k, _SKIP) != other.get(k, _SKIP))
+            if changed:
+                varies.setdefault(option, {})["" if value is None else str(value)] = changed
+    return varies
+
+
 def main() -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
@@ -127,23 +157,15 @@ def main() -> int:
     out: dict[str, Any] = {}
     for arch, path in sorted(request["models"].items()):
         argv = driver._with_args(["--model-path", path], setup.get("args") or [])
+
+        def measured(args: list[str]) -> dict:
+            return _measure(build(getattr(module, first)(args)), request)
         try:
-            values = _measure(build(getattr(module, first)(argv)), request)
+            values = measured(argv)
         except BaseException as exc:  # noqa: BLE001 - reported per model
             out[arch] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             continue
-        varies: dict[str, Any] = {}
-        for option, tried in sorted((request.get("variants") or {}).items()):
-            for value in tried:
-                extra = [option] if value is None else [option, str(value)]
-                try:
-                    other = _measure(build(getattr(module, first)(argv[:2] + extra + argv[2:])), request)
-                except BaseException:  # noqa: BLE001 - this value does not build: nothing holds
-                    changed = ["*"]
-                else:
-                    changed = sorted(k for k in set(values) | set(other) if values.get(k, _SKIP) != other.get(k, _SKIP))
-                if changed:
-                    varies.setdefault(option, {})["" if value is None else str(value)] = changed
+        varies = _variations(measured, argv, values, request.get("variants") or {})
         if varies:
             values[VARIES] = varies
         out[arch] = values
