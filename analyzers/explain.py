@@ -180,10 +180,14 @@ class MessageIndex:
         # a template that is only a hole ("{reason}") renders any message: it says which error
         # this is only where the traceback names its line, or the exception is its own class
         # (``WatermarkConfigError(str(error))`` re-raising a ValueError's message)
-        matches = [m for m in matches if m.own or m.named or (m.exception == error.exception and not
-                                                               hasattr(builtins, m.exception))]
-        if matches:
-            return sorted(matches, key=lambda m: -m.score)
+        specific = [m for m in matches if m.own or m.named or (m.exception == error.exception and not
+                                                                hasattr(builtins, m.exception))]
+        # none: a message-less assert (``AssertionError: ``) or a message a helper built and the
+        # site asserts (``assert ok, msg``): the asserts with no text of their own are what is left
+        # (a ValueError's ``{reason}`` renders too much to say which it is)
+        found = specific or [m for m in matches if error.exception == m.exception == "AssertionError"]
+        if found:
+            return sorted(found, key=lambda m: -m.score)
         return [self._close(self.targets[i], error, n) for i, n in shared.most_common(MAX_CLOSE)]
 
     def _exact(self, target: Target, error: ErrorText) -> Match | None:
