@@ -30,7 +30,7 @@ def labelled_errors() -> Iterator[tuple[str, str]]:
     """(``Type: message``, the right entry id) of every real error with a catalog entry."""
     for path in CORPORA:
         opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt") as f:  # type: ignore[operator]
+        with opener(path, "rt") as f:
             for record in map(json.loads, f):
                 right = record.get("entry") or record.get("first")
                 if record.get("outcome") == "error" and right and right != "unmatched":
