@@ -182,10 +182,14 @@ class MessageIndex:
         # (``WatermarkConfigError(str(error))`` re-raising a ValueError's message)
         specific = [m for m in matches if m.own or m.named or (m.exception == error.exception and not
                                                                 hasattr(builtins, m.exception))]
-        # none: a message-less assert (``AssertionError: ``) or a message a helper built and the
-        # site asserts (``assert ok, msg``): the asserts with no text of their own are what is left
+        # none of the pasted type: a message-less assert (``AssertionError: ``) or a message a helper
+        # built (the helper's own ValueError text, say) that the site asserts (``assert ok, msg``):
+        # the asserts with no text of their own are candidates too, and their type ranks them first
         # (a ValueError's ``{reason}`` renders too much to say which it is)
-        found = specific or [m for m in matches if error.exception == m.exception == "AssertionError"]
+        found = specific
+        if not any(m.exception == error.exception for m in specific):
+            found = specific + [m for m in matches if m not in specific and error.exception == m.exception
+                                == "AssertionError"]
         if found:
             return sorted(found, key=lambda m: -m.score)
         return [self._close(self.targets[i], error, n) for i, n in shared.most_common(MAX_CLOSE)]

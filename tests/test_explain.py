@@ -120,6 +120,7 @@ ASSERT_ENTRIES = [
     _entry("bare-b", "", 9, exception="AssertionError", path="python/sglang/srt/b.py"),
     _entry("helper", "{exc}", 7, exception="AssertionError", path="python/sglang/srt/c.py"),
     _entry("value", "{reason}", 3, path="python/sglang/srt/d.py"),
+    _entry("topology", "Invalid topology: {detail}.", 4, path="python/sglang/srt/f.py"),  # the helper's own raise
     _entry("tp", "--tp-size must be positive", 11, exception="AssertionError", path="python/sglang/srt/e.py"),
 ]
 ASSERTS = MessageIndex(ASSERT_ENTRIES)
@@ -131,6 +132,8 @@ ASSERTS = MessageIndex(ASSERT_ENTRIES)
     (ErrorText("", "AssertionError", "/v/site-packages/sglang/srt/b.py", 9), {"bare-b"}),
     # a message a helper built and the site asserts: only-a-hole templates of that type
     (ErrorText("Invalid attention topology: tp_size=0.", "AssertionError"), {"helper"}),
+    (ErrorText("Invalid topology: tp_size=0.", "AssertionError"), {"helper"}),  # asserted, not the ValueError
+    (ErrorText("Invalid topology: tp_size=0.", "ValueError"), {"topology"}),
     (ErrorText("--tp-size must be positive", "AssertionError"), {"tp"}),  # a template of its own text wins
     (ErrorText("anything at all", "RuntimeError"), set()),  # no template of that type: none
 ])
