@@ -20,7 +20,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzers.judge import statement_end
 from extractor.templates import Template, parse_template
 
 _ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Exit|Warning)|AssertionError)"
@@ -87,46 +86,82 @@ class Match:
 
 
 @dataclass(frozen=True, slots=True)
-class _Target:
+class Target:
+    """One template explain matches: an entry's own or one of its rows', where it is raised,
+    and its literal words (what the index is keyed by). Plain data, so an index of them can
+    be written beside a catalog (`explain_index`) and read back without parsing templates."""
+
     entry: str
     row: int | None
-    template: Template
+    text: str  # the template as published
     exception: str
     path: str
     line: int
     end: int  # the last line of its statement (a traceback names any line of a multi-line raise)
     own: int  # characters of literal text: more is more specific
+    words: tuple[str, ...]
+
+    @property
+    def template(self) -> Template:
+        return _parsed(self.text)
+
+
+_PARSED: dict[str, Template] = {}
+
+
+def _parsed(text: str) -> Template:
+    """`text` parsed once per process: only the templates a lookup tries are ever parsed."""
+    found = _PARSED.get(text)
+    if found is None:
+        found = _PARSED[text] = parse_template(text)
+    return found
+
+
+def targets_of(entry: Mapping[str, Any]) -> list[Target]:
+    """The templates of one catalog.json entry: its own, then each row's that differs."""
+    from analyzers.judge import statement_end  # parses code (ast): not on explain-index.json's path
+
+    source = entry.get("source") or {}
+    line = int(source.get("line") or 0)
+    excerpt = entry.get("excerpt") or {}
+    end = statement_end(str(excerpt.get("code") or ""), int(excerpt.get("start_line") or line), line)
+    # a row whose template is the entry's says nothing more (rows per call-site binding
+    # often keep the message): it would outrank an equal template elsewhere
+    own = entry.get("template")
+    rows = [(None, own)] + [(i, v.get("template")) for i, v in enumerate(entry.get("variants") or ())
+                            if v.get("template") and v.get("template") != own]
+    out = []
+    for row, text in rows:
+        if not isinstance(text, str):
+            continue
+        literal = _parsed(text).literal_text
+        out.append(Target(str(entry["id"]), row, text, str(entry.get("exception") or ""),
+                          str(source.get("path") or ""), line, end, len(literal.strip()),
+                          tuple(sorted(set(_words(literal))))))
+    return out
 
 
 class MessageIndex:
     """Every entry's and row's template of one catalog, indexed by its literal words."""
 
     def __init__(self, entries: Iterable[Mapping[str, Any]]) -> None:
-        self.targets: list[_Target] = []
-        for entry in entries:
-            source = entry.get("source") or {}
-            line = int(source.get("line") or 0)
-            excerpt = entry.get("excerpt") or {}
-            end = statement_end(str(excerpt.get("code") or ""), int(excerpt.get("start_line") or line), line)
-            # a row whose template is the entry's says nothing more (rows per call-site binding
-            # often keep the message): it would outrank an equal template elsewhere
-            own = entry.get("template")
-            rows = [(None, own)] + [(i, v.get("template")) for i, v in enumerate(entry.get("variants") or ())
-                                    if v.get("template") and v.get("template") != own]
-            for row, text in rows:
-                if not isinstance(text, str):
-                    continue
-                template = parse_template(text)
-                self.targets.append(_Target(str(entry["id"]), row, template, str(entry.get("exception") or ""),
-                                            str(source.get("path") or ""), line, end,
-                                            len(template.literal_text.strip())))
+        self._index([t for entry in entries for t in targets_of(entry)])
+
+    @classmethod
+    def of_targets(cls, targets: Sequence[Target]) -> MessageIndex:
+        """The index of targets read back (`explain_index`), no entry at hand."""
+        index = cls.__new__(cls)
+        index._index(targets)
+        return index
+
+    def _index(self, targets: Sequence[Target]) -> None:
+        self.targets = list(targets)
         self.by_word: dict[str, list[int]] = {}
         self.wordless: list[int] = []  # templates with no word of their own ("{reason}"): always tried
         for i, target in enumerate(self.targets):
-            words = set(_words(target.template.literal_text))
-            for word in words:
+            for word in target.words:
                 self.by_word.setdefault(word, []).append(i)
-            if not words:
+            if not target.words:
                 self.wordless.append(i)
 
     def candidates(self, error: ErrorText) -> tuple[list[int], Counter[int]]:
@@ -145,13 +180,21 @@ class MessageIndex:
         # a template that is only a hole ("{reason}") renders any message: it says which error
         # this is only where the traceback names its line, or the exception is its own class
         # (``WatermarkConfigError(str(error))`` re-raising a ValueError's message)
-        matches = [m for m in matches if m.own or m.named or (m.exception == error.exception and not
-                                                               hasattr(builtins, m.exception))]
-        if matches:
-            return sorted(matches, key=lambda m: -m.score)
+        specific = [m for m in matches if m.own or m.named or (m.exception == error.exception and not
+                                                                hasattr(builtins, m.exception))]
+        # none of the pasted type: a message-less assert (``AssertionError: ``) or a message a helper
+        # built (the helper's own ValueError text, say) that the site asserts (``assert ok, msg``):
+        # the asserts with no text of their own are candidates too, and their type ranks them first
+        # (a ValueError's ``{reason}`` renders too much to say which it is)
+        found = specific
+        if not any(m.exception == error.exception for m in specific):
+            found = specific + [m for m in matches if m not in specific and error.exception == m.exception
+                                == "AssertionError"]
+        if found:
+            return sorted(found, key=lambda m: -m.score)
         return [self._close(self.targets[i], error, n) for i, n in shared.most_common(MAX_CLOSE)]
 
-    def _exact(self, target: _Target, error: ErrorText) -> Match | None:
+    def _exact(self, target: Target, error: ErrorText) -> Match | None:
         holes = target.template.match(error.message)
         if holes is None:  # a terminal or a copy drops trailing spaces: compared line by line without them
             loose = _loose(target.template).match(_unpadded(error.message))
@@ -174,7 +217,7 @@ class MessageIndex:
         return Match(target.entry, target.row, holes, True, "; ".join(reasons), score, target.own, named,
                      target.exception)
 
-    def _close(self, target: _Target, error: ErrorText, shared: int) -> Match:
+    def _close(self, target: Target, error: ErrorText, shared: int) -> Match:
         return Match(target.entry, target.row, {}, False, f"shares {shared} word(s) with its template, "
                      "but the message is no rendering of it", float(shared))
 

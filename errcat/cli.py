@@ -8,14 +8,17 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from errcat import __version__, pipeline
+from errcat import __version__
 from errcat.exits import Exit, table
-from errcat.model import SourceSpec
-from errcat.progress import progress_bar, stage_progress
 from extractor.cache import CacheWarning
 from extractor.errors import ErrcatError
+
+if TYPE_CHECKING:
+    from errcat.model import SourceSpec
+# The rest is imported where a verb uses it: `explain` and `check` answer in a blink only
+# if they load neither the extraction pipeline nor its parsers (issue 38).
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,6 +52,8 @@ def _add_source_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _spec(args: argparse.Namespace) -> SourceSpec:
+    from errcat.model import SourceSpec
+
     return SourceSpec(repo=args.repo, commit=args.commit, release=args.release, path=args.path)
 
 
@@ -61,6 +66,7 @@ def _add_cache_args(parser: argparse.ArgumentParser) -> None:
 @contextmanager
 def _watched(args: argparse.Namespace) -> Iterator[None]:
     """A catalog built inside shows its files, then its stages, on a terminal (`errcat.progress`)."""
+    from errcat.progress import progress_bar, stage_progress
     from extractor.observe import Observer, observing
 
     bars = progress_bar(sys.stderr, quiet=args.quiet)
@@ -75,6 +81,7 @@ def _watched(args: argparse.Namespace) -> Iterator[None]:
 
 
 def _cmd_extract(args: argparse.Namespace) -> int:
+    from errcat import pipeline
     from output.formats import parse_formats
 
     with _watched(args):
@@ -106,6 +113,7 @@ def _write_text(text: str, out: str | None) -> None:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from analyzers.diff import parse_kinds
+    from errcat.model import SourceSpec
     from errcat.versions import diff, parse_side
     from output.diff_formats import render_diff
 
@@ -128,6 +136,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
+    from errcat.progress import progress_bar
     from errcat.versions import history
     from output.diff_formats import render_history
 
@@ -175,6 +184,7 @@ _QUIET = "no progress display (it shows only when stderr is a terminal)"
 
 
 def _cmd_site(args: argparse.Namespace) -> int:
+    from errcat.progress import progress_bar
     from errcat.site import build_site
 
     bars = progress_bar(sys.stderr, quiet=args.quiet)
@@ -207,6 +217,7 @@ _SITE_DESCRIPTION = ("Builds a static website from one or more catalog directori
 
 
 def _cmd_confirm(args: argparse.Namespace) -> int:
+    from errcat.progress import progress_bar
     from errcat.real.confirm import confirm, write_results
 
     if args.jobs is not None and args.jobs < 1:
@@ -318,15 +329,46 @@ def _names_a_file(arg: str) -> bool:
 def _cmd_explain(args: argparse.Namespace) -> int:
     import json
 
-    from analyzers.explain import MessageIndex, best, explained
-    from extractor.profile import load_profile
-    from output.explain_text import explain_report, render_explanation
+    from output.explain_text import render_explanation
 
     text = _explain_input(args.text)
     if not text.strip():
         raise ErrcatError("explain: no text to explain")
+    where = None if args.releases else args.catalog or _local_catalog(args)
+    report = _explained_by_index(where, text) if where is not None else None
+    if report is None:
+        report = _explained_by_catalogs(args, text, where)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_explanation(report))
+    return Exit.OK if report["errors"] and all(e["matched"] for e in report["errors"]) else Exit.NO
+
+
+def _explained_by_index(where: str, text: str) -> dict[str, Any] | None:
+    """`text` explained by the explain-index.json beside the catalog in `where` and the entry
+    files it names (a small part of catalog.json); None: no index there that is up to date."""
+    from output.explain_index import EntryFiles, read_index
+
+    index = read_index(where)
+    if index is None:
+        return None
+    from analyzers.explain import MessageIndex, explained
+    from output.explain_text import explain_report
+
+    found = explained(MessageIndex.of_targets(index.targets), text)
+    return explain_report(found, EntryFiles(where), index.release)
+
+
+def _explained_by_catalogs(args: argparse.Namespace, text: str, where: str | None) -> dict[str, Any]:
+    """`text` explained by the whole catalog (or each of `--releases`), read from catalog.json."""
+    from analyzers.explain import MessageIndex, best, explained
+    from analyzers.outcomes import release_of
+    from extractor.profile import load_profile
+    from output.explain_text import explain_report
+
     profile = load_profile(args.profile)
-    loaded = _catalogs(args, profile)
+    loaded = _catalogs(args, profile, where)
     releases = [version for version, _ in loaded if version is not None]
     catalogs = [data for _, data in loaded]
     newest = catalogs[-1]
@@ -340,15 +382,8 @@ def _cmd_explain(args: argparse.Namespace) -> int:
                 here, newest_best = best(index.find(error)), best(matches)
                 if here is not None and newest_best is not None:
                     versions.setdefault(newest_best.entry, []).append(version)
-    from analyzers.outcomes import release_of
-
     entries = {e["id"]: e for e in newest["entries"]}
-    report = explain_report(found, entries, release_of(newest.get("source") or {}, profile), versions)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(render_explanation(report))
-    return Exit.OK if report["errors"] and all(e["matched"] for e in report["errors"]) else Exit.NO
+    return explain_report(found, entries, release_of(newest.get("source") or {}, profile), versions)
 
 
 def _add_explain_parser(sub: Any) -> None:
@@ -362,16 +397,18 @@ def _add_explain_parser(sub: Any) -> None:
     explain.set_defaults(func=_cmd_explain)
 
 
-def _catalogs(args: argparse.Namespace, profile: Any) -> list[tuple[str | None, dict[str, Any]]]:
+def _catalogs(args: argparse.Namespace, profile: Any,
+              where: str | None = None) -> list[tuple[str | None, dict[str, Any]]]:
     """The catalogs `check`/`explain` read: one per release of `--releases` (release, data), else
-    the one of `--catalog` or the source options (None, data)."""
+    the one of `where` (`--catalog`, or ./catalog: `_local_catalog`) or the source options (None, data)."""
     from errcat.catalogs import load_catalog, release_list
+    from errcat.model import SourceSpec
 
     if args.releases and (args.catalog or args.repo or args.release or args.path):
         raise ErrcatError("--releases takes no other source")
     with _watched(args):  # a catalog not cached yet is extracted first
         if not args.releases:
-            catalog = args.catalog or _local_catalog(args)
+            catalog = where or args.catalog or _local_catalog(args)
             return [(None, load_catalog(_spec(args), catalog, profile=profile, cache_dir=args.cache_dir,
                                         jobs=args.jobs))]
         return [(v, load_catalog(SourceSpec(release=v), None, profile=profile, cache_dir=args.cache_dir,
@@ -391,6 +428,8 @@ def _add_catalog_args(parser: argparse.ArgumentParser, releases: str) -> None:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
+    from errcat import pipeline
+
     catalog = args.catalog or _local_catalog(args, "graph.json")
     if catalog is not None:
         data = pipeline.graph_of_dir(catalog)

@@ -33,7 +33,7 @@ from extractor.result_cache import (
 )
 from extractor.snapshot import Snapshot, SourceKind
 from output.unchanged import same_files
-from output.writer import Content, Spliced, as_bytes, dumps, with_manifest, write_atomically
+from output.writer import Content, Spliced, as_bytes, dumps, encoded_chunks, with_manifest, write_atomically
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.entries import Entry
@@ -378,20 +378,29 @@ def render_catalog(
     catalog: Catalog, formats: Sequence[str] = ("json",), cache: ResultCache | None = None,
 ) -> dict[str, Content]:
     """Every output file, keyed by path relative to the output directory; `formats`
-    (`output.formats.FORMATS`) picks catalog.json + entries/, catalog.yaml, md/; with `cache`,
-    the flag graph is reused where the same entries, flags and adjustments were drawn before."""
+    (`output.formats.FORMATS`) picks catalog.json + entries/ (and explain-index.json), catalog.yaml,
+    md/; with `cache`, the flag graph is reused where the same entries, flags and adjustments
+    were drawn before."""
     with stage("render"):
+        from analyzers.explain import targets_of
+        from output.explain_index import NAME, index_text
         from output.formats import render_extra
 
         files: dict[str, Content] = {}
         if "json" in formats:
             # One entry's dict at a time: all of them at once are most of a large catalog's memory.
             texts: list[str] = []
+            targets = []
             for entry in catalog.entries:
-                text = dumps(entry.as_dict())
+                data = entry.as_dict()
+                text = dumps(data)
                 files[f"entries/{entry.id}.json"] = text
                 texts.append(text)
-            files["catalog.json"] = _with_entries(catalog.as_dict(entries=False), texts)
+                targets += targets_of(data)
+            head = catalog.as_dict(entries=False)
+            files["catalog.json"] = _with_entries(head, texts)
+            release = release_of(head.get("source") or {}, catalog.profile)
+            files[NAME] = index_text(targets, release, encoded_chunks(files["catalog.json"]))
         if any(f != "json" for f in formats):
             files.update(render_extra(catalog.as_dict(), formats))
         files["graph.json"], files["graph.graphml"] = _graph_files(catalog, cache)

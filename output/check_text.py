@@ -73,7 +73,12 @@ def _undecided(report: Mapping[str, Any], where: str, paint: Paint) -> list[str]
 
 
 def _ok(report: Mapping[str, Any], where: str, paint: Paint) -> list[str]:
-    lines = [paint("✓ ok", "good") + f" ({where}): no check is predicted to fire"]
+    model = (report.get("model_config") or {}).get("architecture")
+    with_model = f" with {model}" if model else ", the model left open"
+    lines = [paint("✓ ok", "good") + f" ({where}): argument validation passes{with_model}; no check is "
+             "predicted to fire",
+             "Not checked: whether the model fits in memory, its shapes beyond what validation reads, and "
+             "errors at runtime."]
     adjusted = report.get("adjusted") or []
     if adjusted:
         lines += ["", "The program will adjust these settings for this command:"]

@@ -21,6 +21,8 @@ def explain_report(found: Sequence[tuple[Any, Sequence[Any]]], entries: Mapping[
         exact = [m for m in matches if m.exact]
         shown = exact or list(matches)
         out["matched"] = bool(exact)
+        # as likely as the first: the text does not tell them apart (a bare assert, a shared message)
+        out["tied"] = sum(1 for m in shown[1:] if m.score == shown[0].score) if exact else 0
         out["matches"] = [_match(m, entries.get(m.entry) or {}, versions) for m in shown]
         errors.append(out)
     return {"release": release, "errors": errors}
@@ -28,23 +30,28 @@ def explain_report(found: Sequence[tuple[Any, Sequence[Any]]], entries: Mapping[
 
 def _match(match: Any, entry: Mapping[str, Any], versions: Mapping[str, Sequence[str]] | None) -> dict[str, Any]:
     row = (entry.get("variants") or [])[match.row] if match.row is not None else None
-    fix = entry.get("example_fix") or {}
-    if row is not None and row.get("example_fix"):
-        fix = row["example_fix"]
+    own = row or entry  # a table row's own words where it has them, the entry's otherwise
     source = entry.get("source") or {}
     out = {"entry": match.entry, "exact": match.exact, "why": match.why, "exception": entry.get("exception"),
-           "template": (row or entry).get("template", entry.get("template")),
+           "template": own.get("template", entry.get("template")),
            "row": {"index": match.row, "values": row.get("values")} if row is not None else None,
            "holes": dict(match.holes), "source": {k: source.get(k) for k in ("path", "line", "function", "url")},
-           "trigger": ((row or entry).get("trigger") or {}).get("text"),
-           # a table row's own words: why it refuses and what gets past it (the entry's where it has none)
-           "meaning": (row or {}).get("meaning") or entry.get("meaning"),
-           "solutions": [solution_text(s) for s in ((row or {}).get("solutions") or entry.get("solutions") or ())],
-           "example": ({k: fix.get(k) for k in ("before", "after", "verified", "predicted")}
-                       if fix.get("before") else None)}
+           "trigger": (own.get("trigger") or {}).get("text"),
+           "meaning": _own(row, entry, "meaning"),
+           "solutions": [solution_text(s) for s in _own(row, entry, "solutions") or ()],
+           "example": _example(_own(row, entry, "example_fix") or {})}
     if versions is not None:
         out["versions"] = list(versions.get(match.entry, ()))
     return out
+
+
+def _own(row: Mapping[str, Any] | None, entry: Mapping[str, Any], key: str) -> Any:
+    """The row's `key` where it says one (why it refuses, what gets past it), else the entry's."""
+    return (row or {}).get(key) or entry.get(key)
+
+
+def _example(fix: Mapping[str, Any]) -> dict[str, Any] | None:
+    return {k: fix.get(k) for k in ("before", "after", "verified", "predicted")} if fix.get("before") else None
 
 
 def render_explanation(report: Mapping[str, Any]) -> str:
@@ -65,11 +72,20 @@ def render_explanation(report: Mapping[str, Any]) -> str:
             continue
         best, others = matches[0], matches[1:]
         lines += _entry(best)
-        if others:
-            lines.append(f"  Also renders this message ({len(others)}), ranked lower:")
-            lines += [f"  - {m['entry']} at {m['source']['path']}:{m['source']['line']}: {m['why']}" for m in others]
+        tied = error.get("tied", 0)
+        if tied:
+            lines.append(f"  Tied first with {tied} other(s): the text alone does not say which (a traceback's "
+                         "innermost frame would):")
+            lines += [_also(m) for m in others[:tied]]
+        if others[tied:]:
+            lines.append(f"  Also renders this message ({len(others) - tied}), ranked lower:")
+            lines += [_also(m) for m in others[tied:]]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _also(m: Mapping[str, Any]) -> str:
+    return f"  - {m['entry']} at {m['source']['path']}:{m['source']['line']}: {m['why']}"
 
 
 def _entry(m: Mapping[str, Any]) -> list[str]:

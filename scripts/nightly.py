@@ -44,12 +44,14 @@ import yaml
 
 from errcat import pipeline
 from errcat.cli import warnings_as_lines
+from errcat.exits import Exit
 from errcat.model import SourceSpec
 from extractor.cache import private_cache
 from extractor.errors import ErrcatError
 from extractor.profile import load_profile
 
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_LOCKED = 0, 1, 2, 3
+# errcat's one exit-code table (`errcat.exits`): 1 a negative answer, 2 bad input, 3 left open
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_LOCKED = Exit.OK, Exit.NO, Exit.USAGE, Exit.PARTIAL
 _SECTION = re.compile(r"^<!-- errcat:(\S+) -->$", re.MULTILINE)
 _CHANGELOG_TITLE = "# Error catalog changes\n"
 

@@ -113,3 +113,42 @@ def test_a_rows_message_is_explained_with_that_rows_meaning_and_solutions():
     report = explain_report([(error, MessageIndex([entry]).find(error))], {"lora": entry}, "0.5.23")
     (match, *_) = report["errors"][0]["matches"]
     assert (match["meaning"], match["solutions"]) == ("row meaning", ["Do not pass `--speculative-adaptive`."])
+
+
+ASSERT_ENTRIES = [
+    _entry("bare-a", "", 5, exception="AssertionError", path="python/sglang/srt/a.py"),
+    _entry("bare-b", "", 9, exception="AssertionError", path="python/sglang/srt/b.py"),
+    _entry("helper", "{exc}", 7, exception="AssertionError", path="python/sglang/srt/c.py"),
+    _entry("value", "{reason}", 3, path="python/sglang/srt/d.py"),
+    _entry("topology", "Invalid topology: {detail}.", 4, path="python/sglang/srt/f.py"),  # the helper's own raise
+    _entry("tp", "--tp-size must be positive", 11, exception="AssertionError", path="python/sglang/srt/e.py"),
+]
+ASSERTS = MessageIndex(ASSERT_ENTRIES)
+
+
+@pytest.mark.parametrize(("error", "first"), [
+    # a bare assert: every message-less assert (and a helper's message, here empty) ties; the frame picks one
+    (ErrorText("", "AssertionError"), {"bare-a", "bare-b", "helper"}),
+    (ErrorText("", "AssertionError", "/v/site-packages/sglang/srt/b.py", 9), {"bare-b"}),
+    # a message a helper built and the site asserts: only-a-hole templates of that type
+    (ErrorText("Invalid attention topology: tp_size=0.", "AssertionError"), {"helper"}),
+    (ErrorText("Invalid topology: tp_size=0.", "AssertionError"), {"helper"}),  # asserted, not the ValueError
+    (ErrorText("Invalid topology: tp_size=0.", "ValueError"), {"topology"}),
+    (ErrorText("--tp-size must be positive", "AssertionError"), {"tp"}),  # a template of its own text wins
+    (ErrorText("anything at all", "RuntimeError"), set()),  # no template of that type: none
+])
+def test_message_less_and_helper_built_assertions_are_found_by_their_type(error, first):
+    found = ASSERTS.find(error)
+    top = [m.entry for m in found if m.exact and m.score == found[0].score]
+    assert set(top) == first
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("AssertionError: ", "Tied first with 2 other(s): the text alone does not say which"),
+    ("AssertionError: --tp-size must be positive", "entry tp (AssertionError)"),
+])
+def test_a_tie_is_said_to_be_one(text, said):
+    from output.explain_text import explain_report, render_explanation
+
+    report = explain_report(explained(ASSERTS, text), {e["id"]: e for e in ASSERT_ENTRIES}, "0.5.23")
+    assert said in render_explanation(report)
