@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzers.cli_parser import Refusal, refusal
+from analyzers.cli_parser import Refusal
 from analyzers.eval_model import Model
 from analyzers.example_check import ExampleJudge, applied
 from analyzers.first_error import ERROR, OK, UNDECIDED, Prediction
@@ -69,8 +69,7 @@ class Checked:
 
 def check_launch(judge: ExampleJudge, argv: Sequence[str], launch: Launch) -> Checked:
     """What the pipeline says of `launch` (the user's, from `argv`) on the judge's platform."""
-    flags = judge.flags
-    refused = refusal(flags, argv) if flags is not None else None
+    refused = judge.cli.refusal(argv) if judge.cli is not None else None
     if refused is not None:
         return Checked(REFUSED, launch, refusal=refused)
     stated = judge.judged(launch)[0]

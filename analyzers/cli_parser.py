@@ -87,21 +87,27 @@ def target_parser(flags: FlagModel, prog: str = "") -> argparse.ArgumentParser:
     return parser
 
 
-_PARSERS: dict[int, tuple[FlagModel, argparse.ArgumentParser]] = {}  # by the flag model's identity (kept alive)
+class TargetCli:
+    """The target's command line for one flag model: its parser is built on first use and kept
+    by whoever holds this (a judge checks many commands; building costs an `add_argument` per flag)."""
 
+    def __init__(self, flags: FlagModel) -> None:
+        self.flags = flags
+        self._parser: argparse.ArgumentParser | None = None
 
-def _parser_of(flags: FlagModel) -> argparse.ArgumentParser:
-    found = _PARSERS.get(id(flags))
-    if found is None or found[0] is not flags:
-        if len(_PARSERS) >= 4:
-            _PARSERS.clear()
-        found = _PARSERS[id(flags)] = (flags, target_parser(flags))
-    return found[1]
+    def refusal(self, argv: Sequence[str]) -> Refusal | None:
+        """What argparse refuses in `argv` (the program's arguments), or None."""
+        if self._parser is None:
+            self._parser = target_parser(self.flags)
+        return _refusal(self._parser, self.flags, argv)
 
 
 def refusal(flags: FlagModel, argv: Sequence[str]) -> Refusal | None:
-    """What argparse refuses in `argv` (the program's arguments), or None."""
-    parser = _parser_of(flags)
+    """What argparse refuses in `argv`, with a parser made for this one question."""
+    return _refusal(target_parser(flags), flags, argv)
+
+
+def _refusal(parser: argparse.ArgumentParser, flags: FlagModel, argv: Sequence[str]) -> Refusal | None:
     try:
         _, unknown = parser.parse_known_args(list(argv))
     except _Refused as exc:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from analyzers.argv import launch_of_argv
+from analyzers.cli_parser import TargetCli
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.examples import model_of
@@ -172,6 +173,7 @@ class ExampleJudge:
         self.stated = stated
         self.flags = flags
         self.prefix = prefix
+        self.cli = TargetCli(flags) if flags is not None else None  # argparse's word on a command
         self.checks: dict[str, Check] = {c.id: c for c in pipeline.checks}
         self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
         self._way: dict[tuple[str, str, str], list[Pair]] = {}  # (entry, commands) -> the pairs its repair stopped at
@@ -305,7 +307,13 @@ class ExampleJudge:
         """This judge on a platform that also states `facts` (``platform:NAME`` -> value)."""
         stated = {k.partition(":")[2]: v for k, v in facts.items()}
         platform = replace(self.stated.platform, facts=tuple({**dict(self.stated.platform.facts), **stated}.items()))
-        return ExampleJudge(self.pipeline, replace(self.stated, platform=platform), self.flags, self.prefix)
+        return self.restated(replace(self.stated, platform=platform))
+
+    def restated(self, stated: Stated) -> ExampleJudge:
+        """This judge over another statement of the platform and model (same flags: the parser is shared)."""
+        judge = ExampleJudge(self.pipeline, stated, self.flags, self.prefix)
+        judge.cli = self.cli
+        return judge
 
     def _on_assumption(self, fix: dict[str, Any], pair: Pair, facts: Mapping[str, Any], said: str) -> dict[str, Any]:
         """`fix` showing `pair`, which works (the pipeline says `said`) where the platform

@@ -14,13 +14,14 @@ shared words, said to be only close.
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.templates import Template, parse_template
+from extractor.templates import Part, Template, parse_template
 
 _ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Exit|Warning)|AssertionError)"
                          r"(?::\s?(?P<message>.*))?$")
@@ -226,16 +227,15 @@ def _unpadded(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().split("\n"))
 
 
-_LOOSE: dict[int, tuple[Template, re.Pattern[str]]] = {}
-
-
 def _loose(template: Template) -> re.Pattern[str]:
     """`template`'s matcher for text whose lines lost their trailing spaces (`_unpadded`)."""
-    found = _LOOSE.get(id(template))
-    if found is None or found[0] is not template:
-        parts = [re.escape(_unpadded_part(p)) if isinstance(p, str) else "(.*?)" for p in template.parts]
-        found = _LOOSE[id(template)] = (template, re.compile("".join(parts) + r"\Z", re.DOTALL))
-    return found[1]
+    return _loose_of(template.parts)
+
+
+@functools.lru_cache(maxsize=4096)  # keyed by content: the parts are hashable and cheap to hash
+def _loose_of(parts: tuple[Part, ...]) -> re.Pattern[str]:
+    pattern = [re.escape(_unpadded_part(p)) if isinstance(p, str) else "(.*?)" for p in parts]
+    return re.compile("".join(pattern) + r"\Z", re.DOTALL)
 
 
 def _unpadded_part(literal: str) -> str:

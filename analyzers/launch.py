@@ -28,12 +28,20 @@ class Launch:
     facts: Mapping[str, Any] = field(default_factory=dict)
     # filled by `analyzers.reads` on first use (a launch is read many times); not part of its value
     memo: Any = field(default=None, init=False, repr=False, compare=False)
+    # the same, of `env` and `facts` alone: a launch derived by a flag change shares these
+    # mappings, so it carries their memo (a search derives many launches from one)
+    settings_memo: Any = field(default=None, init=False, repr=False, compare=False)
 
     def with_flag(self, dest: str, value: Any) -> Launch:
-        return Launch({**self.flags, dest: value}, self.env, self.facts)
+        return self._with_flags({**self.flags, dest: value})
 
     def without_flag(self, dest: str) -> Launch:
-        return Launch({k: v for k, v in self.flags.items() if k != dest}, self.env, self.facts)
+        return self._with_flags({k: v for k, v in self.flags.items() if k != dest})
+
+    def _with_flags(self, flags: Mapping[str, Any]) -> Launch:
+        derived = Launch(flags, self.env, self.facts)
+        object.__setattr__(derived, "settings_memo", self.settings_memo)
+        return derived
 
     def with_env(self, name: str, value: str | None) -> Launch:
         """`value` None unsets the variable."""

@@ -101,30 +101,24 @@ def _items(launch: Launch) -> tuple[Any, ...]:
     repr (``1``, ``1.0`` and ``True`` are equal in Python but not to the evaluator; repr
     tells them apart, and works for unhashable values), so keys are plain strings."""
     if launch.env or launch.facts:
-        items: tuple[Any, ...] = (_given("", launch.flags), _shared("$", launch.env), _shared("!", launch.facts))
+        items: tuple[Any, ...] = (_given("", launch.flags), *_settings(launch))
     else:
         items = (_given("", launch.flags), None, None)
     object.__setattr__(launch, "memo", items)
     return items
 
 
+def _settings(launch: Launch) -> tuple[_Given, _Given]:
+    """`_given` of env vars and facts, kept on the launch and carried to the launches derived
+    from it by a flag change (``with_flag``), which share the mappings: hundreds of facts,
+    records among them, made into atoms once per search rather than once per launch."""
+    found = launch.settings_memo
+    if found is None:
+        found = (_given("$", launch.env), _given("!", launch.facts))
+        object.__setattr__(launch, "settings_memo", found)
+    return found
+
+
 def _given(mark: str, given: Mapping[str, Any]) -> _Given:
     names = tuple(sorted(given))
     return names, {n: f"{mark}{len(n)}:{n}={given[n]!r}\x1f" for n in names}
-
-
-_SHARED: dict[tuple[str, int], tuple[Mapping[str, Any], _Given]] = {}  # (mark, id of the mapping) -> atoms
-
-
-def _shared(mark: str, given: Mapping[str, Any]) -> _Given:
-    """`_given` of env vars or facts: made once per mapping, which the launches a search
-    derives share (``with_flag`` keeps them), hundreds of facts with records among them."""
-    key = (mark, id(given))
-    hit = _SHARED.get(key)
-    if hit is not None and hit[0] is given:
-        return hit[1]
-    if len(_SHARED) >= 256:  # the mappings are kept alive while listed (their ids stay theirs)
-        _SHARED.clear()
-    found = _given(mark, given)
-    _SHARED[key] = (given, found)
-    return found

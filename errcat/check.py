@@ -169,7 +169,7 @@ class Checker:
         option names no stand-in."""
         judge = self.judge
         stated = replace(judge.stated, given_model=model)
-        return replace(self, judge=ExampleJudge(judge.pipeline, stated, judge.flags, judge.prefix))
+        return replace(self, judge=judge.restated(stated))
 
     def model_path(self, command: CommandLine) -> Any:
         """What the command gives the model option (``--model-path``)."""

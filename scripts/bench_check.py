@@ -24,11 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cli_timing import errcat_argv, print_ratios, startup_ratios
-
 from analyzers.launch import CommandLine
 from errcat.check import Checker, platform_of
 from extractor.profile import load_profile
+from scripts.cli_timing import errcat_argv, print_ratios, startup_ratios
 
 PROGRAM = ("python", "-m", "sglang.launch_server")
 TARGET = 12.0  # issue 38: check's median at most 12x python -c pass

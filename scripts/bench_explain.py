@@ -25,9 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cli_timing import errcat_argv, print_ratios, startup_ratios
-
 from analyzers.explain import ErrorText, MessageIndex
+from scripts.cli_timing import errcat_argv, print_ratios, startup_ratios
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "difftest" / "sglang-0.5.23.jsonl.gz"
 TARGET = 5.0  # issue 38: explain's median at most 5x python -c pass

@@ -21,12 +21,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts, as bench_scale does
-
-from bench_cache import scratch_cache, timed
-from bench_extract import best_of, parse_all
 
 from extractor.errors import ErrcatError
+from scripts.bench_cache import scratch_cache, timed
+from scripts.bench_extract import best_of, parse_all
 
 
 def distinct_targets(repo: str, revs: list[str], profile_name: str) -> tuple[list[str], int, dict[str, str]]:

@@ -32,13 +32,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts, as bench_scale does
-
-from bench_cache import drop_catalogs, scratch_cache, timed
-from bench_extract import best_of, parse_all
 
 from extractor.errors import ErrcatError
 from extractor.observe import STAGES
+from scripts.bench_cache import drop_catalogs, scratch_cache, timed
+from scripts.bench_extract import best_of, parse_all
 
 MODES = ("cold", "warm")
 

@@ -1,10 +1,10 @@
-"""The README's example entry, made from a catalog (never kept by hand).
+"""The example entry of docs/entry-format.md, made from a catalog (never kept by hand).
 
     python scripts/readme_entry.py catalog            # print the block
-    python scripts/readme_entry.py catalog --write    # put it into README.md between its markers
-    python scripts/readme_entry.py catalog --check    # exit 1 when README.md shows another
+    python scripts/readme_entry.py catalog --write    # put it into the page between its markers
+    python scripts/readme_entry.py catalog --check    # exit 1 when the page shows another
 
-The entry is the one raised by `check_lora_speculative_compatibility` (the README's running
+The entry is the one raised by `check_lora_speculative_compatibility` (the docs' running
 example: a table of rows, each with its own reason); the block is its JSON, abridged: the
 row the example comes from and one more, the first related ids.
 """
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "entry-format.md"
 BEGIN = "<!-- entry:begin (scripts/readme_entry.py writes this block) -->"
 END = "<!-- entry:end -->"
 FUNCTION = "check_lora_speculative_compatibility"
@@ -45,7 +45,7 @@ def _fix(fix: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def abridged(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """`entry` as the README shows it: what a reader needs, rows and links cut short."""
+    """`entry` as the page shows it: what a reader needs, rows and links cut short."""
     rows = list(entry.get("variants") or ())
     shown_fix = entry.get("example_fix") or {}
     # the row the entry's example comes from first, then the others in table order
@@ -73,19 +73,19 @@ def block(catalog: Path) -> str:
     return (f"{BEGIN}\nFrom `catalog/entries/{entry['id']}.json` (abridged):\n\n```json\n{body}\n```\n{END}")
 
 
-def replaced(readme: str, new: str) -> str:
-    start, end = readme.find(BEGIN), readme.find(END)
+def replaced(page: str, new: str) -> str:
+    start, end = page.find(BEGIN), page.find(END)
     if start < 0 or end < start:
-        raise SystemExit(f"readme_entry: {README.name} has no {BEGIN!r} … {END!r} block")
-    return readme[:start] + new + readme[end + len(END):]
+        raise SystemExit(f"readme_entry: {PAGE.name} has no {BEGIN!r} … {END!r} block")
+    return page[:start] + new + page[end + len(END):]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("catalog", type=Path, help="a catalog directory (errcat extract --out DIR)")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="write the block into README.md")
-    mode.add_argument("--check", action="store_true", help="exit 1 when README.md shows another block")
+    mode.add_argument("--write", action="store_true", help="write the block into docs/entry-format.md")
+    mode.add_argument("--check", action="store_true", help="exit 1 when docs/entry-format.md shows another block")
     args = parser.parse_args(argv)
     if not (args.catalog / "catalog.json").is_file():
         print(f"readme_entry: {args.catalog} is not a catalog directory (no catalog.json)", file=sys.stderr)
@@ -94,14 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.write or args.check):
         print(new)
         return 0
-    readme = README.read_text(encoding="utf-8")
+    readme = PAGE.read_text(encoding="utf-8")
     wanted = replaced(readme, new)
     if args.check:
         if wanted != readme:
-            print("readme_entry: README.md's entry differs from the catalog's; run with --write", file=sys.stderr)
+            print(f"readme_entry: {PAGE.name}'s entry differs from the catalog's; run with --write", file=sys.stderr)
             return 1
         return 0
-    README.write_text(wanted, encoding="utf-8")
+    PAGE.write_text(wanted, encoding="utf-8")
     return 0
 
 

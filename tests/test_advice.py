@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, T
 from extractor.profile import ExampleRules
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
+from tests.spy import spy
 
 ARGS = '''
 def add_cli_args(parser):
@@ -287,7 +289,8 @@ def test_satisfy_finds_what_the_plain_search_finds(expr):
 def test_unique_keeps_first_of_same_typed_equals():
     values = [NOT_GIVEN, 1, True, 1.0, 1, True, "1", (1,), (True,), (1,), {"k": 1}, {"k": 1}, {"k": True},
               ["a"], ["a"], NOT_GIVEN, 0.0, -0.0, None, None]
-    seen, want = [], []
+    seen: list[Any] = []
+    want: list[Any] = []
     for v in values:
         if not any(v is s or (type(v) is type(s) and v == s) for s in seen):
             seen.append(v)
@@ -490,7 +493,7 @@ def _f(predicted: str, after: str | None = "run") -> dict:
 def test_entry_fix_policy(rows, own, expected):
     from analyzers.advice import entry_fix
 
-    searched = []
-    got = entry_fix(rows, lambda: searched.append(1) or own)
+    searched: list[int] = []
+    got = entry_fix(rows, spy(searched, lambda: own))
     assert got is (own if expected == "own" else rows[expected])
     assert searched == ([] if expected == 1 and rows[1]["predicted"] == "true" else [1])  # own only when needed

@@ -10,6 +10,7 @@ import os
 import pickle
 import zlib
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
@@ -79,7 +80,7 @@ def forget_catalogs(cache: Path) -> None:
         path.unlink()
 
 
-def stored_flags(cache: Path) -> object:
+def stored_flags(cache: Path) -> Any:
     import json
 
     (entry,) = flag_entries(cache)
@@ -290,6 +291,7 @@ def test_private_cache_replaces_a_cache_others_can_write(tmp_path, mode, trusted
         if trusted:
             assert (cache_dir, use_cache) == (root, True)
         else:
+            assert cache_dir is not None
             scratch = Path(cache_dir)
             assert use_cache is False and scratch != root and scratch.is_dir()
             assert scratch.stat().st_uid == os.geteuid() and scratch.stat().st_mode & 0o077 == 0

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -140,7 +141,7 @@ def test_an_error_of_a_table_row_is_shown_in_that_rows_words():
              "trigger": {"text": "tp > 4", "expr": Compare(">", TP, Const(4)).as_dict()}},
             {"template": "LoRA with spec: row about pages", "meaning": "row page meaning",
              "trigger": {"text": "page", "expr": Truthy(PAGE).as_dict()}}]
-    entries = {**ENTRIES, "lora": {**ENTRIES["lora"], "meaning": "entry meaning", "variants": rows}}
+    entries: dict[str, Any] = {**ENTRIES, "lora": {**ENTRIES["lora"], "meaning": "entry meaning", "variants": rows}}
     judge = _judge(LORA_SPEC)
     argv = ["--model-path", "/m", "--enable-lora", "--enable-spec", "--tp-size", "8"]
     report = check_report(check_launch(judge, argv, launch_of_argv(argv, FLAGS)), judge, entries, ["serve"],

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from datetime import datetime
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from errcat import __version__
 from errcat.cli import main
 from extractor import source
+from tests.present import present
 
 ROOT = Path(__file__).resolve().parents[1]
 ME = git.Actor("Test", "test@example.invalid")
@@ -60,7 +62,7 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture()
-def empty_index(tmp_path, monkeypatch) -> str:
+def empty_index(tmp_path, monkeypatch) -> Iterator[str]:
     """An HTTP package index that knows no release; `--release` is pointed at it."""
     root = tmp_path / "index"
     root.mkdir()
@@ -236,8 +238,7 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
     import signal
     import time
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import scale_shapes
+    from scripts import scale_shapes
 
     profile = scale_shapes.write("many", 3000, tmp_path)
     for i in range(12):  # enough work that the workers are busy when the parent dies
@@ -292,7 +293,7 @@ def test_pool_initializer_ends_workers_with_their_parent(how):
     import time
 
     proc = subprocess.Popen([sys.executable, "-c", POOL_SCRIPT, how], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    workers = {int(p) for p in proc.stdout.readline().split()}
+    workers = {int(p) for p in present(proc.stdout).readline().split()}
     try:
         assert workers and all(_alive(p) for p in workers)
         proc.kill()

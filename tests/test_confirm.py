@@ -12,6 +12,7 @@ from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Change, Pair, _repairs, change_between, shell_line
 from extractor.errors import ErrcatError
 from extractor.real_profile import parse_real
+from tests.present import present
 
 P = "python -m srv"
 
@@ -85,13 +86,15 @@ def test_a_repair_applies_the_fix_of_the_error_that_fired_first_to_both_commands
     (repair,) = _repairs(pair, INDEX, {"e2": [Change(drop=frozenset({"--y"})), Change(set=(("--z", ("1",)),))]})
     assert repair.applied == ("e2",)
     # dropping --y changes nothing here; setting --z is the repair
-    assert (shell_line(repair.before), shell_line(repair.after)) == ("python -m srv --x --z 1", "python -m srv --z 1")
+    assert (shell_line(present(repair.before)), shell_line(present(repair.after))) == \
+        ("python -m srv --x --z 1", "python -m srv --z 1")
 
 
 def test_a_repair_of_after_leaves_before_alone():
     pair = _pair(Real("error", "E", "one", "p.py", 1), Real("error", "E", "two", "p.py", 2), "after-fires: e2")
     (repair,) = _repairs(pair, INDEX, {"e2": [Change(set=(("--z", ("1",)),))]})
-    assert (shell_line(repair.before), shell_line(repair.after)) == ("python -m srv --x", "python -m srv --z 1")
+    assert (shell_line(present(repair.before)), shell_line(present(repair.after))) == \
+        ("python -m srv --x", "python -m srv --z 1")
 
 
 def test_a_repair_never_touches_what_the_example_itself_changes():
@@ -114,7 +117,7 @@ def test_no_repair_for_an_error_outside_the_catalog():
      "needs a machine where platform:is_hip=true"),
 ])
 def test_unrunnable_examples_say_why(example, why):
-    assert _unrunnable(example, parse_real({"package": "t", "platform_default": False})) == why
+    assert _unrunnable(example, present(parse_real({"package": "t", "platform_default": False}))) == why
 
 
 def test_examples_of_lists_entries_and_variants_and_checks_only():
@@ -128,8 +131,8 @@ def test_examples_of_lists_entries_and_variants_and_checks_only():
         examples_of(data, ["e9"])
 
 
-REAL = parse_real({"package": "t", "models": {"default": "A", "configs": {"A": {"architectures": ["A"]},
-                                                                             "B": {"architectures": ["B"], "x": 1}}}})
+REAL = present(parse_real({"package": "t", "models": {"default": "A", "configs": {
+    "A": {"architectures": ["A"]}, "B": {"architectures": ["B"], "x": 1}}}}))
 
 
 @pytest.mark.parametrize(("text", "bad"), [

@@ -22,6 +22,7 @@ from extractor.constant_values import (
 )
 from extractor.source_set import SourceSet
 from extractor.symbols import Symbols
+from tests.present import present
 
 MOD = "pkg/mod.py"
 CONSTS = "pkg/consts.py"
@@ -260,7 +261,7 @@ def test_frozen_map():
 def test_function_locals(body, name, expected):
     src = "def f(x, y):\n" + textwrap.indent(body, "    ") + "\n"
     symbols = symbols_for(pkg__mod=src)
-    func = cst.ensure_type(symbols.sources.module(MOD).tree.body[0], cst.FunctionDef)
+    func = cst.ensure_type(present(symbols.sources.module(MOD)).tree.body[0], cst.FunctionDef)
     assert function_locals(func, ConstScope(MOD, symbols)).get(name) == expected
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from errcat.cli import main
 from extractor.decode import UndecodableSource, decode_source
+from tests.present import present
 
 RAISE = "raise ValueError('caf\u00e9')\n"
 
@@ -109,7 +110,7 @@ def test_undecodable_declaration_file_is_a_flag_diagnostic(tmp_path):
     (tmp_path / "environ.py").write_bytes(b"X = 1\n# \xff\n")
     profile = parse_profile({"name": "t", "repo": "e/t", "targets": ["*.py"],
                              "declarations": {"flags": ["args.py"], "env": ["environ.py"]}}, "t")
-    model = build_flags(open_directory(tmp_path), profile)
+    model = present(build_flags(open_directory(tmp_path), profile))
     assert [f.option for f in model.flags] == ["--tp"]
     assert [str(d) for d in model.diagnostics] == [
         "environ.py:2: cannot read: not valid utf-8: byte 0xff (invalid start byte)"]

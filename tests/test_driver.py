@@ -9,6 +9,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,8 +128,8 @@ def env_for(fake: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(fake)}
 
 
-def runner(fake: Path, **kw: object) -> Runner:
-    return Runner(sys.executable, {**SETUP, **kw.pop("setup", {})}, env=env_for(fake), **kw)  # type: ignore[arg-type]
+def runner(fake: Path, **kw: Any) -> Runner:
+    return Runner(sys.executable, {**SETUP, **kw.pop("setup", {})}, env=env_for(fake), **kw)
 
 
 def launch(*argv: str, **env: str) -> Launch:

@@ -38,6 +38,7 @@ from extractor.ir import (
     Apply,
     Compare,
     Const,
+    Expr,
     In,
     Not,
     Or,
@@ -336,6 +337,15 @@ def test_no_flag_model_means_unknown_defaults():
 # independently of it: the fast path must give exactly its answers.
 
 
+def _ref(expr: Expr) -> Ref:
+    assert isinstance(expr, Ref)  # the rules these tests walk name a setting here
+    return expr
+
+
+def _with_side(expr: Compare, side: str, value: Expr) -> Compare:
+    return dataclasses.replace(expr, left=value) if side == "left" else dataclasses.replace(expr, right=value)
+
+
 def walk_value(expr, values):
     """The Python value a term has (UNKNOWN when it cannot be decided)."""
     if isinstance(expr, Const):
@@ -351,9 +361,9 @@ def walk_value(expr, values):
         if expr.fn == IF and len(expr.args) == 3:
             return _choose(walk_truth(expr.args[0], values), lambda i: walk_value(expr.args[i], values))
         if expr.fn == ON_COMMAND_LINE:
-            return expr.args[0].name in values.launch.flags
+            return _ref(expr.args[0]).name in values.launch.flags
         if expr.fn == UNSET_OR:
-            name, flags = expr.args[0].name, values.model.flags
+            name, flags = _ref(expr.args[0]).name, values.model.flags
             declared = flags is not None and flags.by_dest(name) is not None
             if name in values.adjusted or name in values.launch.flags or declared or flags is None:
                 return walk_value(expr.args[0], values)
@@ -363,7 +373,7 @@ def walk_value(expr, values):
             return found if found is not UNKNOWN else walk_value(expr.args[1], values)
         if expr.fn == OR_FALLBACK:
             found = walk_value(expr.args[0], values)
-            flag = values.model.flags.by_dest(expr.args[0].name) if values.model.flags is not None else None
+            flag = values.model.flags.by_dest(_ref(expr.args[0]).name) if values.model.flags is not None else None
             return found if found is not None else literal_default(flag.fallback) if flag is not None else UNKNOWN
         if expr.fn not in FUNCTIONS:
             return walk_runtime(expr, values)
@@ -436,7 +446,7 @@ def walk_truth(expr, values):
                 test = walk_truth(side.args[0], values)
                 if test is RAISING:
                     return RAISING
-                then, other = (walk_truth(dataclasses.replace(expr, **{name: b}), values) for b in side.args[1:])
+                then, other = (walk_truth(_with_side(expr, name, b), values) for b in side.args[1:])
                 return (then if test else other) if test is not None else then if then == other else None
     if isinstance(expr, Compare):
         left, right = walk_value(expr.left, values), walk_value(expr.right, values)
@@ -516,7 +526,8 @@ CHAINED = (
     Rule("x_mode", TRUE, Not(Truthy(X))),                                     # oscillating
     Rule("x_mode", FALSE, Truthy(X)),
 )
-TERMS = [flag("tp_size"), flag("device"), flag("enable_lora"), flag("lora_paths"), SPEC, X, env("SGLANG_PLAN"),
+TERMS: list[Expr] = [
+         flag("tp_size"), flag("device"), flag("enable_lora"), flag("lora_paths"), SPEC, X, env("SGLANG_PLAN"),
          ENV_LIMIT, env("SGLANG_MODE"), HIP, Unknown("f(x)"),
          flag("device.startswith()", 'cfg.device.startswith("cu")'),
          Apply("len", (flag("lora_paths"),), "len(p)"), Apply("str", (flag("tp_size"),), "str(tp)"),
@@ -579,7 +590,7 @@ def test_memoised_evaluation_matches_the_reference_walk():
 # scratch: rules of one time and of unknown time, fields of a JSON setting, an env var the code
 # sets, a derived setting a platform states; launches in a walk that changes a setting or two.
 FIELD, CODE_ENV, DERIVED = flag("lora_paths.k"), "env:SGLANG_LIMIT", flag("is_fancy()", "is_fancy(cfg)")
-WALK_TERMS = [*TERMS, FIELD, DERIVED]
+WALK_TERMS: list[Expr] = [*TERMS, FIELD, DERIVED]
 WALK_DESTS = [*VALUES, "lora_paths.k", CODE_ENV, "is_fancy()"]
 
 
@@ -730,7 +741,7 @@ def test_the_model_is_frozen_and_its_cache_apart():
     evaluate(And((LORA, Truthy(HIP))), Launch(), model)
     assert model.cache.plans and model == Model(FLAGS, CHAINED)  # what it remembers is not its value
     with pytest.raises(FrozenInstanceError):
-        model.rules = ()
+        model.rules = ()  # type: ignore[misc]  # what the test checks: the runtime refuses it too
     model.forget_nodes()
     assert not model.cache.nodes and model.cache.plans  # results are kept per shape
 

@@ -296,7 +296,9 @@ def test_a_move_onto_another_model_may_leave_open_what_a_platform_fact_decides()
     judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, unknown, real, EXAMPLES, "1.0"),
                          FLAGS, PREFIX)
     launch = judge.judged(judge.user_launch("serve --model-path <model> --enable-lora"))[0]
-    moves = judge.moves("text", judge.goal("text", off=True), [judge.goal("own", off=False)], launch)
+    goal, own_goal = judge.goal("text", off=True), judge.goal("own", off=False)
+    assert goal is not None and own_goal is not None
+    moves = judge.moves("text", goal, [own_goal], launch)
     assert ({"model_path": "<model:Qwen>"}, set(), {}) in moves
 
 

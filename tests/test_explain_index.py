@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,7 @@ from analyzers.explain import targets_of
 from errcat.cli import main
 from output.explain_index import NAME, EntryFiles, index_text, read_index
 
-ENTRIES = [
+ENTRIES: list[dict[str, Any]] = [
     {"id": "aaaaaaaaaaaaaaaa", "exception": "ValueError", "template": "LoRA with spec {x}", "meaning": "m",
      "source": {"path": "python/sglang/srt/a_hook.py", "line": 3, "function": "hook"},
      "excerpt": {"start_line": 1, "code": "def hook(x):\n\n    raise ValueError(f'LoRA with spec {x}')\n"},

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -77,7 +78,7 @@ def _entry(id_: str, line: int, expr: dict, rows: list[dict] | None = None) -> d
 def test_a_catalog_as_a_pipeline_reads_its_flags_adjustments_and_table_rows():
     tp = {"op": "ref", "kind": "flag", "name": "tp_size", "text": "cfg.tp_size"}
     lora = {"op": "ref", "kind": "flag", "name": "enable_lora", "text": "cfg.enable_lora"}
-    data = {
+    data: dict[str, Any] = {
         "entries": [_entry("rows", 2, {"op": "const", "value": True},
                            [{"op": "compare", "cmp": "==", "left": tp, "right": {"op": "const", "value": 3}}]),
                     _entry("lora", 1, {"op": "truthy", "term": lora})],

@@ -9,13 +9,17 @@ import sys
 import textwrap
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from analyzers.flags import Conventions, DeclKind, FlagModel, build_flag_model, option_for_dest
 from extractor.errors import ProfileError
+from extractor.frozen import FrozenMap
 from extractor.globs import match_any
 from extractor.profile import load_profile
+from tests.present import present
+from tests.spy import spy
 
 SERVER_ARGS = "python/pkg/server_args.py"
 ARG_UTILS = "python/pkg/arg_groups/arg_utils.py"
@@ -153,7 +157,8 @@ def test_argparse_shapes(call, option, attr, expected):
     ],
 )
 def test_help_text(help_src, expected):
-    flag = parser_model(f'parser.add_argument("--x", help={help_src})', prelude='HELP = "shared help"').by_option("--x")
+    flags = parser_model(f'parser.add_argument("--x", help={help_src})', prelude='HELP = "shared help"')
+    flag = present(flags.by_option("--x"))
     assert flag.help == expected
 
 
@@ -170,9 +175,9 @@ def test_default_reads_dataclass_field():
             parser.add_argument("--tokenizer-path", type=str, default=ServerArgs.tokenizer_path)
     """
     m = model(server_args=src)
-    assert (m.by_dest("tp_size").default, m.by_dest("tp_size").type) == (1, "int")
-    assert m.by_dest("tokenizer_path").type == "Optional[str]"  # the field's type, not argparse's
-    assert m.by_dest("tp_size").owner == "ServerArgs"
+    assert (present(m.by_dest("tp_size")).default, present(m.by_dest("tp_size")).type) == (1, "int")
+    assert present(m.by_dest("tokenizer_path")).type == "Optional[str]"  # the field's type, not argparse's
+    assert present(m.by_dest("tp_size")).owner == "ServerArgs"
 
 
 def test_dataclass_field_without_option_is_derived():
@@ -185,7 +190,7 @@ def test_dataclass_field_without_option_is_derived():
         def add_cli_args(parser):
             parser.add_argument("--tp-size", type=int, default=ServerArgs.tp_size)
     """
-    flag = model(server_args=src).by_dest("stat_loggers")
+    flag = present(model(server_args=src).by_dest("stat_loggers"))
     assert (flag.derived, flag.option, flag.default, flag.kind) == (True, None, (), DeclKind.FIELD)
 
 
@@ -196,7 +201,7 @@ def test_config_class_named_by_caller():
     """
     files = {SERVER_ARGS: textwrap.dedent(src)}
     assert build_flag_model(files).by_dest("tp_size") is None
-    assert build_flag_model(files, config_classes={"ServerArgs"}).by_dest("tp_size").derived
+    assert present(build_flag_model(files, config_classes={"ServerArgs"}).by_dest("tp_size")).derived
 
 
 def test_namespace_copy_renames_dest():
@@ -214,8 +219,8 @@ def test_namespace_copy_renames_dest():
             return cls(tp_size=args.tp_size)
     """
     m = model(server_args=src)
-    assert m.by_dest("tp_size").option == "--tensor-parallel-size"
-    assert not m.by_dest("tp_size").derived
+    assert present(m.by_dest("tp_size")).option == "--tensor-parallel-size"
+    assert not present(m.by_dest("tp_size")).derived
     assert m.by_option("--tp-size") is m.by_dest("tp_size")
 
 
@@ -237,7 +242,7 @@ def test_namespace_copy_renames_dest():
     ],
 )
 def test_choices_resolve_constants(choices, prelude, expected):
-    flag = parser_model(f'parser.add_argument("--x", choices={choices})', prelude=prelude).by_option("--x")
+    flag = present(parser_model(f'parser.add_argument("--x", choices={choices})', prelude=prelude).by_option("--x"))
     assert flag.choices == expected
 
 
@@ -250,8 +255,8 @@ def test_choices_imported_from_another_file():
         parser.add_argument("--quantization", choices=Q)
     """
     m = model(server_args=src, choices=choices)
-    assert m.by_option("--load-format").choices == ("auto", "pt")
-    assert m.by_option("--quantization").choices == ("auto", "pt", "gguf")
+    assert present(m.by_option("--load-format")).choices == ("auto", "pt")
+    assert present(m.by_option("--quantization")).choices == ("auto", "pt", "gguf")
 
 
 def test_choices_from_function_locals_include_literal_additions():
@@ -261,7 +266,7 @@ def test_choices_from_function_locals_include_literal_additions():
         backends.add("extra")
     parser.add_argument("--sampling-backend", choices=backends)
     """
-    flag = parser_model(body, prelude='BUILTIN = frozenset({"b", "a"})').by_option("--sampling-backend")
+    flag = present(parser_model(body, prelude='BUILTIN = frozenset({"b", "a"})').by_option("--sampling-backend"))
     assert flag.choices == ("a", "b", "extra")
 
 
@@ -281,13 +286,13 @@ def test_choices_from_function_locals_include_literal_additions():
     ],
 )
 def test_deprecated_flags(call, replacement):
-    flag = parser_model(call).by_option("--old")
+    flag = present(parser_model(call).by_option("--old"))
     assert flag.deprecated
     assert flag.replacement == replacement
 
 
 def test_not_deprecated_when_help_only_mentions_it():
-    flag = parser_model('parser.add_argument("--x", help="Replaces the deprecated --y.")').by_option("--x")
+    flag = present(parser_model('parser.add_argument("--x", help="Replaces the deprecated --y.")').by_option("--x"))
     assert not flag.deprecated
 
 
@@ -299,14 +304,14 @@ def test_custom_action_defaults_come_from_its_init():
             super().__init__(option_strings, dest, nargs=nargs, const=const, default=default, **kwargs)
     """
     body = 'parser.add_argument("--old", action=DeprecatedStoreTrueAction, new_flag="--new")'
-    flag = parser_model(body, prelude=prelude).by_option("--old")
+    flag = present(parser_model(body, prelude=prelude).by_option("--old"))
     assert (flag.default, flag.nargs, flag.const, flag.replacement) == (False, 0, True, "--new")
 
 
 def test_boolean_optional_action_has_negation():
     m = parser_model('parser.add_argument("--fast", action=argparse.BooleanOptionalAction)')
     assert m.by_option("--no-fast") is m.by_option("--fast")
-    assert m.by_option("--fast").type == "bool"
+    assert present(m.by_option("--fast")).type == "bool"
 
 
 def test_deprecated_alias_does_not_shadow_current_flag():
@@ -315,7 +320,7 @@ def test_deprecated_alias_does_not_shadow_current_flag():
     parser.add_argument("--old-name", dest="value", type=int, action=DeprecatedAliasStoreAction)
     """
     m = parser_model(body)
-    assert m.by_dest("value").option == "--new-name"
+    assert present(m.by_dest("value")).option == "--new-name"
     assert [f.option for f in m.flags_for_dest("value")] == ["--new-name", "--old-name"]
 
 
@@ -325,8 +330,8 @@ def test_options_generated_in_a_loop():
         parser.add_argument(f"--{name}-backend", type=str)
     """
     m = parser_model(body)
-    assert m.by_dest("prefill_backend").option == "--prefill-backend"
-    assert m.by_dest("decode_backend").option == "--decode-backend"
+    assert present(m.by_dest("prefill_backend")).option == "--prefill-backend"
+    assert present(m.by_dest("decode_backend")).option == "--decode-backend"
     assert not m.diagnostics
 
 
@@ -348,7 +353,7 @@ def test_option_declared_twice_is_a_diagnostic():
 
 
 def test_flag_line_is_the_call_line():
-    flag = parser_model('\n\nparser.add_argument(\n    "--x",\n)').by_option("--x")
+    flag = present(parser_model('\n\nparser.add_argument(\n    "--x",\n)').by_option("--x"))
     assert (flag.path, flag.line) == (SERVER_ARGS, 5)
 
 
@@ -409,7 +414,7 @@ def test_annotated_fields(field_src, dest, attr, expected):
 def test_annotated_bool_optional_action():
     m = fields_model('fast: A[Optional[bool], Arg(help="h", action=argparse.BooleanOptionalAction)] = None')
     assert m.by_option("--no-fast") is m.by_dest("fast")
-    assert m.by_dest("fast").action == "argparse.BooleanOptionalAction"
+    assert present(m.by_dest("fast")).action == "argparse.BooleanOptionalAction"
 
 
 def test_annotated_choices_constant_from_choices_file():
@@ -417,7 +422,7 @@ def test_annotated_choices_constant_from_choices_file():
     prelude = "from pkg.arg_groups.choices import MOE_RUNNER_BACKEND_CHOICES"
     m = fields_model('moe_runner_backend: A[str, Arg(help="h", choices=MOE_RUNNER_BACKEND_CHOICES)] = "auto"',
                      prelude=prelude, choices=choices)
-    assert m.by_option("--moe-runner-backend").choices == ("auto", "triton")
+    assert present(m.by_option("--moe-runner-backend")).choices == ("auto", "triton")
 
 
 @pytest.mark.parametrize(
@@ -432,13 +437,13 @@ def test_annotated_choices_constant_from_choices_file():
 )
 def test_fields_without_cli_are_derived(field_src, kind):
     m = fields_model('tp_size: A[int, "h"] = 1\n' + field_src)
-    flag = m.by_dest("enable_x")
+    flag = present(m.by_dest("enable_x"))
     assert (flag.derived, flag.option, flag.kind) == (True, None, kind)
 
 
 def test_computed_field_keeps_its_doc():
     m = fields_model('tp_size: A[int, "h"] = 1\nattn_tp_size = Derived(doc="TP size of attention.")')
-    assert m.by_dest("attn_tp_size").help == "TP size of attention."
+    assert present(m.by_dest("attn_tp_size")).help == "TP size of attention."
 
 
 def test_manual_option_for_no_cli_field_merges():
@@ -452,10 +457,10 @@ def test_manual_option_for_no_cli_field_merges():
         parser.add_argument("--parser-name", choices=["x", "y"], default=_declared_default("parser_name"))
     """
     m = fields_model(fields, server_args=server_args)
-    flag = m.by_dest("disable_cuda_graph")
+    flag = present(m.by_dest("disable_cuda_graph"))
     assert (flag.option, flag.derived, flag.deprecated, flag.owner, flag.type) == (
         "--disable-cuda-graph", False, True, "Parallel", "bool")
-    parser = m.by_dest("parser_name")
+    parser = present(m.by_dest("parser_name"))
     assert (parser.default, parser.choices, parser.derived, parser.type) == ("x", ("x", "y"), False, "str")
     assert len(m.flags_for_dest("disable_cuda_graph")) == 1
 
@@ -470,7 +475,7 @@ def test_unknown_arg_keyword_is_a_diagnostic():
 def test_literal_strings_in_types_are_not_help():
     # Without Annotated, Literal["a"] must not be mistaken for A[T, "help"].
     m = fields_model('tp_size: A[int, "h"] = 1\nmode: Literal["a", "b"] = "a"')
-    assert m.by_dest("mode").derived
+    assert present(m.by_dest("mode")).derived
 
 
 def test_class_without_annotated_fields_is_not_config():
@@ -501,13 +506,13 @@ def test_class_without_annotated_fields_is_not_config():
     ],
 )
 def test_env_declarations(decl, name, type_, default):
-    var = env_model(decl, prelude="class Level:\n    OFF = 0\n").env_var(name)
+    var = present(env_model(decl, prelude="class Level:\n    OFF = 0\n").env_var(name))
     assert (var.type, var.default, var.path) == (type_, default, ENVIRON)
 
 
 def test_env_alias_is_a_deprecated_name():
     m = env_model('SGLANG_NEW = EnvBoolWithAlias(True, deprecated_name="SGLANG_OLD")')
-    assert m.env_var("SGLANG_NEW").deprecated_names == ("SGLANG_OLD",)
+    assert present(m.env_var("SGLANG_NEW")).deprecated_names == ("SGLANG_OLD",)
     assert m.env_var("SGLANG_OLD") is m.env_var("SGLANG_NEW")
 
 
@@ -523,17 +528,18 @@ def test_retired_env_table():
     }
     """
     m = env_model("SGLANG_STILL = EnvBool(False)", prelude=prelude)
-    assert (m.env_var("SGLANG_GC_LOG").deprecated, m.env_var("SGLANG_GC_LOG").replacement) == (True, "SGLANG_LOG_GC")
-    assert m.env_var("SGLANG_IDLE").replacement == "--enable-prefill-delayer"
-    assert m.env_var("SGLANG_AR").replacement == "--ar-backend"
-    still = m.env_var("SGLANG_STILL")
+    gc_log = present(m.env_var("SGLANG_GC_LOG"))
+    assert (gc_log.deprecated, gc_log.replacement) == (True, "SGLANG_LOG_GC")
+    assert present(m.env_var("SGLANG_IDLE")).replacement == "--enable-prefill-delayer"
+    assert present(m.env_var("SGLANG_AR")).replacement == "--ar-backend"
+    still = present(m.env_var("SGLANG_STILL"))
     assert (still.deprecated, still.type, still.help) == (True, "bool", "Gone.")
 
 
 def test_env_line_and_non_env_members():
     m = env_model("\nSGLANG_A = EnvBool(False)\nhelper = make()\n_private = EnvBool(True)\n")
     assert [v.name for v in m.env] == ["SGLANG_A"]
-    assert m.env_var("SGLANG_A").line == ENV_CLASSES.count("\n") + 4
+    assert present(m.env_var("SGLANG_A")).line == ENV_CLASSES.count("\n") + 4
 
 
 def test_no_environ_file_means_no_env():
@@ -549,7 +555,7 @@ def test_as_dict_is_json_and_deterministic():
     files = {
         "fields": 'tp_size: A[int, Arg(help="h", aliases=["--tps"], choices=[1, 2])] = 1\nx: A[list, "h"] = ()',
     }
-    first = fields_model(**files).as_dict()
+    first: dict[str, Any] = fields_model(**files).as_dict()
     again = fields_model(**files).as_dict()
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
     [tp] = [f for f in first["flags"] if f["dest"] == "tp_size"]
@@ -570,8 +576,8 @@ def test_flags_are_hashable_and_as_dict_keeps_json():
     """
     m = parser_model(body)
     assert len(set(m.flags)) == 2 and hash(m.by_option("--x")) == hash(parser_model(body).by_option("--x"))
-    x, y = m.by_option("--x"), m.by_option("--y")
-    assert (x.default, x.choices) == ({"expr": "os.getcwd()"}, {"expr": "registry()"})
+    x, y = present(m.by_option("--x")), present(m.by_option("--y"))
+    assert x.default == {"expr": "os.getcwd()"} and x.choices == FrozenMap({"expr": "registry()"})
     assert y.default == {"a": (1, 2)} and y.const == (1, 2)
     as_dict = y.as_dict()
     assert as_dict["default"] == {"a": [1, 2]} and type(as_dict["default"]) is dict
@@ -617,7 +623,7 @@ def test_files_that_cannot_declare_anything_are_not_parsed(monkeypatch):
     files["python/pkg/broken_hook.py"] = "def hook(:\n"  # ast cannot read it either: reported
     parsed: list[str] = []
     real = libcst.parse_module
-    monkeypatch.setattr(libcst, "parse_module", lambda src: parsed.append(src) or real(src))
+    monkeypatch.setattr(libcst, "parse_module", spy(parsed, real, lambda src: src))
     m = build_flag_model(files)
     assert files["python/pkg/hooks.py"] not in parsed
     assert [d.path for d in m.diagnostics] == ["python/pkg/broken_hook.py"]
@@ -632,15 +638,15 @@ def test_record_class_named_by_a_default_in_another_file():
         parser.add_argument("--tp-size", type=int, default=Config.tp_size)
     """
     m = build_flag_model({"python/pkg/config.py": record, SERVER_ARGS: textwrap.dedent(server)})
-    assert (m.by_dest("tp_size").owner, m.by_dest("tp_size").type) == ("Config", "int")
-    assert m.by_dest("hidden").derived
+    assert (present(m.by_dest("tp_size")).owner, present(m.by_dest("tp_size")).type) == ("Config", "int")
+    assert present(m.by_dest("hidden")).derived
 
 
 def test_env_descriptor_subclass_from_another_file():
     base = "class EnvField:\n    pass\nclass EnvBool(EnvField):\n    pass\nclass Flag(EnvBool):\n    pass\n"
     env = "from pkg.env_base import Flag\nclass Envs:\n    SGLANG_Y = Flag(True)\n"
     m = build_flag_model({"python/pkg/env_base.py": base, ENVIRON: env})
-    assert (m.env_var("SGLANG_Y").type, m.env_var("SGLANG_Y").default) == ("bool", True)
+    assert (present(m.env_var("SGLANG_Y")).type, present(m.env_var("SGLANG_Y")).default) == ("bool", True)
 
 
 @pytest.mark.parametrize(
@@ -684,8 +690,9 @@ def test_conventions_name_the_helpers():
     default = build_flag_model(files)
     assert default.flags == ()  # Opt(...) is not Arg: no annotated field, so no record class
     custom = build_flag_model(files, conventions=Conventions.from_mapping({"arg": "Opt", "derived": "Computed"}))
-    assert custom.by_dest("tp_size").option == "--tp-size"
-    assert (custom.by_dest("attn_tp_size").kind, custom.by_dest("attn_tp_size").help) == (DeclKind.COMPUTED, "d")
+    assert present(custom.by_dest("tp_size")).option == "--tp-size"
+    attn_tp = present(custom.by_dest("attn_tp_size"))
+    assert (attn_tp.kind, attn_tp.help) == (DeclKind.COMPUTED, "d")
 
 
 @pytest.mark.parametrize(
@@ -702,13 +709,13 @@ def test_conventions_name_the_helpers():
     ],
 )
 def test_argparse_lines(body, option, line):
-    assert parser_model(body).by_option(option).line == line
+    assert present(parser_model(body).by_option(option)).line == line
 
 
 def test_field_env_and_diagnostic_lines():
     m = fields_model('tp_size: A[\n    int,\n    Arg(help="h",\n        flavour="spicy"),\n] = 1\nx: A[int, "h"] = 0')
     header = (FIELDS_HEADER + "\nclass Parallel(msgspec.Struct):\n").count("\n")
-    assert (m.by_dest("tp_size").line, m.by_dest("x").line) == (header + 1, header + 6)
+    assert (present(m.by_dest("tp_size")).line, present(m.by_dest("x")).line) == (header + 1, header + 6)
     [diag] = m.diagnostics
     assert diag.line == header + 4  # the unknown keyword, inside the field's statement
     prelude = """
@@ -723,7 +730,7 @@ def test_field_env_and_diagnostic_lines():
     """
     env = env_model("SGLANG_B = EnvBool(False)", prelude=prelude)
     start = ENV_CLASSES.count("\n") + 1
-    assert (env.env_var("SGLANG_A").line, env.env_var("SGLANG_C").line) == (start + 4, start + 6)
+    assert (present(env.env_var("SGLANG_A")).line, present(env.env_var("SGLANG_C")).line) == (start + 4, start + 6)
 
 
 # ---------------------------------------------------------------------------
@@ -789,11 +796,11 @@ def _ast_annotated_options(stmt: ast.stmt, aliases: set[str]) -> set[str]:
         if isinstance(meta, ast.Constant) and isinstance(meta.value, str):
             return {"--" + stmt.target.id.replace("_", "-")}
         if isinstance(meta, ast.Call) and getattr(meta.func, "id", None) == "Arg":
-            kw = {k.arg: k.value for k in meta.keywords}
+            kw: dict[str | None, Any] = {k.arg: k.value for k in meta.keywords}
             if isinstance(kw.get("no_cli"), ast.Constant) and kw["no_cli"].value is True:
                 return set()
             name = kw.get("cli_name")
-            found = {name.value if isinstance(name, ast.Constant) else "--" + stmt.target.id.replace("_", "-")}
+            found = {str(name.value) if isinstance(name, ast.Constant) else "--" + stmt.target.id.replace("_", "-")}
             if isinstance(kw.get("aliases"), ast.List):
                 found |= {e.value for e in kw["aliases"].elts}
             return found
@@ -888,14 +895,14 @@ def test_release_lines_need_no_whole_file_positions(version, monkeypatch):
     trees = {path: libcst.parse_module(src) for path, src in files.items()}
     wrapped: list[libcst.Module] = []
     real = positions.MetadataWrapper
-    monkeypatch.setattr(positions, "MetadataWrapper", lambda mod, **kw: wrapped.append(mod) or real(mod, **kw))
+    monkeypatch.setattr(positions, "MetadataWrapper", spy(wrapped, real, lambda mod, **kw: mod))
     lent = build_flag_model(files, modules=trees, config_classes=load_profile("sglang").config_classes)
     assert not [mod for mod in wrapped if any(mod is tree for tree in trees.values())]  # only single statements
     assert len(wrapped) <= 5
     monkeypatch.undo()
     parsed: list[str] = []
     real_parse = libcst.parse_module
-    monkeypatch.setattr(libcst, "parse_module", lambda src: parsed.append(src) or real_parse(src))
+    monkeypatch.setattr(libcst, "parse_module", spy(parsed, real_parse, lambda src: src))
     own = build_flag_model(files, config_classes=load_profile("sglang").config_classes)
     assert own.as_dict() == lent.as_dict()
     assert len(parsed) < len(files) / 2  # files no reader or name needs are never parsed

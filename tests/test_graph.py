@@ -201,7 +201,7 @@ def _networkx_graphml(graph: nx.MultiDiGraph) -> str:
 
     from analyzers.graph import _scalar
 
-    ordered = nx.MultiDiGraph()
+    ordered: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     for node in sorted(graph.nodes):
         ordered.add_node(node, **{k: _scalar(v) for k, v in sorted(graph.nodes[node].items())})
     for src, dst, key, attrs in sorted(graph.edges(keys=True, data=True), key=lambda e: (e[0], e[1], str(e[2]))):
@@ -212,7 +212,7 @@ def _networkx_graphml(graph: nx.MultiDiGraph) -> str:
 
 
 def _tricky() -> nx.MultiDiGraph:
-    g = nx.MultiDiGraph()
+    g: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     g.add_node('b"<&>\n\t\r\ud800', kind="x&<>\"\n", n=3, f=1.5, t=True, e="", seq=[1, "2"], none=None)
     g.add_node("a", kind="flag", default=0)
     g.add_node("c", kind="flag", default="0")  # one name, another type: another key

@@ -3,6 +3,7 @@ other files of the program, and how the site walker uses them."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 
 import pytest
 
@@ -161,7 +162,9 @@ def test_a_pydantic_model_is_read_as_the_record_its_json_parses_into():
     found = dict(imported_values(["pkg/user.py"], {"pkg/events.py": EVENTS,
                                                    "pkg/user.py": textwrap.dedent(CHECK_EVENTS)})["pkg/user.py"])
     assert found["EventsConfig.from_cli()"] == "model_validate_json"
-    fields = found["EventsConfig.__model__()"]["fields"]
+    record = found["EventsConfig.__model__()"]
+    assert isinstance(record, Mapping)
+    fields = record["fields"]
     assert fields["publisher"]["default"] == "null" and fields["port"]["optional"]
     assert fields["format"]["choices"] == ("default", "dynamo")
     assert trigger(CHECK_EVENTS, tuple(found.items())) == [

@@ -105,7 +105,8 @@ def test_dict_constants_survive_the_json_round_trip() -> None:
     from extractor.constant_values import FrozenMap
     expr = Compare("==", Ref(RefKind.FLAG, "c", "cfg.c"), Const(FrozenMap({"a": (1, 2), "b": FrozenMap()})))
     back = from_dict(json.loads(json.dumps(expr.as_dict())))
-    assert back == expr and isinstance(back.right.value["b"], FrozenMap)
+    assert back == expr and isinstance(back, Compare) and isinstance(back.right, Const)
+    assert isinstance(back.right.value["b"], FrozenMap)
 
 
 @pytest.mark.parametrize("value, member", [

@@ -142,7 +142,7 @@ def _package(module: str) -> str:
 
 
 def test_package_graph_has_no_cycle():
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_edges_from((_package(i.module), _package(i.target)) for i in all_imports()
                          if _package(i.module) != _package(i.target))
     assert set(LAYERS) <= set(graph)
@@ -151,7 +151,7 @@ def test_package_graph_has_no_cycle():
 
 @pytest.mark.parametrize("with_typing", [False, True])
 def test_module_graph_has_no_cycle(with_typing):
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(project_modules())
     graph.add_edges_from((i.module, i.target) for i in all_imports() if with_typing or not i.typing_only)
     assert sorted(sorted(c) for c in nx.simple_cycles(graph)) == []

@@ -12,6 +12,7 @@ import git
 import pytest
 
 from analyzers.lineage import Rev, build_history
+from errcat import versions
 from errcat.cli import main
 from output.diff_formats import render_history
 
@@ -110,7 +111,9 @@ def repo(tmp_path_factory) -> dict[str, str]:
         if tag:
             handle.create_tag(tag)
     (root / "tiny.yaml").write_text(PROFILE)
-    return {"repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "shas": shas, "root": str(root)}
+    found: dict[str, Any] = {"repo": str(root / "repo"), "profile": str(root / "tiny.yaml"), "shas": shas,
+                             "root": str(root)}
+    return found
 
 
 def test_cli_history_over_a_range(repo, tmp_path, capsys):
@@ -181,12 +184,14 @@ def test_history_does_not_depend_on_hash_seed():
     assert len(outputs) == 1
 
 
+_REAL_STEP = versions._step  # the step a test replaces with this one
+
+
 def _step_that_dies(task: tuple) -> Any:
     """errcat.versions._step, but the worker kills itself on revision v2 (always, or only
     the first time when the marker file's directory is given)."""
     import signal
 
-    from errcat import versions
 
     spec, marker = task[0], os.environ.get("ERRCAT_TEST_DIE_ONCE")
     dies = spec.get("commit") == os.environ["ERRCAT_TEST_DIE_ON"]
@@ -194,7 +199,7 @@ def _step_that_dies(task: tuple) -> Any:
         if marker is not None:
             Path(marker).touch()
         os.kill(os.getpid(), signal.SIGKILL)
-    return versions._real_step(task)
+    return _REAL_STEP(task)
 
 
 @pytest.mark.parametrize("once, code, message", [
@@ -204,7 +209,6 @@ def _step_that_dies(task: tuple) -> Any:
 def test_cli_history_survives_a_dying_worker(repo, tmp_path, capsys, monkeypatch, once, code, message):
     from errcat import versions
 
-    monkeypatch.setattr(versions, "_real_step", versions._step, raising=False)
     monkeypatch.setattr(versions, "_step", _step_that_dies)
     monkeypatch.setenv("ERRCAT_TEST_DIE_ON", repo["shas"][1])
     if once:

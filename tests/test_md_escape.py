@@ -199,7 +199,7 @@ def test_github_annotations_are_one_command_per_change(name):
 
 
 def test_github_annotation_line_cannot_add_properties():
-    flag = FlagRef("--x", "flag", "x", "a.py", "1,title=forged")  # a catalog file may hold anything
+    flag = FlagRef("--x", "flag", "x", "a.py", "1,title=forged")  # type: ignore[arg-type]  # a catalog file may hold anything
     [keys] = command_keys(render_diff(Diff(Side(None, "a"), Side(None, "b"), (FlagAdded(flag),)), "github"))
     assert keys == ["file", "line", "title"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_helpers_measured_are_called_on_the_config_or_the_architecture(expr: Exp
 
 def test_the_values_tried_per_input_are_choices_switches_and_compared_constants() -> None:
     algo = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
-    flags = [{"dest": "quantization", "option": "--quantization", "choices": ["fp8", "awq"]},
+    flags: list[dict[str, Any]] = [{"dest": "quantization", "option": "--quantization", "choices": ["fp8", "awq"]},
              {"dest": "is_embedding", "option": "--is-embedding", "action": "store_true"},
              {"dest": "speculative_algorithm", "option": "--speculative-algorithm"},
              {"dest": "revision", "option": "--revision"}]

@@ -14,6 +14,7 @@ from extractor.profile import load_profile
 from extractor.scope import Scope
 from extractor.sites import extract_file
 from extractor.templates import Hole, Template, parse_template
+from tests.present import present
 
 PROFILE = load_profile("sglang")
 
@@ -24,9 +25,10 @@ def options(src: str) -> list[Option]:
     scope = Scope(PROFILE, {})
     *prelude, last = module.body
     for line in prelude:
-        for small in line.body:  # type: ignore[attr-defined]
-            scope.bind(small.targets[0].target.value, small.value)
-    return build(last.body[0].value, scope)  # type: ignore[attr-defined]
+        for small in cst.ensure_type(line, cst.SimpleStatementLine).body:
+            assign = cst.ensure_type(small, cst.Assign)
+            scope.bind(cst.ensure_type(assign.targets[0].target, cst.Name).value, assign.value)
+    return build(cst.ensure_type(cst.ensure_type(last, cst.SimpleStatementLine).body[0], cst.Expr).value, scope)
 
 
 def texts(src: str) -> list[str]:
@@ -247,7 +249,7 @@ def test_matcher_accepts_python_rendering_and_literals_agree(src: str) -> None:
     matching = [o.template for o in options(src) if o.template.match(message) is not None]
     assert matching, message
     literal_chars = sum(len(p) for p in matching[0].parts if isinstance(p, str))
-    hole_chars = sum(len(v) for v in matching[0].match(message).values())  # type: ignore[union-attr]
+    hole_chars = sum(len(v) for v in present(matching[0].match(message)).values())
     assert literal_chars + hole_chars == len(message)
 
 
@@ -278,12 +280,13 @@ def test_site_templates(code: str, expected: list[str]) -> None:
 # ------------------------------------------ independent check on real code (stdlib ast)
 
 
-def _ast_hole(node: ast.FormattedValue) -> str:
+def _ast_hole(node: ast.expr) -> str:
+    assert isinstance(node, ast.FormattedValue)  # an f-string part that is no literal
     conv = "" if node.conversion == -1 else "!" + chr(node.conversion)
     spec = ""
     if node.format_spec is not None:
         spec = ":" + "".join(
-            v.value if isinstance(v, ast.Constant) else _ast_hole(v)  # type: ignore[arg-type]
+            str(v.value) if isinstance(v, ast.Constant) else _ast_hole(v)
             for v in node.format_spec.values  # type: ignore[attr-defined]
         )
     return "{" + ast.unparse(node.value) + conv + spec + "}"
@@ -295,7 +298,7 @@ def ast_template(node: ast.expr) -> str | None:
         return node.value.replace("{", "{{").replace("}", "}}")
     if isinstance(node, ast.JoinedStr):
         return "".join(
-            v.value.replace("{", "{{").replace("}", "}}") if isinstance(v, ast.Constant) else _ast_hole(v)  # type: ignore[arg-type]
+            str(v.value).replace("{", "{{").replace("}", "}}") if isinstance(v, ast.Constant) else _ast_hole(v)
             for v in node.values
         )
     return None
@@ -304,7 +307,7 @@ def ast_template(node: ast.expr) -> str | None:
 def simple_messages(source: str) -> list[tuple[int, str]]:
     found = []
     for node in ast.walk(ast.parse(source)):
-        msg = None
+        msg: ast.expr | None = None
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
             args = node.exc.args
             if len(args) == 1 and not node.exc.keywords and not isinstance(args[0], ast.Starred):
@@ -313,6 +316,7 @@ def simple_messages(source: str) -> list[tuple[int, str]]:
             msg = node.msg
         text = ast_template(msg) if msg is not None else None
         if text is not None:
+            assert isinstance(node, (ast.Raise, ast.Assert))
             found.append((node.lineno, text))
     return found
 
@@ -402,6 +406,7 @@ def test_long_sums_render_each_part_once(shape: str, monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize("shape", [s for s, (_, expected) in SUM_PARTS.items() if expected])
 def test_a_sum_of_2000_parts_renders_right(shape: str) -> None:
     part, expected = SUM_PARTS[shape]
+    assert expected is not None
     assert texts(" + ".join(part.format(i=i) for i in range(2000))) == expected(2000)
 
 

@@ -17,6 +17,7 @@ from output.writer import as_text
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("nightly", ROOT / "scripts" / "nightly.py")
+assert _spec is not None and _spec.loader is not None
 nightly = importlib.util.module_from_spec(_spec)
 sys.modules["nightly"] = nightly
 _spec.loader.exec_module(nightly)

@@ -20,6 +20,7 @@ from analyzers.outcomes import (
     read_outcomes,
     release_of,
 )
+from tests.spy import spy
 
 B, A = "run --x 1", "run"
 FIX = {"before": B, "after": A, "verified": "not-run", "predicted": "true", "solution": "Unset `--x`."}
@@ -77,8 +78,8 @@ def test_a_withheld_pair_the_real_program_repairs_becomes_the_example():
 def test_a_pair_the_real_program_found_carries_the_pipelines_prediction_for_it():
     found = Found("run --x 1 --y 2", "run --y 2", Real("error", "ValueError", "m", "p.py", 1), Real("ok"))
     outcomes = Outcomes({}).with_([_outcome(REFUTED, "fires-first: e2", found)])
-    asked = []
-    fix = merged_fix("e1", WITHHELD, outcomes, "1.0", lambda *pair: asked.append(pair) or "true")
+    asked: list[tuple[str, ...]] = []
+    fix = merged_fix("e1", WITHHELD, outcomes, "1.0", spy(asked, lambda *pair: "true", lambda *pair: pair))
     assert asked == [("e1", "run --x 1 --y 2", "run --y 2")]
     assert fix["predicted"] == "true" and fix["static"]["predicted"] == "false"
     assert "predicted" not in merged_fix("e1", WITHHELD, outcomes, "1.0")  # nothing asked: nothing said

@@ -16,6 +16,7 @@ from errcat.pipeline import extract
 from extractor.errors import ErrcatError, SourceError
 from output.schema import entry_schema, load_schema
 from tests.gitrepo import commit as git_commit
+from tests.spy import spy
 
 ME = git.Actor("Test", "test@example.invalid")
 PROFILE = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
@@ -334,11 +335,11 @@ def test_the_same_files_at_a_new_commit_reuse_their_advice(tmp_path, monkeypatch
     (tmp_path / "tiny.yaml").write_text(WITH_FLAGS)
     advised: list[int] = []
     complete = analyzers.advice.complete_entries
-    monkeypatch.setattr(analyzers.advice, "complete_entries", lambda entries, **kw: (
-        advised.append(len(entries)), complete(entries, **kw))[1])
+    monkeypatch.setattr(analyzers.advice, "complete_entries", spy(
+        advised, complete, lambda entries, **kw: len(entries)))
     drawn: list[int] = []
     draw = analyzers.graph.build_graph
-    monkeypatch.setattr(analyzers.graph, "build_graph", lambda entries, *a: (drawn.append(1), draw(entries, *a))[1])
+    monkeypatch.setattr(analyzers.graph, "build_graph", spy(drawn, draw))
 
     def built(rev: str, **options: Any) -> dict[str, bytes]:
         out = tmp_path / f"{rev}-{len(advised)}"
@@ -373,10 +374,10 @@ SHOP_CLI = ('import argparse\n\ndef parser():\n    p = argparse.ArgumentParser()
 
 
 def _shop(tmp_path: Path, files: dict[str, str], targets: str = "shop/**/*.py") -> dict:
-    """README "A minimal profile": the YAML shown there (its targets replaced by `targets`),
+    """docs/profiles.md "A minimal profile": the YAML shown there (its targets replaced by `targets`),
     extracted over the made-up project `shop` of `files` (besides its cli.py); catalog.json's data."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    block = readme.split("<!-- minimal-profile -->", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    page = (Path(__file__).parent.parent / "docs" / "profiles.md").read_text()
+    block = page.split("<!-- minimal-profile -->", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     (tmp_path / "shop.yaml").write_text(block.replace("targets: [shop/**/*.py]", f"targets: [{targets}]"))
     src = tmp_path / "src" / "shop"
     src.mkdir(parents=True)
@@ -389,7 +390,7 @@ def _shop(tmp_path: Path, files: dict[str, str], targets: str = "shop/**/*.py") 
 
 
 def test_the_readme_minimal_profile_extracts_a_made_up_project(tmp_path):
-    """README "A minimal profile": the YAML shown there, on the project it describes."""
+    """docs/profiles.md "A minimal profile": the YAML shown there, on the project it describes."""
     (entry,) = _shop(tmp_path, {"check.py": 'def check(args):\n    if args.port < 1024:\n'
                                             '        raise ValueError(f"port {args.port} is privileged")\n'})["entries"]
     assert entry["trigger"]["text"] == "`--port` < 1024"
@@ -432,8 +433,8 @@ def test_advice_from_the_cache_still_has_the_judges_word_on_a_pair_the_real_prog
     shutil.copytree(out, cold)
     advised: list[int] = []
     complete = analyzers.advice.complete_entries
-    monkeypatch.setattr(analyzers.advice, "complete_entries", lambda entries, **kw: (
-        advised.append(len(entries)), complete(entries, **kw))[1])
+    monkeypatch.setattr(analyzers.advice, "complete_entries", spy(
+        advised, complete, lambda entries, **kw: len(entries)))
     extract(spec, profile=str(tmp_path / "fake.yaml"), out=out, cache_dir=tmp_path / "cache")
     assert advised == []  # advised from the cache
     extract(spec, profile=str(tmp_path / "fake.yaml"), out=cold, use_cache=False)

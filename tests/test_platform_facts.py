@@ -22,7 +22,7 @@ from analyzers.platform_facts import (
     platform_facts,
     runtime_facts,
 )
-from extractor.ir import UNSET_OR, Apply, Compare, Const, In, Ref, RefKind, Truthy, Unknown
+from extractor.ir import UNSET_OR, Apply, Compare, Const, Expr, In, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules, load_profile
 from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
 
@@ -94,7 +94,7 @@ def test_the_whole_config_is_its_stand_in_so_helpers_stated_for_the_model_read_i
 def test_a_stated_launch_decides_platform_and_architecture_conditions():
     arch = Ref(RefKind.MODEL, "hf_config.architectures", "hf_config.architectures")
     hip = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
-    exprs = [In(Const("Qwen"), arch), Truthy(hip), Compare("==", Ref(RefKind.FLAG, "device", "cfg.device"),
+    exprs: list[Expr] = [In(Const("Qwen"), arch), Truthy(hip), Compare("==", Ref(RefKind.FLAG, "device", "cfg.device"),
                                                            Const("cuda"))]
     real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", '{"num_hidden_layers": 2}'),))
     stated = Stated.of(exprs, FLAGS, GENERIC, real, EXAMPLES)

@@ -1,5 +1,5 @@
-"""The README's example entry is the catalog's own: made by scripts/readme_entry.py from the
-catalog the README's first command builds (sglang 0.5.23), never kept by hand."""
+"""The example entry of docs/entry-format.md is the catalog's own: made by scripts/readme_entry.py
+from the catalog the README's first command builds (sglang 0.5.23), never kept by hand."""
 from __future__ import annotations
 
 import pytest
@@ -8,11 +8,11 @@ from scripts import readme_entry
 
 
 @pytest.mark.network
-def test_the_readme_shows_the_entry_the_first_command_builds(extracted) -> None:
+def test_the_docs_show_the_entry_the_first_command_builds(extracted) -> None:
     extracted.catalog("0.5.23")
-    readme = readme_entry.README.read_text(encoding="utf-8")
+    page = readme_entry.PAGE.read_text(encoding="utf-8")
     new = readme_entry.block(extracted.root / "0.5.23")
-    assert readme_entry.replaced(readme, new) == readme, "run: python scripts/readme_entry.py catalog --write"
+    assert readme_entry.replaced(page, new) == page, "run: python scripts/readme_entry.py catalog --write"
 
 
 def test_the_abridged_entry_leads_with_the_row_its_example_comes_from() -> None:

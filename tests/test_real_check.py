@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from analyzers.cli_parser import refusal
 from analyzers.first_error import OK
 from analyzers.launch import CommandLine
 from errcat.check import Checker, platform_of
@@ -41,13 +40,13 @@ def checker(catalog_dir: Path, sglang_profile) -> Checker:
 
 
 def test_what_real_argparse_accepts_is_not_refused_and_its_plain_refusals_are_its_words(checker) -> None:
-    flags = checker.judge.flags
-    assert flags is not None
+    cli = checker.judge.cli
+    assert cli is not None
     records = _corpus()
     accepted = [r for r in records if r["outcome"] in ("ok", "error")]
-    assert accepted and not [r["argv"] for r in accepted if refusal(flags, r["argv"]) is not None]
+    assert accepted and not [r["argv"] for r in accepted if cli.refusal(r["argv"]) is not None]
     refused = [r for r in records if r["outcome"] == "argparse"]
-    said = [(r["message"], refusal(flags, r["argv"])) for r in refused]
+    said = [(r["message"], cli.refusal(r["argv"])) for r in refused]
     plain = [(real, ours) for real, ours in said if real.startswith("unrecognized arguments")]
     assert plain and all(ours is not None and ours.message == real for real, ours in plain)
 
@@ -67,7 +66,8 @@ def test_the_first_error_check_names_is_the_one_real_sglang_met(checker) -> None
             continue
         decided += 1
         real = OK if record["outcome"] == "ok" else truth.which(
-            Real("error", record.get("type"), record.get("message", ""), record.get("path"), record.get("line")))
+            Real("error", record.get("type", ""), record.get("message", ""), record.get("path", ""),
+                 record.get("line", 0)))
         agreed += (checked.first or OK) == real
     assert decided >= 0.8 * SAMPLE and agreed >= 0.95 * decided, (decided, agreed)
 

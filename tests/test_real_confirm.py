@@ -73,6 +73,6 @@ def test_a_fixed_sample_is_confirmed_by_real_sglang(catalog_dir: Path, sglang_pr
     summary = write_results(run)
     print(f"target env ready in {built:.0f} s; {summary}")
     outcomes = {e.entry: run.outcome(e) for e in run.examples if not e.label}
-    missed = {i: outcomes[i].why if outcomes.get(i) else "no example" for i in sample
-              if outcomes.get(i) is None or (outcomes[i].status != CONFIRMED and outcomes[i].found is None)}
+    missed = {i: o.why if o else "no example" for i in sample
+              if (o := outcomes.get(i)) is None or (o.status != CONFIRMED and o.found is None)}
     assert missed == {}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 import pytest
 
@@ -110,7 +111,7 @@ def test_pass_contract_checks_are_internal_and_retired_shims_do_not_guard(catalo
     `_check_tilelang_dsa_fp8_kv`, a compatibility shim nothing in 0.5.23 names, adds no
     "maybe it runs" to the DSA backend checks it calls."""
     overrides = "python/sglang/srt/arg_groups/overrides.py"
-    by_function = {}
+    by_function: dict[str, list[Any]] = {}
     for e in catalog_0523.entries:
         if e.site.path == overrides:
             by_function.setdefault(e.site.function, []).append(e)

@@ -9,6 +9,7 @@ import pytest
 from extractor.errors import ProfileError
 from extractor.profile import load_profile, parse_profile
 from extractor.real_profile import Platform, Runtime, Step, parse_real, real_problem
+from tests.present import present
 
 GOOD: dict[str, Any] = {
     "package": "tgt",
@@ -40,8 +41,8 @@ def with_(path: str, value: Any) -> dict[str, Any]:
     data = copy.deepcopy(GOOD)
     *parents, last = path.split(".")
     node: Any = data
-    for key in parents:
-        node = node[int(key)] if isinstance(node, list) else node[key]
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
     key: Any = int(last) if isinstance(node, list) else last
     if value is ...:
         del node[key]
@@ -139,7 +140,7 @@ def test_a_problem_reaches_the_profile_error():
         parse_profile(profile, "t")
 
 
-REAL = parse_real(GOOD)
+REAL = present(parse_real(GOOD))
 
 
 @pytest.mark.parametrize("version, pip", [
@@ -162,7 +163,7 @@ def test_install_range_first_match(version, pip):
     ("0.1", "tgt.old_args", ("call:prepare", "method:check")),
 ])
 def test_validation_range_first_match(version, module, steps):
-    found = REAL.validation_for(version)
+    found = present(REAL.validation_for(version))
     assert found.module == module and tuple(f"{s.kind}:{s.name}" for s in found.steps) == steps
 
 
@@ -185,7 +186,7 @@ def test_platforms_take_the_sections_args_unless_they_give_theirs():
 
 
 def test_a_platform_names_the_device_runtimes_it_lacks():
-    found = parse_real(with_("platforms.generic.absent", {"device": ["npu", "mps"]})).platform("generic")
+    found = present(parse_real(with_("platforms.generic.absent", {"device": ["npu", "mps"]}))).platform("generic")
     assert found is not None and found.absent == (("device", ("npu", "mps")),)
 
 
@@ -201,7 +202,7 @@ def test_a_stand_in_config_is_the_architectures_or_the_default_under_its_name():
     ("0.4.10", ("call:prepare_server_args", "method:check_server_args")),
 ])
 def test_shipped_profile_validation_per_release(version, steps):
-    found = load_profile("sglang").real.validation_for(version)
+    found = present(present(load_profile("sglang").real).validation_for(version))
     assert found.module == "sglang.srt.server_args"
     assert tuple(f"{s.kind}:{s.name}" for s in found.steps) == steps
 
@@ -209,5 +210,5 @@ def test_shipped_profile_validation_per_release(version, steps):
 @pytest.mark.parametrize("version, covered", [("0.5.23", True), ("0.5.19", True), ("0.5.18", True),
                                               ("0.5.17", False), ("0.4.10", False)])
 def test_shipped_profile_installs_the_release(version, covered):
-    found = load_profile("sglang").real.install_for(version)
+    found = present(load_profile("sglang").real).install_for(version)
     assert (found is not None and any("{target}" in args for args in found.pip)) == covered

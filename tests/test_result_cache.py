@@ -27,6 +27,8 @@ from extractor.result_cache import (
 )
 from extractor.source import open_directory, open_git
 from output.unchanged import same_files
+from tests.present import present
+from tests.spy import spy
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE_YAML = "name: tiny\nrepo: example/tiny\ntargets:\n  - pkg/**/*.py\n"
@@ -91,22 +93,24 @@ def test_fingerprint_is_stable():
 
 def _pair(data: object) -> tuple[int, int]:
     """A strict reader for the memo tests: [a, b] of ints."""
-    a, b = data  # type: ignore[misc]
+    assert isinstance(data, list)
+    a, b = data
     if not (type(a) is int and type(b) is int):
         raise ValueError("not a pair")
     return (a, b)
 
 
 def test_memo_computes_once_per_key(tmp_path):
-    calls = []
+    calls: list[int] = []
     for _ in range(2):
         cache = ResultCache.open(PROFILE, tmp_path)
-        assert cache.memo("m", "ab12", lambda: calls.append(1) or (1, 2), dump=list, load=_pair) == (1, 2)
+        assert cache.memo("m", "ab12", spy(calls, lambda: (1, 2)), dump=list, load=_pair) == (1, 2)
     assert calls == [1] and cache.stats.hits == 1
 
 
 def _ints(data: object) -> tuple[int, ...]:
-    return tuple(int(x) for x in data)  # type: ignore[union-attr]
+    assert isinstance(data, list)
+    return tuple(int(x) for x in data)
 
 
 @pytest.mark.parametrize("value, load", [
@@ -146,11 +150,11 @@ def test_flag_model_is_reused_while_declarations_are_unchanged(tmp_path, monkeyp
     profile = parse_profile({"name": "t", "repo": "e/t", "targets": ["pkg/*.py"],
                              "declarations": {"flags": ["pkg/args.py"]}}, "t")
     snap = open_directory(checkout(tmp_path, {"pkg/args.py": "p.add_argument('--port', type=int, default=1)\n"}))
-    calls = []
+    calls: list[int] = []
     real = analyzers.flags.build_flag_model
-    monkeypatch.setattr(analyzers.flags, "build_flag_model", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(analyzers.flags, "build_flag_model", spy(calls, real))
     first = build_flags(snap, profile, cache=ResultCache.open(profile, tmp_path / "c"))
-    again = build_flags(snap, profile, cache=ResultCache.open(profile, tmp_path / "c"))
+    again = present(build_flags(snap, profile, cache=ResultCache.open(profile, tmp_path / "c")))
     assert again == first and [f.option for f in again.flags] == ["--port"] and calls == [1]
 
 
@@ -162,10 +166,10 @@ def test_real_flag_model_round_trips_through_its_stored_form(release, sglang_pro
 
     snap = release("0.5.23")
     cold = ResultCache.open(sglang_profile, tmp_path)
-    model = build_flags(snap, sglang_profile, cache=cold)
+    model = present(build_flags(snap, sglang_profile, cache=cold))
     assert cold.stats.uncacheable == 0
     warm = ResultCache.open(sglang_profile, tmp_path)
-    again = build_flags(snap, sglang_profile, cache=warm)
+    again = present(build_flags(snap, sglang_profile, cache=warm))
     assert warm.stats.hits == 1 and again == model and again.as_dict() == model.as_dict()
     assert FlagModel.from_dict(model.as_dict()) == model
 
@@ -374,7 +378,7 @@ def test_git_commit_key_ignores_work_tree(repo):
     (lambda root: (root / "empty").mkdir(), False),
 ])
 def test_same_files(tmp_path, mutate, same):
-    files = {"a.json": "{}", "e/x.json": b"\x00"}
+    files: dict[str, str | bytes] = {"a.json": "{}", "e/x.json": b"\x00"}
     (tmp_path / "e").mkdir()
     (tmp_path / "a.json").write_text("{}")
     (tmp_path / "e" / "x.json").write_bytes(b"\x00")

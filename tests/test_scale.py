@@ -7,7 +7,6 @@ the number of checks before it (`scripts/scale_shapes.py` makes the inputs;
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,7 @@ from errcat.model import SourceSpec
 from errcat.pipeline import write_catalog
 from extractor.profile import load_profile
 from extractor.sites import extract_file
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import scale_shapes
+from scripts import scale_shapes
 
 SHAPES = ["one-if", "one-assert", "one-elif", "many"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from extractor.ir import Ref, RefKind, conj
+from extractor.ir import Expr, Ref, RefKind, conj
 from extractor.profile import load_profile
-from extractor.scope import MAX_BRANCH_VALUES, MAX_REBINDS, Conditional, Opaque, Scope, joined, values_of
+from extractor.scope import MAX_BRANCH_VALUES, MAX_REBINDS, Binding, Conditional, Opaque, Scope, joined, values_of
 from extractor.tables import Table
 
 PROFILE = load_profile("sglang")
@@ -87,6 +87,7 @@ def test_rebinding_from_itself_substitutes_the_old_value() -> None:
 
 def test_substitution_keeps_attribute_and_keyword_names() -> None:
     value = bound("x = cfg.a", "x = g(x=x.x)").lookup("x")
+    assert isinstance(value, cst.BaseExpression)
     assert cst.Module([]).code_for_node(value) == "g(x=cfg.a.x)"
 
 
@@ -127,13 +128,14 @@ def test_joined_is_the_first_branch_whose_test_holds(branches, otherwise, expect
 
 
 def test_joined_past_the_cap_is_opaque() -> None:
-    branches = [(C, expr(f"'v{i}'")) for i in range(MAX_BRANCH_VALUES)]
+    branches: list[tuple[Expr, Binding | None]] = [(C, expr(f"'v{i}'")) for i in range(MAX_BRANCH_VALUES)]
     assert values_of(joined("x", branches[:-1], A)) == MAX_BRANCH_VALUES  # type: ignore[arg-type]
     assert joined("x", branches, A) == Opaque(f"a value chosen between more than {MAX_BRANCH_VALUES} values")
 
 
 def test_joined_counts_a_value_repeated_under_many_tests_once() -> None:
-    branches = [(C, expr("'cpu'")) for _ in range(MAX_BRANCH_VALUES)] + [(C, expr("'gpu'"))]
+    branches: list[tuple[Expr, Binding | None]] = [(C, expr("'cpu'")) for _ in range(MAX_BRANCH_VALUES)]
+    branches.append((C, expr("'gpu'")))
     found = joined("x", branches, A)
     assert isinstance(found, Conditional) and values_of(found) == MAX_BRANCH_VALUES + 2
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html.parser
 import json
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -109,7 +110,12 @@ def test_the_keyboard_reaches_the_skip_link_first_and_slash_jumps_to_the_search_
 def test_a_hostile_message_renders_as_text_in_its_page_and_in_search_results(small, page):
     console = Console(page)
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismissed(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismissed)
     entry = next(e for e in read_catalog_dir(small / "0.2.0")["entries"] if e["template"] == HOSTILE)
     page.goto(_url(small / "site" / "errors" / f"{entry['id']}.html"))
     assert page.text_content("h1") == HOSTILE
@@ -152,7 +158,7 @@ AGREEMENT = [
 ]
 
 
-def _ranked(matches: list[dict]) -> list[tuple]:
+def _ranked(matches: list[dict]) -> list[Any]:
     """Matches comparable across the two: exact ones sorted (equal scores may come in any order);
     of the closest (no exact match), the scores, and the entries above the lowest score (those
     at it tie with others the cut-off chose among: Python's candidates come from a set)."""

@@ -16,8 +16,10 @@ from extractor.ir import (
     FALSE,
     KEYWORD,
     TRUE,
+    And,
     Apply,
     Const,
+    Expr,
     Ref,
     RefKind,
     Truthy,
@@ -1003,6 +1005,7 @@ def test_nesting_past_the_limit_is_a_diagnostic_for_the_file(deep_results, name:
 def test_a_long_and_chain_is_one_flat_conjunction() -> None:
     (site,) = sites(_DEEP["5000-term and chain"])
     (guard,) = site.guards
+    assert isinstance(guard.expr, And)
     assert len(guard.expr.args) == 5000 and [r.name for r in refs(guard.expr)][:2] == ["a0", "a1"]
 
 
@@ -1120,7 +1123,8 @@ def test_a_list_of_reasons_is_non_empty_where_a_row_was_added(adds: list[str], t
     (fs,) = [extract_file("m.py", source, PROFILE)]
     (site,) = fs.sites
     cond = conj([g.expr for g in site.guards])
-    assert {TRUE: "always", FALSE: "never"}.get(cond, RENDER.text(cond)) == text
+    said: dict[Expr, str] = {TRUE: "always", FALSE: "never"}
+    assert said.get(cond, RENDER.text(cond)) == text
 
 
 def test_a_reader_call_reads_the_field_with_its_fallback() -> None:

@@ -11,6 +11,7 @@ from analyzers.solution_check import check_solutions, is_solution, judged_pairs
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
+from tests.present import present
 from tests.test_example_check import LORA, LORA_SPEC, PP_FIRST, PREFIX, SPEC, _fix, _judge
 
 TP = Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")
@@ -47,7 +48,7 @@ def test_a_solution_is_applied_and_judged(checks, sol, text, change, before, com
     done, _ = check_solutions([_entry((sol,), _fix("--enable-lora --enable-spec", "--enable-lora")), other],
                               _judge(*checks))
     (found,) = done.solutions
-    assert (found.text, found.change.as_dict(), found.before, found.command, found.predicted) == (
+    assert (found.text, present(found.change).as_dict(), found.before, found.command, found.predicted) == (
         text, change, f"{PREFIX} {before}", f"{PREFIX} {command}", "true")
 
 
@@ -129,7 +130,7 @@ def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from():
     stuck = Solution("Change nothing.", Truthy(graphs), leaves=(Leaf(RefKind.FLAG, "tp_size"),), note="A note.")
     (done,) = check_solutions([_entry((derived, stuck), _fix("--enable-lora --enable-spec", "--enable-lora"))],
                               judge)
-    assert [(s.change.as_dict(), s.command) for s in done.solutions] == [
+    assert [(present(s.change).as_dict(), s.command) for s in done.solutions] == [
         ({"drop": ["--enable-spec"]}, "serve --enable-lora")]
     assert done.advice_notes == ("A note.",)
 

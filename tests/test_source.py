@@ -11,6 +11,7 @@ import threading
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
@@ -89,7 +90,7 @@ def test_git_moved_file_keeps_blob(history):
 
 def test_git_bare_repo_used_in_place(history, tmp_path):
     bare = git.Repo(history["path"]).clone(tmp_path / "bare.git", bare=True)
-    assert open_git(bare.git_dir, "v1").commit == history["c1"]
+    assert open_git(str(bare.git_dir), "v1").commit == history["c1"]
 
 
 @pytest.mark.parametrize(
@@ -158,6 +159,7 @@ def test_git_local_path_may_contain_dash(history, tmp_path):
 
 def test_git_symlink_blobs_are_not_files(tmp_path):
     repo = git.Repo.init(tmp_path / "src", initial_branch="main")
+    assert repo.working_tree_dir is not None
     root = Path(repo.working_tree_dir)
     (root / "pkg").mkdir()
     (root / "pkg" / "real.py").write_text("x = 1\n")
@@ -375,7 +377,7 @@ class FakeIndex:
 
     def release(self, version: str, files: dict[str, bytes], *, per_version: bool = True,
                 digest: str | None = None) -> None:
-        urls = []
+        urls: list[dict[str, Any]] = []
         for name, data in files.items():
             self.routes[f"/files/{name}"] = data
             urls.append({"filename": name, "url": f"{self.url}/files/{name}", "size": len(data),

@@ -7,6 +7,7 @@ import libcst as cst
 import pytest
 
 from extractor.source_set import SourceModule, SourceSet, module_name, read_outline
+from tests.present import present
 
 
 @pytest.mark.parametrize(
@@ -24,9 +25,9 @@ def test_module_name(path, name):
 def test_lent_trees_are_used_as_they_are():
     tree = cst.parse_module("X = 1\n")
     sources = SourceSet({"a.py": "X = 1\n", "b.py": "Y = 2\n"}, {"a.py": tree, "elsewhere.py": tree})
-    assert sources.module("a.py").tree is tree
+    assert present(sources.module("a.py")).tree is tree
     assert sources.module("elsewhere.py") is None  # trees only count for paths in files
-    assert sources.module("b.py").tree is not tree
+    assert present(sources.module("b.py")).tree is not tree
 
 
 
@@ -42,7 +43,7 @@ def test_outline():
         TABLE = {"OLD": Deprecated(note="n")}
         """
     )
-    outline = read_outline(src)
+    outline = present(read_outline(src))
     top, inner = outline.classes
     assert (top.name, top.top_level, top.bases) == ("Top", True, ("Base", "mod.Mixin", "Generic"))
     assert (top.subscripted_fields, top.call_assigns) == (True, False)
@@ -60,5 +61,5 @@ def test_outline():
 def test_module_lines(source, from_ast):
     tree = cst.parse_module("@d\nclass C:\n    x = 1\n")
     mod = SourceModule("m.py", "m", tree, source)
-    assert mod.line(tree.body[0]) == 2 and mod.line(tree.body[0].body.body[0]) == 3
+    assert mod.line(tree.body[0]) == 2 and mod.line(cst.ensure_type(tree.body[0], cst.ClassDef).body.body[0]) == 3
     assert mod.lines.from_ast is from_ast

@@ -26,7 +26,7 @@ CODE = cst.Module([]).code_for_node
 GUARD = Guard(Truthy(Ref(RefKind.FLAG, "a", "cfg.a")), "cfg.a", GuardOrigin.IF)
 
 
-def code(node: object) -> object:
+def code(node: cst.CSTNode | tuple[cst.CSTNode, ...]) -> object:
     """Source text of a node, or of each part of a (key, value) pair."""
     if isinstance(node, tuple):
         return tuple(CODE(n) for n in node)

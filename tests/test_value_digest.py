@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,11 @@ class Colour(Enum):
 PORT = Compare("<", Ref(RefKind.FLAG, "port", "args.port"), Const(0))
 
 
+def _colour(module: str) -> Any:
+    """An enum named Colour, defined in `module`."""
+    return Enum("Colour", "RED", module=module)
+
+
 @pytest.mark.parametrize(("one", "two"), [
     (Pair("a", 1), Pair("a", 1)),
     (Pair(PORT, PORT), Pair(PORT, copy.deepcopy(PORT))),  # shared or copied: the same content
@@ -49,7 +55,7 @@ def test_equal_content_gives_the_same_digest(one, two):
     (Pair(1), Pair(True)),  # equal in Python, not the same value
     (Pair(1), Pair(1.0)),
     (Pair("red"), Pair(Colour.RED)),
-    (Enum("Colour", "RED", module="a").RED, Enum("Colour", "RED", module="b").RED),  # same name, other module
+    (_colour("a").RED, _colour("b").RED),  # same name, other module
     ({"a": 1, "b": 2}, {"b": 2, "a": 1}),  # a dict's order is part of what it gives
     ({"a": 1}, FrozenMap({"a": 1})),
     ((1, 2), [1, 2]),

@@ -28,6 +28,7 @@ from analyzers.witness import (
 )
 from extractor.ir import FALSE, IF, SOME_ITEM, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules
+from tests.present import present
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):
@@ -68,16 +69,16 @@ def launch_of(line: str) -> Launch:
     words = shlex.split(line)
     assert words[0] == PREFIX, line
     flags: dict = {}
-    dest = None
+    dest = ""
     for word in words[1:]:
         if word.startswith("--"):
-            found = FLAGS.by_option(word)
+            found = present(FLAGS.by_option(word))
             dest = found.dest
             flags[dest] = True if found.action == "store_true" else () if found.nargs == "*" else None
-        elif FLAGS.by_dest(dest).nargs == "*":
+        elif present(FLAGS.by_dest(dest)).nargs == "*":
             flags[dest] += (word,)
         else:
-            flags[dest] = int(word) if FLAGS.by_dest(dest).type == "int" else word
+            flags[dest] = int(word) if present(FLAGS.by_dest(dest)).type == "int" else word
     return Launch(flags)
 
 

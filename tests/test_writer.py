@@ -12,19 +12,25 @@ import pytest
 from extractor.errors import OutputError
 from output import writer
 from output.writer import atomic_dir, dumps, write_atomically
+from tests.present import present
 
 ROOT = Path(__file__).resolve().parents[1]
-OLD = {"catalog.json": "old\n", "entries/a.json": "A\n"}
-NEW = {"catalog.json": "new\n", "entries/b.json": "B\n", "graph.graphml": b"<g/>\n"}
+OLD: dict[str, writer.Content] = {"catalog.json": "old\n", "entries/a.json": "A\n"}
+NEW: dict[str, writer.Content] = {"catalog.json": "new\n", "entries/b.json": "B\n", "graph.graphml": b"<g/>\n"}
 
 
 def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _expect(files: dict[str, str | bytes]) -> dict[str, bytes]:
+def _expect(files: writer.Files) -> dict[str, bytes]:
     """The tree `write_atomically(out, files)` leaves: the files and their manifest."""
-    return {k: v if isinstance(v, bytes) else v.encode() for k, v in writer.with_manifest(files).items()}
+    return {k: v if isinstance(v, bytes) else _encoded(v) for k, v in writer.with_manifest(files).items()}
+
+
+def _encoded(text: writer.Content) -> bytes:
+    assert isinstance(text, str)  # the tests write no spliced content
+    return text.encode()
 
 
 @pytest.fixture()
@@ -364,7 +370,7 @@ with atomic_dir({out!r}) as staging:
 def _start(out: Path, *, kill: bool) -> tuple[subprocess.Popen, Path]:
     proc = subprocess.Popen([sys.executable, "-c", _HOLD.format(out=str(out), kill=kill)], cwd=ROOT,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    staging = Path(proc.stdout.readline().strip())
+    staging = Path(present(proc.stdout).readline().strip())
     assert staging.name.startswith(f"{out.name}{writer._NEW}")
     return proc, staging
 
@@ -379,7 +385,7 @@ def test_stale_staging_is_removed_and_a_live_ones_is_kept(out):
         assert _siblings(out) == sorted(["out", live_staging.name])
         assert (live_staging / "catalog.json").read_text() == "half"
     finally:
-        live.stdin.close()
+        present(live.stdin).close()
         assert live.wait() == 0
     assert _siblings(out) == ["out"]
 
