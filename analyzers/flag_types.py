@@ -2,17 +2,16 @@
 
 A flag's `type` is source text: a field annotation (``Optional[List[int]]``,
 ``Literal['a', 'b']``) or argparse's ``type=`` (``int``, ``json.loads``). It is parsed
-here with libcst, together with the flag's action and nargs, into a `ValueType`; the
-witness search asks it which values to try. Nothing else re-reads the type text.
+here with the stdlib ``ast`` (so `check` and `explain` never load libcst), together with the
+flag's action and nargs, into a `ValueType`; the witness search asks it which values to try.
+Nothing else re-reads the type text.
 """
 from __future__ import annotations
 
+import ast
 import functools
 from dataclasses import dataclass
 from typing import Any
-
-import libcst as cst
-from libcst.helpers import get_full_name_for_node
 
 from analyzers.flags import Flag
 from extractor import parse
@@ -71,64 +70,92 @@ def value_type(flag: Flag | None) -> ValueType:
 def _parse(text: str) -> ValueType:
     """The type text alone; text that is no expression takes strings."""
     try:
-        node = parse.expression(text)
-    except (cst.ParserSyntaxError, parse.Refused):
+        node = parse.python_expression(text)
+    except SyntaxError:
         return ValueType()
     reader = _Reader()
-    node.visit(reader)
+    reader.visit(node)
     return ValueType(_kind(_unwrap_optional(node), reader.names), _item_kind(reader.first_list),
                      _choices(reader.first_literal))
 
 
-class _Reader(cst.CSTVisitor):
-    """Every name in an annotation, and its first list and ``Literal`` subscripts (source order)."""
+class _Reader(ast.NodeVisitor):
+    """Every name in an annotation (attribute and keyword names too), and its first list and
+    ``Literal`` subscripts (source order)."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.names: set[str] = set()
-        self.first_list: cst.Subscript | None = None
-        self.first_literal: cst.Subscript | None = None
+        self.first_list: ast.Subscript | None = None
+        self.first_literal: ast.Subscript | None = None
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+    def visit_Name(self, node: ast.Name) -> None:
+        self.names.add(node.id)
 
-    def visit_Subscript(self, node: cst.Subscript) -> None:
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.generic_visit(node)
+        self.names.add(node.attr)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg is not None:
+            self.names.add(node.arg)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
         origin = _origin(node)
         if origin in _LISTS and self.first_list is None:
             self.first_list = node
         elif origin == _LITERAL and self.first_literal is None:
             self.first_literal = node
+        self.generic_visit(node)
 
 
-def _origin(node: cst.BaseExpression) -> str:
+def _full_name(node: ast.expr) -> str | None:
+    """The dotted name an expression is (a call or subscript: of what it calls or subscripts)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _full_name(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    if isinstance(node, (ast.Call, ast.Subscript)):
+        return _full_name(node.func if isinstance(node, ast.Call) else node.value)
+    return None
+
+
+def _origin(node: ast.expr) -> str:
     """The last part of the name a type is (``typing.List[int]`` -> ``List``); "" if none."""
-    base = node.value if isinstance(node, cst.Subscript) else node
-    return (get_full_name_for_node(base) or "").rpartition(".")[2]
+    base = node.value if isinstance(node, ast.Subscript) else node
+    return (_full_name(base) or "").rpartition(".")[2]
 
 
-def _items(node: cst.Subscript) -> list[cst.BaseExpression]:
-    return [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+def _items(node: ast.Subscript) -> list[ast.expr]:
+    inner = node.slice
+    items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+    return [item for item in items if not isinstance(item, ast.Slice)]
 
 
-def _unwrap_optional(node: cst.BaseExpression) -> cst.BaseExpression:
+def _unwrap_optional(node: ast.expr) -> ast.expr:
     """``Optional[X]``, ``Union[X, None]``, ``X | None`` -> ``X`` (nested ones too)."""
     while (inner := _optional_of(node)) is not None:
         node = inner
     return node
 
 
-def _optional_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _optional_of(node: ast.expr) -> ast.expr | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         pair = [node.left, node.right]
-    elif isinstance(node, cst.Subscript) and _origin(node) in (_OPTIONAL, _UNION):
-        pair = _items(node) + ([cst.Name("None")] if _origin(node) == _OPTIONAL else [])
+    elif isinstance(node, ast.Subscript) and _origin(node) in (_OPTIONAL, _UNION):
+        pair = _items(node) + ([ast.Constant(None)] if _origin(node) == _OPTIONAL else [])
     else:
         return None
-    rest = [item for item in pair if not (isinstance(item, cst.Name) and item.value == "None")]
+    rest = [item for item in pair if not _is_none(item)]
     return rest[0] if len(pair) == 2 and len(rest) == 1 else None
 
 
-def _kind(top: cst.BaseExpression, names: set[str]) -> ValueKind:
+def _kind(top: ast.expr, names: set[str]) -> ValueKind:
     """A list where the type is one; a dict where it names a mapping or JSON anywhere
     (``Union[str, Dict]``); else the first scalar it names; else a string."""
     if _origin(top) in _LISTS:
@@ -138,28 +165,30 @@ def _kind(top: cst.BaseExpression, names: set[str]) -> ValueKind:
     return next((kind for kind in SCALARS if kind in names), ValueKind.STR)
 
 
-def _item_kind(found: cst.Subscript | None) -> ValueKind:
+def _item_kind(found: ast.Subscript | None) -> ValueKind:
     """The kind its first item type names (``List[int]`` -> INT), if a scalar."""
     items = _items(found) if found is not None else []
     first = items[0] if items else None
-    name = first.value if isinstance(first, cst.Name) else ""
+    name = first.id if isinstance(first, ast.Name) else ""
     return next((kind for kind in SCALARS if kind == name), ValueKind.STR)
 
 
-def _choices(found: cst.Subscript | None) -> tuple[Any, ...]:
+def _choices(found: ast.Subscript | None) -> tuple[Any, ...]:
     """The strings and ints a ``Literal[...]`` lists (None and others are no value to write)."""
     values = (_literal_value(item) for item in (_items(found) if found is not None else []))
     return tuple(v for v in values if v is not None)
 
 
-def _literal_value(node: cst.BaseExpression) -> str | int | None:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    negative = isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
-    number = node.expression if isinstance(node, cst.UnaryOperation) and negative else node
-    if isinstance(number, cst.Integer):
-        return -int(number.evaluated_value) if negative else int(number.evaluated_value)
+def _literal_value(node: ast.expr) -> str | int | None:
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    number = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+    if not isinstance(number, ast.Constant):
+        return None
+    value = number.value
+    if isinstance(value, str) and not negative:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -value if negative else value
     return None
 
 

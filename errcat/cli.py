@@ -406,11 +406,14 @@ def _catalogs(args: argparse.Namespace, profile: Any,
 
     if args.releases and (args.catalog or args.repo or args.release or args.path):
         raise ErrcatError("--releases takes no other source")
-    with _watched(args):  # a catalog not cached yet is extracted first
-        if not args.releases:
-            catalog = where or args.catalog or _local_catalog(args)
-            return [(None, load_catalog(_spec(args), catalog, profile=profile, cache_dir=args.cache_dir,
+    if not args.releases:
+        catalog = where or args.catalog or _local_catalog(args)
+        if catalog is not None:  # a directory: nothing to build, so no progress display to load
+            return [(None, load_catalog(_spec(args), catalog, profile=profile))]
+        with _watched(args):  # a catalog not cached yet is extracted first
+            return [(None, load_catalog(_spec(args), None, profile=profile, cache_dir=args.cache_dir,
                                         jobs=args.jobs))]
+    with _watched(args):
         return [(v, load_catalog(SourceSpec(release=v), None, profile=profile, cache_dir=args.cache_dir,
                                  jobs=args.jobs))
                 for v in release_list(args.releases, profile)]

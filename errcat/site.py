@@ -161,20 +161,3 @@ def build_site(catalogs: Sequence[str | os.PathLike[str]], out: str | os.PathLik
                  len(files), size, time.perf_counter() - started)
 
 
-def site_catalog_dir(site: str | os.PathLike[str], release: str | None = None) -> Path:
-    """The directory of a site's API that holds a release's catalog.json (default: the newest):
-    how `errcat explain --catalog SITE` reads a site. ErrcatError when `site` is no site."""
-    index = Path(site) / "api" / "index.json"
-    try:
-        data = json.loads(index.read_text(encoding="utf-8"))
-        labels = [r["label"] for r in data["releases"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ErrcatError(f"{site} is not an errcat site (cannot read {index}: {exc})") from None
-    wanted = release or data.get("newest") or (labels[0] if labels else None)
-    if wanted not in labels:
-        raise ErrcatError(f"the site at {site} has no release {wanted}")
-    return Path(site) / "api" / safe_name(str(wanted))
-
-
-def is_site(directory: str | os.PathLike[str]) -> bool:
-    return (Path(directory) / "api" / "index.json").is_file() and not (Path(directory) / "catalog.json").exists()

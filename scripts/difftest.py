@@ -52,8 +52,9 @@ from analyzers.judge import EntryIndex, Real
 from analyzers.launch import CommandLine
 from analyzers.launchgen import Generated, example_lines, generate
 from analyzers.platform_facts import Stated
+from errcat.catalogs import catalog_dir_data
 from errcat.progress import progress_bar
-from errcat.real.confirm import Session, catalog_version, load_catalog
+from errcat.real.confirm import Session, catalog_version
 from errcat.real.materials import Materials
 from errcat.real.runner import Runner, driver_setup, target_version
 from extractor.atomic import write_bytes_atomically
@@ -205,7 +206,7 @@ def replay(args: argparse.Namespace) -> list[str]:
     real, platform = _platform(profile, args.platform)
     records = _recorded(args.replay, args.release)
     with tempfile.TemporaryDirectory(prefix="errcat-difftest-") as tmp:
-        data = load_catalog(_catalog(args, Path(tmp)))
+        data = catalog_dir_data(_catalog(args, Path(tmp)))
     if (version := catalog_version(data, profile)) != args.release:
         raise ErrcatError(f"the catalog describes {version}, not {args.release}")
     validation = real.validation_for(version)
@@ -235,7 +236,7 @@ def run(args: argparse.Namespace) -> list[str]:
     profile = load_profile(args.profile)
     real, platform = _platform(profile, args.platform)
     with tempfile.TemporaryDirectory(prefix="errcat-difftest-") as tmp:
-        data = load_catalog(_catalog(args, Path(tmp)))
+        data = catalog_dir_data(_catalog(args, Path(tmp)))
         python = _checked(args, data, profile, real)
         version = args.release
         setup = driver_setup(real, version)  # refuses a release the profile cannot validate

@@ -27,7 +27,7 @@ from analyzers.examples import Examples, model_of
 from analyzers.first_error import Pipeline
 from analyzers.launchgen import named_architectures
 from analyzers.platform_facts import TRIED, VARIES, WHOLE_CONFIGS, object_property
-from errcat.real.confirm import load_catalog
+from errcat.catalogs import catalog_dir_data
 from errcat.real.materials import Materials
 from errcat.real.runner import driver_setup
 from extractor.errors import ErrcatError
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                 from errcat.model import SourceSpec
                 from errcat.pipeline import extract
                 extract(SourceSpec(release=args.release), out=catalog_dir, profile=args.profile)
-            catalog = load_catalog(str(catalog_dir))
+            catalog = catalog_dir_data(str(catalog_dir))
             names = read_properties(catalog, props.names)
             helpers = read_helpers(catalog, Examples(profile.examples), profile.model_architecture)
             python = args.python

@@ -25,6 +25,7 @@ from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, read_outcomes, release_of
 from analyzers.platform_facts import platform_need
 from analyzers.solution_check import is_solution, judged_pairs
+from errcat.catalogs import catalog_dir_data
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Example, Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
@@ -55,20 +56,6 @@ class ConfirmRun:
 
 
 # ------------------------------------------------------------------ the catalog side
-
-
-def load_catalog(directory: str | Path) -> dict[str, Any]:
-    """A catalog directory's `catalog.json`; one ErrcatError line when it is none."""
-    path = Path(directory) / "catalog.json"
-    if not path.is_file():
-        raise ErrcatError(f"{directory} is not a catalog directory (no catalog.json)")
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ErrcatError(f"cannot read {path}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise ErrcatError(f"{path} is not an errcat catalog")
-    return data
 
 
 def catalog_version(data: Mapping[str, Any], profile: Profile) -> str:
@@ -215,7 +202,7 @@ def confirm(
 ) -> ConfirmRun:
     """Run the examples of the catalog in `catalog_dir` through the target installed for `python`."""
     started = time.monotonic()
-    data = load_catalog(catalog_dir)
+    data = catalog_dir_data(catalog_dir)
     profile = load_profile(str(data.get("profile") or "sglang"))
     real = profile.real
     if real is None:
