@@ -45,9 +45,14 @@ def platform_need(need: str) -> tuple[str, str] | None:
     return name, value
 
 
-def fact_names(exprs: Iterable[Expr], kind: RefKind) -> tuple[str, ...]:
-    """The names of the `kind` leaves (platform checks, model properties) `exprs` read, sorted."""
-    return tuple(sorted({r.name for e in exprs for r in refs(e) if r.kind is kind}))
+def fact_names(exprs: Iterable[Expr]) -> dict[RefKind, tuple[str, ...]]:
+    """Per kind, the names of the leaves of that kind (platform checks, model properties)
+    `exprs` read, sorted; one walk of the expressions for every kind."""
+    found: dict[RefKind, set[str]] = {}
+    for e in exprs:
+        for r in refs(e):
+            found.setdefault(r.kind, set()).add(r.name)
+    return {kind: tuple(sorted(names)) for kind, names in found.items()}
 
 
 def platform_facts(platform: Platform, names: Iterable[str]) -> dict[str, Any]:
@@ -291,15 +296,16 @@ class Stated:
     def of(cls, exprs: Sequence[Expr], flags: FlagModel | None, platform: Platform, real: RealProfile,
            examples: Examples, version: str = "") -> Stated:
         props = real.model_object
+        names = fact_names(exprs)
         derived: tuple[str, ...] = ()
         if props is not None:
             pattern = re.compile(props.names)
             calls = {name if name.endswith(")") else name.partition(").")[0] + ")"
-                     for name in fact_names(exprs, RefKind.FLAG) if name.endswith(")") or ")." in name}
+                     for name in names.get(RefKind.FLAG, ()) if name.endswith(")") or ")." in name}
             derived = tuple(sorted(c for c in calls if pattern.fullmatch(c)))
-        tests = tuple(n for n in fact_names(exprs, RefKind.RUNTIME) if _PATH_TEST.fullmatch(n))
-        return cls(flags, platform, real, examples, fact_names(exprs, RefKind.PLATFORM),
-                   fact_names(exprs, RefKind.MODEL), version, derived, tests)
+        tests = tuple(n for n in names.get(RefKind.RUNTIME, ()) if _PATH_TEST.fullmatch(n))
+        return cls(flags, platform, real, examples, names.get(RefKind.PLATFORM, ()),
+                   names.get(RefKind.MODEL, ()), version, derived, tests)
 
     def foreign(self, launch: Launch) -> tuple[str, ...]:
         """``platform:NAME=JSON value`` for each option `launch` gives a value that loads a
