@@ -11,68 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
-from extractor import shape
-from extractor.constant_values import (
-    ConstScope,
-    Json,
-    constant_value,
-    json_value,
-    jsonable,
-    literal,
-    render_text,
-    source_text,
-)
-from extractor.source_set import Diagnostic, Outline, SourceModule
+from analyzers.flags import EnvVar
+from extractor.constant_values import ConstScope, constant_value, literal, render_text, source_text
+from extractor.records import Diagnostic
+from extractor.source_set import Outline, SourceModule
 from extractor.symbols import Symbols
-
-
-@dataclass(frozen=True, slots=True)
-class EnvVar:
-    name: str
-    type: str | None  # "bool", "str", "int", "float", "tuple", "json"; None if unknown
-    default: Json  # literal, or FrozenMap {"expr": source} (callables, enum members...)
-    deprecated_names: tuple[str, ...]  # old spellings still read as a fallback
-    deprecated: bool  # the name itself is retired
-    replacement: str | None  # env var or option a retired name points to
-    help: str | None
-    path: str
-    line: int
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "type": self.type,
-            "default": json_value(self.default),
-            "deprecated_names": list(self.deprecated_names),
-            "deprecated": self.deprecated,
-            "replacement": self.replacement,
-            "help": self.help,
-            "path": self.path,
-            "line": self.line,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object) -> EnvVar:
-        """Inverse of `as_dict`; `extractor.shape.ShapeError` for data of another shape."""
-        d = shape.record(data, cls)
-        return cls(
-            name=shape.text(d["name"]),
-            type=shape.optional_text(d["type"]),
-            default=jsonable(d["default"]),
-            deprecated_names=shape.texts(d["deprecated_names"]),
-            deprecated=shape.boolean(d["deprecated"]),
-            replacement=shape.optional_text(d["replacement"]),
-            help=shape.optional_text(d["help"]),
-            path=shape.text(d["path"]),
-            line=shape.integer(d["line"]),
-        )
-
 
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _DESCRIPTOR = re.compile(r"^Env([A-Z][A-Za-z0-9]*?)(?:WithAlias)?$")

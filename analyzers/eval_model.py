@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from analyzers.examples import Examples
-from analyzers.flag_decls import DeclKind
+from analyzers.flags import DeclKind
 from analyzers.kleene import UNKNOWN
 from analyzers.launch import Launch
 from analyzers.reads import Reads

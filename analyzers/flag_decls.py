@@ -1,12 +1,12 @@
 """Read flag declarations statically: argparse calls and config-class fields.
 
-Three shapes are understood (see DESIGN.md, analyzers.flags):
+Three shapes are understood (see DESIGN.md, analyzers.flag_build):
 - ``parser.add_argument("--x", ...)`` anywhere in a file (argparse era);
 - fields of classes (``x: int = 1``), the record the CLI fills in;
 - fields annotated ``Annotated[T, "help"]`` / ``Annotated[T, Arg(...)]``, which a
   registrar such as sglang's ``add_cli_args_from_dataclass`` turns into options
   (its rules are mirrored in `_annotated_cli`).
-This module only reports declarations; `analyzers.flags` merges them into flags.
+This module only reports declarations; `analyzers.flag_build` merges them into flags.
 Values are read with `extractor.constant_values`. Nothing here imports or runs the
 target code.
 """
@@ -22,36 +22,28 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
+from analyzers.flags import DeclKind
 from analyzers.option_text import deprecated_help, dest_for_option, replacement_option
-from extractor.compat import StrEnum
 from extractor.constant_values import (
     NOT_CONSTANT,
     ConstScope,
-    FrozenMap,
-    Json,
     choices_of,
     constant_value,
     function_locals,
-    jsonable,
     literal,
     render_text,
     source_text,
 )
 from extractor.errors import ProfileError
+from extractor.frozen import FrozenMap, Json, jsonable
 from extractor.positions import any_within, statement_blocks, word_lines
-from extractor.source_set import Diagnostic, Outline, SourceModule
+from extractor.records import Diagnostic
+from extractor.source_set import Outline, SourceModule
 from extractor.symbols import Symbols
 
 # ---------------------------------------------------------------------------
 # Declarations
 # ---------------------------------------------------------------------------
-
-
-class DeclKind(StrEnum):
-    ARGPARSE = "argparse"  # parser.add_argument(...)
-    FIELD = "field"  # plain record field: no CLI metadata of its own
-    ANNOTATED = "annotated"  # Annotated[T, "help" | Arg(...)] field
-    COMPUTED = "computed"  # class attribute built by a derived marker, e.g. Derived(...)
 
 
 @dataclass(frozen=True, slots=True)

@@ -351,7 +351,8 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     paths = snapshot.glob([*profile.flag_globs, *profile.env_globs])
     if not paths:
         return None
-    from analyzers.flags import Conventions, build_flag_model
+    from analyzers.flag_build import build_flag_model
+    from analyzers.flag_decls import Conventions
 
     conventions = Conventions.from_mapping((profile.raw.get("declarations") or {}).get("conventions"))
 

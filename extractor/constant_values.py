@@ -4,8 +4,8 @@
   (its file, the `Symbols` of the analysis, bound loop variables), or `NOT_CONSTANT`;
   names and ``Cls.ATTR`` are followed across files;
 - `literal`, `choices_of`, `render_text` and `function_locals` build on it;
-- `Json`: how values are kept (tuples, `FrozenMap`, scalars: immutable and
-  hashable); `jsonable` makes one, `json_value` turns it into JSON proper.
+- values are kept as `extractor.frozen.Json` (tuples, `FrozenMap`, scalars: immutable
+  and hashable).
 
 The declaration readers (`analyzers.flag_decls`, `analyzers.env_decls`) share it. Not
 to be confused with `analyzers.evaluate`, which evaluates conditions on a command line.
@@ -23,12 +23,9 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from extractor import parse
-from extractor.frozen import FrozenMap
+from extractor.frozen import FrozenMap, Json, jsonable, sort_key
 from extractor.source_set import SourceSet
 from extractor.symbols import Bindings, Symbols
-
-Json = Any  # None | bool | int | float | str | tuple | FrozenMap — what `jsonable` returns
-
 
 # ---------------------------------------------------------------------------
 # Source text
@@ -79,10 +76,6 @@ def _set_of(items: Iterable[object]) -> object:
         return frozenset(items)
     except TypeError:
         return NOT_CONSTANT
-
-
-def _sort_key(value: object) -> tuple[str, str]:
-    return (type(value).__name__, repr(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,7 +419,7 @@ def _unpacked(target: cst.BaseExpression, item: object) -> dict[str, object] | N
 _ITERABLE_CALLS: dict[str, Callable[[tuple[object, ...] | frozenset[object]], object]] = {
     "list": tuple,
     "tuple": tuple,
-    "sorted": lambda items: tuple(sorted(items, key=_sort_key)),
+    "sorted": lambda items: tuple(sorted(items, key=sort_key)),
     "set": _set_of,
     "frozenset": _set_of,
 }
@@ -450,26 +443,6 @@ _VALUE_OF: dict[type[cst.CSTNode], Callable[[Any, ConstScope], object]] = {
     cst.ListComp: _comprehension_value,
     cst.SetComp: _comprehension_value,
 }
-
-
-def jsonable(value: object) -> Json:
-    """An evaluated value as `Json`: sets become sorted tuples, dicts `FrozenMap`s with string keys."""
-    if isinstance(value, frozenset):
-        return tuple(jsonable(v) for v in sorted(value, key=_sort_key))
-    if isinstance(value, (tuple, list)):
-        return tuple(jsonable(v) for v in value)
-    if isinstance(value, Mapping):
-        return FrozenMap((k if isinstance(k, str) else str(k), jsonable(v)) for k, v in value.items())
-    return value
-
-
-def json_value(value: Json) -> object:
-    """`Json` (tuples and FrozenMaps, for immutability) as JSON proper (lists, dicts), for ``as_dict``."""
-    if isinstance(value, (tuple, list)):
-        return [json_value(v) for v in value]
-    if isinstance(value, Mapping):
-        return {k: json_value(v) for k, v in value.items()}
-    return value
 
 
 def literal(node: cst.BaseExpression, scope: ConstScope) -> Json:

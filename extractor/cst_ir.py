@@ -14,8 +14,8 @@ from typing import Any
 
 import libcst as cst
 
-from extractor.constant_values import FrozenMap
 from extractor.cstutil import dotted, last_name, literal_value, norm_code, string_value
+from extractor.frozen import FrozenMap
 from extractor.imported_values import MODEL, PARSES
 from extractor.ir import (
     ATTRIBUTE,

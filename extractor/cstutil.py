@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from extractor.constant_values import FrozenMap
+from extractor.frozen import FrozenMap
 
 _EMPTY = cst.Module(body=[])
 _OPEN_WS = re.compile(r"([(\[{])\s+")

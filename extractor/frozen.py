@@ -1,5 +1,6 @@
-"""An immutable, hashable mapping, in a module of its own: what reads profiles and catalogs
-uses it without loading libcst (a warm run loads no parser)."""
+"""Immutable, hashable values (`Json`: tuples, `FrozenMap`, scalars), in a module of their own:
+what reads profiles and catalogs uses them without loading libcst (a warm run, `check` and
+`explain` load no parser)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
@@ -48,3 +49,31 @@ class FrozenMap(Mapping):
 
     def __reduce__(self) -> tuple[type, tuple[dict]]:
         return (FrozenMap, (self._items,))
+
+
+Json = Any  # None | bool | int | float | str | tuple | FrozenMap — what `jsonable` returns
+
+
+def sort_key(value: object) -> tuple[str, str]:
+    """An order for values of mixed types (a set's items): by type name, then repr."""
+    return (type(value).__name__, repr(value))
+
+
+def jsonable(value: object) -> Json:
+    """An evaluated value as `Json`: sets become sorted tuples, dicts `FrozenMap`s with string keys."""
+    if isinstance(value, frozenset):
+        return tuple(jsonable(v) for v in sorted(value, key=sort_key))
+    if isinstance(value, (tuple, list)):
+        return tuple(jsonable(v) for v in value)
+    if isinstance(value, Mapping):
+        return FrozenMap((k if isinstance(k, str) else str(k), jsonable(v)) for k, v in value.items())
+    return value
+
+
+def json_value(value: Json) -> object:
+    """`Json` (tuples and FrozenMaps, for immutability) as JSON proper (lists, dicts), for ``as_dict``."""
+    if isinstance(value, (tuple, list)):
+        return [json_value(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: json_value(v) for k, v in value.items()}
+    return value

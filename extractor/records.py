@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from extractor import shape
 from extractor.compat import StrEnum
 from extractor.ir import Expr, Ref, RefKind, conj, disj, from_dict, refs, substitute, unknowns
 from extractor.templates import Template, parse_template
@@ -16,6 +17,27 @@ PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
 # Whether a launch runs a function (`extractor.callers.reachability`)
 REACHED, NOT_REACHED, MAYBE_REACHED = "true", "false", "unknown"
 ON_IMPORT = "import"  # reached, but only by module-level code: it runs before any argument is read
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A declaration we could not understand, so the model may miss it."""
+
+    path: str
+    line: int
+    message: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Diagnostic:
+        """Inverse of `as_dict`; `extractor.shape.ShapeError` for data of another shape."""
+        d = shape.record(data, cls)
+        return cls(shape.text(d["path"]), shape.integer(d["line"]), shape.text(d["message"]))
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
 
 
 def try_raises_ref(caught: Sequence[str], line: int, text: str) -> Ref:

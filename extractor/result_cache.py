@@ -38,7 +38,7 @@ from extractor.tool import VERSION
 # a rendered catalog from every stage.
 SITES_PACKAGES: tuple[str, ...] = ("extractor",)
 CATALOG_PACKAGES: tuple[str, ...] = ("extractor", "analyzers", "output", "errcat")
-FLAG_PACKAGES: tuple[str, ...] = ("extractor", "analyzers")  # the flag model (analyzers.flags)
+FLAG_PACKAGES: tuple[str, ...] = ("extractor", "analyzers")  # the flag model (analyzers.flag_build)
 
 T = TypeVar("T")
 

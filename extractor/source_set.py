@@ -17,33 +17,14 @@ import gc
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import libcst as cst
-
-from extractor import parse, shape
+from extractor import parse
 from extractor.positions import LineIndex, StatementSpan, ast_statements, statement_span
+from extractor.records import Diagnostic
 
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """A declaration we could not understand, so the model may miss it."""
-
-    path: str
-    line: int
-    message: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "message": self.message}
-
-    @classmethod
-    def from_dict(cls, data: object) -> Diagnostic:
-        """Inverse of `as_dict`; `extractor.shape.ShapeError` for data of another shape."""
-        d = shape.record(data, cls)
-        return cls(shape.text(d["path"]), shape.integer(d["line"]), shape.text(d["message"]))
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
-
+if TYPE_CHECKING:  # trees are made by `extractor.parse`; `Diagnostic` readers load no libcst
+    import libcst as cst
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +180,8 @@ class SourceSet:
             return None
         tree = self._trees.get(path)
         if tree is None:
+            import libcst as cst  # its parse errors: only where a file is parsed
+
             try:
                 with gc_paused():
                     tree = parse.module(self.files[path])

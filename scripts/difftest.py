@@ -52,7 +52,6 @@ from analyzers.judge import EntryIndex, Real
 from analyzers.launch import CommandLine
 from analyzers.launchgen import Generated, example_lines, generate
 from analyzers.platform_facts import Stated
-from errcat.catalogs import catalog_dir_data
 from errcat.progress import progress_bar
 from errcat.real.confirm import Session, catalog_version
 from errcat.real.materials import Materials
@@ -61,6 +60,7 @@ from extractor.atomic import write_bytes_atomically
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
 from extractor.real_profile import Platform, RealProfile
+from output.catalog_dirs import catalog_dir_data
 
 ROOT = Path(__file__).resolve().parents[1]
 

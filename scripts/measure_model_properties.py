@@ -27,12 +27,12 @@ from analyzers.examples import Examples, model_of
 from analyzers.first_error import Pipeline
 from analyzers.launchgen import named_architectures
 from analyzers.platform_facts import TRIED, VARIES, WHOLE_CONFIGS, object_property
-from errcat.catalogs import catalog_dir_data
 from errcat.real.materials import Materials
 from errcat.real.runner import driver_setup
 from extractor.errors import ErrcatError
 from extractor.ir import Apply, Compare, Const, Expr, In, Ref, RefKind, from_dict, refs, walk
 from extractor.profile import Profile, load_profile
+from output.catalog_dirs import catalog_dir_data
 
 PROBE = Path(__file__).resolve().parents[1] / "errcat" / "real" / "model_probe.py"
 PROFILES = Path(__file__).resolve().parents[1] / "extractor" / "profiles"

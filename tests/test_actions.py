@@ -10,7 +10,7 @@ from analyzers.actions import action_options, bind_action_calls, given, reach_ac
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.first_error import Check, pipeline_order
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer

@@ -10,7 +10,7 @@ from analyzers.advice import Context, advise, example_fix, solutions
 from analyzers.entries import Entry, EntryVariant, Trigger
 from analyzers.eval_model import Model
 from analyzers.examples import Examples
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.rules import Rule
 from analyzers.trigger import Renderer
 from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy

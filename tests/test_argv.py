@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from analyzers.argv import launch_of_argv
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.launch import flag_words
 
 FLAGS = build_flag_model({

@@ -7,7 +7,8 @@ import textwrap
 import pytest
 
 from analyzers.eval_model import Model
-from analyzers.flags import FlagModel, build_flag_model
+from analyzers.flag_build import build_flag_model
+from analyzers.flags import FlagModel
 from analyzers.trigger import Renderer
 from analyzers.witness import Leaf, settable
 from extractor.ir import And, Compare, Const, Ref, RefKind, Truthy

@@ -13,7 +13,7 @@ from analyzers.eval_model import Model
 from analyzers.example_check import ExampleJudge
 from analyzers.examples import Examples
 from analyzers.first_error import OK, UNDECIDED, Check, Pipeline
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.platform_facts import Stated
 from analyzers.rules import Rule
 from extractor.ir import Compare, Const, Ref, RefKind, Truthy, conj

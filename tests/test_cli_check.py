@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from errcat.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

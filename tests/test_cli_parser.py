@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 from analyzers.cli_parser import refusal
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     def add_cli_args(parser):

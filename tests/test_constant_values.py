@@ -10,16 +10,14 @@ import pytest
 from extractor.constant_values import (
     NOT_CONSTANT,
     ConstScope,
-    FrozenMap,
     choices_of,
     constant_value,
     function_locals,
-    json_value,
-    jsonable,
     literal,
     render_text,
     source_text,
 )
+from extractor.frozen import FrozenMap, json_value, jsonable
 from extractor.source_set import SourceSet
 from extractor.symbols import Symbols
 from tests.present import present

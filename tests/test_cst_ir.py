@@ -4,8 +4,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from extractor.constant_values import FrozenMap
 from extractor.cst_ir import MAX_DEPTH, term, to_ir
+from extractor.frozen import FrozenMap
 from extractor.ir import (
     ATTRIBUTE,
     KEYWORD,

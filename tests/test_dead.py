@@ -9,7 +9,7 @@ import pytest
 from analyzers.dead import never_holds
 from analyzers.entries import site_trigger
 from analyzers.eval_model import Model
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.rules import rules_from_adjustments
 from analyzers.trigger import Renderer
 from extractor.profile import load_profile

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from analyzers.deciders import can_hold, deciders
 from analyzers.eval_model import Model, expr_key
 from analyzers.evaluate import evaluate, undecided_leaves
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.kleene import RAISING, UNKNOWN, Truth, as_truth, kleene, same
 from analyzers.launch import Launch, is_placeholder, placeholder_contains
 from analyzers.py_functions import FUNCTIONS, apply
@@ -20,7 +20,7 @@ from analyzers.resolution import MAX_ROUNDS, resolve, resolved
 from analyzers.rules import Rule, rewrites_itself, rules_from_adjustments
 from analyzers.semantics import Values, _choose, _method_ref, compile_truth, compile_value
 from analyzers.settings import base_dest, literal_default
-from extractor.constant_values import FrozenMap
+from extractor.frozen import FrozenMap
 from extractor.ir import (
     ATTRIBUTE,
     COMPARE,

@@ -10,7 +10,7 @@ from analyzers.eval_model import Model
 from analyzers.example_check import SERVER_START, ExampleJudge, refuted_because, verdict
 from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.platform_facts import Stated
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules

@@ -8,7 +8,7 @@ import pytest
 
 from analyzers.eval_model import Model
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, check_of, pipeline_order, predict
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.launch import Launch
 from analyzers.rules import Rule
 from extractor.ir import ON_COMMAND_LINE, TRUE, And, Apply, Compare, Const, Ref, RefKind, Truthy

@@ -5,8 +5,8 @@ import textwrap
 
 import pytest
 
+from analyzers.flag_build import build_flag_model
 from analyzers.flag_types import ValueKind, ValueType, value_type
-from analyzers.flags import build_flag_model
 
 BOOL, INT, FLOAT, STR, LIST, DICT = (ValueKind.BOOL, ValueKind.INT, ValueKind.FLOAT, ValueKind.STR, ValueKind.LIST,
                                      ValueKind.DICT)

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from analyzers.flags import Conventions, DeclKind, FlagModel, build_flag_model, option_for_dest
+from analyzers.flag_build import build_flag_model
+from analyzers.flag_decls import Conventions
+from analyzers.flags import DeclKind, FlagModel, option_for_dest
 from extractor.errors import ProfileError
 from extractor.frozen import FrozenMap
 from extractor.globs import match_any

@@ -8,7 +8,7 @@ import networkx as nx
 import pytest
 
 from analyzers.entries import build_entries
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.graph import build_graph, flag_neighbourhood, graph_graphml, graph_json, load_graph_json
 from analyzers.polarity import flag_polarity
 from analyzers.trigger import Renderer

@@ -102,7 +102,7 @@ def test_nested_tuples_survive_the_json_round_trip() -> None:
 
 
 def test_dict_constants_survive_the_json_round_trip() -> None:
-    from extractor.constant_values import FrozenMap
+    from extractor.frozen import FrozenMap
     expr = Compare("==", Ref(RefKind.FLAG, "c", "cfg.c"), Const(FrozenMap({"a": (1, 2), "b": FrozenMap()})))
     back = from_dict(json.loads(json.dumps(expr.as_dict())))
     assert back == expr and isinstance(back, Compare) and isinstance(back.right, Const)

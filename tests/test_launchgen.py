@@ -9,7 +9,7 @@ import pytest
 from analyzers.eval_model import Model
 from analyzers.examples import Examples
 from analyzers.first_error import Check
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.launchgen import bare, example_lines, generate, named_architectures, runnable
 from extractor.ir import And, Compare, Const, In, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules

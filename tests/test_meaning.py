@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from analyzers.entries import Entry, EntryVariant, Trigger
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.meaning import category, meaning, message_reason, message_rule, row_meaning, sentences
 from analyzers.restriction import Category
 from analyzers.trigger import Renderer

@@ -10,7 +10,7 @@ from analyzers.argv import launch_of_argv
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.examples import Examples
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.platform_facts import (

@@ -143,7 +143,7 @@ def test_a_call_in_the_arguments_of_a_resolution_runs_before_the_resolution() ->
 def test_rules_of_one_time_all_read_what_came_before_them() -> None:
     """A provider's ``declared["mode"] = "x"`` and ``declared["off"] = True``, both under
     ``view.mode is None``: the second does not read the first's result."""
-    from analyzers.flags import build_flag_model
+    from analyzers.flag_build import build_flag_model
     flags = build_flag_model({"p/args.py": "def add_cli_args(parser):\n"
                               "    parser.add_argument('--mode', type=str, default=None)\n"
                               "    parser.add_argument('--off', action='store_true')\n"})

@@ -123,3 +123,22 @@ def test_explain_names_the_entry_of_real_tracebacks_and_messages(catalog_dir: Pa
     assert len(errors) >= 1000
     assert traceback_hits >= 0.98 * len(errors) and tied >= 0.98 * len(errors) and strict >= 0.9 * len(errors), (
         len(errors), traceback_hits, strict, tied)
+
+
+# what `check` and `explain` must not load: they answer from a catalog, never parse or draw (issue 38)
+BUILDING = ("libcst", "networkx", "tqdm", "git")
+
+
+@pytest.mark.parametrize("verb, argv, stdin", [
+    ("check", ["--", *PROGRAM, "--model-path", "org/name", "--tp-size", "2"], ""),
+    ("explain", ["-"], "ValueError: --tp-size must be a positive integer\n"),
+])
+def test_check_and_explain_load_no_parser_graph_or_progress_library(catalog_dir, verb, argv, stdin) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from errcat.cli import main; rc = main(sys.argv[1:]); "
+            f"print(sorted({{m.partition('.')[0] for m in sys.modules}} & set({BUILDING!r})), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, verb, "--catalog", str(catalog_dir), *argv],
+                          cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=300)
+    assert proc.stderr.splitlines()[-1] == "[]", proc.stderr

@@ -8,7 +8,7 @@ import pytest
 
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.kleene import UNKNOWN, Truth, same
 from analyzers.launch import Launch
 from analyzers.semantics import Values, compile_truth, compile_value, truth, value

@@ -144,15 +144,15 @@ def test_no_pickle_left_in_the_project():
 
 
 def test_flag_model_is_reused_while_declarations_are_unchanged(tmp_path, monkeypatch):
-    import analyzers.flags
+    import analyzers.flag_build
     from errcat.pipeline import build_flags
 
     profile = parse_profile({"name": "t", "repo": "e/t", "targets": ["pkg/*.py"],
                              "declarations": {"flags": ["pkg/args.py"]}}, "t")
     snap = open_directory(checkout(tmp_path, {"pkg/args.py": "p.add_argument('--port', type=int, default=1)\n"}))
     calls: list[int] = []
-    real = analyzers.flags.build_flag_model
-    monkeypatch.setattr(analyzers.flags, "build_flag_model", spy(calls, real))
+    real = analyzers.flag_build.build_flag_model
+    monkeypatch.setattr(analyzers.flag_build, "build_flag_model", spy(calls, real))
     first = build_flags(snap, profile, cache=ResultCache.open(profile, tmp_path / "c"))
     again = present(build_flags(snap, profile, cache=ResultCache.open(profile, tmp_path / "c")))
     assert again == first and [f.option for f in again.flags] == ["--port"] and calls == [1]

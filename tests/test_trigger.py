@@ -218,7 +218,8 @@ def test_fields_of_a_json_option_are_named_by_it(dest, text) -> None:
 def test_for_model_reads_resolved_from_in_a_derived_settings_help() -> None:
     from dataclasses import replace
 
-    from analyzers.flags import FlagModel, build_flag_model
+    from analyzers.flag_build import build_flag_model
+    from analyzers.flags import FlagModel
 
     base = build_flag_model({"p/args.py": (
         "def add_cli_args(parser):\n"

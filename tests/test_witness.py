@@ -12,7 +12,7 @@ from analyzers.argv import launch_of_argv
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import JSON_LIST, JSON_WORD, WORD, Examples, known_values
-from analyzers.flags import build_flag_model
+from analyzers.flag_build import build_flag_model
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer

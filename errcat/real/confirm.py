@@ -25,7 +25,6 @@ from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, read_outcomes, release_of
 from analyzers.platform_facts import platform_need
 from analyzers.solution_check import is_solution, judged_pairs
-from errcat.catalogs import catalog_dir_data
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Example, Pair, Search, shell_line
 from errcat.real.runner import Launch, Runner, driver_setup, target_version
@@ -33,6 +32,7 @@ from extractor.errors import ErrcatError
 from extractor.observe import Progress
 from extractor.profile import Profile, load_profile
 from extractor.real_profile import RealProfile
+from output.catalog_dirs import catalog_dir_data
 
 REPORT_FILE = "confirm.md"
 REPAIR_ROUNDS = 4  # blockers removed one after another (each round: one more run per example)
