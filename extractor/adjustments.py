@@ -10,20 +10,9 @@ import libcst as cst
 
 from extractor.cst_ir import env_registry_name, term
 from extractor.cstutil import dotted, string_value
-from extractor.ir import (
-    ENV_SETTING,
-    Const,
-    Expr,
-    Ref,
-    RefKind,
-)
-from extractor.records import (
-    Adjustment,
-    Guard,
-)
-from extractor.suite_facts import (
-    simple_statements,
-)
+from extractor.ir import ENV_SETTING, Const, Expr, Ref, RefKind
+from extractor.records import Adjustment, Guard
+from extractor.suite_facts import simple_statements
 from extractor.walk_state import WalkState
 
 
@@ -33,7 +22,7 @@ class Adjustments:
     def __init__(self, state: WalkState) -> None:
         self.state = state
 
-    def _splat_start(self, name: str, value: cst.BaseExpression) -> None:
+    def splat_start(self, name: str, value: cst.BaseExpression) -> None:
         """``d = {...}`` (literal keys) may become a setter's ``**d``; any other binding ends that."""
         splats = self.state.frame.splats
         splats.pop(name, None)
@@ -44,7 +33,7 @@ class Adjustments:
             splats[name] = (None if any(k is None for k, _ in items)
                             else [(k, term(v, self.state.scope), guards) for k, v in items if k is not None])
 
-    def _splat_item(self, tgt: cst.Subscript, value: cst.BaseExpression) -> None:
+    def splat_item(self, tgt: cst.Subscript, value: cst.BaseExpression) -> None:
         """``d["field"] = v`` (or ``d[k]`` with `k` bound to a string, as a table row binds it)."""
         splats = self.state.frame.splats
         if not isinstance(tgt.value, cst.Name) or splats.get(tgt.value.value) is None:
@@ -77,7 +66,7 @@ class Adjustments:
             extra = [g for g in at_call if not any(g is h for h in guards)]
             self._adjustment(key, value, (*guards, *extra), node)
 
-    def _field_path(self, node: cst.BaseExpression, params: Mapping[str, cst.BaseExpression],
+    def field_path(self, node: cst.BaseExpression, params: Mapping[str, cst.BaseExpression],
                     seen: frozenset[str] = frozenset()) -> list[str] | None:
         """``["cuda_graph_config", "decode"]`` for ``getattr(config, phase)`` where ``config``
         is a local declared as ``cuda_graph_config`` and ``phase`` reads "decode" (`params`:
@@ -87,19 +76,19 @@ class Adjustments:
             return None
         if isinstance(node, cst.Name):
             if node.value in params:
-                return self._field_path(params[node.value], {}, seen)
+                return self.field_path(params[node.value], {}, seen)
             setting = self.state.frame.records.get(node.value)
             bound = self.state.scope.lookup(node.value)
             if setting is not None:
                 return [setting] if bound is not None else None
             if node.value in seen or not isinstance(bound, (cst.Attribute, cst.Call)):
                 return None
-            return self._field_path(bound, {}, seen | {node.value})  # a part of one: ``decode = config.decode``
+            return self.field_path(bound, {}, seen | {node.value})  # a part of one: ``decode = config.decode``
         if isinstance(node, cst.Attribute):
-            head = self._field_path(node.value, params, seen)
+            head = self.field_path(node.value, params, seen)
             return None if head is None else [*head, node.attr.value]
         if isinstance(node, cst.Call) and dotted(node.func) == "getattr" and len(node.args) == 2:
-            head = self._field_path(node.args[0].value, params, seen)
+            head = self.field_path(node.args[0].value, params, seen)
             key = self._key(node.args[1].value, params)
             return None if head is None or key is None else [*head, key]
         return None
@@ -114,7 +103,7 @@ class Adjustments:
         """``setattr(<field path>, "key", value)``: an adjustment of the field ``x.a.key``."""
         if dotted(node.func) != "setattr" or len(node.args) != 3:
             return
-        head = self._field_path(node.args[0].value, params)
+        head = self.field_path(node.args[0].value, params)
         key = self._key(node.args[1].value, params)
         if head is None or key is None:
             return
@@ -179,3 +168,20 @@ class Adjustments:
             else self.state.line_of(node, self.state.statement)
         adjustments.append(Adjustment(self.state.function, line, flag, value, guards, self.state.path,
                                       len(adjustments)))
+
+    def call(self, node: cst.Call, callee: str, method: str | None) -> None:
+        """What a call adjusts: a setter's keywords (a record's field, for a functional update)
+        and ``**d``, a ``setattr`` on a record setting's field, an env var set, and the writes of
+        a nested function that only writes fields."""
+        if method in self.state.profile.setters:
+            for arg in node.args:
+                if arg.keyword is not None:
+                    if not self._functional_update(arg.keyword.value, arg.value, node):
+                        self.adjust(arg.keyword.value, arg.value, node)
+                elif arg.star == "**" and isinstance(arg.value, cst.Name):
+                    self._splat(arg.value.value, node)
+        self.field_write(node, {})
+        self._env_set(node, method)
+        writer = self.state.frame.writers.get(callee)
+        if writer is not None:
+            self._inline_writes(writer, node)

@@ -6,26 +6,11 @@ import libcst as cst
 
 from extractor.cst_ir import larger_than, term
 from extractor.cstutil import dotted, norm_code
-from extractor.ir import (
-    Expr,
-    Unknown,
-    unknowns,
-)
-from extractor.local_bindings import (
-    MAX_ARG_TERMS,
-    reads_no_local,
-    simple_arg,
-    simple_binding,
-)
-from extractor.records import (
-    PARAMETER,
-    CallSite,
-    bound_by_callers,
-)
+from extractor.ir import Expr, Unknown, unknowns
+from extractor.local_bindings import MAX_ARG_TERMS, reads_no_local, simple_arg, simple_binding
+from extractor.records import PARAMETER, CallSite, bound_by_callers
 from extractor.scope import Opaque
-from extractor.suite_facts import (
-    calls_in,
-)
+from extractor.suite_facts import calls_in
 from extractor.walk_state import WalkState
 
 
@@ -35,7 +20,7 @@ class CallSites:
     def __init__(self, state: WalkState) -> None:
         self.state = state
 
-    def _record(self, node: cst.Call, callee: str) -> None:
+    def record(self, node: cst.Call, callee: str) -> None:
         """`node` as a call site, then the calls and function references in its arguments:
         ``overrides.update(_f(cfg))`` calls `_f` too, ``run_hook(handle_x, cfg)`` hands
         `handle_x` over (a reference: it may be called there)."""
@@ -50,9 +35,9 @@ class CallSites:
                                                line=self.state.call_line(node),
                                                caught=tuple(dict.fromkeys(n for c in frame.catching for n in c)),
                                                try_line=frame.tries[-1] if frame.tries else 0))
-        self._record_inner(node)
+        self.record_inner(node)
 
-    def _record_inner(self, node: cst.Call) -> None:
+    def record_inner(self, node: cst.Call) -> None:
         guards = tuple(self.state.frame.guards)
         for arg in node.args:
             name = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
@@ -63,7 +48,7 @@ class CallSites:
             for inner in calls_in(arg.value):
                 name = dotted(inner.func)
                 if name is not None:
-                    self._record(inner, name)
+                    self.record(inner, name)
 
     def _arg_term(self, node: cst.BaseExpression, nested: bool = False) -> Expr:
         """A call argument for parameter binding: literals, direct config reads, a local

@@ -7,22 +7,8 @@ import libcst as cst
 from extractor.adjustments import Adjustments
 from extractor.cst_ir import to_ir
 from extractor.cstutil import last_name, norm_code, string_value
-from extractor.ir import (
-    TRUE,
-    Const,
-    Expr,
-    In,
-    Ref,
-    RefKind,
-    Unknown,
-    conj,
-    described,
-    negate,
-    replace_refs,
-)
-from extractor.records import (
-    GuardOrigin,
-)
+from extractor.ir import TRUE, Const, Expr, In, Ref, RefKind, Unknown, conj, described, negate, replace_refs
+from extractor.records import GuardOrigin
 from extractor.scope import MAX_BRANCH_VALUES, Binding, Conditional, Opaque
 from extractor.walk_state import WalkState
 
@@ -89,7 +75,19 @@ class Declarations:
             return None
         return string_value(tgt.slice[0].slice.value)
 
-    def _declared_read(self, value: cst.BaseExpression) -> Binding | None:
+    def declared_item(self, tgt: cst.Subscript, value: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """``declared["field"] = value``: an adjustment, and what the field is set to so far
+        under the guards in force (read back by `declared_read`)."""
+        key = self._declared_key(tgt)
+        if key is None:
+            return
+        self.adjustments.adjust(key, value, node)
+        frame, scope = self.state.frame, self.state.scope
+        bound = scope.lookup(value.value) if isinstance(value, cst.Name) else None
+        entry = (tuple(frame.guards), bound if isinstance(bound, cst.BaseExpression) else value)
+        frame.decided.setdefault((cst.ensure_type(tgt.value, cst.Name).value, key), []).append(entry)
+
+    def declared_read(self, value: cst.BaseExpression) -> Binding | None:
         """``declared.get("field", default)`` in a provider: what it set the field to, under
         the guards it was set under (the latest first), else `default` (None if not given)."""
         read = _declared_get(value, self.state.frame.declared)
@@ -107,14 +105,14 @@ class Declarations:
                 found = set_to if cond == TRUE else Conditional(cond, set_to, found)
         return found
 
-    def _declaration_dict(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
+    def declaration_dict(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         """In a provider, ``declared = {...}`` starts a dict of decisions it returns."""
         declared = self.state.frame.declared
         if declared is not None and isinstance(value, cst.Dict):
             declared.add(name)
             self.declare(value, node)
 
-    def _declared_update(self, node: cst.Call, method: str | None) -> None:
+    def declared_update(self, node: cst.Call, method: str | None) -> None:
         """``declared.update({...})`` / ``declared.update(field=value)`` in a provider."""
         declared, func = self.state.frame.declared, node.func
         if not declared or method != "update" or not isinstance(func, cst.Attribute) \

@@ -9,28 +9,10 @@ import libcst as cst
 
 from extractor.cst_ir import term
 from extractor.cstutil import literal_value, norm_code, python_value, string_value
-from extractor.ir import (
-    SOME_ITEM,
-    Apply,
-    Const,
-    Expr,
-    RefKind,
-    Truthy,
-    conj,
-    refs,
-)
+from extractor.ir import SOME_ITEM, Apply, Const, Expr, RefKind, Truthy, conj, refs
 from extractor.messages import Option, build
-from extractor.records import (
-    Guard,
-    GuardOrigin,
-    RaiseSite,
-    SiteKind,
-    Variant,
-)
-from extractor.tables import (
-    Pending,
-    RowContext,
-)
+from extractor.records import Guard, GuardOrigin, RaiseSite, SiteKind, Variant
+from extractor.tables import Pending, RowContext
 from extractor.templates import Template
 from extractor.walk_state import Frame, WalkState
 
@@ -41,7 +23,7 @@ class RaiseSites:
     def __init__(self, state: WalkState) -> None:
         self.state = state
 
-    def _message(self, call: cst.Call, notes: list[str]) -> list[Option]:
+    def message(self, call: cst.Call, notes: list[str]) -> list[Option]:
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if len(positional) == 1:

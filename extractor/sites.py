@@ -3,9 +3,12 @@
 `SiteWalker` walks statements only (expressions are interpreted on demand by
 `cst_ir` and `messages`), in document order, with one handler per statement kind
 (`visit_<Kind>`). Blocks are processed in sequence so early exits (``if c: return``)
-constrain what follows them. What a function walk carries (guard stack, `Scope`,
-table row, ...) is one `Frame`, swapped as a unit on entering and leaving a ``def``;
-guard scopes are context managers, so what a branch pushes is gone when it is left.
+constrain what follows them. What the walk carries is one `WalkState`
+(`extractor.walk_state`: the function's `Frame`, swapped as a unit on entering and leaving
+a ``def``, and the guard stack). What a statement does besides control flow is left to
+collaborators sharing that state: a provider's declarations (`extractor.declarations`),
+config adjustments (`extractor.adjustments`), loops and tables (`extractor.table_loops`),
+and the records of raise and call sites (`extractor.raise_sites`, `extractor.call_sites`).
 """
 from __future__ import annotations
 
@@ -44,26 +47,12 @@ from extractor.ir import (
     refs,
     unknowns,
 )
-from extractor.local_bindings import (
-    AUGMENTED,
-    Join,
-    pushed_on,
-    unknown_after,
-)
+from extractor.local_bindings import AUGMENTED, Join, pushed_on, unknown_after
 from extractor.messages import Option, build
 from extractor.positions import LineIndex, StatementSpan, statement_spans
 from extractor.profile import Profile
 from extractor.raise_sites import RaiseSites
-from extractor.records import (
-    NO_PRIORS,
-    PARAMETER,
-    FileSites,
-    Guard,
-    GuardOrigin,
-    PriorTable,
-    SiteKind,
-    try_raises_ref,
-)
+from extractor.records import NO_PRIORS, PARAMETER, FileSites, Guard, GuardOrigin, PriorTable, SiteKind, try_raises_ref
 from extractor.returns import return_value
 from extractor.scope import IN_TRY, Conditional, Opaque, Scope
 from extractor.suite_facts import (
@@ -83,10 +72,7 @@ from extractor.suite_facts import (
     writes_fields_only,
 )
 from extractor.table_loops import TableLoops
-from extractor.tables import (
-    Pending,
-    Table,
-)
+from extractor.tables import Pending, Table
 from extractor.templates import CAUGHT, Template
 from extractor.walk_state import Frame, WalkState
 
@@ -187,7 +173,7 @@ class SiteWalker:
 
     def visit_While(self, node: cst.While) -> None:
         with self.state.guarded(), unknown_after(self.state.scope, "computed in a loop"):
-            self.loops._carried(node.body, ())
+            self.loops.carried(node.body, ())
             self.state.push(to_ir(node.test, self.state.scope), norm_code(node.test), GuardOrigin.WHILE)
             self.walk_suite(node.body)
         if node.orelse is not None:
@@ -413,7 +399,7 @@ class SiteWalker:
             notes.append("re-raises the caught exception; its message is not known statically")
         elif isinstance(exc, cst.Call):
             exception = norm_code(exc.func)
-            options = self.raise_sites._message(exc, notes)
+            options = self.raise_sites.message(exc, notes)
         else:
             exception = norm_code(exc)
             options = [Option(Template.literal(""))]
@@ -429,7 +415,7 @@ class SiteWalker:
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and isinstance(node.target, cst.Name):
             self.state.scope.bind(node.target.value, node.value)
-            self.declarations._declaration_dict(node.target.value, node.value, node)
+            self.declarations.declaration_dict(node.target.value, node.value, node)
 
     def visit_Expr(self, node: cst.Expr) -> None:
         self._device_query(node, node.value)
@@ -500,36 +486,31 @@ class SiteWalker:
             self.call(node.value)
 
     def _assign_to(self, tgt: cst.BaseAssignTargetExpression, value: cst.BaseExpression, node: cst.Assign) -> None:
-        if isinstance(tgt, cst.Name) and (read := self.declarations._declared_read(value)) is not None:
+        if isinstance(tgt, cst.Name) and (read := self.declarations.declared_read(value)) is not None:
             self.state.scope.bindings[tgt.value] = read  # a provider reading back what it decided
             self.state.frame.decided_reads.add(tgt.value)
             self.state.scope.rebinds.pop(tgt.value, None)
             self.state.scope.aliases.discard(tgt.value)
-            self.adjustments._splat_start(tgt.value, value)
+            self.adjustments.splat_start(tgt.value, value)
         elif isinstance(tgt, cst.Name):
             self.state.frame.decided_reads.discard(tgt.value)
             self.state.rebind(tgt.value, value)
-            self.declarations._declaration_dict(tgt.value, value, node)
-            self.adjustments._splat_start(tgt.value, value)
+            self.declarations.declaration_dict(tgt.value, value, node)
+            self.adjustments.splat_start(tgt.value, value)
         elif isinstance(tgt, (cst.Tuple, cst.List)):
             self._unpack(tgt, value, node)
         elif isinstance(tgt, cst.Attribute) and self.state.scope.is_config(tgt.value):
             self.adjustments.adjust(tgt.attr.value, value, node)
-        elif isinstance(tgt, cst.Attribute) and (path := self.adjustments._field_path(tgt, {})) is not None \
+        elif isinstance(tgt, cst.Attribute) and (path := self.adjustments.field_path(tgt, {})) is not None \
                 and len(path) > 1:
             self.adjustments.adjust(".".join(path), value, node)  # config.decode.max_bs = 8
         elif isinstance(tgt, cst.Subscript):
-            key = self.declarations._declared_key(tgt)  # declared["field"] = value
-            if key is not None:
-                self.adjustments.adjust(key, value, node)
-                bound = self.state.scope.lookup(value.value) if isinstance(value, cst.Name) else None
-                entry = (tuple(self.state.frame.guards), bound if isinstance(bound, cst.BaseExpression) else value)
-                self.state.frame.decided.setdefault((cst.ensure_type(tgt.value, cst.Name).value, key), []).append(entry)
-            self.adjustments._splat_item(tgt, value)
-            self.loops._item_set(tgt, value)
+            self.declarations.declared_item(tgt, value, node)
+            self.adjustments.splat_item(tgt, value)
+            self.loops.item_set(tgt, value)
 
     def visit_Del(self, node: cst.Del) -> None:
-        self.loops._changed_in_place(node.target)
+        self.loops.changed_in_place(node.target)
 
     def _unpack(self, tgt: cst.Tuple | cst.List, value: cst.BaseExpression, node: cst.Assign) -> None:
         """``a, b = value``: each name bound to its item; ``cfg.a, cfg.b = f(cfg)`` adjusts."""
@@ -553,7 +534,7 @@ class SiteWalker:
         name = node.target.value
         bound = self.state.scope.lookup(name)
         if isinstance(bound, Table):
-            self.loops._extend(name, bound, node.value)
+            self.loops.extend(name, bound, node.value)
         elif isinstance(bound, (cst.BaseExpression, Conditional)):
             op = AUGMENTED.get(type(node.operator))
             if op is not None:  # x op= y: x = x op y
@@ -566,33 +547,22 @@ class SiteWalker:
         if callee is None:  # f(cfg).get(...): the calls the callee expression makes
             for inner in calls_in(node.func):
                 if (name := dotted(inner.func)) is not None:
-                    self.call_sites._record(inner, name)
-            self.call_sites._record_inner(node)
+                    self.call_sites.record(inner, name)
+            self.call_sites.record_inner(node)
             return
         method = last_name(node.func)
-        self.declarations._declared_update(node, method)
-        if self.loops._table_growth(node, method):
-            self.call_sites._record_inner(node)
+        self.declarations.declared_update(node, method)
+        if self.loops.table_growth(node, method):
+            self.call_sites.record_inner(node)
             return
-        self.loops._changed_in_place(node)
-        if method in self.state.profile.setters:
-            for arg in node.args:
-                if arg.keyword is not None:
-                    if not self.adjustments._functional_update(arg.keyword.value, arg.value, node):
-                        self.adjustments.adjust(arg.keyword.value, arg.value, node)
-                elif arg.star == "**" and isinstance(arg.value, cst.Name):
-                    self.adjustments._splat(arg.value.value, node)
-        self.adjustments.field_write(node, {})
-        self.adjustments._env_set(node, method)
-        writer = self.state.frame.writers.get(callee)
-        if writer is not None:
-            self.adjustments._inline_writes(writer, node)
-        self.call_sites._record(node, callee)
+        self.loops.changed_in_place(node)
+        self.adjustments.call(node, callee, method)
+        self.call_sites.record(node, callee)
 
     # ------------------------------------------------------------------ loops
 
     def visit_For(self, node: cst.For) -> None:
-        self.loops.visit_For(node)
+        self.loops.walk_for(node)
 
 
 # One handler per statement kind, found by name as LibCST names its visitor methods.

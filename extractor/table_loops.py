@@ -8,28 +8,11 @@ import libcst as cst
 
 from extractor.cst_ir import term
 from extractor.cstutil import norm_code
-from extractor.ir import (
-    described,
-)
-from extractor.local_bindings import (
-    in_place_value,
-    pushed_on,
-    unknown_after,
-)
-from extractor.records import (
-    bound_by_callers,
-)
+from extractor.ir import described
+from extractor.local_bindings import in_place_value, pushed_on, unknown_after
+from extractor.records import bound_by_callers
 from extractor.scope import Opaque
-from extractor.tables import (
-    Row,
-    RowContext,
-    Table,
-    grown,
-    iterated,
-    merge_rows,
-    row_bindings,
-    target_names,
-)
+from extractor.tables import Row, RowContext, Table, grown, iterated, merge_rows, row_bindings, target_names
 from extractor.walk_state import ItemLoop, WalkState
 from extractor.writes import mutated_name, written_names
 
@@ -41,19 +24,19 @@ class TableLoops:
         self.state = state
         self.walk_suite = walk_suite
 
-    def visit_For(self, node: cst.For) -> None:
+    def walk_for(self, node: cst.For) -> None:
         """A loop over a condition table is walked once per row (`extractor.tables`);
         any other loop once, its variables unknown."""
         names = target_names(node.target)
         rows = iterated(node.iter, self.state.scope.lookup)
         with unknown_after(self.state.scope, "computed in a loop"):
             if not rows or not names:  # rows are walked one after another: nothing carried over unseen
-                self._carried(node.body, names)
+                self.carried(node.body, names)
             self._loop_body(node, names, rows)
         if node.orelse is not None:
             self.walk_suite(node.orelse.body)
 
-    def _carried(self, body: cst.BaseSuite, names: tuple[str, ...]) -> None:
+    def carried(self, body: cst.BaseSuite, names: tuple[str, ...]) -> None:
         """Locals the loop body writes may hold what an earlier pass left: unknown inside it."""
         bindings = self.state.scope.bindings
         for name in written_names(body) - set(names):
@@ -104,7 +87,7 @@ class TableLoops:
             self.state.scope.bindings[name] = Opaque(described("taken from a collection errcat cannot list"))
         found.pending[start:] = merge_rows(found.pending[start:], id(node))
 
-    def _item_set(self, tgt: cst.Subscript, value: cst.BaseExpression) -> None:
+    def item_set(self, tgt: cst.Subscript, value: cst.BaseExpression) -> None:
         """``d[k] = v`` on a dict table: one more row, under the guards in force (a later row
         of the same key wins, as in a dict literal); on anything else, `d` is unknown. Not for
         a provider's declaration dict: its items are adjustments already, and growing it row by
@@ -115,11 +98,11 @@ class TableLoops:
         if isinstance(bound, Table) and bound.is_dict and name not in (self.state.frame.declared or ()) \
                 and isinstance(index, cst.Index) \
                 and isinstance(index.value, (cst.SimpleString, cst.Integer)):
-            self._extend(name, bound, cst.Dict([cst.DictElement(index.value, value)]))
+            self.extend(name, bound, cst.Dict([cst.DictElement(index.value, value)]))
         else:
-            self._changed_in_place(tgt)
+            self.changed_in_place(tgt)
 
-    def _changed_in_place(self, node: cst.BaseExpression) -> None:
+    def changed_in_place(self, node: cst.BaseExpression) -> None:
         """``s.add(x)``, ``s.discard(x)``, ``s.update(t)`` on a set and ``l.append(x)`` on a
         list rebind the name to what they compute (``s | {x}`` ...); any other change in place
         (``d[k] = v``, ``d.update(...)``) leaves it unknown."""
@@ -133,12 +116,12 @@ class TableLoops:
         else:
             self.state.scope.bindings[name] = Opaque(described("changed in place"))
 
-    def _extend(self, name: str, table: Table, value: cst.BaseExpression) -> None:
+    def extend(self, name: str, table: Table, value: cst.BaseExpression) -> None:
         bigger = grown(table, value, self.state.path_guards())
         self.state.scope.bindings[name] = (bigger if bigger is not None
                                      else Opaque(described("grown item by item")))
 
-    def _table_growth(self, node: cst.Call, method: str | None) -> bool:
+    def table_growth(self, node: cst.Call, method: str | None) -> bool:
         """``rows.update/append/extend(...)`` on a condition table grows it (True: done)."""
         func = node.func
         if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
@@ -148,5 +131,5 @@ class TableLoops:
         if not isinstance(bound, Table) or method not in ("update", "append", "extend") or not node.args:
             return False
         arg = node.args[0].value
-        self._extend(owner, bound, cst.List([cst.Element(arg)]) if method == "append" else arg)
+        self.extend(owner, bound, cst.List([cst.Element(arg)]) if method == "append" else arg)
         return True

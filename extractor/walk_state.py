@@ -10,26 +10,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from extractor.ir import (
-    Expr,
-    negate,
-)
+from extractor.ir import Expr, negate
 from extractor.positions import LineIndex
 from extractor.profile import Profile
-from extractor.records import (
-    MODULE,
-    Adjustment,
-    CallSite,
-    Guard,
-    GuardOrigin,
-    PriorTable,
-    Run,
-)
+from extractor.records import MODULE, Adjustment, CallSite, Guard, GuardOrigin, PriorTable, Run
 from extractor.scope import Scope
-from extractor.tables import (
-    Pending,
-    RowContext,
-)
+from extractor.tables import Pending, RowContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +32,7 @@ class ItemLoop:
 @dataclass(slots=True)
 class Frame:
     """What the walk of one function carries; a ``def`` swaps in a fresh one and the
-    enclosing function's is back, untouched, when the ``def`` is left (`SiteWalker.entered`)."""
+    enclosing function's is back, untouched, when the ``def`` is left (`WalkState.entered`)."""
 
     scope: Scope
     # The guards on the path except earlier raises: those go once into the walker's
@@ -68,12 +54,12 @@ class Frame:
     declared_at: int = 0  # ... and the provider's last line: its declarations apply when it returns
     # ... and per (that local, field): what it was set to so far, each under the guards then
     decided: dict[tuple[str, str], list[tuple[tuple[Guard, ...], cst.BaseExpression]]] = field(default_factory=dict)
-    decided_reads: set[str] = field(default_factory=set)  # locals bound to such a read (`_declared_read`)
+    decided_reads: set[str] = field(default_factory=set)  # locals bound to such a read (`Declarations.declared_read`)
     # locals built as ``d = {...}; d["field"] = v`` for a setter's ``**d``: per name, the
     # (field, value, guards) items so far, or None once a key is not a literal
     splats: dict[str, list[tuple[str, Expr, tuple[Guard, ...]]] | None] = field(default_factory=dict)
     # locals a setter later declares as a setting (``config = f(); ...; setter(x=config)``):
-    # writes to their fields are the setting's (`SiteWalker.field_write`); closures see them
+    # writes to their fields are the setting's (`Adjustments.field_write`); closures see them
     records: dict[str, str] = field(default_factory=dict)
     # small nested functions that only write fields (``def _set(p, k, v): setattr(...)``),
     # read at each call with its arguments
