@@ -199,7 +199,7 @@ def test_file_that_cannot_be_analysed_exits_3_catalog_still_written(env, capsys,
     run_walker = sites.SiteWalker.run
 
     def out_of_memory(self):
-        if self.path == "pkg/good.py":
+        if self.state.path == "pkg/good.py":
             raise MemoryError()
         return run_walker(self)
 

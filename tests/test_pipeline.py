@@ -202,7 +202,7 @@ def _failing_walker(monkeypatch, path: str, error: BaseException) -> None:
     run_walker = sites.SiteWalker.run
 
     def run(self):
-        if self.path == path:
+        if self.state.path == path:
             raise error
         return run_walker(self)
 
