@@ -29,10 +29,10 @@ from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.witness import (
     NOT_GIVEN,
     Leaf,
-    _consts,
     assign,
     base_launch,
     candidates,
+    constants_in,
     fact_leaves,
     falsify,
     satisfy,
@@ -266,7 +266,7 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
     if not good:
         return None
     flag = _flag(leaf, ctx)
-    consts = _consts(part)
+    consts = constants_in(part)
     values = [v for v in good if v is not NOT_GIVEN]
     if flag is not None and isinstance(flag.choices, tuple):
         listed = [v for v in values if v in flag.choices]
@@ -317,7 +317,7 @@ def values_text(name: str, env: bool, listed: Sequence[str], offending: Sequence
 
 def _is_const_in(value: Any, part: Expr, consts: Sequence[Any] | None = None) -> bool:
     """Is `value` one of `part`'s constants (`consts`: those, when already known)?"""
-    consts = _consts(part) if consts is None else consts
+    consts = constants_in(part) if consts is None else consts
     return any(type(value) is type(c) and value == c for c in consts)
 
 

@@ -157,7 +157,7 @@ class _Deciders(Visitor[Decider]):
         found = cache.plans.get(key)
         if found is None:
             leaves = refs(expr)
-            rules = model._rule_set_of(leaves)
+            rules = model.rule_set_of(leaves)
             reads = cache.intern(Reads.of([*leaves, *runtime_refs(expr)]) | rules.reads)
             found = cache.plans[key] = Plan(model, expr, rules, reads)
         return found

@@ -12,7 +12,7 @@ flag model, `FlagModel.as_dict()`); a catalog without it yields none.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -39,10 +39,6 @@ class ChangeKind(StrEnum):
     FLAG_RENAMED = "flag-renamed"
     DEFAULT_CHANGED = "default-changed"
     CHOICES_CHANGED = "choices-changed"
-
-
-ENTRY_KINDS = tuple(ChangeKind)[:7]
-FLAG_KINDS = tuple(ChangeKind)[7:]
 
 
 def parse_kinds(text: str) -> frozenset[ChangeKind]:
@@ -528,7 +524,3 @@ def matched_share(old: Mapping[str, Any], new: Mapping[str, Any], diff: Diff | N
         "paired": len(kept),
         "share": round(len(kept) / len(both), 4) if both else 1.0,
     }
-
-
-def changed_entries(changes: Iterable[Change]) -> set[str]:
-    return {c.subject for c in changes if isinstance(c, EntryChange)}

@@ -386,12 +386,13 @@ def build_entries(
     lines_of: Callable[[str], Sequence[str]],
     permalink: Callable[[str, int], str],
     renderer: Renderer,
+    *,
     implied: Mapping[str, Sequence[str]] | None = None,
     reach: Mapping[tuple[str, str], str] | None = None,
     order: Mapping[tuple[str, str, int], int] | None = None,
     contracts: frozenset[str] = frozenset(),
     params: Mapping[tuple[str, str], Sequence[str]] | None = None,
-    later: frozenset[str] = frozenset(),
+    after_validation: frozenset[str] = frozenset(),
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
@@ -399,7 +400,7 @@ def build_entries(
     `order`: per (path, function, line), when a launch runs it (`extractor.program_order`),
     published as the entry's `order`. `contracts`: the profile's functions whose checks guard
     the program's own code; their entries are `internal`, as are those `guards_program`
-    finds (`params`: per (path, function), its parameters). `later`: the functions the
+    finds (`params`: per (path, function), its parameters). `after_validation`: the functions the
     launcher runs after validation (the profile's `after_validation`): their entries are at
     `stage` ``"start"``."""
     entries = []
@@ -413,7 +414,7 @@ def build_entries(
             "reachable": False if reached == NOT_REACHED else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
-        if site.function in later:
+        if site.function in after_validation:
             extra["stage"] = START
         own = site_trigger(site)
         names = (params or {}).get((site.path, site.function), ())

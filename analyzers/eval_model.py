@@ -130,11 +130,11 @@ class Model:
         except KeyError:
             pass
         except TypeError:  # a constant holding a list: not hashable, not memoised
-            return self._rule_set_of(refs(expr))
-        found = known[expr] = self._rule_set_of(refs(expr))
+            return self.rule_set_of(refs(expr))
+        found = known[expr] = self.rule_set_of(refs(expr))
         return found
 
-    def _rule_set_of(self, found: Iterable[Ref]) -> RuleSet:
+    def rule_set_of(self, found: Iterable[Ref]) -> RuleSet:
         chosen: set[int] = set()
         for ref in found:
             if ref.kind is RefKind.FLAG:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from typing import Any
-from xml.etree.ElementTree import _escape_attrib, _escape_cdata  # type: ignore[attr-defined]
+from xml.sax.saxutils import escape
 
 import networkx as nx
 
@@ -382,12 +382,17 @@ _GRAPHML_HEAD = (
 _XML_TYPES = {int: "long", str: "string", float: "double", bool: "boolean"}  # networkx's names
 
 
+# ElementTree's escaping, as networkx writes with it: & < > in text; in attributes also the
+# quote and the whitespace an attribute value would normalise away
+_ATTR_ENTITIES = {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
+
+
 def _xml_text(text: str) -> str:
-    return _escape_cdata(text)  # ElementTree's own escaping, as networkx writes with it
+    return escape(text)
 
 
 def _xml_attr(text: str) -> str:
-    return _escape_attrib(text)
+    return escape(text, _ATTR_ENTITIES)
 
 
 def _scalar(value: Any) -> Any:

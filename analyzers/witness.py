@@ -208,7 +208,7 @@ def _joined(left: tuple[Expr, ...], right: tuple[Expr, ...]) -> tuple[Expr, ...]
 # ------------------------------------------------------------------ candidates
 
 
-def _consts(expr: Expr) -> list[Any]:
+def constants_in(expr: Expr) -> list[Any]:
     out: list[Any] = []
     stack = [expr]
     while stack:
@@ -461,7 +461,7 @@ def candidates(leaf: Leaf, near: Expr, model: Model) -> list[Any]:
     key = (leaf, expr_key(model, near))
     found = memo.candidates.get(key)
     if found is None:
-        consts = _consts(near)
+        consts = constants_in(near)
         by_consts = (leaf, repr(consts))
         found = memo.values.get(by_consts)
         if found is None:
@@ -624,7 +624,7 @@ def _grown(leaf: Leaf, launch: Launch, model: Model, near: Expr) -> list[Any]:
     grown = [current + (extra if is_placeholder(extra) or extra not in current else f"{extra}-2",)]
     if declared or len(current) < 2:
         return grown
-    numbers = _numbers_near([c for c in _consts(near) if not isinstance(c, bool)], "int")[:4]
+    numbers = _numbers_near([c for c in constants_in(near) if not isinstance(c, bool)], "int")[:4]
     return grown + [current[:1] + (str(n),) * (len(current) - 1) for n in numbers]
 
 

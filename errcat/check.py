@@ -151,7 +151,7 @@ class Checker:
         from errcat.pipeline import judge_of
 
         release = release_of(data.get("source") or {}, profile)
-        judge = judge_of(data, profile, release, platform)
+        judge = judge_of(data, profile, release=release, platform=platform)
         if judge is None:
             raise ErrcatError(f"check needs a release whose validation the profile {profile.name!r} knows how to "
                               f"run (this catalog's: {release or 'none'})")

@@ -550,11 +550,17 @@ def warnings_as_lines(prog: str = "errcat") -> Iterator[None]:
         yield
 
 
+# Verbs that take a command line after ``--`` (argparse would read its options as theirs),
+# and what to say when it is missing. The other verbs keep ``--`` for argparse.
+_AFTER_DASHES = {"check": "check: give the command line after --, e.g. "
+                          "errcat check -- python -m sglang.launch_server --model-path DIR"}
+
+
 def _command_after_dashes(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
-    """``check [options] -- COMMAND...``: errcat's own arguments, and the command (None: no ``--``)."""
+    """``VERB [options] -- COMMAND...``: errcat's own arguments, and the command (None: no ``--``)."""
     items = list(argv)
-    command = next((w for w in items if not w.startswith("-")), None)  # after global options (--quiet)
-    if command != "check" or "--" not in items:
+    verb = next((w for w in items if not w.startswith("-")), None)  # after global options (--quiet)
+    if verb not in _AFTER_DASHES or "--" not in items:
         return items, None
     at = items.index("--")
     return items[:at], items[at + 1:]
@@ -565,10 +571,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     own, words = _command_after_dashes(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(_attach_option_values(own))
-        if getattr(args, "func", None) is _cmd_check:
+        if args.command in _AFTER_DASHES:
             if words is None:
-                raise _UsageError("check: give the command line after --, e.g. "
-                                  "errcat check -- python -m sglang.launch_server --model-path DIR")
+                raise _UsageError(_AFTER_DASHES[args.command])
             args.words = words
     except _UsageError as exc:
         return _fail(exc)

@@ -62,10 +62,11 @@ def open_source(spec: SourceSpec, profile: Profile, *, cache_dir: str | os.PathL
 
 def extract_sites(
     snapshot: Snapshot, profile: Profile, paths: Sequence[str], *,
-    cache: ResultCache | None = None, jobs: int | None = 1,
+    callers: Sequence[FileSites] | None = None, cache: ResultCache | None = None, jobs: int | None = 1,
 ) -> list[FileSites]:
     """Per-file extraction (cached by blob id in `cache`; misses over `jobs` processes,
-    None = CPU count), then cross-file caller guards."""
+    None = CPU count), then cross-file caller guards (`callers`: `caller_files` of `paths`,
+    read here when not given)."""
     from extractor.callers import with_caller_guards, written_once
     from extractor.enum_self import Texts
     from extractor.incremental import extract_files
@@ -80,18 +81,20 @@ def extract_sites(
             if not more:
                 break
             extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
-        callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
+        if callers is None:
+            callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
         # what a ``try`` block raises is what its callees raise: the files defining them are
         # read too, for their raise sites (`CallGraph.try_raises`)
         tried = {c.callee for fs in files for c in fs.calls if c.try_line and not c.ref}
         have = {fs.path for fs in callers}
         more = [p for p in helper_paths(files, tried, snapshot.blobs) if p not in have]
-        callers += extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else []
+        callers = [*callers, *(extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else [])]
     with stage("callers"):
         sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
         once_in = partial(_written_once, cache.sibling(profile, SITES_PACKAGES, CacheStats()), snapshot.blobs) \
             if cache is not None else written_once
-        return inline_helpers(with_caller_guards(files, callers, sources, profile.config_params, once_in), extra)
+        guarded = with_caller_guards(files, callers, sources=sources, configs=profile.config_params, once_in=once_in)
+        return inline_helpers(guarded, extra)
 
 
 def _written_once(cache: ResultCache, blobs: Mapping[str, str], names: Collection[str],
@@ -130,29 +133,28 @@ def entry_points(profile: Profile) -> EntryPoints:
                 functions.append((module, step.name))
             else:
                 methods.append(step.name)
-    return EntryPoints(tuple(functions), tuple(methods), profile.entry_points, profile.config_classes, profile.views,
-                       profile.override_runners)
+    return EntryPoints(functions=tuple(functions), methods=tuple(methods), named=profile.entry_points,
+                       config_classes=profile.config_classes, views=profile.views,
+                       override_runners=profile.override_runners)
 
 
 def launch_paths(
-    snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
-    cache: ResultCache | None = None, jobs: int | None = 1,
+    profile: Profile, files: Sequence[FileSites], callers: Sequence[FileSites],
 ) -> tuple[dict[tuple[str, str], str] | None, dict[tuple[str, str, int], int]]:
     """Per function of `files`: can a launch reach it (`extractor.callers.reachability`; None
     when the profile names no entry point: nothing is decided); per check and assignment
     (path, function, line): when a launch runs it (`extractor.program_order`); from one
-    call graph."""
+    call graph (`callers`: `caller_files` of `files`)."""
     points = entry_points(profile)
     if not points.functions and not points.methods and not points.named:
         return None, {}
     from extractor.callers import CallEdges, reachability
     from extractor.program_order import program_order
 
-    with stage("sites"):
-        callers = caller_files(snapshot, profile, [fs.path for fs in files], cache=cache, jobs=jobs)
     with stage("callers"):
         graph = CallEdges(files, callers)
-        return reachability(files, callers, points, graph), program_order(files, callers, points, graph).time
+        return (reachability(files, callers, entry=points, graph=graph),
+                program_order(files, callers, entry=points, graph=graph).time)
 
 
 @fewer_collections()  # millions of objects alive, few cycles: see errcat.gcpolicy
@@ -168,20 +170,23 @@ def build_catalog(
         raise SourceError(
             f"no target files at {snapshot.ref}: nothing matches {', '.join(profile.targets)}"
         )
-    files = extract_sites(snapshot, profile, targets, cache=cache, jobs=jobs)
-    reach, order = launch_paths(snapshot, profile, files, cache=cache, jobs=jobs)
+    with stage("sites"):  # the dispatchers' files: their guards (`extract_sites`) and the call graph
+        callers = caller_files(snapshot, profile, targets, cache=cache, jobs=jobs)
+    files = extract_sites(snapshot, profile, targets, callers=callers, cache=cache, jobs=jobs)
+    reach, order = launch_paths(profile, files, callers)
     with stage("flags"):
         flags = build_flags(snapshot, profile, cache=cache)
     diagnostics = _diagnostics(snapshot, files, flags)
     with stage("entries"):
-        files, adjustments, entries = _entries(snapshot, profile, files, reach, order, flags)
+        files, adjustments, entries = _entries(snapshot, profile, files, reach=reach, order=order, flags=flags)
     release = release_of(snapshot.provenance(), profile)
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
     from extractor.inline import called_functions
 
-    built = Catalog(snapshot, profile, tuple(targets), tuple(entries), tuple(diagnostics), flags, adjustments,
-                    incomplete, tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
-                    called_functions(files))
+    built = Catalog(snapshot=snapshot, profile=profile, targets=tuple(targets), entries=tuple(entries),
+                    diagnostics=tuple(diagnostics), flags=flags, adjustments=adjustments, incomplete=incomplete,
+                    adjustment_order=tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
+                    functions=called_functions(files))
     docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
     return advised_catalog(built, release, docstrings=docstrings, overlay=overlay or {}, outcomes=outcomes,
                            cache=cache)
@@ -199,7 +204,7 @@ def _diagnostics(snapshot: Snapshot, files: Sequence[FileSites], flags: FlagMode
     return diagnostics
 
 
-def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites],
+def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites], *,
              reach: dict[tuple[str, str], str] | None, order: dict[tuple[str, str, int], int],
              flags: FlagModel | None) -> tuple[list[FileSites], tuple[Adjustment, ...], list[Entry]]:
     """The entries of the sites (with the files as the flag model names their settings) and
@@ -214,8 +219,9 @@ def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites],
     adjustments = tuple(a for fs in files for a in fs.adjustments)
     implied = _implied(adjustments, renderer)
     params = {(fs.path, q): names for fs in files for q, names in fs.params}
-    entries = build_entries(sites, _line_reader(snapshot), partial(_permalink, snapshot, profile), renderer, implied,
-                            reach, order, profile.contracts, params, profile.after_validation)
+    entries = build_entries(sites, lines_of=_line_reader(snapshot), permalink=partial(_permalink, snapshot, profile),
+                            renderer=renderer, implied=implied, reach=reach, order=order,
+                            contracts=profile.contracts, params=params, after_validation=profile.after_validation)
     return files, adjustments, entries
 
 
@@ -306,7 +312,8 @@ def advised_catalog(
     if not judges and _outcomes_for(outcomes, release):  # advised from the cache: the judge's word
         judge = example_judge(catalog, release)  # on the pairs the real program found
         predicted = judge.predicted if judge is not None else None
-    return replace(catalog, entries=tuple(apply_outcomes(catalog.entries, outcomes, release, predicted)))
+    entries = apply_outcomes(catalog.entries, outcomes, version=release, predict=predicted)
+    return replace(catalog, entries=tuple(entries))
 
 
 def _unlinked(entries: Sequence[Entry]) -> list[Entry]:
@@ -326,10 +333,12 @@ def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
     `real:` section, no validation steps for it, no release): the examples stay as they are."""
     real = catalog.profile.real
     platform = real.platform("generic") if real is not None else None
-    return judge_of(catalog.as_dict(), catalog.profile, release, platform) if platform is not None else None
+    return judge_of(catalog.as_dict(), catalog.profile, release=release, platform=platform) \
+        if platform is not None else None
 
 
-def judge_of(data: Mapping[str, Any], profile: Profile, release: str | None, platform: Platform) -> ExampleJudge | None:
+def judge_of(data: Mapping[str, Any], profile: Profile, *, release: str | None,
+             platform: Platform) -> ExampleJudge | None:
     """The whole pipeline of a catalog (its data, as catalog.json holds it) on `platform`, ready
     to judge command lines (`errcat check` too); None where the profile cannot run `release`."""
     real = profile.real
@@ -341,8 +350,9 @@ def judge_of(data: Mapping[str, Any], profile: Profile, release: str | None, pla
     from analyzers.platform_facts import Stated
 
     pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps], profile.examples)
-    stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform, real, pipeline.model.examples, release)
-    return ExampleJudge(pipeline, stated, pipeline.model.flags, profile.launch)
+    stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform=platform, real=real,
+                       examples=pipeline.model.examples, version=release)
+    return ExampleJudge(pipeline, stated, flags=pipeline.model.flags, prefix=profile.launch)
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:
@@ -354,7 +364,7 @@ def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | No
     from analyzers.flag_build import build_flag_model
     from analyzers.flag_decls import Conventions
 
-    conventions = Conventions.from_mapping((profile.raw.get("declarations") or {}).get("conventions"))
+    conventions = Conventions.from_mapping(dict(profile.conventions))
 
     def build() -> FlagModel:
         from dataclasses import replace
@@ -415,7 +425,7 @@ def _graph_files(catalog: Catalog, cache: ResultCache | None) -> tuple[str, str]
     def draw() -> tuple[str, str]:
         from analyzers.graph import build_graph, graph_graphml, graph_json  # networkx: only when drawing
 
-        graph = build_graph(catalog.entries, catalog.renderer, catalog.flags, catalog.adjustments)
+        graph = build_graph(catalog.entries, catalog.renderer, flags=catalog.flags, adjustments=catalog.adjustments)
         return dumps(graph_json(graph)), graph_graphml(graph)
 
     if cache is None:
@@ -614,8 +624,9 @@ def write_catalog(
         written = not same_files(out, with_manifest(files))  # the manifest is part of what we write
         if written:
             write_atomically(Path(out), lambda: files, marker=_marker(out, formats))
-    return Extracted(summary["repo"], summary["pin"], dict(summary["stats"]), tuple(summary["diagnostics"]),
-                     Path(out), cached, written, tuple((p, r) for p, r in summary.get("incomplete", ())))
+    return Extracted(repo=summary["repo"], pin=summary["pin"], stats=dict(summary["stats"]),
+                     diagnostics=tuple(summary["diagnostics"]), out=Path(out), cached=cached, written=written,
+                     incomplete=tuple((p, r) for p, r in summary.get("incomplete", ())))
 
 
 # ------------------------------------------------------------------ graph

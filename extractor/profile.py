@@ -48,6 +48,9 @@ class Profile:
     targets: tuple[str, ...]
     flag_globs: tuple[str, ...] = ()
     env_globs: tuple[str, ...] = ()
+    # the declaration helpers' names (``declarations: conventions:``), key -> names, as
+    # `analyzers.flags.Conventions.from_mapping` reads them; () keeps its defaults
+    conventions: tuple[tuple[str, tuple[str, ...]], ...] = ()
     config_classes: frozenset[str] = frozenset()
     config_params: frozenset[str] = frozenset()
     views: frozenset[str] = frozenset()
@@ -294,6 +297,12 @@ def _strs(data: dict[str, Any], *keys: str) -> tuple[str, ...]:
     return tuple(node or ())
 
 
+def _conventions(data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``declarations: conventions:`` (validated already), each key's name or names as a tuple."""
+    given = (data.get("declarations") or {}).get("conventions") or {}
+    return tuple((key, (names,) if isinstance(names, str) else tuple(names)) for key, names in given.items())
+
+
 def parse_profile(data: Any, origin: str) -> Profile:
     if not isinstance(data, dict):
         raise ProfileError(f"profile {origin}: expected a mapping at top level")
@@ -313,6 +322,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         targets=_strs(data, "targets"),
         flag_globs=_strs(data, "declarations", "flags"),
         env_globs=_strs(data, "declarations", "env"),
+        conventions=_conventions(data),
         config_classes=frozenset(_strs(data, "config", "classes")),
         config_params=frozenset(_strs(data, "config", "params")),
         views=frozenset(_strs(data, "config", "views")),

@@ -7,7 +7,8 @@ from analyzers.graph import FLAG_ROLES, ref_node
 from output.titles import headline
 
 
-def _errors_of(graph: nx.MultiDiGraph, node: str) -> list[str]:
+def errors_of(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    """The error nodes with an edge into `node`, sorted."""
     return sorted({src for src, dst in graph.in_edges(node) if src.startswith("error:")})
 
 
@@ -21,11 +22,11 @@ _VERBS = {"conflicts": ("conflicts with", "conflicts with"), "requires": ("requi
           "constrains": ("is compared with", "is compared with"), "implies": ("implies", "is implied by")}
 
 
-def _verb(role: str, outgoing: bool) -> str:
+def relation_verb(role: str, outgoing: bool) -> str:
     return _VERBS[role][0 if outgoing else 1]
 
 
-def _detail(role: str, attrs: dict) -> str:
+def edge_detail(role: str, attrs: dict) -> str:
     """What the edge carries besides its evidence: the relation, the value set, the facts assumed."""
     parts = []
     if role == "constrains":
@@ -50,10 +51,10 @@ def neighbourhood_text(graph: nx.MultiDiGraph, option: str) -> str:
         other = dst if src == center else src
         name = other.split(":", 1)[1]
         evidence = ", ".join(attrs.get("evidence", []))
-        relations.append(f"  {_verb(role, src == center)} {name}{_detail(role, attrs)}  [{evidence}]")
+        relations.append(f"  {relation_verb(role, src == center)} {name}{edge_detail(role, attrs)}  [{evidence}]")
     lines += relations or ["  no related flags"]
     for node in [center] + sorted({n for n in graph.nodes if n.startswith("flag:") and n != center}):
-        errors = _errors_of(graph, node)
+        errors = errors_of(graph, node)
         if errors:
             lines.append(f"errors involving {node.split(':', 1)[1]} ({len(errors)}):")
             lines += [_error_line(graph, e) for e in errors]

@@ -16,7 +16,7 @@ from analyzers.graph import FLAG_ROLES
 from analyzers.judge import statement_end
 from analyzers.solution import solution_text
 from output.diff_formats import describe
-from output.graph_text import _detail, _errors_of, _verb
+from output.graph_text import edge_detail, errors_of, relation_verb
 from output.site_html import Page, entry_path, esc, flag_path, items, link, rel, safe_name, table
 from output.site_model import SiteData
 from output.site_search import entry_flags
@@ -274,7 +274,7 @@ def _relations(page: str, graph: nx.MultiDiGraph, node: str, site: SiteData) -> 
             continue
         other = (dst if src == node else src).split(":", 1)[1]
         target = link(page, flag_path(other), other) if other in site.flag_release else _code(other)
-        relations.append(f"{esc(_verb(role, src == node))} {target}{esc(_detail(role, attrs))}")
+        relations.append(f"{esc(relation_verb(role, src == node))} {target}{esc(edge_detail(role, attrs))}")
     return relations
 
 
@@ -304,7 +304,7 @@ def _picture_section(page: str, graph: nx.MultiDiGraph, option: str, site: SiteD
 
 
 def _errors_section(page: str, graph: nx.MultiDiGraph, node: str, site: SiteData) -> str:
-    errors = _errors_of(graph, node)
+    errors = errors_of(graph, node)
     rows = [[link(page, entry_path(e[6:]), label(graph.nodes[e])), esc(graph.nodes[e].get("exception")),
              _code(f"{graph.nodes[e].get('path')}:{graph.nodes[e].get('line')}")]
             for e in errors if e[6:] in site.latest]
@@ -321,7 +321,7 @@ def flags_index_page(site: SiteData) -> Page:
         graph = release.graph
         assert graph is not None
         data = graph.nodes[f"flag:{option}"]
-        errors = len(_errors_of(graph, f"flag:{option}"))
+        errors = len(errors_of(graph, f"flag:{option}"))
         where = "" if release.label == newest else f"last in {release.label}"
         rows.append([link(page, flag_path(option), option), _code(data.get("type")), _code(data.get("default")),
                      str(errors), esc(where)])

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import analyzers.advice
 import errcat.pipeline
+from errcat.exits import Exit
 from extractor.profile import load_profile
 from extractor.source import open_release
 
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             catalog = errcat.pipeline.build_catalog(snap, profile, cache=None, jobs=1)
         extract, advice = min(extract_times), min(advice_times)
         print(f"{version:<10} {len(catalog.entries):>7} {extract:>9.3f} {advice:>8.3f} {advice / extract:>13.2f}x")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from errcat.exits import Exit
 from extractor.cache import cache_root
 from extractor.profile import load_profile
 from extractor.source import open_release
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             share = warm_seconds / runs['1'][0]
             print(f"  warm (catalogs cached)  {warm_seconds:7.3f}s   {share:6.1%} of cold --jobs 1"
                   f"   {json.loads(warm_out)['cache']}")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analyzers.launch import CommandLine
 from errcat.check import Checker, platform_of
+from errcat.exits import Exit
 from extractor.profile import load_profile
 from scripts.cli_timing import errcat_argv, print_ratios, startup_ratios
 
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     within = print_ratios(startup_ratios(commands, args.repeat), TARGET)
     if args.in_process:
         _in_process(args.catalog, args.repeat)
-    return 0 if within else 1
+    return Exit.OK if within else Exit.NO
 
 
 def _in_process(catalog: str, repeat: int) -> None:

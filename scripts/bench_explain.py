@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analyzers.explain import ErrorText, MessageIndex
+from errcat.exits import Exit
 from scripts.cli_timing import errcat_argv, print_ratios, startup_ratios
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "difftest" / "sglang-0.5.23.jsonl.gz"
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     within = print_ratios(startup_ratios(commands, args.repeat), TARGET)
     if args.lookups:
         _lookups(args.catalog, args.repeat)
-    return 0 if within else 1
+    return Exit.OK if within else Exit.NO
 
 
 def _lookups(catalogs: list[str], repeat: int) -> None:

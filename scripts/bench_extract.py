@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import libcst as cst
 
+from errcat.exits import Exit
 from extractor.callers import with_caller_guards
 from extractor.profile import Profile, load_profile
 from extractor.sites import extract_file
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         parse = best_of(args.repeat, partial(parse_all, texts))
         extract = best_of(args.repeat, partial(extract_all, texts, profile))
         print(f"{label:<24} {len(paths):>5} {lines:>7} {parse:>8.3f} {extract:>9.3f} {extract / parse:>5.2f}x")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from errcat.exits import Exit
 from extractor.errors import ErrcatError
 from scripts.bench_cache import scratch_cache, timed
 from scripts.bench_extract import best_of, parse_all
@@ -74,15 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         print("bench_history: --jobs must be at least 1", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     try:
         figures = measure(args)
     except ErrcatError as exc:
         print(f"bench_history: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     if args.json:
         print(json.dumps(figures, indent=2))
-        return 0
+        return Exit.OK
     f = figures
     print(f"history {f['first']}..{f['last']}: {f['revisions']} revisions, {f['target_files']} target files, "
           f"{f['distinct_blobs']} distinct blobs, {f['lines']} lines of them")
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {f['per_revision_s']:.2f}s per revision, {f['per_blob_s']:.2f}s per distinct blob, "
           f"{f['per_kline_s']:.3f}s per 1,000 lines; cache {f['cache']}")
     print(f"  {f['cores']} cores, load {f['load_before']:.2f} before, {f['load_after']:.2f} after")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

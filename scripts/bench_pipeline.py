@@ -33,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from errcat.exits import Exit
 from extractor.errors import ErrcatError
 from extractor.observe import STAGES
 from scripts.bench_cache import drop_catalogs, scratch_cache, timed
@@ -175,10 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child is not None:
         print(json.dumps(child(json.loads(args.child))))
-        return 0
+        return Exit.OK
     if args.repeat < 1 or args.profile_top < 0:
         print("bench_pipeline: --repeat must be at least 1 and --profile-top at least 0", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     before = _load()
     if not args.json:
         print(f"machine: {before}; best of {args.repeat}", flush=True)
@@ -198,13 +199,13 @@ def main(argv: list[str] | None = None) -> int:
                           flush=True)
     except ErrcatError as exc:
         print(f"bench_pipeline: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     if args.json:
         machine = {"before": before, "after": _load()}
         print(json.dumps({"machine": machine, "releases": [asdict(f) for f in figures]}, indent=2))
     else:
         print(f"machine after: {_load()}")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from errcat.exits import Exit
 from scripts import scale_shapes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                 shown = f"{extract_s:>9.1f}" if extract_s is not None else f"{'timeout':>9}"
                 print(f"{shape:<10} {size:>7} {parse_s or 0:>8.1f} {shown} {ratio} "
                       f"{parse_mb:>8.0f} {extract_mb:>10.0f} {code:>4} {size_mb:>10.1f} {per_entry}", flush=True)
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

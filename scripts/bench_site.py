@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from errcat.exits import Exit
 from errcat.model import SourceSpec
 from errcat.pipeline import extract
 from errcat.site import build_site
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{built.bytes / 1e6:.1f} MB of content, {disk / 1e6:.1f} MB on disk")
     print(f"build {build:.1f}s; cold extract of {args.release} {baseline:.1f}s; build / cold extract = "
           f"{build / baseline:.3f} (cpus: {os.cpu_count()})")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from analyzers.first_error import OK
 from analyzers.judge import EntryIndex, Real
 from analyzers.launch import CommandLine
 from errcat.check import Checker, Request, given_model, model_config, on_this_machine, platform_of
+from errcat.exits import Exit
 from extractor.profile import load_profile
 from extractor.real_profile import RealProfile
 
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(or ok) right in {right} ({right / max(decided, 1):.1%}); false alarms {len(alarms)}")
     for line, entry in alarms:
         print(f"  false alarm: {line} -> {entry}")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ from analyzers.judge import EntryIndex, Real
 from analyzers.launch import CommandLine
 from analyzers.launchgen import Generated, example_lines, generate
 from analyzers.platform_facts import Stated
+from errcat.exits import Exit
 from errcat.progress import progress_bar
 from errcat.real.confirm import Session, catalog_version
 from errcat.real.materials import Materials
@@ -271,12 +272,12 @@ def main(argv: list[str] | None = None) -> int:
         report = run(_arguments(argv))
     except ErrcatError as exc:
         print(f"difftest: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     except KeyboardInterrupt:
         print("difftest: interrupted", file=sys.stderr)
-        return 130
+        return Exit.INTERRUPTED
     print("\n".join(report))
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analyzers.explain import MessageIndex, explained
+from errcat.exits import Exit
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPORA = (DATA / "real" / "sglang-0.5.23.jsonl", DATA / "difftest" / "sglang-0.5.23.jsonl.gz")
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"right entry first or tied first: {good}/{total} = {good / max(total, 1):.1%} (target >= 98%)")
     for (got, right, paste), n in misses.most_common(args.show):
         print(f"  {n:>4} {got:<8} {right} {paste!r}")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

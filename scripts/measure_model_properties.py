@@ -27,6 +27,7 @@ from analyzers.examples import Examples, model_of
 from analyzers.first_error import Pipeline
 from analyzers.launchgen import named_architectures
 from analyzers.platform_facts import TRIED, VARIES, WHOLE_CONFIGS, object_property
+from errcat.exits import Exit
 from errcat.real.materials import Materials
 from errcat.real.runner import driver_setup
 from extractor.errors import ErrcatError
@@ -187,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             measured = _by_dest(json.loads(done.stdout.strip().splitlines()[-1]), tried, catalog)
     except (ErrcatError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
         print(f"measure_model_properties: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     target = PROFILES / f"{args.profile}.models.json"
     everything = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
     everything[args.release] = measured
@@ -198,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = sorted(a for a, v in measured.items() if "error" in v)
     print(f"{args.release}: {len(names)} properties and {len(helpers)} helpers of {len(measured)} stand-ins -> {target}"
           + (f" (not built: {', '.join(failed)})" if failed else ""))
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from errcat.exits import Exit
 from extractor.errors import ErrcatError
 from extractor.history_repo import build_release_history
 from extractor.profile import load_profile
@@ -37,10 +38,10 @@ def main(argv: list[str] | None = None) -> int:
                                         index_url=args.index_url)
     except ErrcatError as exc:
         print(f"release_history: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     for version, sha in commits:
         print(f"{profile.tag(version)} {sha}")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from typing import NoReturn
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from errcat.exits import Exit
 from errcat.real.targetenv import ensure_target_env
 from extractor.errors import ErrcatError
 from extractor.profile import load_profile
@@ -40,12 +41,12 @@ def main(argv: list[str] | None = None) -> int:
                                 cache_dir=args.cache_dir, log=lambda m: print(f"target_env: {m}", file=sys.stderr))
     except ErrcatError as exc:
         print(f"target_env: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     except KeyboardInterrupt:
         print("target_env: interrupted", file=sys.stderr)
-        return 130
+        return Exit.INTERRUPTED
     print(env.python)
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -166,6 +166,13 @@ def test_version_and_help_exit_0(env, capsys, argv, expected):
     assert code == 0 and expected in out
 
 
+def test_the_installed_version_is_the_one_errcat_stamps() -> None:
+    # pyproject.toml reads it from extractor/tool.py (setuptools dynamic): one place
+    import importlib.metadata
+
+    assert importlib.metadata.version("errcat") == __version__
+
+
 @pytest.mark.parametrize("argv", [[], ["nosuchcommand"]])
 def test_missing_or_unknown_command_exit_2(env, capsys, argv):
     code, _, err = run(argv, env, capsys)

@@ -44,7 +44,7 @@ def only_id(code: str, path: str = "m.py") -> str:
 def entries(code: str, path: str = "m.py", implied=None):
     found = sites(code, path)
     lines = textwrap.dedent(code).splitlines(keepends=True)
-    return build_entries(found, lambda p: lines, lambda p, n: f"https://x/{p}#L{n}", RENDER, implied)
+    return build_entries(found, lambda p: lines, lambda p, n: f"https://x/{p}#L{n}", RENDER, implied=implied)
 
 
 def guard_texts(guards) -> list[tuple[str, str]]:
@@ -508,7 +508,7 @@ def test_entries_of_functions_run_after_validation_are_at_the_server_start(funct
     code = f"class {owner}:\n    def {name}(cfg):\n        if cfg.port < 0:\n            raise ValueError('port')\n"
     lines = code.splitlines(keepends=True)
     (entry,) = build_entries(sites(code), lambda p: lines, lambda p, n: "", RENDER,
-                             later=frozenset({"PortArgs.init_new"}))
+                             after_validation=frozenset({"PortArgs.init_new"}))
     assert entry.extra.get("stage") == stage
     assert launch_can_raise(entry.extra) and validation_can_raise(entry.extra) is (stage is None)
 

@@ -31,3 +31,10 @@ def test_every_verb_has_a_row_for_0_2_and_130():
     for verb in ("extract", "check", "explain", "diff", "graph", "history", "confirm", "site", None):
         rows = table(verb).splitlines()[1:]
         assert {line.split()[0] for line in rows} >= {"0", "2", "130"}
+
+
+@pytest.mark.parametrize("code", list(Exit))
+def test_help_lists_every_code(capsys: pytest.CaptureFixture[str], code: Exit) -> None:
+    assert main(["--help"]) == Exit.OK
+    epilog = capsys.readouterr().out.partition("exit codes:")[2]
+    assert any(line.split()[:1] == [str(int(code))] for line in epilog.splitlines()), code.name

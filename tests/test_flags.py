@@ -751,11 +751,12 @@ def release_files(version: str) -> dict[str, str]:
         # Some releases ship only interpreter-specific wheels: retry with the tag they have.
         pinned = ["--only-binary=:all:", "--python-version", "3.11", "--platform", "manylinux_2_34_x86_64"]
         for cmd in (base, base + pinned):
-            if subprocess.run(cmd, capture_output=True, timeout=900).returncode == 0:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            if done.returncode == 0:
                 break
         wheels = sorted(dest.glob("sglang-*.whl"))
-        if not wheels:
-            pytest.skip(f"could not download sglang=={version} from the package index")
+        if not wheels:  # a failure, not a skip: an index outage must show
+            pytest.fail(f"could not download sglang=={version} from the package index: {done.stderr.strip()}")
     profile = load_profile("sglang")
     globs = [*profile.flag_globs, *profile.env_globs]
     files: dict[str, str] = {}
@@ -821,15 +822,19 @@ def ast_env_names(files: dict[str, str]) -> set[str]:
     return names
 
 
+ReleaseModel = tuple[str, dict[str, str], FlagModel]  # version, declaration files, their flag model
+
+
+# not `release`: conftest's fixture of that name gives a Snapshot
 @pytest.fixture(scope="module", params=["0.4.10", "0.5.18", "0.5.23"])
-def release(request):
+def release_model(request: pytest.FixtureRequest) -> ReleaseModel:
     files = release_files(request.param)
     return request.param, files, build_flag_model(files, config_classes=load_profile("sglang").config_classes)
 
 
 @pytest.mark.network
-def test_release_every_declared_option_is_modelled(release):
-    version, files, m = release
+def test_release_every_declared_option_is_modelled(release_model: ReleaseModel) -> None:
+    version, files, m = release_model
     declared = ast_cli_options(files)
     modelled = {o for f in m.flags for o in f.options if o not in f.negations}
     assert declared == modelled, version
@@ -837,53 +842,53 @@ def test_release_every_declared_option_is_modelled(release):
 
 
 @pytest.mark.network
-def test_release_every_env_var_is_modelled(release):
-    version, files, m = release
+def test_release_every_env_var_is_modelled(release_model: ReleaseModel) -> None:
+    version, files, m = release_model
     declared = ast_env_names(files)
     assert declared <= {v.name for v in m.env}
     assert (len(declared) > 500) == (version != "0.4.10")
 
 
 @pytest.mark.network
-def test_release_has_no_diagnostics(release):
-    _, _, m = release
+def test_release_has_no_diagnostics(release_model: ReleaseModel) -> None:
+    _, _, m = release_model
     assert m.diagnostics == ()
 
 
 @pytest.mark.network
-def test_release_known_flags(release):
-    version, _, m = release
-    tp = m.by_dest("tp_size")
+def test_release_known_flags(release_model: ReleaseModel) -> None:
+    version, _, m = release_model
+    tp = present(m.by_dest("tp_size"))
     if version == "0.4.10":  # the long spelling came first then
         assert (tp.option, tp.aliases) == ("--tensor-parallel-size", ("--tp-size",))
     else:
         assert (tp.option, tp.aliases) == ("--tp-size", ("--tensor-parallel-size",))
     assert (tp.type, tp.default) == ("int", 1)
-    assert m.by_option("--speculative-algorithm").dest == "speculative_algorithm"
-    lora = m.by_option("--lora-paths")
+    assert present(m.by_option("--speculative-algorithm")).dest == "speculative_algorithm"
+    lora = present(m.by_option("--lora-paths"))
     assert lora.action == "LoRAPathAction"
-    assert m.by_option("--enable-lora").action == "store_true"
-    model_path = m.by_option("--model-path")
+    assert present(m.by_option("--enable-lora")).action == "store_true"
+    model_path = present(m.by_option("--model-path"))
     assert model_path.required and "--model" in model_path.aliases
     if version != "0.4.10":  # --moe-runner-backend came later
-        assert "experimental_sgl_trtllm" in m.by_option("--moe-runner-backend").choices
+        assert "experimental_sgl_trtllm" in present(present(m.by_option("--moe-runner-backend")).choices)
 
 
 @pytest.mark.network
-def test_release_0_5_23_details(release):
-    version, _, m = release
+def test_release_0_5_23_details(release_model: ReleaseModel) -> None:
+    version, _, m = release_model
     if version != "0.5.23":
         pytest.skip("0.5.23 only")
-    assert m.by_dest("tp_size").owner == "Parallel"
-    assert "experimental_sgl_trtllm" in m.by_option("--moe-runner-backend").choices
-    assert m.by_option("--load-format").choices[0] == "auto"
-    assert m.env_var("SGLANG_ENABLE_OVERLAP_PLAN_STREAM").type == "bool"
-    assert m.env_var("SGLANG_RAGGED_VERIFY_MODE").type == "str"
-    monokernel = m.by_option("--monokernel-backend")
+    assert present(m.by_dest("tp_size")).owner == "Parallel"
+    assert "experimental_sgl_trtllm" in present(present(m.by_option("--moe-runner-backend")).choices)
+    assert next(iter(present(present(m.by_option("--load-format")).choices))) == "auto"
+    assert present(m.env_var("SGLANG_ENABLE_OVERLAP_PLAN_STREAM")).type == "bool"
+    assert present(m.env_var("SGLANG_RAGGED_VERIFY_MODE")).type == "str"
+    monokernel = present(m.by_option("--monokernel-backend"))
     assert (monokernel.dest, monokernel.deprecated, monokernel.replacement) == (
         "enable_amd_monokernel", True, "--enable-amd-monokernel")
-    assert m.by_dest("enable_amd_monokernel").option == "--enable-amd-monokernel"
-    assert m.by_dest("attn_tp_size").derived
+    assert present(m.by_dest("enable_amd_monokernel")).option == "--enable-amd-monokernel"
+    assert present(m.by_dest("attn_tp_size")).derived
 
 
 @pytest.mark.network

@@ -39,7 +39,7 @@ class _Seen(Exception):
 
 @pytest.mark.parametrize("stage, call", [
     # stand-ins that stop the stage at its first step (`_Seen`)
-    ("extract_sites", lambda: pipeline.build_catalog(cast(Snapshot, _Snapshot()), cast(Profile, _Profile()))),
+    ("caller_files", lambda: pipeline.build_catalog(cast(Snapshot, _Snapshot()), cast(Profile, _Profile()))),
     ("build_graph", lambda: pipeline.render_catalog(cast(Catalog, _Catalog()))),
     ("load_profile", lambda: pipeline.write_catalog(SourceSpec())),
 ])

@@ -290,9 +290,9 @@ def test_no_assumption_where_flags_decide_alone():
 
 
 def test_a_type_name_is_no_candidate_value():
-    from analyzers.witness import _consts
+    from analyzers.witness import constants_in
     lora_is_list = Truthy(Apply("isinstance", (MODULES, Const("list")), "isinstance(m, list)"))
-    assert _consts(And((lora_is_list, Compare(">", TP, Const(4))))) == [4]
+    assert constants_in(And((lora_is_list, Compare(">", TP, Const(4))))) == [4]
 
 
 def test_an_undecided_setting_the_code_adjusts_says_so():

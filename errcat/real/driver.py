@@ -86,7 +86,7 @@ def _loopback(address: object) -> bool:
         return False  # a host name: resolving it would already be network access
 
 
-def _no_network() -> None:
+def no_network() -> None:
     """TCP connections to anything but loopback fail at once instead of waiting on a
     network the validation must not use (UDP `connect` sends nothing: left alone)."""
     plain_connect, plain_connect_ex = socket.socket.connect, socket.socket.connect_ex
@@ -186,7 +186,7 @@ def _distribution_version(package: str) -> str | None:
     return None
 
 
-def _define_torch_ops(torch_ops: dict) -> list:
+def define_torch_ops(torch_ops: dict) -> list:
     """Operator schemas the target's imports need before they run (kept alive: a
     dropped Library object deletes its definitions)."""
     if not torch_ops:
@@ -211,7 +211,7 @@ def _package_dirs(package: str) -> list[str]:
 # ------------------------------------------------------------------ one launch
 
 
-def _with_args(argv: list[str], args: list[str]) -> list[str]:
+def with_args(argv: list[str], args: list[str]) -> list[str]:
     """argv plus each option of `args` (with its values) that argv does not give itself."""
     groups: list[list[str]] = []
     for token in args:
@@ -268,7 +268,7 @@ class Driver:
                 getattr(target, name)()
 
     def launch(self, request: dict) -> dict:
-        argv = _with_args(request.get("argv") or [], self.setup.get("args") or [])
+        argv = with_args(request.get("argv") or [], self.setup.get("args") or [])
         saved_env, saved_argv, home = dict(os.environ), sys.argv, os.getcwd()
         # Inside the runner's home (our cwd), which the parent removes: a worker killed
         # mid-launch never runs the finally below, and must not leave its directory behind.
@@ -329,7 +329,7 @@ def _start(setup: dict, stderr: _Stderr) -> tuple[Driver | None, dict]:
     try:
         os.environ.update(setup.get("env") or {})
         sys.path[:0] = list(setup.get("path") or [])
-        libraries = _define_torch_ops(setup.get("torch_ops") or {})
+        libraries = define_torch_ops(setup.get("torch_ops") or {})
         driver = Driver(setup, stderr)
         driver.libraries = libraries
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
@@ -355,7 +355,7 @@ def main(argv: list[str]) -> int:
     proto_in, proto_out = _private_streams()
     stderr = _Stderr(sys.stderr)
     sys.stderr = stderr
-    _no_network()
+    no_network()
     line = proto_in.readline()
     if not line:
         return 1

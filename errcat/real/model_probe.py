@@ -149,14 +149,14 @@ def main() -> int:
     setup = request["setup"]
     os.environ.update(setup.get("env") or {})
     sys.path[:0] = list(setup.get("path") or [])
-    libraries = driver._define_torch_ops(setup.get("torch_ops") or {})  # noqa: F841 - kept alive
-    driver._no_network()
+    libraries = driver.define_torch_ops(setup.get("torch_ops") or {})  # noqa: F841 - kept alive
+    driver.no_network()
     module = importlib.import_module(setup["module"])
     first = setup["steps"][0]["call"]
     build = _factory(request["factory"])
     out: dict[str, Any] = {}
     for arch, path in sorted(request["models"].items()):
-        argv = driver._with_args(["--model-path", path], setup.get("args") or [])
+        argv = driver.with_args(["--model-path", path], setup.get("args") or [])
 
         def measured(args: list[str]) -> dict:
             return _measure(build(getattr(module, first)(args)), request)
