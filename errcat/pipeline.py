@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from analyzers.flags import FlagModel
     from analyzers.trigger import Renderer
     from extractor.callers import EntryPoints
-    from extractor.real_profile import Platform
+    from extractor.real_profile import Platform, Validation
     from extractor.records import Adjustment, FileSites
 
 
@@ -333,16 +333,22 @@ def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
     `real:` section, no validation steps for it, no release): the examples stay as they are."""
     real = catalog.profile.real
     platform = real.platform("generic") if real is not None else None
-    return judge_of(catalog.as_dict(), catalog.profile, release=release, platform=platform) \
-        if platform is not None else None
+    if platform is None or _validation(catalog.profile, release) is None:
+        return None  # before `as_dict`: the whole catalog's data is most of a large run's memory
+    return judge_of(catalog.as_dict(), catalog.profile, release=release, platform=platform)
+
+
+def _validation(profile: Profile, release: str | None) -> Validation | None:
+    """The profile's validation steps for `release` (None: it cannot run that release)."""
+    real = profile.real
+    return real.validation_for(release) if real is not None and release is not None else None
 
 
 def judge_of(data: Mapping[str, Any], profile: Profile, *, release: str | None,
              platform: Platform) -> ExampleJudge | None:
     """The whole pipeline of a catalog (its data, as catalog.json holds it) on `platform`, ready
     to judge command lines (`errcat check` too); None where the profile cannot run `release`."""
-    real = profile.real
-    validation = real.validation_for(release) if real is not None and release is not None else None
+    real, validation = profile.real, _validation(profile, release)
     if real is None or release is None or validation is None:
         return None
     from analyzers.example_check import ExampleJudge

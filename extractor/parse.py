@@ -47,10 +47,12 @@ def _guard(source: str) -> ast.Module | None:
 
 def module(source: str) -> cst.Module:
     """libcst's tree of a whole file; `Refused`, or libcst's own errors for what it cannot read."""
-    import libcst as cst
+    from extractor import pieces
 
-    _guard(source)
-    return depth.call_deep(cst.parse_module, source)
+    # a large file a piece at a time, as the site walker parses it: the parser's peak memory
+    # grows with the piece, and a whole 100k-line file's would be most of a run's (issue 39)
+    how = pieces.cut(source, _guard(source))
+    return depth.call_deep(pieces.parse, source, how)
 
 
 def expression(text: str) -> cst.BaseExpression:

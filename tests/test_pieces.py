@@ -7,7 +7,7 @@ from typing import Any
 import libcst as cst
 import pytest
 
-from extractor import pieces
+from extractor import parse, pieces
 from extractor.sites import extract_file
 from tests.present import present
 
@@ -63,11 +63,17 @@ def test_only_files_over_the_whole_limit_are_cut(lines, whole, expected):
 CHECKS = "".join(f"    if cfg.x{i} > {i}:\n        raise ValueError('{i}')\n" for i in range(500))
 
 
+def _sites_parse(source: str) -> cst.Module:  # as the site walker parses a file
+    return pieces.parse(source, pieces.cut(source, ast.parse(source)))
+
+
+@pytest.mark.parametrize("read", [_sites_parse, parse.module], ids=["site walker", "parse.module"])
 @pytest.mark.parametrize("source", [
     "def check(cfg):\n" + CHECKS,
     "class C:\n    def check(self, cfg):\n" + CHECKS.replace("\n    ", "\n        ").replace("    if", "        if", 1),
 ])
-def test_a_long_function_is_parsed_in_pieces_of_bounded_size(monkeypatch, source):
+def test_a_long_function_is_parsed_in_pieces_of_bounded_size(monkeypatch, source, read):
+    """Every reader of a large file (the flag model's too: issue 39) parses it in pieces."""
     sizes: list[int] = []
     real = cst.parse_module
 
@@ -76,8 +82,9 @@ def test_a_long_function_is_parsed_in_pieces_of_bounded_size(monkeypatch, source
         return real(text, *args, **kw)
 
     monkeypatch.setattr(pieces.cst, "parse_module", counting)
-    how = pieces.cut(source, ast.parse(source), piece=40, whole=0)
-    module = pieces.parse(source, how)
+    monkeypatch.setattr(pieces, "WHOLE_LINES", 0)
+    monkeypatch.setattr(pieces, "PIECE_LINES", 40)
+    module = read(source)
     assert module.deep_equals(real(source))
     assert max(sizes) <= 40 + 3 and sum(sizes) <= 2 * source.count("\n")  # a piece and its headers
 

@@ -110,3 +110,34 @@ def test_a_site_binds_only_its_nearest_earlier_raises(tmp_path):
     reach, more = site_reach(last, 10)
     assert (len(reach), more) == (10, len(site_reach(last)[0]) - 10)
     assert [g.text for g in nearest_priors(last, 3)] == [f"not (cfg.x{i} > {i})" for i in (396, 397, 398)]
+
+
+@pytest.mark.parametrize("nearest", [0, 1, 3, 1000])
+@pytest.mark.parametrize("code", [NESTED, scale_shapes.source("one-elif", 120)], ids=["nested", "one-elif"])
+def test_the_nearest_reach_is_the_tail_of_the_whole_reach(code, nearest):
+    """Issue 39: `site_reach` walks only the nearest earlier raises and counts the others from
+    the runs' lengths (less those the trigger keeps): the same as walking them all."""
+    from analyzers.entries import site_reach
+
+    for site in extract_file("m.py", code, load_profile("sglang")).sites:
+        whole, more = site_reach(site)
+        assert more == 0
+        tail = whole[max(0, len(whole) - nearest):]
+        assert site_reach(site, nearest) == (tail, len(whole) - len(tail)), site.line
+
+
+def test_no_judge_builds_no_catalog_data(tmp_path, monkeypatch):
+    """Issue 39: where no judge can run (no release), the whole catalog's data, most of a
+    large run's memory, is never built for it."""
+    from errcat.model import Catalog
+    from errcat.pipeline import example_judge, extract
+
+    root = tmp_path / "t"
+    catalog = extract(SourceSpec(path=str(root)), profile=scale_shapes.write("server-args", 20, root),
+                      out=root / "out", use_cache=False)
+
+    def refused(*_: object, **__: object) -> None:
+        raise AssertionError("as_dict called")
+
+    monkeypatch.setattr(Catalog, "as_dict", refused)
+    assert example_judge(catalog, None) is None
