@@ -15,6 +15,7 @@ from typing import Any
 
 from analyzers.flags import Flag
 from extractor import parse
+from extractor.ast_names import ast_full_name
 from extractor.compat import StrEnum
 
 
@@ -109,22 +110,10 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def _full_name(node: ast.expr) -> str | None:
-    """The dotted name an expression is (a call or subscript: of what it calls or subscripts)."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _full_name(node.value)
-        return f"{base}.{node.attr}" if base is not None else None
-    if isinstance(node, (ast.Call, ast.Subscript)):
-        return _full_name(node.func if isinstance(node, ast.Call) else node.value)
-    return None
-
-
 def _origin(node: ast.expr) -> str:
     """The last part of the name a type is (``typing.List[int]`` -> ``List``); "" if none."""
     base = node.value if isinstance(node, ast.Subscript) else node
-    return (_full_name(base) or "").rpartition(".")[2]
+    return (ast_full_name(base) or "").rpartition(".")[2]
 
 
 def _items(node: ast.Subscript) -> list[ast.expr]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from extractor import parse
+from extractor.ast_names import ast_full_name
 from extractor.positions import LineIndex, StatementSpan, ast_statements, statement_span
 from extractor.records import Diagnostic
 
@@ -93,22 +94,11 @@ def _class_outline(node: ast.ClassDef, top_level: bool) -> ClassOutline:
     return ClassOutline(
         name=node.name,
         top_level=top_level,
-        bases=tuple(_ast_full_name(b) or "" for b in node.bases),
+        bases=tuple(ast_full_name(b) or "" for b in node.bases),
         subscripted_fields=any(isinstance(s, ast.AnnAssign) and isinstance(s.annotation, ast.Subscript)
                                for s in node.body),
         call_assigns=any(isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) for s in node.body),
     )
-
-
-def _ast_full_name(node: ast.AST) -> str | None:
-    """libcst's ``get_full_name_for_node`` on the ``ast`` twin of a node."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_ast_full_name(node.value)}.{node.attr}"
-    if isinstance(node, (ast.Call, ast.Subscript, ast.Starred)):  # libcst keeps a base's star on its Arg
-        return _ast_full_name(node.func if isinstance(node, ast.Call) else node.value)
-    return None
 
 
 @dataclass(frozen=True, slots=True)
