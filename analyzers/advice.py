@@ -21,11 +21,14 @@ from analyzers.examples import Examples, model_of
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
 from analyzers.meaning import meaning, row_meaning
+from analyzers.message_advice import advised
+from analyzers.readable import states_code
 from analyzers.related import with_related
 from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
 from analyzers.solution import Solution, ValueChoice
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
+from analyzers.well_formed import form_text, parse_form
 from analyzers.witness import (
     NOT_GIVEN,
     Leaf,
@@ -115,7 +118,8 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
     for part, leaves in derived:  # a setting the code derives: changed through the options it is derived from
         names = ", ".join(_option(x, ctx) for x in leaves)
         goal = ctx.renderer.text(Not(part))
-        out.append(Solution(f"Change {names} so that {goal if len(goal) <= MAX_GOAL else 'it no longer holds'} "
+        goal = goal if len(goal) <= MAX_GOAL and not states_code(goal) else "it no longer holds"
+        out.append(Solution(f"Change {names} so that {goal} "
                             "(the code derives it from them).", part, leaves=leaves, note=fact_text(part, ctx)))
     for part in facts:
         out.append(Solution(fact_text(part, ctx), None))
@@ -189,7 +193,7 @@ def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
             return text
     names = ", ".join(_option(x, ctx) for x in leaves)
     goal = ctx.renderer.text(Not(part))
-    if len(goal) > MAX_GOAL:  # past a sentence a person reads: the trigger states the condition
+    if len(goal) > MAX_GOAL or states_code(goal):  # not a sentence a person reads: the trigger states it
         return f"Change {names} so that the trigger above no longer holds."
     return f"Change {names} so that {goal}."
 
@@ -263,6 +267,8 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
     """The values of `leaf` that avoid `part`, tried one by one (the evaluator decides), and
     those that do not; None where none avoids it."""
     good, bad = _tried(part, leaf, ctx)
+    if (formed := _form_choice(part, leaf, ctx, good)) is not None:
+        return formed
     if not good:
         return None
     flag = _flag(leaf, ctx)
@@ -277,12 +283,38 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
     return ValueChoice(leaf, tuple(listed), tuple(others), tuple(offending), any(v is NOT_GIVEN for v in good))
 
 
+def _form_choice(part: Expr, leaf: Leaf, ctx: Context, good: Sequence[Any]) -> ValueChoice | None:
+    """Where `part` is a failed conversion (`analyzers.well_formed`): the values of the form
+    that parses after which `part` does not hold, or None."""
+    parsed = parse_form(part)
+    if parsed is None:
+        return None
+    base = base_launch(ctx.model)
+    forms = tuple(v for v in parsed[1] if evaluate(part, assign(base, leaf, v), ctx.model) is Truth.FALSE)
+    return ValueChoice(leaf, forms, (), (), any(v is NOT_GIVEN for v in good), form=parsed[0]) if forms else None
+
+
 def choice_text(choice: ValueChoice | None, ctx: Context) -> str | None:
     """The words of `choice`: the values to set (or to avoid), and whether leaving it unset does."""
     if choice is None:
         return None
+    if choice.form:
+        return form_text(_option(choice.leaf, ctx), choice.form, shown_value(choice.listed[0]), choice.unset)
+    if not choice.listed and choice.others:  # name a value that works, not only the ones refused
+        return _other_text(choice, ctx)
     return values_text(_option(choice.leaf, ctx), choice.leaf.kind is RefKind.ENV,
                        [shown_value(v) for v in choice.listed], choice.offending, choice.unset)
+
+
+def _other_text(choice: ValueChoice, ctx: Context) -> str:
+    """"Set `--x` to 1 (refused: 0)", "Pass `--x`": the first value after which the part does
+    not hold (the examples' judge tries it through the whole pipeline where a command reaches the error)."""
+    name, value = _option(choice.leaf, ctx), choice.others[0]
+    if value is True and _is_switch(choice.leaf, ctx):
+        return f"Pass {name}."
+    refused = f" (refused: {', '.join(choice.offending[:MAX_LISTED])})" if choice.offending else ""
+    leave = ("unset it" if choice.leaf.kind is RefKind.ENV else "leave it unset") if choice.unset else ""
+    return f"Set {name} to {shown_value(value)}{refused}" + (f", or {leave}." if leave else ".")
 
 
 def _tried(part: Expr, leaf: Leaf, ctx: Context) -> tuple[list[Any], list[Any]]:
@@ -470,14 +502,15 @@ def _before(fire: Expr, ctx: Context, own: str) -> tuple[Launch, Truth]:
     that are likely to raise something else."""
     before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
     before = _clear(fire, before, fired, own, ctx)
-    reach = ctx.reach.get(own, ()) if fired is Truth.TRUE else ()
+    # where `fire` is left unknown (a part no option decides), its prerequisites still go in
+    reach = ctx.reach.get(own, ()) if fired is not Truth.FALSE else ()
     passing = [negate(r) for r in reach if evaluate(r, before, ctx.model) is Truth.FALSE]
     changed: list[Expr] = []
     for first in reach:
         if evaluate(first, before, ctx.model) is not Truth.TRUE:
             continue
         moved, passes = satisfy(negate(first), ctx.model, before)
-        if passes is Truth.TRUE and evaluate(conj([fire, *passing, negate(first)]), moved, ctx.model) is Truth.TRUE:
+        if passes is Truth.TRUE and evaluate(conj([fire, *passing, negate(first)]), moved, ctx.model) is fired:
             before = moved
             passing.append(negate(first))
             changed.append(negate(first))
@@ -678,7 +711,8 @@ def entry_fix(row_fixes: Sequence[dict[str, Any]], own: Callable[[], dict[str, A
 
 def _split(sols: Sequence[Solution]) -> tuple[tuple[Solution, ...], tuple[str, ...]]:
     """The changes a user makes, and the notes on what no option changes (a fact)."""
-    return tuple(s for s in sols if s.part is not None), tuple(s.text for s in sols if s.part is None)
+    changes = tuple(s for s in sols if s.part is not None or s.change is not None)
+    return changes, tuple(s.text for s in sols if s.part is None and s.change is None)
 
 
 def advise(entry: Entry, ctx: Context) -> Entry:
@@ -688,7 +722,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     ctx = _at_site(entry, full, ctx)
     entry, never = _never_fails(entry, full, ctx)
     unreached = not launch_can_raise(entry.extra)  # no command raises it
-    sols = solutions(trigger, ctx)
+    sols = [*advised(entry.site.template.text, ctx.model.flags), *solutions(trigger, ctx)]
     if not unreached:  # the earlier checks on the path: its reach, and the raises before it in its block
         # a raise earlier in the block fires where the path to the block holds and its own test does
         path = [g.expr for g in entry.site.direct if g.origin is not GuardOrigin.PRIOR_RAISE]
@@ -706,7 +740,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     variants = []
     fixes = []
     for variant in entry.variants:
-        row_sols = solutions(variant.trigger.expr, ctx)
+        row_sols = [*advised(variant.template, ctx.model.flags), *solutions(variant.trigger.expr, ctx)]
         fixes.append(none if unreached else
                      example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
         changes, notes = _split(row_sols)

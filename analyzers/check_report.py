@@ -85,7 +85,8 @@ def _entry(entry: Mapping[str, Any] | None, id_: str, judge: ExampleJudge, launc
     return {"entry": id_, "exception": entry.get("exception"),
             "message": filled_message(str(row.get("template") or entry.get("template") or ""), judge, launch),
             "source": {k: source.get(k) for k in ("path", "line", "url")},
-            "why": (entry.get("trigger") or {}).get("text"), "meaning": row.get("meaning") or entry.get("meaning")}
+            "why": (entry.get("trigger") or {}).get("text"), "meaning": row.get("meaning") or entry.get("meaning"),
+            **({"crash": entry["crash"]["missing"]} if entry.get("kind") == "crash" and entry.get("crash") else {})}
 
 
 def _row(entry: Mapping[str, Any], id_: str, judge: ExampleJudge, launch: Launch) -> Mapping[str, Any] | None:

@@ -14,6 +14,7 @@ from extractor.ir import (
     Expr,
     Not,
     Or,
+    Ref,
     Truthy,
     Visitor,
     as_condition,
@@ -156,11 +157,18 @@ class _Deciders(Visitor[Decider]):
         key = cache.key(expr)
         found = cache.plans.get(key)
         if found is None:
-            leaves = refs(expr)
+            leaves, own = cache.leaf_reads.get(key) or cache.leaf_reads.setdefault(key, _leaf_reads(expr))
             rules = model.rule_set_of(leaves)
-            reads = cache.intern(Reads.of([*leaves, *runtime_refs(expr)]) | rules.reads)
+            reads = cache.intern(own | rules.reads)
             found = cache.plans[key] = Plan(model, expr, rules, reads)
         return found
+
+
+def _leaf_reads(expr: Expr) -> tuple[list[Ref], Reads]:
+    """The leaves of a condition and what it reads of a launch itself (its adjustments' reads
+    apart): the same in every view of a model, so found once per shape."""
+    leaves = refs(expr)
+    return leaves, Reads.of([*leaves, *runtime_refs(expr)])
 
 
 def node(model: Model, expr: Expr) -> Decider:

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from analyzers.crash_entries import crash_fields, usual_exception
+from analyzers.environment import depends_on_environment
 from analyzers.solution import Solution
 from analyzers.trigger import Renderer, unknown_fact
-from extractor.ir import TRUE, Expr, Ref, RefKind, conj, negate, refs, simplify, unknowns
+from extractor.ir import TRUE, Expr, Ref, RefKind, conj, from_dict, negate, refs, simplify, unknowns
 from extractor.records import (
     NOT_REACHED,
     ON_IMPORT,
@@ -353,6 +355,26 @@ def validation_can_raise(entry: Mapping[str, Any]) -> bool:
     return launch_can_raise(entry) and entry.get("stage") != START
 
 
+_SETTINGS = (RefKind.FLAG, RefKind.ENV)
+
+
+def weighed(entry: Mapping[str, Any]) -> bool:
+    """Whether the first-error prediction weighs this entry (catalog.json's data): every check
+    of the targets; one outside them (`outside_targets`) where its trigger reads options or env
+    vars and nothing else (no model property, platform or runtime fact, nothing unknown), and
+    it is no `environment` check. Code outside the targets is read for what a launch reaches,
+    not for what decides it there: a check a command line alone does not decide would leave
+    launches undecided, or examples working around it."""
+    if not entry.get("outside_targets"):
+        return True
+    expr = (entry.get("trigger") or {}).get("expr")
+    if entry.get("environment") or not isinstance(expr, dict):
+        return False
+    condition = from_dict(expr)
+    read = refs(condition)
+    return bool(read) and all(r.kind in _SETTINGS for r in read) and not unknowns(condition)
+
+
 def launch_can_raise(entry: Mapping[str, Any]) -> bool:
     """Whether a launch can raise this entry (its published fields or `Entry.extra`): not
     where no entry point reaches it, nor where it guards the program's own code (`internal`)."""
@@ -393,6 +415,7 @@ def build_entries(
     contracts: frozenset[str] = frozenset(),
     params: Mapping[tuple[str, str], Sequence[str]] | None = None,
     after_validation: frozenset[str] = frozenset(),
+    targets: Collection[str] | None = None,
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
@@ -402,9 +425,11 @@ def build_entries(
     the program's own code; their entries are `internal`, as are those `guards_program`
     finds (`params`: per (path, function), its parameters). `after_validation`: the functions the
     launcher runs after validation (the profile's `after_validation`): their entries are at
-    `stage` ``"start"``."""
+    `stage` ``"start"``. `targets`: the profile's target files; an entry of another file (one
+    a launch reaches) is `outside_targets`."""
     entries = []
     ids = assign_ids(sites)
+    usual = usual_exception(sites)
     at: dict[tuple[str, int], str] = {}
     for site, eid in zip(sites, ids, strict=True):
         at.setdefault((site.path, site.line), eid)
@@ -414,9 +439,15 @@ def build_entries(
             "reachable": False if reached == NOT_REACHED else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
+        if targets is not None and site.path not in targets:
+            extra["outside_targets"] = True
         if site.function in after_validation:
             extra["stage"] = START
+        if site.crash is not None:
+            extra["crash"] = crash_fields(site, renderer, usual.get(site.path, "ValueError"))
         own = site_trigger(site)
+        if depends_on_environment(site.exception, own):
+            extra["environment"] = True
         names = (params or {}).get((site.path, site.function), ())
         if site.function.rpartition(".")[2] in contracts:
             extra["internal"] = True

@@ -12,7 +12,7 @@ from analyzers.kleene import UNKNOWN
 from analyzers.launch import Launch
 from analyzers.reads import Reads
 from analyzers.rules import Rule, RuleGraph, program_order, rewrites_itself
-from analyzers.semantics import Code, Compiler, compile_truth, compile_value, runtime_refs
+from analyzers.semantics import Code, Compiler, compile_truth, compile_value, runtime_ref
 from analyzers.settings import base_dest, derived_fact, literal_default, record_of, setting_key
 from extractor.ir import (
     ENV_SETTING,
@@ -30,6 +30,7 @@ from extractor.ir import (
     Truthy,
     Unknown,
     children,
+    distinct_nodes,
     refs,
 )
 
@@ -78,8 +79,13 @@ class Model:
         cache = self.cache
         view = Model(self.flags, tuple(self.rules[i] for i in kept), self.examples)
         view.cache.graph = self._graph().subset(self.rules, kept)
-        view.cache.rule_refs, view.cache.rule_steps, view.cache.rule_keys = (cache.rule_refs, cache.rule_steps,
-                                                                              cache.rule_keys)
+        view.cache.rule_reads, view.cache.rule_steps, view.cache.rule_keys = (cache.rule_reads, cache.rule_steps,
+                                                                               cache.rule_keys)
+        # a rule set is its rules whichever view chose them: shared, keyed by the indices in this model;
+        # a node's key is its shape's whatever the model: numbered once for all views
+        view.cache.rule_sets, view.cache.shapes, view.cache.keys = cache.rule_sets, cache.shapes, cache.keys
+        view.cache.leaf_reads = cache.leaf_reads
+        view.cache.origin = tuple(cache.origin[i] for i in kept) if cache.origin is not None else tuple(kept)
         return view
 
     def unadjusted(self) -> Model:
@@ -142,10 +148,13 @@ class Model:
             elif ref.kind is RefKind.ENV and self.adjusts(ENV_SETTING + ref.name):
                 chosen |= self._rules_for(ENV_SETTING + ref.name)
         key = tuple(sorted(chosen))
+        origin = self.cache.origin
+        if origin is not None:  # a view's: the same rules chosen in another view are the same set
+            key = tuple(origin[i] for i in key)
         known = self.cache.rule_sets
         rules = known.get(key)
         if rules is None:  # one per set: what it remembers is shared by every condition it serves
-            rules = known[key] = RuleSet.of(key, tuple(self.rules[i] for i in key), self.cache)
+            rules = known[key] = RuleSet.of(key, tuple(self.rules[i] for i in sorted(chosen)), self.cache)
         return rules
 
     def _rules_for(self, dest: str) -> frozenset[int]:
@@ -228,7 +237,8 @@ class EvalCache:
 
     graph: RuleGraph | None = None  # built from the model's rules on first use
     closure: dict[str, frozenset[int]] = field(default_factory=dict)  # dest -> indices of the rules that matter
-    rule_sets: dict[tuple[int, ...], RuleSet] = field(default_factory=dict)  # rule indices -> their set
+    rule_sets: dict[tuple[int, ...], RuleSet] = field(default_factory=dict)  # rule indices (`origin`'s) -> their set
+    origin: tuple[int, ...] | None = None  # a view's (`Model.subset`): its rules' indices in the model it was cut from
     relevant: dict[Expr, RuleSet] = field(default_factory=dict)  # condition -> the rules it depends on
     rule_steps: Identity[Rule, Step] = field(default_factory=Identity)  # compiled rules; shared with views
     flag_defaults: dict[str, Any] = field(default_factory=dict)
@@ -238,6 +248,7 @@ class EvalCache:
     keys: Identity[Expr, int] = field(default_factory=Identity)  # nodes below and/or/not -> key
     recent: Identity[Expr, int] = field(default_factory=Identity)  # and/or/not -> key (at most RECENT)
     plans: dict[int, Decider] = field(default_factory=dict)  # key of a condition -> its plan (`deciders.Plan`)
+    leaf_reads: dict[int, Any] = field(default_factory=dict)  # key -> its leaves and own reads (`deciders`); shared
     nodes: Identity[Expr, Decider] = field(default_factory=Identity)  # node -> its decider
     code: dict[tuple[int, bool], Code] = field(default_factory=dict)  # (key, truth?) -> compiled code
     reads: dict[Reads, Reads] = field(default_factory=dict)  # one object per content
@@ -246,7 +257,7 @@ class EvalCache:
     timed: list[int] | None = None  # `Model.before`: the times of the timed rules, sorted
     at: dict[int, Model] = field(default_factory=dict)  # `Model.before`: time -> model (a check asks often)
     bare: Model | None = None  # `Model.unadjusted`
-    rule_refs: Identity[Rule, tuple[Ref, ...]] = field(default_factory=Identity)  # shared with `before`'s views
+    rule_reads: Identity[Rule, Reads] = field(default_factory=Identity)  # `_rule_reads`; shared with `before`'s views
     rule_keys: Identity[Rule, frozenset[str]] = field(default_factory=Identity)  # `_rule_keys`; shared too
     compiler: Compiler = field(init=False, repr=False)  # compiles into `code`
 
@@ -286,11 +297,14 @@ def expr_key(model: Model, expr: Expr) -> int:
     return model.cache.key(expr)
 
 
-def _rule_refs(rule: Rule, known: Identity[Rule, tuple[Ref, ...]]) -> tuple[Ref, ...]:
-    """What `rule` reads: the leaves of its condition and value, and the facts they call for."""
+def _rule_reads(rule: Rule, known: Identity[Rule, Reads]) -> Reads:
+    """What `rule` reads (the leaves of its condition and value, and the facts they call for)
+    and writes: a rule set's reads are the union of its rules' (`Reads.union`), each found once."""
     found = known.get(rule)
     if found is None:
-        found = known.put(rule, tuple(x for e in (rule.when, rule.value) for x in (*refs(e), *runtime_refs(e))))
+        nodes = distinct_nodes((rule.when, rule.value))
+        read = [n for n in nodes if isinstance(n, Ref)] + [r for n in nodes if (r := runtime_ref(n)) is not None]
+        found = known.put(rule, Reads.of(read, (rule.dest,)))
     return found
 
 
@@ -299,7 +313,7 @@ class RuleSet:
     """The rules one condition depends on (one object per set: `Model.rule_set`), what they
     read, and the settings they adjust per what a launch gives for those."""
 
-    indices: tuple[int, ...]  # in the model's rules
+    indices: tuple[int, ...]  # in the model's rules (the whole model's, for a view's set: `EvalCache.origin`)
     rules: tuple[Rule, ...]
     reads: Reads
     adjusted: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -310,7 +324,7 @@ class RuleSet:
 
     @classmethod
     def of(cls, indices: tuple[int, ...], rules: tuple[Rule, ...], cache: EvalCache) -> RuleSet:
-        reads = Reads.of((x for r in rules for x in _rule_refs(r, cache.rule_refs)), (r.dest for r in rules))
+        reads = Reads.union([_rule_reads(r, cache.rule_reads) for r in rules])
         return cls(indices, rules, cache.intern(reads))
 
     def steps(self, model: Model) -> list[Step]:
@@ -383,19 +397,18 @@ def _rule_step(rule: Rule, model: Model) -> Step:
     if one is None:
         cache = model.cache
         one = known.put(rule, Step(rule.dest, compile_truth(rule.when, model), compile_value(rule.value, model),
-                                    rule.at, rewrites_itself(rule), _rule_keys(rule, cache.rule_keys, cache.rule_refs),
+                                    rule.at, rewrites_itself(rule), _rule_keys(rule, cache.rule_keys, cache.rule_reads),
                                     setting_key(rule.dest)))
     return one
 
 
-def _rule_keys(rule: Rule, known: Identity[Rule, frozenset[str]],
-               refs_of: Identity[Rule, tuple[Ref, ...]]) -> frozenset[str]:
+def _rule_keys(rule: Rule, known: Identity[Rule, frozenset[str]], reads_of: Identity[Rule, Reads]) -> frozenset[str]:
     """Everything a rule's result depends on besides the model: the settings it reads and
     the one it writes (`setting_key`), env vars (as ``env:NAME``, the name the code sets
     them by) and facts (``!kind:name``)."""
     found = known.get(rule)
     if found is None:
-        reads = Reads.of(_rule_refs(rule, refs_of), (rule.dest,))
+        reads = _rule_reads(rule, reads_of)
         dest_fact = {"!" + derived_fact(rule.dest)} if rule.dest[-1:] == ")" else set()
         found = known.put(rule, frozenset({setting_key(n) for n in reads.flags} | {ENV_SETTING + n for n in reads.env}
                                           | {"!" + f for f in reads.facts} | dest_fact))

@@ -24,6 +24,7 @@ from typing import Any
 
 from analyzers.argv import launch_of_argv
 from analyzers.cli_parser import TargetCli
+from analyzers.deciders import node
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.examples import model_of
@@ -32,6 +33,7 @@ from analyzers.flags import FlagModel
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of, platform_need
+from analyzers.withheld import AFTER_FAILS, EARLIER_CHECK, NO_FIX, NOT_REACHED
 from analyzers.witness import Leaf, literals, satisfy, settable_leaves
 from extractor.ir import Expr, RefKind, conj, negate, refs
 from extractor.real_profile import Platform
@@ -57,29 +59,36 @@ def verdict(own: str, before: Prediction, after: Prediction) -> str:
 
 def refuted_because(own: str, before: Prediction, after: Prediction) -> str:
     """Why the pipeline says an example does not work as written, for its `note`."""
+    return refuted_reason(own, before, after)[1]
+
+
+def refuted_reason(own: str, before: Prediction, after: Prediction) -> tuple[str, str]:
+    """Why the pipeline says an example does not work as written: the reason's key and the sentence."""
     if before.status == ERROR and before.entry != own:
-        return f"Predicted not to work as written: `before` stops first at entry {before.entry} (an earlier check)."
+        return EARLIER_CHECK, (f"Predicted not to work as written: `before` stops first at entry {before.entry} "
+                               "(an earlier check).")
     if not before.covers(own):
-        return ("Predicted not to work as written: `before` does not reach this error (an earlier "
-                "adjustment or check changes the settings it reads).")
+        return NOT_REACHED, ("Predicted not to work as written: `before` does not reach this error (an earlier "
+                             "adjustment or check changes the settings it reads).")
     found = after.entry or after.sure
-    return f"Predicted not to work as written: `after` meets entry {found}." if found else \
-        "Predicted not to work as written."
+    return AFTER_FAILS, (f"Predicted not to work as written: `after` meets entry {found}." if found else
+                         "Predicted not to work as written.")
 
 
 WITHHELD = ("No command line found that the pipeline predicts to raise this error and then pass "
             "once fixed; the closest one is kept under `withheld` for `errcat confirm` to try.")
 
 
-NO_FIX = "No change found after which this error does not fire, and the pipeline cannot tell that `before` raises it."
+NO_FIX_NOTE = ("No change found after which this error does not fire, and the pipeline cannot tell that `before` "
+               "raises it.")
 
 
-def withheld(fix: Mapping[str, Any], why: str) -> dict[str, Any]:
+def withheld(fix: Mapping[str, Any], why: str, reason: str) -> dict[str, Any]:
     """`fix` without its commands: a pair the pipeline predicts does not work is not shown
-    to users (they copy commands). It moves to `withheld`, which `errcat confirm` still
-    runs and repairs with the real program; `note` says why."""
+    to users (they copy commands). It moves to `withheld` (with its `reason`), which `errcat
+    confirm` still runs and repairs with the real program; `note` says why."""
     out = {k: v for k, v in fix.items() if k not in ("needs", "note")}
-    out["withheld"] = {"before": fix["before"], "after": fix["after"],
+    out["withheld"] = {"before": fix["before"], "after": fix["after"], "reason": reason,
                        **({"needs": fix["needs"]} if fix.get("needs") else {})}
     out["before"] = out["after"] = None
     out["note"] = f"{why} {WITHHELD}"
@@ -112,7 +121,7 @@ def before_only(fix: Mapping[str, Any], instead: str, by: str) -> dict[str, Any]
     whose fix does not stop it cleanly (`instead`: "`after` meets entry X"): `before` is
     shown, `after` is not; the pair stays under `withheld`, which `errcat confirm` still
     runs and repairs."""
-    out = withheld(fix, "")
+    out = withheld(fix, "", AFTER_FAILS)
     out["before"] = fix["before"]
     if fix.get("needs"):
         out["needs"] = fix["needs"]
@@ -224,7 +233,7 @@ class ExampleJudge:
         needs = fix.get("needs") or ()
         unmet = [n for n in needs if not self._met(n)]
         if fix.get("before") and not fix.get("after") and not unmet and fix.get("predicted") != "true":
-            return withheld(out, NO_FIX)  # nothing to copy: no fix, and not known to raise the error
+            return withheld(out, NO_FIX_NOTE, NO_FIX)  # nothing to copy: no fix, and not known to raise the error
         if not fix.get("before") or not fix.get("after") or unmet or own not in self.checks:
             return out
         try:
@@ -253,7 +262,7 @@ class ExampleJudge:
             met = predictions[1].entry or predictions[1].sure
             return before_only(out, f"`after` meets entry {met}" if met else "", "predicted")
         if said == "false":
-            return withheld(out, refuted_because(own, *predictions))
+            return withheld(out, *reversed(refuted_reason(own, *predictions)))
         if said == "unknown":
             deciding = [*predictions[0].deciding, *predictions[1].deciding]
             if deciding:
@@ -492,7 +501,7 @@ class ExampleJudge:
         of the platform may decide it: the pipeline judges the moved pair)."""
         dest = self.stated.examples.model
         both = conj([goal, keep])
-        if dest not in launch.flags or not any(r.kind is RefKind.MODEL for r in refs(both)):
+        if dest not in launch.flags or not reads_model(model, both):
             return []
         others = [self._stated(launch.with_flag(dest, named)) for named in self._other_stand_ins(launch)]
         found = self._on_models(both, model, launch, others, None)
@@ -518,6 +527,18 @@ class ExampleJudge:
                 if len(found) == MODEL_MOVES:
                     break
         return found
+
+
+_MODEL_FACTS = (f"{RefKind.MODEL}:", f"{RefKind.RUNTIME}:")
+
+
+def reads_model(model: Model, expr: Expr) -> bool:
+    """Does `expr` read what a stand-in model decides, itself or through the adjustments it
+    depends on: a model property, or what a helper builds from the launch
+    (``model_config_of().is_hybrid_swa``, which the measured stand-ins state:
+    `analyzers.platform_facts.measured_facts`; sglang resolves `--speculative-eagle-topk`
+    from it)?"""
+    return any(key.startswith(_MODEL_FACTS) for key in node(model, expr).all_reads().facts)
 
 
 def _passing_facts(wanted: Expr, keep: Expr | None, model: Model, stated: Launch,

@@ -60,6 +60,10 @@ class Examples:
             return DIR
         return None
 
+    def counts(self, dest: str) -> bool:
+        """Does flag `dest` count something (a parallel size: the profile's `examples.counts`)?"""
+        return _matches(self.rules.counts, dest)
+
     def is_architecture(self, name: str) -> bool:
         """Is model property `name` the model's architecture (``hf_config.architectures[0]``)?"""
         return _matches(self.rules.architecture, name)

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from analyzers.entries import START, validation_can_raise
+from analyzers.entries import START, validation_can_raise, weighed
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided_leaves
 from analyzers.examples import Examples
@@ -57,6 +57,9 @@ class Check:
     condition: Expr  # when it fires
     order: int | None = None  # where a launch starts its function (the entry's `order`), if known
     reach: Expr = TRUE  # what must hold to reach it: no earlier check of `trigger.reach` fires
+    # a crash (Python's own error): counted only where it surely fires, since its path is read
+    # from code that never meant it as a check (an unknown one would make most launches undecided)
+    quiet: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +101,19 @@ def check_of(entry: Mapping[str, Any]) -> Check:
     reach = conj([negate(from_dict(r["expr"])) for r in entry["trigger"].get("reach") or ()])  # each: what fires
     return Check(entry["id"], source["path"], int(source["line"]), str(source.get("function") or ""),
                  conj([trigger, disj(rows)]) if rows else trigger, int(order) if order is not None else None,
-                 reach)
+                 reach, entry.get("kind") == "crash")
+
+
+_READ = ("id", "trigger", "source", "order", "stage", "template", "reachable", "internal")  # what of_catalog reads
+
+
+def pipeline_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What `Pipeline.of_catalog` reads of a catalog.json entry (its rows' triggers, no advice):
+    a catalog's pipeline built without holding every entry whole."""
+    out = {k: entry[k] for k in _READ if k in entry}
+    if entry.get("variants"):
+        out["variants"] = [{"trigger": v["trigger"]} for v in entry["variants"]]
+    return out
 
 
 def pipeline_order(checks: Iterable[Check], steps: Sequence[str]) -> tuple[Check, ...]:
@@ -123,7 +138,7 @@ def predict(launch: Launch, checks: Sequence[Check], model: Model) -> Prediction
     sure = None
     for check in checks:
         found = evaluate(check.condition, launch, seen_by(check, model))
-        if found is Truth.FALSE:
+        if found is Truth.FALSE or (check.quiet and found is not Truth.TRUE):
             continue
         may.append(check)
         if found is Truth.TRUE:
@@ -179,7 +194,8 @@ class Pipeline:
         # launcher runs after validation is never what a launch's validation meets; a bare
         # ``raise`` in an ``except`` block shows the error it caught, which is that error's own entry
         functions = {f["name"]: (tuple(f["params"]), from_dict(f["returns"])) for f in data.get("functions") or ()}
-        checks = [check_of(e) for e in data["entries"] if validation_can_raise(e) and e.get("template") != RERAISED]
+        checks = [check_of(e) for e in data["entries"]
+                  if validation_can_raise(e) and weighed(e) and e.get("template") != RERAISED]
         if functions:  # a call of a plain function is what it returns (the trigger shows the call)
             checks = [replace(c, condition=inline_returns(c.condition, functions)) for c in checks]
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)

@@ -5,6 +5,7 @@ only load it from a catalog, so this module imports no parser.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -22,6 +23,17 @@ def option_for_dest(dest: str) -> str:
     The one place that turns a field name into an option string.
     """
     return "--" + dest.replace("_", "-")
+
+
+# A derived setting documented as filled from one option (``help="Resolved from --x."``).
+RESOLVED_FROM = re.compile(r"\s*resolved from (--[\w-]+)\.?\s*", re.IGNORECASE)
+
+
+def json_field(source: str, dest: str) -> str:
+    """The field of option `source`'s JSON that fills derived setting `dest`, by the naming
+    both share (``watermark_config``, ``watermark_mixing_probability``: ``mixing_probability``)."""
+    prefix = source.rsplit("_", 1)[0] + "_"
+    return dest.removeprefix(prefix) or dest
 
 
 class DeclKind(StrEnum):
@@ -181,6 +193,8 @@ class FlagModel:
     _by_option: Mapping[str, Flag] = field(init=False, repr=False, compare=False)
     _by_env: Mapping[str, EnvVar] = field(init=False, repr=False, compare=False)
     _writers: Mapping[str, tuple[Flag, ...]] = field(init=False, repr=False, compare=False)  # dest -> its flags
+    # a derived setting resolved from a JSON option -> that field of the option (``x.field``)
+    _fields: Mapping[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_dest: dict[str, Flag] = {}
@@ -202,6 +216,11 @@ class FlagModel:
         for var in self.env:
             for old in var.deprecated_names:
                 by_env.setdefault(old, var)
+        fields = {flag.dest: f"{source.dest}.{json_field(source.dest, flag.dest)}" for flag in self.flags
+                  if flag.derived and (source := self._resolved_from(flag, by_option)) is not None}
+        for dest, dotted in fields.items():
+            by_dest.setdefault(dotted, by_dest[dest])
+        object.__setattr__(self, "_fields", fields)
         object.__setattr__(self, "_by_dest", by_dest)
         object.__setattr__(self, "_by_option", by_option)
         object.__setattr__(self, "_by_env", by_env)
@@ -210,15 +229,24 @@ class FlagModel:
             writers.setdefault(flag.dest, []).append(flag)
         object.__setattr__(self, "_writers", {dest: tuple(found) for dest, found in writers.items()})
 
+    @staticmethod
+    def _resolved_from(flag: Flag, by_option: Mapping[str, Flag]) -> Flag | None:
+        """The option derived setting `flag` is resolved from, per its help (None: not one)."""
+        found = RESOLVED_FROM.fullmatch(flag.help or "")
+        return by_option.get(found.group(1)) if found else None
+
     def by_dest(self, name: str) -> Flag | None:
         """The flag that fills field `name` (a current option if there is one), or whose
         option argparse stores under `name`."""
         return self._by_dest.get(name)
 
     def dest_of(self, name: str) -> str:
-        """The field a setting name stands for: ``tensor_parallel_size`` -> ``tp_size``."""
+        """The field a setting name stands for: ``tensor_parallel_size`` -> ``tp_size``; a
+        derived setting resolved from a JSON option is that option's field
+        (``watermark_mixing_probability`` -> ``watermark_config.mixing_probability``)."""
         flag = self._by_dest.get(name)
-        return flag.dest if flag is not None else name
+        dest = flag.dest if flag is not None else name
+        return self._fields.get(dest, dest)
 
     def by_option(self, option: str) -> Flag | None:
         """The flag an option string (canonical, alias or ``--no-``) sets."""

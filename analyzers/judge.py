@@ -88,6 +88,16 @@ class _Site:
     line: int
     end: int
     matcher: re.Pattern[str] | None
+    crash: str = ""  # of a crash entry: the exception type Python raises there (its class name)
+
+    def holds(self, real: Real) -> bool:
+        """Is `real` this site's error? A crash is Python's own: its exception type, at its line."""
+        if self.crash:
+            return real.line == self.line and real.type == self.crash and self._matches(real)
+        return self.line <= real.line <= self.end and self._matches(real)
+
+    def _matches(self, real: Real) -> bool:
+        return self.matcher is None or self.matcher.match(real.message) is not None
 
 
 class EntryIndex:
@@ -98,16 +108,17 @@ class EntryIndex:
         for entry in entries:
             source, excerpt = entry["source"], entry.get("excerpt") or {}
             end = statement_end(excerpt.get("code", ""), excerpt.get("start_line", source["line"]), source["line"])
+            crash = str(entry.get("exception", "")).rpartition(".")[2] if entry.get("kind") == "crash" else ""
             self._by_path.setdefault(source["path"], []).append(
-                _Site(entry["id"], source["line"], end, _compiled(entry.get("matcher"))))
+                _Site(entry["id"], source["line"], end, _compiled(entry.get("matcher")), crash))
 
     def which(self, real: Real) -> str | None:
         """The entry `real` raised (None: not an error of the catalog)."""
         if real.outcome != "error":
             return None
-        found = [s for s in self._by_path.get(real.path, ()) if s.line <= real.line <= s.end
-                 and (s.matcher is None or s.matcher.match(real.message))]
-        found.sort(key=lambda s: (s.line != real.line, s.line))  # the statement starting there first
+        found = [s for s in self._by_path.get(real.path, ()) if s.holds(real)]
+        # the statement starting there first, a crash of the very type before a check's message
+        found.sort(key=lambda s: (s.line != real.line, not s.crash, s.line))
         return found[0].id if found else None
 
 

@@ -76,7 +76,10 @@ def category(entry: Entry) -> Category | None:
     found = kinds(entry.trigger.expr)
     text = entry.site.template.text
     rows = ((v.template, kinds(v.trigger.expr)) for v in entry.variants)  # a table's rows say what it is
-    return (_by_code(entry, found) or _by_message(text, found) or restriction(entry.trigger.expr)
+    # a platform fact inside an either-or ("not cuda or not SM100") still makes it about the platform
+    platform = any(r.kind is RefKind.PLATFORM for r in refs(entry.trigger.expr)) and "platform" not in found
+    said = _by_message(text, [*found, "platform"] if platform else found)
+    return (_by_code(entry, found) or said or restriction(entry.trigger.expr)
             or _requires(text, found) or next((c for row, row_found in rows if (c := _by_message(row, row_found))),
                                               None))
 
@@ -137,7 +140,9 @@ def _by_message(text: str, found: Sequence[str]) -> Category | None:
 _NOT_A_REASON = re.compile(
     r"(got|but got|current values?|supported|allowed|available|valid|expected|please|use|set|unset|"
     r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.|"
-    r"for example|options|choices|values|received|found|instead|only|defaulting|falling back)\b",
+    r"for example|options|choices|values|received|found|instead|only|defaulting|falling back|load|remove|drop|"
+    r"switch|install|upgrade|specify|provide|turn|restart|rerun|increase|decrease|reduce|change|make|pick|choose|"
+    r"avoid)\b",
     re.IGNORECASE)
 # Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>",
 # "requires X so <why>", "... (<why>)".
@@ -149,10 +154,14 @@ _GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r
 _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A is the reason, C the rule
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
 _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
-                   r"does not support|not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
+                   r"does not support|does not (?:yet|currently) support|has not (?:yet )?(?:been )?\w+ed|"
+                   r"conflicts? with|is incompatible with|not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
 _RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)  # a reason that needs its rule
 _VALUE_TAIL = re.compile(r"[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
+
+
+_BOUND = re.compile(r"\s[<>]=?\s|\s[!=]=\s")
 
 
 def _as_reason(clause: str, least: int = 3) -> str:
@@ -165,6 +174,8 @@ def _as_reason(clause: str, least: int = 3) -> str:
     listing = clause.count("'") > 2 or clause.count(",") >= len(words) / 3  # a list of values
     listing = listing or clause.endswith("}")  # "the overridable set is {sorted(x)}": shows a value
     if clause.count(")") > clause.count("("):  # the rest of a parenthesis: "({port}) must be between 1 and 65535"
+        return ""
+    if _BOUND.search(clause):  # "(--chunked-prefill-size > 0)": the bound the rule states, not why
         return ""
     if len(words) >= least and holes <= 1 and not listing and not _NOT_A_REASON.match(clause) and "=" not in clause:
         return _literal(_clip(clause)) + "."
@@ -288,6 +299,8 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
             program: str = "the program") -> str:
     """Why `entry`'s check refuses the launch, 1-3 sentences (see the module's docstring)."""
     site = entry.site
+    if site.crash is not None and "crash" in entry.extra:  # Python's own error: the check it lacks
+        return str(entry.extra["crash"]["meaning"])
     if site.query:
         return (f"On a machine without the device `{site.function}` asks about (no GPU, or a build of the "
                 f"library without its support), the query `{site.query}()` itself fails with this error: it "
@@ -311,6 +324,17 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
     if len(text) < 3 and site.function and not why.startswith("Per the docstring"):
         text.append(("Asserted in" if site.kind == "assert" else "Raised by") + f" `{site.function}`.")
     return " ".join(text)
+
+
+_BOOKKEEPING = re.compile(r"(?:Raised by|Asserted in) `[^`]*`\.|Each of its \d+ table rows has its own condition\.")
+
+
+def category_only(text: str) -> bool:
+    """Is the meaning `text` only its category's lead (and who refuses), no reason?"""
+    leads = "|".join(re.escape(f"{lead}: {plain}." if plain else f"{lead}.").replace(re.escape("{p}"), ".+?")
+                     for lead, plain in LEADS.values())
+    said = [s for s in sentences(text) if not _BOOKKEEPING.fullmatch(s.strip())]
+    return len(said) == 1 and re.fullmatch(f"(?i:{leads})", said[0].strip()) is not None
 
 
 def _said(template: str) -> tuple[str, str]:

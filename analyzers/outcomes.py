@@ -196,15 +196,27 @@ def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: 
         if predict is not None:
             out["predicted"] = predict(entry, found.found.before, found.found.after)
         return out
-    if withheld is not None:  # still no pair to show: what the real program did with the withheld one
-        if out.get("before") is None and found.why.startswith(_BEFORE_RAISED):
-            from analyzers.example_check import before_only  # its `before` raises this entry: shown
-
-            out = before_only({**fix, **withheld}, _instead(found.why), f"the real program, {version}")
-        out["withheld"] = {**withheld, "real": f"{found.why} ({version})"}
-        return out
+    if withheld is not None:
+        return _merged_withheld(fix, withheld, found, version)
     out["verified"] = _VERIFIED[found.status]
     out["real"] = f"{found.why} ({version})"
+    return out
+
+
+def _merged_withheld(fix: Mapping[str, Any], withheld: Mapping[str, Any], found: Outcome,
+                     version: str) -> dict[str, Any]:
+    """`fix`, whose pair is `withheld`, after the real program ran that pair (`found`)."""
+    if found.status == CONFIRMED:  # it works as written: shown (the static prediction kept)
+        out = {k: v for k, v in fix.items() if k not in ("withheld", "note", "undecided")}
+        out.update(before=withheld["before"], after=withheld["after"], verified="true",
+                   real=f"{found.why} ({version})", **({"needs": withheld["needs"]} if withheld.get("needs") else {}))
+        return out
+    out = dict(fix)  # still no pair to show: what the real program did with the withheld one
+    if out.get("before") is None and found.why.startswith(_BEFORE_RAISED):
+        from analyzers.example_check import before_only  # its `before` raises this entry: shown
+
+        out = before_only({**fix, **withheld}, _instead(found.why), f"the real program, {version}")
+    out["withheld"] = {**withheld, "real": f"{found.why} ({version})"}
     return out
 
 

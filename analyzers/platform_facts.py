@@ -295,8 +295,13 @@ class Stated:
     @classmethod
     def of(cls, exprs: Sequence[Expr], flags: FlagModel | None, platform: Platform, real: RealProfile,
            examples: Examples, version: str = "") -> Stated:
+        return cls.of_names(fact_names(exprs), flags, platform, real, examples, version)
+
+    @classmethod
+    def of_names(cls, names: Mapping[RefKind, tuple[str, ...]], flags: FlagModel | None, platform: Platform,
+                 real: RealProfile, examples: Examples, version: str = "") -> Stated:
+        """`of`, given the names of the facts the conditions read (`fact_names`, compiled ahead)."""
         props = real.model_object
-        names = fact_names(exprs)
         derived: tuple[str, ...] = ()
         if props is not None:
             pattern = re.compile(props.names)

@@ -17,9 +17,20 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private call", re.compile(r"(?<![\w.`-])_[A-Za-z]\w*\(")),
     ("elided call", re.compile(r"\w\(\.\.\.\)")),
     ("parameter", re.compile(r"`parameter \w+`")),
+    ("unread lookup", re.compile(r"returns for other names")),
 )
 
 
 def internal_markers(text: str) -> list[tuple[str, str]]:
     """Each (kind, matched text) of `text` a reader should not see."""
     return [(kind, m.group(0)) for kind, pattern in MARKERS for m in pattern.finditer(text)]
+
+
+# a call of the program's code on what the user gives (``parse_connector_type(`--model-path`)``):
+# a trigger may show how a value is computed, but a solution says what to change, not the code
+CODE_CALL = re.compile(r"(?<![\w`.-])[A-Za-z_][\w.]*\((?:\w+=)?`")
+
+
+def states_code(text: str) -> bool:
+    """Does `text` (a solution's goal) state a condition through a call of the program's code?"""
+    return CODE_CALL.search(text) is not None

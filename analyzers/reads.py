@@ -1,7 +1,7 @@
 """What an evaluation reads of a launch (`Reads`) and the memo key a launch gives for it."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,13 @@ class Reads:
                 if ref.kind is RefKind.MODEL:
                     facts.add(absent_fact(ref.name))
         return cls(frozen_names(flags), frozen_names(env), frozen_names(facts))
+
+    @classmethod
+    def union(cls, parts: Sequence[Reads]) -> Reads:
+        """What all of `parts` read (`of` over their refs together gives the same)."""
+        return cls(frozen_names(_NOTHING.union(*(p.flags for p in parts))),
+                   frozen_names(_NOTHING.union(*(p.env for p in parts))),
+                   frozen_names(_NOTHING.union(*(p.facts for p in parts))))
 
     def __or__(self, other: Reads) -> Reads:
         return Reads(frozen_names(self.flags | other.flags), frozen_names(self.env | other.env),

@@ -21,8 +21,8 @@ from extractor.ir import (
     Ref,
     RefKind,
     Seq,
+    distinct_nodes,
     from_dict,
-    refs,
     walk,
 )
 
@@ -76,8 +76,9 @@ class RuleGraph:
         writers: dict[str, list[int]] = {}
         for i, rule in enumerate(rules):
             writers.setdefault(rule.dest, []).append(i)
-        reads = tuple(
-            tuple({n: None for e in (rule.when, rule.value) for r in refs(e) if r.kind in _SETTINGS
+        reads = tuple(  # each shared sub-tree walked once (`distinct_nodes`): a closure reads them as a set
+            tuple({n: None for r in distinct_nodes((rule.when, rule.value))
+                   if isinstance(r, Ref) and r.kind in _SETTINGS
                    for n in ((base_dest(r.name), record_of(r.name)) if r.kind is RefKind.FLAG
                              else (ENV_SETTING + r.name,))})
             for rule in rules

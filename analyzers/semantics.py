@@ -84,6 +84,8 @@ class Values:
             return self.adjusted[name]
         if name in self.launch.flags:
             return self.launch.flags[name]
+        if "." in name and (given := given_field(self.launch, name)) is not UNKNOWN:
+            return given  # before a default the field's own declaration gives
         found = self.model.flag_default(name)
         if found is not UNKNOWN:
             return found
@@ -96,12 +98,11 @@ class Values:
         return found
 
     def _field(self, name: str) -> Any:
-        """``x.a.b`` no adjustment set, of a setting ``x`` holding a record (a dict: JSON
-        given, or what a helper returns): what the command line gives for it, else the item
-        of the record's value (an unknown path is unknown)."""
+        """``x.a.b`` no adjustment set and the command line does not give, of a setting ``x``
+        holding a record (what a helper returns): the item of the record's value (an
+        unknown path is unknown)."""
         base, _, path = name.partition(".")
-        given = given_field(self.launch, name)
-        return given if given is not UNKNOWN else item_path(self.flag(base), path)
+        return item_path(self.flag(base), path)
 
     def env(self, name: str) -> Any:
         if self.adjusted and (ENV_SETTING + name) in self.adjusted:  # set by the code
@@ -291,14 +292,17 @@ def runtime_refs(expr: Expr) -> list[Ref]:
     """The facts `expr` reads besides its `Ref`s, as refs of kind runtime: a call of a
     function the evaluator cannot compute (``runtime:<fn>``) and a leaf it could not
     read (``runtime:<its text>``, e.g. ``runtime:is_in_ci()``)."""
-    out: dict[Ref, None] = {}
-    for node in walk(expr):
-        if isinstance(node, Apply) and node.fn not in FUNCTIONS and node.fn not in (IF, ON_COMMAND_LINE, RAISES,
-                                                                                   SOME_ITEM):
-            out[Ref(RefKind.RUNTIME, node.fn, node.text)] = None
-        elif isinstance(node, Unknown):
-            out[Ref(RefKind.RUNTIME, node.text, node.text)] = None
-    return list(out)
+    return list(dict.fromkeys(r for node in walk(expr) if (r := runtime_ref(node)) is not None))
+
+
+def runtime_ref(node: Expr) -> Ref | None:
+    """The fact `node` itself reads besides `Ref`s (see `runtime_refs`), if any."""
+    if isinstance(node, Apply) and node.fn not in FUNCTIONS and node.fn not in (IF, ON_COMMAND_LINE, RAISES,
+                                                                               SOME_ITEM):
+        return Ref(RefKind.RUNTIME, node.fn, node.text)
+    if isinstance(node, Unknown):
+        return Ref(RefKind.RUNTIME, node.text, node.text)
+    return None
 
 
 _REF_CODE: dict[RefKind, Callable[[Ref], Code]] = {RefKind.FLAG: _flag_code, RefKind.ENV: _env_code}

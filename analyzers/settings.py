@@ -1,6 +1,7 @@
 """Settings by name: fields and methods of a setting, derived settings, facts, env values and declared defaults."""
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,11 +33,23 @@ def record_of(name: str) -> str:
 
 
 def given_field(launch: Launch, name: str) -> Any:
-    """What the command line gives for the field ``x.a.b`` (its JSON for ``x`` has the path)."""
+    """What the command line gives for the field ``x.a.b`` (its JSON for ``x`` has the path:
+    a dict, or the JSON text of an object)."""
     base, _, path = name.partition(".")
     if not path or base not in launch.flags:
         return UNKNOWN
-    return item_path(launch.flags[base], path)
+    return item_path(json_object(launch.flags[base]), path)
+
+
+def json_object(value: Any) -> Any:
+    """`value`, or the object its text holds where it is the JSON text of one (``'{"a": 1}'``)."""
+    if not isinstance(value, str) or not value.lstrip().startswith("{"):
+        return value
+    try:
+        found = json.loads(value)
+    except ValueError:
+        return UNKNOWN
+    return found if isinstance(found, dict) else UNKNOWN
 
 
 def base_dest(name: str) -> str:

@@ -77,6 +77,7 @@ class ValueChoice:
     others: tuple[Any, ...]  # other values that make the part false (a value to name where none is listed)
     offending: tuple[str, ...]  # values the words name as refused, as shown
     unset: bool  # leaving it unset makes the part false too
+    form: str = ""  # the form the values take where the part is a failed conversion ("valid JSON")
 
 
 @dataclass(frozen=True, slots=True)

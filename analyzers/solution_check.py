@@ -18,11 +18,13 @@ names the value that was judged to work.
 """
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import islice
 from typing import Any
 
+from analyzers.argv import option_value
 from analyzers.entries import Entry
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
@@ -31,8 +33,9 @@ from analyzers.first_error import ERROR, seen_by
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, flag_words
 from analyzers.solution import Change, Solution
+from analyzers.well_formed import form_text
 from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, falsify
-from extractor.ir import Expr, RefKind, negate
+from extractor.ir import Compare, Const, Expr, Ref, RefKind, negate
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error
 MAX_VALUES = 8  # values of one setting a solution names, each judged
@@ -85,17 +88,61 @@ def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: 
              templates: Mapping[str, str]) -> list[Solution]:
     before = _reaching(own, fix, judge)
     if before is None:  # nothing to try them on: the words stay, undecided, save a restated condition
-        return _concrete([replace(s, predicted="unknown") for s in sols])
+        return _concrete(_untried(own, sols, fix, judge))
     out: list[Solution] = []
     for sol in sols:
-        found = _tried(own, sol, before, judge, templates) if sol.part is not None else replace(sol)
+        found = (_tried(own, sol, before, judge, templates) if sol.part is not None else
+                 _advised(own, sol, before, judge, templates) if sol.change is not None else replace(sol))
         if found is not None and found.predicted == "true" and TRADES in found.text:
             found = replace(found, text=found.text.split(TRADES, 1)[0] + ".")  # the whole pipeline says it works
-        if found is not None and all(found.text != s.text for s in out):
+        if found is not None and all(found.text != s.text and not _same_change(found, s) for s in out):
             out.append(found)
     if not any(s.command for s in out) and (shown := _example_change(own, fix, judge)) is not None:
         out.insert(0, shown)  # the example's own change works: it is a solution too
     return _concrete([s for s in out if not any(_dominates(o, s) for o in out)])
+
+
+def _untried(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: ExampleJudge) -> list[Solution]:
+    """`sols` undecided where no command reaches the error; one changing a derived setting is
+    made through an option it is derived from, on the example's launch (`_through_options`)."""
+    given = _shown(fix, judge)
+    return [_through_options(own, s, given, judge) if given is not None and s.leaves and s.part is not None
+            else replace(s, predicted="unknown") for s in sols]
+
+
+def _shown(fix: Mapping[str, Any], judge: ExampleJudge) -> Launch | None:
+    """The user's launch of `fix`'s `before` (shown, else withheld), whatever error it meets first."""
+    withheld = fix.get("withheld")
+    for text in (fix.get("before"), withheld.get("before") if isinstance(withheld, Mapping) else None):
+        if isinstance(text, str):
+            try:
+                return judge.user_launch(text)
+            except ValueError:
+                continue
+    return None
+
+
+def _through_options(own: str, sol: Solution, launch: Launch, judge: ExampleJudge) -> Solution:
+    """A change of a setting the code derives, made through an option it is derived from
+    (``--disable-cuda-graph`` for the CUDA-graph backend the code picks), where no command is
+    known to reach the error: its words and change, undecided; else the words as they were."""
+    assert sol.part is not None
+    check = judge.checks.get(own)
+    model = seen_by(check, judge.pipeline.model) if check is not None else judge.pipeline.model
+    stated = judge.judged(launch)[0]
+    # a switch first (``--disable-cuda-graph``): the plainest way to change what the code derives
+    leaves = sorted(sol.leaves, key=lambda leaf: not _switch(judge.flags, leaf))
+    change = change_between(stated, _through(negate(sol.part), leaves, model, stated), judge.flags)
+    if not change:
+        return replace(sol, predicted="unknown")
+    words = change.words()
+    return replace(sol, text=f"{words[0].upper()}{words[1:]}: the setting the check reads is derived from it.",
+                   change=change, note="", predicted="unknown")
+
+
+def _switch(flags: Any, leaf: Leaf) -> bool:
+    flag = flags.by_dest(leaf.name) if flags is not None and leaf.kind is RefKind.FLAG else None
+    return flag is not None and (flag.action or "").endswith(("store_true", "store_false"))
 
 
 def _concrete(sols: list[Solution]) -> list[Solution]:
@@ -153,8 +200,17 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
     after = applied(before, delta)
     if after == before:  # no change of options makes the part false
         return replace(sol, predicted="unknown")
+    return _judged(own, replace(sol, text=_worded(sol.text, change_between(before, after, judge.flags))),
+                   before, after, judge, templates)
+
+
+def _judged(own: str, sol: Solution, before: Launch, after: Launch, judge: ExampleJudge,
+            templates: Mapping[str, str]) -> Solution | None:
+    """`sol` with the command `after` (its change made to `before`) and the pipeline's word
+    on it; where `after` meets another error, with the further change that moves it off
+    (said in its words); None where it surely fails."""
     said, met = _verdict(own, before, after, judge)
-    text = _worded(sol.text, change_between(before, after, judge.flags))
+    text = sol.text
     if said == "false" and met is not None:
         pair = _moved_off(own, met, sol, before, after, judge)
         if pair is None:
@@ -169,6 +225,41 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
         return None
     return replace(sol, text=text, change=change_between(before, after, judge.flags),
                    before=judge.text_of(before), command=judge.text_of(after), predicted=said)
+
+
+def _advised(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
+             templates: Mapping[str, str]) -> Solution | None:
+    """The message's own advice (`analyzers.message_advice`, its change known) applied to
+    `before` and judged: None where the pipeline says it does not get past this error or meets
+    another that no further change moves it off (`_judged`)."""
+    assert sol.change is not None
+    after = with_change(before, sol.change, judge.flags)
+    if after == before:  # the command does not give what the advice changes
+        return replace(sol, predicted="unknown")
+    return _judged(own, sol, before, after, judge, templates)
+
+
+def with_change(launch: Launch, change: Change, flags: Any) -> Launch:
+    """`launch` with `change` made: its options set (their words read as the command line
+    reads them) or dropped, its env vars set or unset; an option `flags` does not know is left."""
+    for option, words in change.set:
+        flag = flags.by_option(option) if flags is not None else None
+        if flag is not None:
+            launch = launch.with_flag(flag.dest, option_value(option, shlex.split(words), flag))
+    for option in change.drop:
+        flag = flags.by_option(option) if flags is not None else None
+        if flag is not None:
+            launch = launch.without_flag(flag.dest)
+    for name, value in change.env:
+        launch = launch.with_env(name, value)
+    return launch
+
+
+def _same_change(one: Solution, other: Solution) -> bool:
+    """Do both solutions make the same change to the same command (the message's advice and a
+    trigger part's words for one change)?"""
+    return one.change is not None and one.command is not None and (one.change, one.before) == (other.change,
+                                                                                              other.before)
 
 
 def _chosen(own: str, sol: Solution, before: Launch, judge: ExampleJudge) -> Solution | None:
@@ -189,9 +280,9 @@ def _chosen(own: str, sol: Solution, before: Launch, judge: ExampleJudge) -> Sol
     name = judge.flags.by_dest(choice.leaf.name) if judge.flags is not None and choice.leaf.kind is RefKind.FLAG \
         else None
     shown = f"`{name.option}`" if name is not None and name.option else f"`{choice.leaf.name}`"
-    text = values_text(shown, choice.leaf.kind is RefKind.ENV, [shown_value(v) for v, _ in works], (),
-                       unset_works)
-    after = unset if unset_works else works[0][1]
+    text = form_text(shown, choice.form, shown_value(works[0][0]), unset_works) if choice.form and works else \
+        values_text(shown, choice.leaf.kind is RefKind.ENV, [shown_value(v) for v, _ in works], (), unset_works)
+    after = works[0][1] if choice.form and works else unset if unset_works else works[0][1]  # a form: its value shown
     return replace(sol, text=text or sol.text, change=change_between(before, after, judge.flags),
                    before=judge.text_of(before), command=judge.text_of(after), predicted="true")
 
@@ -246,16 +337,27 @@ def _moved_off(own: str, met: str, sol: Solution, before: Launch, after: Launch,
     first a change made to both commands (the launch a user has besides: `--lora-paths`
     where LoRA without it meets another check), then one to `after` alone. None where
     none of the judge's first moves gets a pair the pipeline says works."""
-    assert sol.part is not None
     goal = judge.goal(met, off=True)
     if goal is None:
         return None
     stated = judge.judged(after)[0]
-    moves = list(islice(judge.each_move(met, goal, (negate(sol.part),), stated), MAX_MOVES))
+    keep = (negate(sol.part),) if sol.part is not None else _kept(sol.change, after, judge.flags)
+    moves = list(islice(judge.each_move(met, goal, keep, stated), MAX_MOVES))
     for pair in [(applied(before, d), applied(after, d)) for d in moves] + [(before, applied(after, d)) for d in moves]:
         if pair[1] != after and verdict(own, judge.judged(pair[0])[1], judge.judged(pair[1])[1]) == "true":
             return pair
     return None
+
+
+def _kept(change: Change | None, after: Launch, flags: Any) -> tuple[Expr, ...]:
+    """What a move must not undo of `change` (the message's advice, made in `after`): each
+    option it sets or drops keeps its value there."""
+    if change is None or flags is None:
+        return ()
+    named = [f for o in (*(o for o, _ in change.set), *change.drop) if (f := flags.by_option(o)) is not None]
+    values = {f.dest: after.flags.get(f.dest, f.default) for f in named}
+    return tuple(Compare("==", Ref(RefKind.FLAG, dest, dest), Const(value)) for dest, value in values.items()
+                 if value is None or isinstance(value, (str, int, float, bool)))
 
 
 def _worded(text: str, change: Change) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from analyzers.flags import FlagModel, option_for_dest
+from analyzers.flags import RESOLVED_FROM, FlagModel, json_field, option_for_dest
 from extractor.ir import (
     ATTRIBUTE,
     DESCRIBED,
@@ -56,10 +56,6 @@ def more(hidden: int, joiner: str, noun: str) -> str:
 # dest -> option text (e.g. "--tp-size"); None when the field has no CLI option.
 OptionNamer = Callable[[str], "str | None"]
 
-# A derived setting documented as filled from one option (``help="Resolved from --x."``).
-_RESOLVED_FROM = re.compile(r"\s*resolved from (--[\w-]+)\.?\s*", re.IGNORECASE)
-
-
 def _no_option(dest: str) -> None:
     return None
 
@@ -85,7 +81,7 @@ class Renderer(Visitor[str]):
 
         def source(dest: str) -> str | None:
             flag = model.by_dest(dest)
-            found = _RESOLVED_FROM.fullmatch(flag.help or "") if flag is not None else None
+            found = RESOLVED_FROM.fullmatch(flag.help or "") if flag is not None else None
             return found.group(1) if found and model.by_option(found.group(1)) is not None else None
 
         return cls(option, source)
@@ -123,9 +119,7 @@ class Renderer(Visitor[str]):
             return f"`{option}` field `{path}`"
         option = self.source(dest)
         if option:
-            stem = option.lstrip("-").replace("-", "_")
-            prefix = stem.rsplit("_", 1)[0] + "_"  # watermark_config -> watermark_
-            return f"`{option}` field `{dest.removeprefix(prefix) or dest}`"
+            return f"`{option}` field `{json_field(option.lstrip('-').replace('-', '_'), dest)}`"
         return f"`{dest}` (derived setting)"
 
     # ------------------------------------------------------------ values, per kind

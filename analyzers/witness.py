@@ -15,12 +15,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzers.counts import count_values, person_values
 from analyzers.deciders import can_hold, deciders, node
 from analyzers.eval_model import Identity, Model, expr_key
 from analyzers.evaluate import evaluate
 from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
 from analyzers.flag_types import ValueKind, ValueType, one_word_list, value_type
 from analyzers.flags import Flag
+from analyzers.json_fields import is_json_field, with_json_field
 from analyzers.kleene import UNKNOWN, Truth
 from analyzers.launch import Launch, is_placeholder
 from analyzers.settings import base_dest
@@ -110,6 +112,8 @@ def settable(ref: Ref, model: Model) -> Leaf | None:
     if ref.kind is not RefKind.FLAG:
         return None
     name = base_dest(ref.name)
+    if is_json_field(name, model.flags):  # written into that option's JSON (`assign`)
+        return Leaf(RefKind.FLAG, name)
     if not name.isidentifier():
         return None
     if model.flags is None or not model.flags.flags:
@@ -262,7 +266,7 @@ def _natural_first(values: list[Any]) -> list[Any]:
 
 
 # 3: with 2, a pair whose remainder is not 0 (`a % b != 0` checks)
-_SAMPLES: dict[str, list[Any]] = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 1.0, 0.0, 2.0, -1.0],
+_SAMPLES: dict[str, list[Any]] = {"int": [1, 2, 0, 8, -1, 3], "float": [0.5, 0.25, 1.0, 0.0, 2.0, -1.0],
                                   "bool": [True, False]}
 
 
@@ -285,7 +289,9 @@ _JSON = re.compile(r"\bjson\b", re.IGNORECASE)
 
 def _scalars(dest: str, kind: str, consts: Sequence[Any], model: Model) -> list[Any]:
     """Values of one kind to try: the condition's own constants first."""
-    if kind in ("int", "float"):
+    if kind == "int" and model.examples.counts(dest):
+        out = count_values(_numbers_near(consts, kind))
+    elif kind in ("int", "float"):
         out = _natural_first(_numbers_near(consts, kind) + _SAMPLES[kind])
     elif kind == "bool":
         out = [True, False]
@@ -483,6 +489,8 @@ def assign(launch: Launch, leaf: Leaf, value: Any) -> Launch:
         return launch.with_fact(leaf.key, None if value is NOT_GIVEN else value)
     if leaf.kind is RefKind.ENV:
         return launch.with_env(leaf.name, None if value is NOT_GIVEN else value)
+    if "." in leaf.name:
+        return with_json_field(launch, leaf.name, value is not NOT_GIVEN, value)
     return launch.without_flag(leaf.name) if value is NOT_GIVEN else launch.with_flag(leaf.name, value)
 
 
@@ -543,12 +551,18 @@ def _groups(leaves: Sequence[Leaf]) -> Iterator[tuple[Leaf, ...]]:
 
 def _trials(group: tuple[Leaf, ...], lit: Expr, launch: Launch, model: Model) -> Iterator[Launch]:
     """`launch` with `group` set to each combination of its candidates near `lit` (bounded)."""
-    options = [_grown(leaf, launch, model, lit) + candidates(leaf, lit, model) for leaf in group]
+    options = [_grown(leaf, launch, model, lit) + _tried(leaf, lit, launch, model) for leaf in group]
     for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
         trial = launch
         for leaf, value in zip(group, combo, strict=True):
             trial = assign(trial, leaf, value)
         yield trial
+
+
+def _tried(leaf: Leaf, lit: Expr, launch: Launch, model: Model) -> list[Any]:
+    """`candidates`, without sizes a person would not pass where another meets `lit`."""
+    found = candidates(leaf, lit, model)
+    return person_values(leaf.name, found, lit, launch, model) if leaf.kind is RefKind.FLAG else found
 
 
 _UNSET: Any = object()

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analyzers.argv import group_words, launch_of_argv, option_groups
 from analyzers.check import Checked, check_launch
@@ -23,6 +23,9 @@ from analyzers.outcomes import release_of
 from extractor.errors import ErrcatError
 from extractor.profile import Profile
 from extractor.real_profile import Platform
+
+if TYPE_CHECKING:
+    from analyzers.judge_data import CompiledPipeline
 
 UNKNOWN_PLATFORM = "unknown"  # every platform check unknown, no option added
 AUTO_PLATFORM = "auto"  # the machine check runs on (`errcat.machine`)
@@ -142,20 +145,32 @@ def environment(names: Iterable[str], given: Sequence[str], command: CommandLine
 class Checker:
     """One catalog ready to check command lines on one platform."""
 
-    data: dict[str, Any]
+    entries: Mapping[str, Mapping[str, Any]]  # the catalog's entries by id (what a report shows)
     judge: ExampleJudge
     release: str | None
 
     @classmethod
     def of(cls, data: dict[str, Any], profile: Profile, platform: Platform) -> Checker:
-        from errcat.pipeline import judge_of
+        """From catalog.json's data: the pipeline built from its entries."""
+        from errcat.judging import judge_of
 
         release = release_of(data.get("source") or {}, profile)
         judge = judge_of(data, profile, release=release, platform=platform)
         if judge is None:
             raise ErrcatError(f"check needs a release whose validation the profile {profile.name!r} knows how to "
                               f"run (this catalog's: {release or 'none'})")
-        return cls(data, judge, release)
+        return cls({e["id"]: e for e in data["entries"] if isinstance(e, dict) and "id" in e}, judge, release)
+
+    @classmethod
+    def of_compiled(cls, compiled: CompiledPipeline, release: str, directory: str | os.PathLike[str],
+                    profile: Profile, platform: Platform) -> Checker:
+        """From the compiled pipeline extract wrote beside a catalog (`load_compiled`), each
+        entry read from ``entries/<id>.json`` when a report shows it."""
+        from errcat.judging import judge_on
+        from output.entry_files import EntryFiles
+
+        judge = judge_on(compiled.pipeline, compiled.names, profile, release=release, platform=platform)
+        return cls(EntryFiles(directory), judge, release)
 
     def warm(self) -> Checker:
         """This checker with every check's condition and every adjustment compiled (a bare
@@ -224,27 +239,52 @@ def on_this_machine(request: Request, profile: Profile, machine: Any = None) -> 
     return replace(request, platform=name, platform_said=described(found, device, name))
 
 
-def check_catalog(data: dict[str, Any], profile: Profile, request: Request,
+# how a checker of one catalog is made on a platform (the platform is known once the command is read)
+Load = Callable[[Platform], Checker]
+
+
+def load_data(data: dict[str, Any], profile: Profile) -> Load:
+    """Checkers of catalog.json's `data`."""
+    return lambda platform: Checker.of(data, profile, platform)
+
+
+def load_compiled(directory: str | os.PathLike[str], profile: Profile) -> Load | None:
+    """Checkers of the catalog directory `directory` from its compiled pipeline (`judge.json`);
+    None where it has none that is up to date (then its catalog.json is read)."""
+    from analyzers.judge_data import pipeline_of_data
+    from errcat.judging import validation_of
+    from output.judge_file import judge_key, read_judge
+
+    found = read_judge(directory, judge_key(profile))
+    release = found.release if found is not None else None
+    if found is None or release is None or validation_of(profile, release) is None:
+        return None
+    try:
+        compiled = pipeline_of_data(found.pipeline, profile.examples)
+    except (ValueError, KeyError, TypeError, IndexError):  # not what extract writes: read catalog.json
+        return None
+    return lambda platform: Checker.of_compiled(compiled, release, directory, profile, platform)
+
+
+def check_catalog(load: Load, profile: Profile, request: Request,
                   current_env: Mapping[str, str]) -> tuple[Checked, dict[str, Any]]:
-    """`request` checked against one catalog: the result and its report."""
+    """`request` checked against one catalog (`load`: its checker on a platform): the result and its report."""
     from analyzers.check_report import check_report
 
     command = split_words(request.words)
     refuse_other_programs(command, profile.launch)
     request = on_this_machine(request, profile)
     platform = platform_of(profile, request.platform)
-    checker = Checker.of(data, profile, platform)
+    checker = load(platform)
     path = checker.model_path(command)
     config, config_said = model_config(request.model_config, path, checker.given(command, "revision"), current_env)
     model = given_model(config, request.architecture)
     checker = checker.with_model(model)
     env = environment(checker.env_names(), request.env, command, current_env)
     checked = checker.check(replace(command, env=env))
-    entries = {e["id"]: e for e in data["entries"] if isinstance(e, dict) and "id" in e}
-    report = check_report(checked, checker.judge, entries, command.program, release=checker.release,
+    report = check_report(checked, checker.judge, checker.entries, command.program, release=checker.release,
                           platform=platform.name, model=(checker.judge.stated.examples.model, path))
     report["platform_detected"] = request.platform_said
     report["model_config"] = {"used": config_said, "architecture": model[0] if model else None,
                               "given_architecture": request.architecture}
     return checked, report
-

@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_parser(sub)
     _add_explain_parser(sub)
     _add_site_parser(sub)
+    _add_gaps_parser(sub)
     for name, command in sub.choices.items():  # also after the command; SUPPRESS: not given there keeps the global
         command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=_QUIET)
         command.epilog, command.formatter_class = table(name), _Formatter
@@ -263,8 +264,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     request = Request(tuple(args.words), args.platform, tuple(args.env), args.model_config, args.architecture)
     request = on_this_machine(request, profile)  # once, whatever the releases
     reports, statuses = [], []
-    for _, data in _catalogs(args, profile):
-        checked, report = check_catalog(data, profile, request, os.environ)
+    for load in _checkers(args, profile):
+        checked, report = check_catalog(load, profile, request, os.environ)
         reports.append(report)
         statuses.append(checked.status)
     if args.format == "json":
@@ -277,6 +278,18 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if any(s in ("will-fail", "refused") for s in statuses):
         return Exit.NO
     return Exit.PARTIAL if "undecided" in statuses else Exit.OK
+
+
+def _checkers(args: argparse.Namespace, profile: Any) -> list[Any]:
+    """How `check` makes a checker of each catalog it reads (`errcat.check.Load`): from the
+    compiled pipeline of a catalog directory where it is up to date, else from catalog.json."""
+    from errcat.check import load_compiled, load_data
+    from output.catalog_dirs import is_site
+
+    where = None if args.releases else args.catalog or _local_catalog(args)
+    if where is not None and not is_site(where) and (load := load_compiled(where, profile)) is not None:
+        return [load]
+    return [load_data(data, profile) for _, data in _catalogs(args, profile, where)]
 
 
 def _add_check_parser(sub: Any) -> None:
@@ -348,7 +361,8 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _explained_by_index(where: str, text: str) -> dict[str, Any] | None:
     """`text` explained by the explain-index.json beside the catalog in `where` and the entry
     files it names (a small part of catalog.json); None: no index there that is up to date."""
-    from output.explain_index import EntryFiles, read_index
+    from output.entry_files import EntryFiles
+    from output.explain_index import read_index
 
     index = read_index(where)
     if index is None:
@@ -488,6 +502,27 @@ def _add_diff_parser(sub: Any) -> None:
     diff.add_argument("--cache-dir", help="downloads, mirrors and results (default: $ERRCAT_CACHE_DIR or XDG cache)")
     _add_cache_args(diff)
     diff.set_defaults(func=_cmd_diff)
+
+
+def _cmd_gaps(args: argparse.Namespace) -> int:
+    from errcat.gaps import gap_report
+    from output.gaps_formats import render_gaps
+
+    if args.fail_on and args.against is None:
+        raise ErrcatError("--fail-on new needs --against OLD_CATALOG_DIR")
+    report = gap_report(args.catalog, args.against)
+    _write_text(render_gaps(report.found, args.format, new=report.new, release=report.release), args.out)
+    return Exit.NO if args.fail_on and report.new else Exit.OK
+
+
+def _add_gaps_parser(sub: Any) -> None:
+    gaps = sub.add_parser("gaps", help="the checks the program lacks: its crash entries, the plainest command first")
+    gaps.add_argument("catalog", metavar="CATALOG_DIR", help="a catalog directory written by errcat extract")
+    gaps.add_argument("--format", choices=("md", "json", "github"), default="md")
+    gaps.add_argument("--fail-on", choices=("new",), help="exit 1 when a crash the --against catalog lacks is listed")
+    gaps.add_argument("--against", metavar="OLD_CATALOG_DIR", help="an older catalog: its crashes are not new")
+    gaps.add_argument("--out", help="write to this file instead of stdout")
+    gaps.set_defaults(func=_cmd_gaps)
 
 
 def _add_history_parser(sub: Any) -> None:

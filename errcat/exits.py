@@ -10,7 +10,7 @@ import enum
 
 class Exit(enum.IntEnum):
     OK = 0
-    NO = 1  # check: will fail; explain: no entry renders an error; diff: a --fail-on change
+    NO = 1  # check: will fail; explain: no entry renders an error; diff, gaps: a --fail-on change
     USAGE = 2  # bad input or usage, every verb
     PARTIAL = 3  # extract: incomplete catalog; check: undecided
     INTERRUPTED = 130  # Ctrl-C
@@ -25,6 +25,8 @@ MEANINGS: dict[str, dict[Exit, str]] = {
     "explain": {Exit.OK: "every error found in the text is a catalog entry",
                 Exit.NO: "an error no entry renders (the closest are listed), or no error found"},
     "diff": {Exit.OK: "no change of a --fail-on kind", Exit.NO: "a change of a --fail-on kind"},
+    "gaps": {Exit.OK: "listed (with --fail-on new: no crash the older catalog lacks)",
+             Exit.NO: "--fail-on new: a crash the older catalog lacks"},
 }
 _EVERY = {Exit.USAGE: "bad input or usage (one `errcat: ...` line on stderr, nothing written)",
           Exit.INTERRUPTED: "interrupted"}

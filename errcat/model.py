@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from analyzers.withheld import example_stats
 from extractor.errors import ErrcatError
 from extractor.profile import Profile
 from extractor.snapshot import Snapshot
@@ -61,6 +62,7 @@ class Catalog:
     # plain functions the checks call: name -> (parameters, what a call returns), which the
     # evaluator computes such a call from (`analyzers.first_error`)
     functions: Mapping[str, tuple[tuple[str, ...], Expr]] = field(default_factory=dict)
+    unreached_crashes: int = 0  # crash candidates no command line reaches: not entries (`analyzers.crash_entries`)
 
     @property
     def renderer(self) -> Renderer:
@@ -99,12 +101,15 @@ class Catalog:
             "entries": len(self.entries),
             "raise": sum(1 for e in self.entries if str(e.site.kind) == "raise"),
             "assert": sum(1 for e in self.entries if str(e.site.kind) == "assert"),
+            "crash": sum(1 for e in self.entries if str(e.site.kind) == "crash"),
+            "crash_unreached": self.unreached_crashes,
             "variants": sum(len(e.variants) for e in self.entries),
             "files": len(self.targets),
             # What could not be known statically, counted rather than guessed:
             "unknown_trigger": sum(1 for e in self.entries if _has_unknown(e)),
             "runtime_message_parts": sum(1 for e in self.entries if e.site.template.holes),
             "notes": sum(len(e.site.notes) for e in self.entries),
+            **example_stats([e.example_fix for e in self.entries]),
         }
 
 

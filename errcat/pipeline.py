@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from analyzers.outcomes import NO_OUTCOMES, Outcomes, apply_outcomes, read_outcomes, release_of
 from errcat.gcpolicy import fewer_collections
+from errcat.judging import judge_of, pipeline_of, validation_of
 from errcat.model import Catalog, SourceSpec
 from extractor import shape, source
 from extractor.cache import private_cache
@@ -41,7 +42,6 @@ if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached
     from analyzers.flags import FlagModel
     from analyzers.trigger import Renderer
     from extractor.callers import EntryPoints
-    from extractor.real_profile import Platform, Validation
     from extractor.records import Adjustment, FileSites
 
 
@@ -67,11 +67,8 @@ def extract_sites(
     """Per-file extraction (cached by blob id in `cache`; misses over `jobs` processes,
     None = CPU count), then cross-file caller guards (`callers`: `caller_files` of `paths`,
     read here when not given)."""
-    from extractor.callers import with_caller_guards, written_once
-    from extractor.enum_self import Texts
     from extractor.incremental import extract_files
     from extractor.inline import helper_paths, inline_helpers, wanted
-    from extractor.source_set import SourceSet
 
     with stage("sites"):
         files = extract_files(snapshot, profile, paths, cache=cache, jobs=jobs)
@@ -90,11 +87,20 @@ def extract_sites(
         more = [p for p in helper_paths(files, tried, snapshot.blobs) if p not in have]
         callers = [*callers, *(extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else [])]
     with stage("callers"):
-        sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
-        once_in = partial(_written_once, cache.sibling(profile, SITES_PACKAGES, CacheStats()), snapshot.blobs) \
-            if cache is not None else written_once
-        guarded = with_caller_guards(files, callers, sources=sources, configs=profile.config_params, once_in=once_in)
-        return inline_helpers(guarded, extra)
+        return inline_helpers(_guarded(snapshot, profile, files, callers, cache=cache), extra)
+
+
+def _guarded(snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], callers: Sequence[FileSites], *,
+             cache: ResultCache | None) -> list[FileSites]:
+    """`files` with their callers' guards (`extractor.callers.with_caller_guards`)."""
+    from extractor.callers import with_caller_guards, written_once
+    from extractor.enum_self import Texts
+    from extractor.source_set import SourceSet
+
+    sources = SourceSet(Texts(snapshot.blobs, lambda p: snapshot.texts([p])[0].get(p)))
+    once_in = partial(_written_once, cache.sibling(profile, SITES_PACKAGES, CacheStats()), snapshot.blobs) \
+        if cache is not None else written_once
+    return with_caller_guards(files, callers, sources=sources, configs=profile.config_params, once_in=once_in)
 
 
 def _written_once(cache: ResultCache, blobs: Mapping[str, str], names: Collection[str],
@@ -117,6 +123,55 @@ def caller_files(
     have = set(paths)
     more = [p for p in snapshot.glob(profile.callers) if p not in have] if profile.callers else []
     return extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else []
+
+
+def outside_files(snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
+                  cache: ResultCache | None = None, jobs: int | None = 1) -> list[FileSites]:
+    """The files outside `files` a launch reaches through their calls (`extractor.reach_files`),
+    read a call level at a time (only files reached are parsed); the profile's `config.exclude`
+    never. None without entry points (nothing is reached)."""
+    from extractor.globs import match_any
+    from extractor.incremental import extract_files
+    from extractor.reach_files import MAX_ROUNDS, ModuleIndex, called_modules
+
+    points = entry_points(profile)
+    if not points.functions and not points.methods and not points.named:
+        return []
+    excluded = list(profile.exclude)
+    index = ModuleIndex(p for p in snapshot.blobs if not match_any(p, excluded))
+    found: list[FileSites] = []
+    for _ in range(MAX_ROUNDS):
+        more = sorted(called_modules([*files, *found], points, index))
+        if not more:
+            break
+        found += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
+    return found
+
+
+def with_outside(
+    snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], callers: Sequence[FileSites],
+    reach: dict[tuple[str, str], str] | None, order: dict[tuple[str, str, int], int], *,
+    cache: ResultCache | None = None, jobs: int | None = 1,
+) -> tuple[list[FileSites], dict[tuple[str, str], str] | None, dict[tuple[str, str, int], int]]:
+    """`files` (the targets, guarded), `reach` and `order` (`launch_paths` of them) with the
+    files outside the targets a launch reaches (`callers` and `outside_files`): their sites in
+    reached functions, guarded by their callers, reached and ordered by the call graph of every
+    file. The targets keep what their own call graph says (`extractor.reach_files`)."""
+    if reach is None:
+        return list(files), reach, order
+    from extractor.reach_files import merged_order, reached_sites
+
+    with stage("sites"):
+        outside = [*callers, *outside_files(snapshot, profile, [*files, *callers], cache=cache, jobs=jobs)]
+    if not outside:
+        return list(files), reach, order
+    with stage("callers"):
+        guarded = _guarded(snapshot, profile, outside, files, cache=cache)
+    wide_reach, wide_order = launch_paths(profile, [*files, *outside], ())
+    paths = {fs.path for fs in outside}
+    reach = {**reach, **{k: v for k, v in (wide_reach or {}).items() if k[0] in paths}}
+    return ([*files, *reached_sites(guarded, frozenset(), reach)], reach,
+            merged_order(order, wide_order, paths))
 
 
 def entry_points(profile: Profile) -> EntryPoints:
@@ -174,11 +229,13 @@ def build_catalog(
         callers = caller_files(snapshot, profile, targets, cache=cache, jobs=jobs)
     files = extract_sites(snapshot, profile, targets, callers=callers, cache=cache, jobs=jobs)
     reach, order = launch_paths(profile, files, callers)
+    files, reach, order = with_outside(snapshot, profile, files, callers, reach, order, cache=cache, jobs=jobs)
     with stage("flags"):
         flags = build_flags(snapshot, profile, cache=cache)
     diagnostics = _diagnostics(snapshot, files, flags)
     with stage("entries"):
-        files, adjustments, entries = _entries(snapshot, profile, files, reach=reach, order=order, flags=flags)
+        files, adjustments, entries = _entries(snapshot, profile, files, reach=reach, order=order, flags=flags,
+                                               targets=frozenset(targets))
     release = release_of(snapshot.provenance(), profile)
     incomplete = tuple(sorted((fs.path, fs.incomplete) for fs in files if fs.incomplete is not None))
     from extractor.inline import called_functions
@@ -188,8 +245,12 @@ def build_catalog(
                     adjustment_order=tuple(order.get((a.path, a.function, a.line)) for a in adjustments),
                     functions=called_functions(files))
     docstrings = {(fs.path, q): line for fs in files for q, line in fs.docstrings}
-    return advised_catalog(built, release, docstrings=docstrings, overlay=overlay or {}, outcomes=outcomes,
-                           cache=cache)
+    advised = advised_catalog(built, release, docstrings=docstrings, overlay=overlay or {}, outcomes=outcomes,
+                              cache=cache)
+    from analyzers.crash_entries import reached
+
+    kept, unreached = reached(advised.entries)  # crash candidates no command reaches: counted only
+    return replace(advised, entries=tuple(kept), unreached_crashes=unreached)
 
 
 def _diagnostics(snapshot: Snapshot, files: Sequence[FileSites], flags: FlagModel | None) -> list[str]:
@@ -206,9 +267,11 @@ def _diagnostics(snapshot: Snapshot, files: Sequence[FileSites], flags: FlagMode
 
 def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites], *,
              reach: dict[tuple[str, str], str] | None, order: dict[tuple[str, str, int], int],
-             flags: FlagModel | None) -> tuple[list[FileSites], tuple[Adjustment, ...], list[Entry]]:
+             flags: FlagModel | None,
+             targets: frozenset[str]) -> tuple[list[FileSites], tuple[Adjustment, ...], list[Entry]]:
     """The entries of the sites (with the files as the flag model names their settings) and
-    the adjustments they read."""
+    the adjustments they read; `targets`: the profile's target files (others' entries are
+    `outside_targets`)."""
     from analyzers.entries import build_entries
     from analyzers.trigger import Renderer
 
@@ -221,7 +284,8 @@ def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites], *,
     params = {(fs.path, q): names for fs in files for q, names in fs.params}
     entries = build_entries(sites, lines_of=_line_reader(snapshot), permalink=partial(_permalink, snapshot, profile),
                             renderer=renderer, implied=implied, reach=reach, order=order,
-                            contracts=profile.contracts, params=params, after_validation=profile.after_validation)
+                            contracts=profile.contracts, params=params, after_validation=profile.after_validation,
+                            targets=frozenset(targets))
     return files, adjustments, entries
 
 
@@ -333,32 +397,9 @@ def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
     `real:` section, no validation steps for it, no release): the examples stay as they are."""
     real = catalog.profile.real
     platform = real.platform("generic") if real is not None else None
-    if platform is None or _validation(catalog.profile, release) is None:
+    if platform is None or validation_of(catalog.profile, release) is None:
         return None  # before `as_dict`: the whole catalog's data is most of a large run's memory
     return judge_of(catalog.as_dict(), catalog.profile, release=release, platform=platform)
-
-
-def _validation(profile: Profile, release: str | None) -> Validation | None:
-    """The profile's validation steps for `release` (None: it cannot run that release)."""
-    real = profile.real
-    return real.validation_for(release) if real is not None and release is not None else None
-
-
-def judge_of(data: Mapping[str, Any], profile: Profile, *, release: str | None,
-             platform: Platform) -> ExampleJudge | None:
-    """The whole pipeline of a catalog (its data, as catalog.json holds it) on `platform`, ready
-    to judge command lines (`errcat check` too); None where the profile cannot run `release`."""
-    real, validation = profile.real, _validation(profile, release)
-    if real is None or release is None or validation is None:
-        return None
-    from analyzers.example_check import ExampleJudge
-    from analyzers.first_error import Pipeline
-    from analyzers.platform_facts import Stated
-
-    pipeline = Pipeline.of_catalog(data, [s.name for s in validation.steps], profile.examples)
-    stated = Stated.of(pipeline.conditions(), pipeline.model.flags, platform=platform, real=real,
-                       examples=pipeline.model.examples, version=release)
-    return ExampleJudge(pipeline, stated, flags=pipeline.model.flags, prefix=profile.launch)
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:
@@ -400,28 +441,51 @@ def render_catalog(
     were drawn before."""
     with stage("render"):
         from analyzers.explain import targets_of
+        from analyzers.first_error import pipeline_fields
+        from output.catalog_stamp import stamp
         from output.explain_index import NAME, index_text
         from output.formats import render_extra
+        from output.judge_file import NAME as JUDGE
 
         files: dict[str, Content] = {}
         if "json" in formats:
             # One entry's dict at a time: all of them at once are most of a large catalog's memory.
             texts: list[str] = []
             targets = []
+            checks = []  # what the compiled judge reads of each entry
             for entry in catalog.entries:
                 data = entry.as_dict()
                 text = dumps(data)
                 files[f"entries/{entry.id}.json"] = text
                 texts.append(text)
                 targets += targets_of(data)
+                checks.append(pipeline_fields(data))
             head = catalog.as_dict(entries=False)
             files["catalog.json"] = _with_entries(head, texts)
             release = release_of(head.get("source") or {}, catalog.profile)
-            files[NAME] = index_text(targets, release, encoded_chunks(files["catalog.json"]))
+            stamped = stamp(encoded_chunks(files["catalog.json"]))
+            files[NAME] = index_text(targets, release, stamped)
+            judge = compiled_judge({**head, "entries": checks}, catalog.profile, release, stamped)
+            if judge is not None:
+                files[JUDGE] = judge
         if any(f != "json" for f in formats):
             files.update(render_extra(catalog.as_dict(), formats))
         files["graph.json"], files["graph.graphml"] = _graph_files(catalog, cache)
         return files
+
+
+def compiled_judge(data: Mapping[str, Any], profile: Profile, release: str | None,
+                   stamped: Mapping[str, Any]) -> str | None:
+    """judge.json of a catalog (`data`: its head and each entry's `pipeline_fields`; `stamped`:
+    its catalog.json's stamp): the pipeline `errcat check` would build, compiled; None where
+    the profile cannot run `release`."""
+    pipeline = pipeline_of(data, profile, release=release)
+    if pipeline is None:
+        return None
+    from analyzers.judge_data import pipeline_data
+    from output.judge_file import judge_key, judge_text
+
+    return judge_text(pipeline_data(pipeline), release, judge_key(profile), stamped)
 
 
 def _graph_files(catalog: Catalog, cache: ResultCache | None) -> tuple[str, str]:

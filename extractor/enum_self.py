@@ -42,6 +42,7 @@ from extractor.ir import (
     Truthy,
     Unknown,
     conj,
+    described,
     disj,
     map_children,
     simplify,
@@ -255,7 +256,9 @@ class _Constructor:
                 return out
             step = self._step(stmt, local)
             if step is None:
-                out.append(Case(Unknown(f"what {self.enum.name}.{method} returns for other names")))
+                # a name the enum does not list: what it stands for is looked up at run time
+                out.append(Case(Unknown(described(f"looked up at run time for a name `{self.enum.name}` "
+                                                  f"does not list (by `{self.enum.name}.{method}`)"))))
                 return out
             out.extend(step)
             if isinstance(stmt, cst.Return):  # `return cls[key]`: any other key raises

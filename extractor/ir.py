@@ -8,7 +8,7 @@ rendering, three-valued evaluation, solution derivation and graph edges.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
@@ -51,7 +51,7 @@ class Const:
     value: Any  # None, bool, int, float, str, a tuple or `FrozenMap` of those; see `is_member_text`
 
     def as_dict(self) -> dict[str, Any]:
-        return {"op": "const", "value": _lists(self.value)}
+        return {"op": "const", "value": json_value(self.value)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,10 +293,11 @@ def frozen_json(value: Any) -> Any:
     return tuple(frozen_json(v) for v in value) if isinstance(value, list) else value
 
 
-def _lists(value: Any) -> Any:
+def json_value(value: Any) -> Any:
+    """A `Const` value as JSON holds it (tuples as lists, at every depth): `frozen_json` inverted."""
     if isinstance(value, Mapping):
-        return {k: _lists(v) for k, v in value.items()}
-    return [_lists(v) for v in value] if isinstance(value, tuple) else value
+        return {k: json_value(v) for k, v in value.items()}
+    return [json_value(v) for v in value] if isinstance(value, tuple) else value
 
 
 def from_dict(data: dict[str, Any]) -> Expr:
@@ -538,6 +539,21 @@ def walk(expr: Expr) -> Iterator[Expr]:
         node = stack.pop()
         yield node
         stack.extend(reversed(children(node)))
+
+
+def distinct_nodes(exprs: Iterable[Expr]) -> list[Expr]:
+    """Every node object under `exprs`, each once: a sub-tree shared by several conditions (a
+    compiled judge's, `extractor.ir_table`) is walked once. In no particular order."""
+    seen: set[int] = set()
+    out: list[Expr] = []
+    stack = list(exprs)
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            out.append(node)
+            stack.extend(_CHILDREN[type(node)](node))
+    return out
 
 
 def substitute(expr: Expr, mapping: Mapping[Ref, Expr]) -> Expr:

@@ -35,6 +35,9 @@ class ExampleRules:
     # values the program accepts for a flag (dest) or env var where its declaration does not
     # say (a registry or enum looked up at run time): the only values examples give it
     accepts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # dests of flags that count something (a parallel size): examples give them 1, 2, 4, 8,
+    # and 0 or less only where the error is about such a value
+    counts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,9 @@ class Profile:
     # files outside the targets read only for their calls: code that dispatches to target
     # functions (their callers' guards, and whether a launch reaches them)
     callers: tuple[str, ...] = ()
+    # files (globs) outside the targets never followed: a launch reaching their functions
+    # makes no entries of their checks (`extractor.reach_files`)
+    exclude: tuple[str, ...] = ()
     # functions the launcher runs besides the `real.validate` steps (qualified names)
     entry_points: tuple[str, ...] = ()
     # functions the launcher runs after validation, as the server starts (qualified names):
@@ -250,7 +256,7 @@ _SCHEMA: dict[str, Any] = {
                      "conventions": {"arg": _names, "derived": _names, "field": _names}},
     "config": {**{key: _strings() for key in ("classes", "params", "views", "setters", "readers", "passes",
                                                         "model_overrides", "override_runners",
-                                                        "contracts", "callers", "entry_points",
+                                                        "contracts", "callers", "exclude", "entry_points",
                                                         "after_validation")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
@@ -258,7 +264,7 @@ _SCHEMA: dict[str, Any] = {
     "model": {"roots": _strings(), "architecture": _nonempty, "calls": _strings()},
     "launch": _string,
     "examples": {"model": _optional(_pattern(r"[A-Za-z_][A-Za-z0-9_]*", "a flag dest")),
-                 **{key: _strings(item=_regex) for key in ("models", "files", "dirs", "architecture")},
+                 **{key: _strings(item=_regex) for key in ("models", "files", "dirs", "architecture", "counts")},
                  "accepts": _optional(_accepts)},
     "real": real_problem,
 }
@@ -333,6 +339,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         override_runners=frozenset(_strs(data, "config", "override_runners")),
         contracts=frozenset(_strs(data, "config", "contracts")),
         callers=_strs(data, "config", "callers"),
+        exclude=_strs(data, "config", "exclude"),
         entry_points=_strs(data, "config", "entry_points"),
         after_validation=frozenset(_strs(data, "config", "after_validation")),
         env_registries=frozenset(_strs(data, "env", "registries")),
@@ -351,6 +358,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
             _strs(data, "examples", "files"), _strs(data, "examples", "dirs"), _strs(data, "examples", "architecture"),
             tuple(sorted((name, tuple(values)) for name, values in
                          ((data.get("examples") or {}).get("accepts") or {}).items())),
+            _strs(data, "examples", "counts"),
         ),
         real=parse_real(data.get("real")),
         raw=data,

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from extractor.crash_kinds import Crash
 from extractor.cst_ir import term
 from extractor.cstutil import literal_value, norm_code, python_value, string_value
 from extractor.ir import SOME_ITEM, Apply, Const, Expr, RefKind, Truthy, conj, refs
@@ -43,6 +44,7 @@ class RaiseSites:
     def add_site(
         self, node: cst.CSTNode, line: int, kind: SiteKind, exception: str,
         options: list[Option], extra: tuple[Guard, ...], notes: list[str], query: str = "",
+        crash: Crash | None = None,
     ) -> None:
         frame = self.state.frame
         template = options[0].template
@@ -61,7 +63,7 @@ class RaiseSites:
             self.state.path, line, self.state.function, kind, exception, template, guards, variants,
             tuple(dict.fromkeys(notes)), self._hole_refs(template), len(self.state.found.adjustments),
             self.state.prior_runs(),
-            query=query,
+            query=query, crash=crash,
         )
         pending = Pending(id(node), site)
         if frame.rows:

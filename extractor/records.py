@@ -9,6 +9,7 @@ from typing import Any
 
 from extractor import shape
 from extractor.compat import StrEnum
+from extractor.crash_kinds import Crash
 from extractor.ir import Expr, Ref, RefKind, conj, disj, from_dict, refs, substitute, unknowns
 from extractor.templates import Template, parse_template
 
@@ -63,6 +64,7 @@ def bound_by_callers(expr: Expr) -> bool:
 class SiteKind(StrEnum):
     RAISE = "raise"
     ASSERT = "assert"
+    CRASH = "crash"  # Python itself raises on a value the user controls (`extractor.crash_sites`)
 
 
 ExprMap = Callable[[Expr], Expr]
@@ -216,6 +218,7 @@ class RaiseSite:
     # the distinct bindings of the parameters its path reads (`extractor.callers.per_binding`):
     # the guard of the call sites passing each, and parameter -> value passed
     bindings: tuple[tuple[Guard, tuple[tuple[str, Expr], ...]], ...] = ()
+    crash: Crash | None = None  # of a crash site: the operation that fails and the check it lacks
 
     @property
     def guards(self) -> tuple[Guard, ...]:
@@ -246,6 +249,7 @@ class RaiseSite:
             **({"query": self.query} if self.query else {}),
             **({"bindings": [[g.as_dict(), [[n, e.as_dict()] for n, e in values]] for g, values in self.bindings]}
                if self.bindings else {}),
+            **({"crash": self.crash.as_dict()} if self.crash is not None else {}),
         }
 
     @classmethod
@@ -264,6 +268,7 @@ class RaiseSite:
             data.get("query", ""),
             tuple((Guard.from_dict(g), tuple((n, from_dict(e)) for n, e in values))
                   for g, values in data.get("bindings", [])),
+            Crash.from_dict(data["crash"]) if "crash" in data else None,
         )
 
     def with_first_guard(self, guard: Guard) -> RaiseSite:

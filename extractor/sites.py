@@ -22,6 +22,7 @@ from extractor import depth, parse, pieces
 from extractor.adjustments import Adjustments
 from extractor.call_sites import CallSites
 from extractor.constant_values import as_literal, class_constants, computed_literals
+from extractor.crash_sites import CrashSites
 from extractor.cst_ir import term, to_ir
 from extractor.cstutil import dotted, last_name, literal_value, norm_code
 from extractor.declarations import Declarations
@@ -104,6 +105,7 @@ class SiteWalker:
         self.loops = TableLoops(state, self.walk_suite)
         self.raise_sites = RaiseSites(state)
         self.call_sites = CallSites(state)
+        self.crashes = CrashSites(state, self.raise_sites)
 
     # ------------------------------------------------------------------ driver
 
@@ -161,6 +163,7 @@ class SiteWalker:
         if handler is not None:
             outer, self.state.statement = self.state.statement, stmt
             try:
+                self.crashes.statement(stmt)
                 handler(self, stmt)
             finally:
                 self.state.statement = outer
@@ -271,7 +274,8 @@ class SiteWalker:
         mine = [p for p in raised if handler_catches(handler, p.site.exception)]
         # the body's own raises of that type (their path and earlier raises), or what its calls raise
         body = self._try_raises(node, handler, f"the try block raises {caught}", steps, try_line)
-        raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine), body])
+        raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine
+                         if p.site.kind is not SiteKind.CRASH), body])  # a crash is read as its call's
         with self.state.guarded(), pushed_on(self.state.frame.except_types, caught):
             self.state.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
             self.walk_suite(handler.body)

@@ -111,6 +111,9 @@ def releases_summary(reports: Sequence[Mapping[str, Any]]) -> str:
 def _error(error: Mapping[str, Any], number: int, paint: Any, short: bool = False) -> list[str]:
     source = error.get("source") or {}
     head = f"{number}. {headline(error.get('exception'), error.get('message'), source)}"
+    if error.get("crash"):  # Python's own error: where it stops says more than its message
+        where = f"{str(source.get('path')).rpartition('/')[2]}:{source.get('line')}"
+        head = f"{number}. {error.get('exception')} at {where} ({error.get('message')}): a crash, no message of its own"
     lines = [paint(head, "bold"), f"   at {source.get('path')}:{source.get('line')}  [{error['entry']}]"]
     if source.get("url"):
         lines.append(f"   {source['url']}")

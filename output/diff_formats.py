@@ -2,7 +2,7 @@
 
 Renderers take the records of `analyzers.diff` / `analyzers.lineage` and return a
 string; they never decide what changed. Markdown goes through `output.md_escape` and
-workflow commands through `_gh_data`/`_gh_prop`: catalog strings are hostile input.
+workflow commands through `gh_data`/`gh_prop`: catalog strings are hostile input.
 """
 from __future__ import annotations
 
@@ -207,12 +207,12 @@ _LEVEL = {
 }
 
 
-def _gh_data(text: str) -> str:
+def gh_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _gh_prop(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+def gh_prop(text: str) -> str:
+    return gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(diff: Diff) -> str:
@@ -222,12 +222,12 @@ def render_github(diff: Diff) -> str:
         props = []
         where = change.where
         if where is not None and where.path:
-            props += [f"file={_gh_prop(where.path)}", f"line={_gh_prop(str(where.line))}"]
+            props += [f"file={gh_prop(where.path)}", f"line={gh_prop(str(where.line))}"]
         elif isinstance(change, (FlagAdded, FlagRemoved, DefaultChanged, ChoicesChanged)) and change.flag.path:
-            props += [f"file={_gh_prop(str(change.flag.path))}", f"line={_gh_prop(str(change.flag.line or 1))}"]
-        props.append(f"title={_gh_prop(f'errcat {change.kind}')}")
+            props += [f"file={gh_prop(str(change.flag.path))}", f"line={gh_prop(str(change.flag.line or 1))}"]
+        props.append(f"title={gh_prop(f'errcat {change.kind}')}")
         level = _LEVEL.get(change.kind, "notice")
-        out.append(f"::{level} {','.join(props)}::{_gh_data(f'{change.kind}: {describe(change)}')}\n")
+        out.append(f"::{level} {','.join(props)}::{gh_data(f'{change.kind}: {describe(change)}')}\n")
     return "".join(out)
 
 

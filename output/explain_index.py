@@ -9,14 +9,14 @@ copied) the same sha256; otherwise explain reads catalog.json as before.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from analyzers.explain import Target
+from output.catalog_stamp import CATALOG, stamp_holds
 
 NAME = "explain-index.json"
 VERSION = 1
@@ -28,15 +28,10 @@ class ExplainIndex:
     targets: tuple[Target, ...]
 
 
-def index_text(targets: Iterable[Target], release: str | None, catalog_chunks: Iterable[bytes]) -> str:
-    """The index file of a catalog whose catalog.json is `catalog_chunks` (its bytes, in order)."""
-    digest, size = hashlib.sha256(), 0
-    for chunk in catalog_chunks:
-        digest.update(chunk)
-        size += len(chunk)
+def index_text(targets: Iterable[Target], release: str | None, catalog: Mapping[str, Any]) -> str:
+    """The index file of a catalog whose catalog.json is stamped `catalog` (`catalog_stamp.stamp`)."""
     rows = [[t.entry, t.row, t.text, t.exception, t.path, t.line, t.end, t.own, list(t.words)] for t in targets]
-    data = {"explain_index": VERSION, "catalog": {"size": size, "sha256": digest.hexdigest()},
-            "release": release, "targets": rows}
+    data = {"explain_index": VERSION, "catalog": dict(catalog), "release": release, "targets": rows}
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -45,14 +40,11 @@ def read_index(catalog_dir: str | Path) -> ExplainIndex | None:
     errcat writes, or catalog.json changed since."""
     root = Path(catalog_dir)
     try:
-        index_at, catalog_at = (root / NAME).stat(), (root / "catalog.json").stat()
+        index_at = (root / NAME).stat()
         data = json.loads((root / NAME).read_bytes())
         if not isinstance(data, dict) or data.get("explain_index") != VERSION:
             return None
-        stamp = data["catalog"]
-        if catalog_at.st_size != stamp["size"]:
-            return None
-        if catalog_at.st_mtime_ns > index_at.st_mtime_ns and _sha256(root / "catalog.json") != stamp["sha256"]:
+        if not stamp_holds(index_at, root / CATALOG, data["catalog"]):
             return None
         release = data["release"]
         return ExplainIndex(None if release is None else str(release), tuple(_target(row) for row in data["targets"]))
@@ -64,35 +56,3 @@ def _target(row: list[Any]) -> Target:
     entry, number, text, exception, path, line, end, own, words = row
     return Target(str(entry), None if number is None else int(number), str(text), str(exception), str(path),
                   int(line), int(end), int(own), tuple(str(w) for w in words))
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-class EntryFiles(Mapping[str, Mapping[str, Any]]):
-    """A catalog's entries by id, each read from ``entries/<id>.json`` when asked for."""
-
-    def __init__(self, catalog_dir: str | Path) -> None:
-        self._root = Path(catalog_dir) / "entries"
-
-    def __getitem__(self, entry_id: str) -> Mapping[str, Any]:
-        if not entry_id.isalnum():
-            raise KeyError(entry_id)
-        try:
-            data = json.loads((self._root / f"{entry_id}.json").read_bytes())
-        except (OSError, ValueError):
-            raise KeyError(entry_id) from None
-        if not isinstance(data, dict):
-            raise KeyError(entry_id)
-        return data
-
-    def __iter__(self) -> Iterator[str]:
-        return (p.stem for p in sorted(self._root.glob("*.json")))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self._root.glob("*.json"))

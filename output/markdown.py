@@ -124,6 +124,13 @@ def _heading(entry: Entry, titles: Titles) -> list[str]:
 
 
 def _message(entry: Entry, titles: Titles) -> list[str]:
+    crash = entry.get("crash")
+    if entry.get("kind") == "crash" and isinstance(crash, Mapping):
+        return _section("Error message", [
+            md.fence(entry["template"], "text"), "",
+            f"A crash: Python's own error computing {md.code(crash['expression'])}, with no message of the "
+            f"program's own. {md.prose(crash['missing'], inline=True)}; a check would read:", "",
+            md.fence(crash["missing_check"], "python")])
     if not str(entry["template"]).strip():
         return _section("Error message", ["(no message: a bare `assert`)"])
     return _section("Error message", [md.fence(entry["template"], "text")])

@@ -167,6 +167,7 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
     parts = [f'<p class="meta">{esc(entry.get("kind"))} · <span class="badge">{esc(entry.get("exception"))}</span>'
              f" · {esc(state)}</p>",
              f'<h1 class="message">{esc(label(entry))}</h1>',
+             _crash_section(entry),
              _section("meaning", "What it means", f"<p>{_ticks(entry['meaning'])}</p>" if entry.get("meaning") else ""),
              _source_section(entry, str(release.catalog.get("commit") or release.label)),
              '<h2 id="trigger">When it happens</h2>\n' + "\n".join(_when(page, entry, site)),
@@ -184,6 +185,17 @@ def entry_page(entry_id: str, site: SiteData) -> Page:
 def _section(anchor: str, heading: str, body: str) -> str:
     """A titled section of a page; none without a body."""
     return f'<h2 id="{anchor}">{heading}</h2>\n{body}' if body else ""
+
+
+def _crash_section(entry: Mapping[str, Any]) -> str:
+    """A crash entry: Python's own error, no message of the program's, and the check it lacks."""
+    crash = entry.get("crash")
+    if entry.get("kind") != "crash" or not isinstance(crash, Mapping):
+        return ""
+    return _section("crash", "A crash: no message of the program's own",
+                    f"<p>Python raises this computing {_code(crash.get('expression'))}. "
+                    f"{_ticks(str(crash.get('missing') or ''))}; a check would read:</p>\n"
+                    f"<pre><code>{esc(crash.get('missing_check'))}</code></pre>")
 
 
 def _source_section(entry: Mapping[str, Any], commit: str) -> str:

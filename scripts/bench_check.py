@@ -5,7 +5,8 @@
 First runs `errcat check --catalog DIR --platform generic` on command lines of each kind
 below, interleaved with `python -c pass` (`cli_timing`), and prints each median as a
 multiple of that baseline (issue 38: at most 12x).
-With --in-process, then loads the catalog `--repeat` times: `catalog.json` parsed, the checker built and every
+With --in-process, then loads the catalog `--repeat` times, from `catalog.json` (parsed, the pipeline built)
+and from the compiled `judge.json` extract wrote beside it (what `errcat check` reads), each with every
 check's condition compiled (`Checker.warm`), which every `errcat check` run pays first
 whatever the command. Then checks a few command lines of different kinds (ok, refused,
 failing with a fix search, undecided), each `--repeat` times on a freshly loaded checker
@@ -20,12 +21,13 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analyzers.launch import CommandLine
-from errcat.check import Checker, platform_of
+from errcat.check import Checker, load_compiled, load_data, platform_of
 from errcat.exits import Exit
 from extractor.profile import load_profile
 from scripts.cli_timing import errcat_argv, print_ratios, startup_ratios
@@ -59,16 +61,29 @@ def _in_process(catalog: str, repeat: int) -> None:
     profile = load_profile("sglang")
     platform = platform_of(profile, "generic")
     raw = (Path(catalog) / "catalog.json").read_bytes()
-    def loaded() -> Checker:
-        return Checker.of(json.loads(raw), profile, platform).warm()
+    def from_judge() -> Checker:  # judge.json read and checked against catalog.json each time, as check does
+        compiled = load_compiled(catalog, profile)
+        assert compiled is not None
+        return compiled(platform).warm()
 
+    ways: dict[str, Callable[[], Checker]] = {
+        "catalog.json": lambda: load_data(json.loads(raw), profile)(platform).warm()}
+    if load_compiled(catalog, profile) is not None:  # extract wrote one that is up to date
+        ways["judge.json"] = from_judge
+    else:
+        print("no up-to-date judge.json in the catalog: only catalog.json is measured")
+    for way, loaded in ways.items():
+        _measured(way, loaded, repeat)
+
+
+def _measured(way: str, loaded: Callable[[], Checker], repeat: int) -> None:
     loads = []
     for _ in range(repeat):
         start = time.process_time()
         loaded()
         loads.append(time.process_time() - start)
     load = min(loads)
-    print(f"load (parse catalog.json, build the checker, compile the checks): {load:.3f} s")
+    print(f"load from {way} (build the checker, compile the checks): {load:.3f} s")
     print(f"{'command':<10} {'status':<10} {'check s':>8} {'check/load':>10}")
     for kind, words in COMMANDS.items():
         times = []
@@ -79,7 +94,6 @@ def _in_process(catalog: str, repeat: int) -> None:
             times.append(time.process_time() - start)
         best = min(times)
         print(f"{kind:<10} {checked.status:<10} {best:>8.3f} {best / load:>9.1%}")
-
 
 if __name__ == "__main__":
     sys.exit(main())

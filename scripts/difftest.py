@@ -21,7 +21,6 @@ again too, by the catalog's own messages).
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 import tempfile
@@ -57,11 +56,11 @@ from errcat.progress import progress_bar
 from errcat.real.confirm import Session, catalog_version
 from errcat.real.materials import Materials
 from errcat.real.runner import Runner, driver_setup, target_version
-from extractor.atomic import write_bytes_atomically
 from extractor.errors import ErrcatError
 from extractor.profile import Profile, load_profile
 from extractor.real_profile import Platform, RealProfile
 from output.catalog_dirs import catalog_dir_data
+from output.jsonlines import read_lines, write_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,16 +109,6 @@ class _Subject:
         judged = self.judge([g.key for g in generated])
         return [Case(g.argv, g.env, g.origin, real, first, prediction)
                 for g, (real, first, prediction) in zip(generated, judged, strict=True)]
-
-
-def _write_lines(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
-    """JSON lines, written atomically; gzip-compressed (reproducibly: no timestamp) for a
-    ``.gz`` path, as the committed corpora are."""
-    data = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
-    if str(path).endswith(".gz"):
-        data = gzip.compress(data, mtime=0)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomically(Path(path), data)
 
 
 def _catalog(args: argparse.Namespace, tmp: Path) -> Path:
@@ -185,17 +174,13 @@ def _report(cases: Sequence[Case], model_dest: str) -> list[str]:
 def _regressions(path: str | Path, found: Sequence[Case], version: str) -> str:
     """Writes the minimised disagreements (each distinct one once, sorted); the report's line."""
     unique = {json.dumps(r, sort_keys=True): r for r in (regression_record(c, version) for c in found)}
-    _write_lines(path, [unique[k] for k in sorted(unique)])
+    write_lines(path, [unique[k] for k in sorted(unique)])
     return f"minimised disagreements: {len(unique)} -> {path}"
 
 
 def _recorded(path: str, version: str) -> list[dict[str, Any]]:
-    """The launches of a corpus `_write_lines` wrote, all of `version`."""
-    try:
-        with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as fh:
-            records = [json.loads(line) for line in fh if line.strip()]
-    except (OSError, EOFError, ValueError) as exc:
-        raise ErrcatError(f"cannot read the corpus {path}: {exc}") from exc
+    """The launches of a corpus `write_lines` wrote, all of `version`."""
+    records = read_lines(path)
     if not all(isinstance(r, dict) and r.get("version") == version for r in records):
         raise ErrcatError(f"{path} is not a difftest corpus of {version}")
     return records
@@ -221,7 +206,7 @@ def replay(args: argparse.Namespace) -> list[str]:
         outcome = Real.from_dict(record)
         cases.append(Case(argv, env, record["origin"], outcome, real_first(outcome, index),
                           pipeline.predict_on(stated, argv, env)))
-    _write_lines(args.out, [c.as_dict(version) for c in cases])
+    write_lines(args.out, [c.as_dict(version) for c in cases])
     return _report(cases, pipeline.model.examples.model)
 
 
@@ -255,7 +240,7 @@ def run(args: argparse.Namespace) -> list[str]:
             subject = _Subject(pipeline, stated, EntryIndex(data["entries"]),
                                Session(runner, profile, Materials(real, Path(materials)), progress))
             cases = subject.cases(generated)
-            _write_lines(args.out, [c.as_dict(version) for c in cases])
+            write_lines(args.out, [c.as_dict(version) for c in cases])
             found = [] if args.no_minimise else disagreements(cases)
             if found:
                 subject.session.label = "minimising"

@@ -61,6 +61,9 @@ SPEC = flag("speculative_algorithm")
         (Not(In(SPEC, Const(("NGRAM", None)))), ["Set `--speculative-algorithm` to NGRAM (or leave it unset)."]),
         (Compare("==", SPEC, Const("EAGLE")),
          ["Set `--speculative-algorithm` to one of EAGLE3, NGRAM (or leave it unset)."]),
+        # a value excluded where the rest of a range is refused too: a value that works is named
+        (Or((Compare("is", flag("page_size"), Const(None)), Compare("<=", flag("page_size"), Const(0)))),
+         ["Set `--page-size` to 1 (refused: 0)."]),
         (Truthy(PLAN), ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."]),
         (Not(Truthy(PLAN)), ["Set `SGLANG_PLAN=1`."]),
         # innermost part first; parts on the same flag are one solution
@@ -418,6 +421,15 @@ def test_an_example_passes_the_earlier_checks_its_trigger_reaches_through(reach,
     ctx = Context(CTX.model, CTX.renderer, "serve", reach={"0" * 16: reach} if reach else {})
     fix = example_fix(TP_ABOVE_1, TP_ABOVE_1, solutions(TP_ABOVE_1, ctx), ctx, "0" * 16)
     assert (fix["before"], fix["predicted"]) == (before, "true")
+
+
+def test_an_example_left_unknown_still_passes_the_earlier_checks_its_reach_names():
+    """sglang 0.5.23 speculative_hook.py:532: a capacity computed in a loop decides the check;
+    the example still gives what the earlier checks need (`--speculative-num-steps`)."""
+    fire = And((TP_ABOVE_1, Truthy(Unknown("capacity()"))))
+    ctx = Context(CTX.model, CTX.renderer, "serve", reach={"0" * 16: (PAGE_UNSET,)})
+    fix = example_fix(fire, fire, solutions(fire, ctx), ctx, "0" * 16)
+    assert (fix["before"], fix["predicted"]) == ("serve --model-path <model> --tp-size 2 --page-size 1", "unknown")
 
 
 def test_complete_entries_hands_each_entry_its_reach():

@@ -12,6 +12,7 @@ import pytest
 from analyzers.difftest import Case, disagreements, figures, minimise, real_first, regression_record
 from analyzers.first_error import ERROR, OK, UNDECIDED, Prediction
 from analyzers.judge import EntryIndex, Real
+from output.jsonlines import read_lines, write_lines
 
 INDEX = EntryIndex([{"id": "e1", "source": {"path": "a.py", "line": 3}, "matcher": "bad"}])
 
@@ -86,9 +87,10 @@ def _script():
 @pytest.mark.parametrize("name, opener", [("corpus.jsonl", open), ("corpus.jsonl.gz", gzip.open)])
 def test_the_corpus_is_json_lines_compressed_for_a_gz_name(tmp_path, name, opener):
     records = [{"argv": ["--tp-size", "2"], "first": "ok"}, {"argv": [], "first": "abc"}]
-    _script()._write_lines(tmp_path / name, records)
+    write_lines(tmp_path / name, records)
     with opener(tmp_path / name, "rt", encoding="utf-8") as fh:
         assert [json.loads(line) for line in fh] == records
+    assert read_lines(tmp_path / name) == records
 
 
 @pytest.mark.parametrize("option, message", [

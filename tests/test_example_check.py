@@ -12,6 +12,7 @@ from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
 from analyzers.flag_build import build_flag_model
 from analyzers.platform_facts import Stated
+from analyzers.withheld import example_stats
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
 from extractor.real_profile import ModelProperties, Platform, RealProfile
@@ -150,12 +151,29 @@ def test_a_refuted_example_says_what_the_pipeline_predicts_instead(before, after
     assert why in refuted_because("own", before, after)
 
 
+@pytest.mark.parametrize(("fixes", "expected"), [
+    ([{"before": "serve --x"}, {"before": "serve --y", "needs": ["platform:is_hip=true"]}],
+     {"examples": 2, "examples_with_needs": 1, "no_example": 0}),
+    ([{"before": None, "note": "No command line the search tried triggers this"}],
+     {"examples": 0, "examples_with_needs": 0, "no_example": 1}),
+    # withheld pairs counted by their reason; a `before` shown alone still counts as an example
+    ([{"before": None, "withheld": {"before": "serve --x", "after": "serve", "reason": "earlier_check"}},
+      {"before": None, "withheld": {"before": "serve --y", "after": "serve", "reason": "earlier_check"}},
+      {"before": "serve --z", "withheld": {"before": "serve --z", "after": "serve", "reason": "after_fails"}}],
+     {"examples": 1, "examples_with_needs": 0, "no_example": 0, "withheld_earlier_check": 2,
+      "withheld_after_fails": 1}),
+])
+def test_catalog_stats_count_examples_and_withheld_pairs_by_reason(fixes, expected):
+    assert example_stats(fixes) == expected
+
+
 def test_an_example_no_move_repairs_is_withheld_and_says_why():
     """Users copy commands: a pair the pipeline refutes is not shown, but kept for confirm."""
     always = Check("always", "a.py", 0, "hook", TRUE, 0)  # fires first on every launch
     found = _judge(always, LORA_SPEC).judge("own", _fix("--enable-lora --enable-spec", "--enable-lora"))
     assert (found["predicted"], found["before"], found["after"]) == ("false", None, None)
-    assert found["withheld"] == {"before": "serve --enable-lora --enable-spec", "after": "serve --enable-lora"}
+    assert found["withheld"] == {"before": "serve --enable-lora --enable-spec", "after": "serve --enable-lora",
+                                 "reason": "earlier_check"}
     assert found["note"].startswith("Predicted not to work as written: `before` stops first at entry always")
 
 
@@ -263,7 +281,7 @@ def test_an_example_with_no_fix_the_pipeline_cannot_tell_raises_is_withheld():
     fix = {"before": f"{PREFIX} --enable-lora", "after": None, "verified": "not-run", "predicted": "unknown"}
     found = _judge(LORA_SPEC).judge("own", fix)
     assert (found["before"], found["after"]) == (None, None) and found["withheld"]["before"] == fix["before"]
-    assert found["note"].startswith("No change found")
+    assert found["note"].startswith("No change found") and found["withheld"]["reason"] == "no_fix"
 
 
 CUDA = Ref(RefKind.PLATFORM, "is_cuda", "is_cuda()")
@@ -322,7 +340,7 @@ def test_a_before_that_raises_the_error_is_shown_where_no_fix_is_found():
     own = Check("own", "a.py", 2, "hook", Truthy(LORA), 2)
     found = _judge(own, no_lora).judge("own", _fix("--enable-lora", "--pp-size 1"))
     assert (found["before"], found["after"], found["predicted"]) == ("serve --enable-lora", None, "false")
-    assert found["withheld"] == {"before": "serve --enable-lora", "after": "serve --pp-size 1"}
+    assert found["withheld"] == {"before": "serve --enable-lora", "after": "serve --pp-size 1", "reason": "after_fails"}
     assert "(`after` meets entry no_lora)" in found["note"]
     assert found["note"].startswith("`before` raises this error (predicted)") and "\n" not in found["note"]
 

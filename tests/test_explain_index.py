@@ -10,7 +10,9 @@ import pytest
 
 from analyzers.explain import targets_of
 from errcat.cli import main
-from output.explain_index import NAME, EntryFiles, index_text, read_index
+from output.catalog_stamp import stamp
+from output.entry_files import EntryFiles
+from output.explain_index import NAME, index_text, read_index
 
 ENTRIES: list[dict[str, Any]] = [
     {"id": "aaaaaaaaaaaaaaaa", "exception": "ValueError", "template": "LoRA with spec {x}", "meaning": "m",
@@ -31,7 +33,7 @@ def _catalog(root: Path, *, index: bool) -> Path:
     (root / "catalog.json").write_bytes(raw)
     if index:
         targets = [t for e in ENTRIES for t in targets_of(e)]
-        (root / NAME).write_text(index_text(targets, "0.5.23", [raw]))
+        (root / NAME).write_text(index_text(targets, "0.5.23", stamp([raw])))
     return root
 
 

@@ -63,6 +63,19 @@ def test_predict(checks, launch, status, entry, may_fire):
     assert (found.status, found.entry, found.may_fire) == (status, entry, may_fire)
 
 
+CRASH_ON_HIP = Check("crash", "a.py", 0, "hook", Truthy(HIP), quiet=True)
+CRASH_TP = Check("crash-tp", "a.py", 0, "hook", Compare("==", TP, Const(0)), quiet=True)
+
+
+@pytest.mark.parametrize(("launch", "status", "entry"), [
+    (Launch({"tp_size": 8}), ERROR, "tp"),  # a crash that may happen is not a prediction
+    (Launch({"tp_size": 0}), ERROR, "crash-tp"),  # one that surely happens is
+])
+def test_a_crash_counts_only_where_it_surely_happens(launch, status, entry):
+    found = predict(launch, [CRASH_ON_HIP, CRASH_TP, BIG_TP], MODEL)
+    assert (found.status, found.entry) == (status, entry)
+
+
 def test_an_undecided_prediction_names_what_decides_it_and_what_surely_fires():
     found = predict(Launch({"tp_size": 8}), [ON_HIP, BIG_TP], MODEL)
     assert found.deciding == ("platform:is_hip",) and found.sure == "tp" and found.first == UNDECIDED

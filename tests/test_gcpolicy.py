@@ -73,6 +73,7 @@ class _Profile:
 
 class _CatalogProfile:
     release_tag = "v{version}"
+    real = None  # no real program: no compiled judge
 
 
 class _Catalog:

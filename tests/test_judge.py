@@ -78,3 +78,22 @@ def test_judge(before, after, status, why):
 def test_real_round_trips():
     real = Real("error", "ValueError", "m", "p.py", 3)
     assert Real.from_dict(real.as_dict()) == real
+
+
+# a crash and the assert of the same statement (``assert a % n == 0, "two {b}"``): one line
+CRASH_INDEX = EntryIndex([
+    {**_entry("c1", 3, "integer modulo by zero"), "kind": "crash", "exception": "ZeroDivisionError"},
+    _entry("e2", 3, "two {b}"),
+    {**_entry("c2", 6, "Expecting value"), "kind": "crash", "exception": "json.decoder.JSONDecodeError"},
+])
+
+
+@pytest.mark.parametrize(("real", "which"), [
+    (Real("error", "ZeroDivisionError", "integer modulo by zero", "p.py", 3), "c1"),
+    (Real("error", "AssertionError", "two 1", "p.py", 3), "e2"),
+    (Real("error", "ZeroDivisionError", "integer modulo by zero", "p.py", 4), None),  # another line of it
+    (Real("error", "ValueError", "integer modulo by zero", "p.py", 3), None),  # another type
+    (Real("error", "JSONDecodeError", "Expecting value", "p.py", 6), "c2"),  # the class name, not its module
+])
+def test_a_crash_is_its_exception_type_on_its_line(real, which):
+    assert CRASH_INDEX.which(real) == which

@@ -8,7 +8,7 @@ from analyzers.flag_build import build_flag_model
 from analyzers.meaning import category, meaning, message_reason, message_rule, row_meaning, sentences
 from analyzers.restriction import Category
 from analyzers.trigger import Renderer
-from extractor.ir import TRUE, And, Apply, Compare, Const, Expr, In, Not, Ref, RefKind, Truthy
+from extractor.ir import TRUE, And, Apply, Compare, Const, Expr, In, Not, Or, Ref, RefKind, Truthy
 from extractor.records import Guard, GuardOrigin, RaiseSite, SiteKind
 from extractor.templates import parse_template
 
@@ -63,6 +63,8 @@ def entry(template: str, expr: Expr = LORA, *, guard: str = "", origin: GuardOri
      Category.COMPANION),  # the shape alone says "range"
     (entry("--a is incompatible with --b", And((LORA, Not(SPEC)))), Category.EXCLUSIVE),
     (entry("--a needs CUDA", And((LORA, HIP))), Category.PLATFORM),
+    # a platform fact inside an either-or is still the platform the message names
+    (entry("--a requires an SM100 GPU.", And((LORA, Or((Not(SPEC), HIP))))), Category.PLATFORM),
     (entry("--a is not supported for this model", And((LORA, MOE))), Category.MODEL),
     (entry("n must equal gamma + 1", And((LORA, Compare("!=", TP, flag("gamma"))))), Category.RANGE),
     (entry("A requires pinning weights in CPU memory, so --n must be less than or equal to 2 * --m",
@@ -115,6 +117,9 @@ def test_category(made, expected):
      "at most double --per-batch: {limit}", "Enabling overlap loading requires pinning adapter weights in CPU memory."),
     ("--decode-backend flashkda is not supported: FlashKDA is prefill-only. Use --prefill-backend flashkda.",
      "FlashKDA is prefill-only."),  # a short reason
+    ("--b trtllm requires chunked prefill (--chunked-prefill-size > 0).", ""),  # a bound, not why
+    ("V2 cannot validate a model loaded through a connector. Load it from a model path or use --x deepep.",
+     ""),  # advice in a later sentence
 ])
 def test_message_reason_is_the_clause_that_says_why(template, reason):
     assert message_reason(template) == reason
@@ -125,6 +130,9 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
     ("--swa-ratio should be in range (0, 1.0].", "--swa-ratio should be in range (0, 1.0]"),  # the bound stays
     ("UNO supports at most Q=128 verify nodes, got Q={q}.", "UNO supports at most Q=128 verify nodes"),
     ("MPS supports only the pytorch backend; got backend={b!r}", "MPS supports only the pytorch backend"),
+    ("UNO tree mode does not yet support PDMux.", "UNO tree mode does not yet support PDMux"),
+    ("EPLB dynamic migration conflicts with static DWDP partitioning", "EPLB dynamic migration conflicts with "
+     "static DWDP partitioning"),
     ("failed to read config JSON", ""),  # states no rule
     ("{x} must be positive", ""),  # a value shown, not a rule
 ])
@@ -214,3 +222,16 @@ def test_a_comment_is_quoted_to_its_first_full_stop():
 def test_a_help_of_a_few_words_says_nothing():
     flags = build_flag_model({"p/args.py": 'def f(p):\n    p.add_argument("--enable-lora", help="Enable LoRA.")\n'})
     assert "help" not in meaning(entry("--enable-lora and --b", And((LORA, SPEC))), {}, flags, "sglang")
+
+
+@pytest.mark.parametrize(("text", "bare"), [
+    ("sglang refuses options that exclude each other. Raised by `check`.", True),
+    ("sglang cannot parse the value it was given: it is not in the form the option expects. Raised by `f`.", True),
+    ("sglang refuses a value outside its allowed range. Each of its 2 table rows has its own condition. "
+     "Asserted in `v`.", True),
+    ("sglang refuses options that exclude each other: the draft is built from a static snapshot.", False),
+    ("sglang refuses this launch. Per the comment at the check: “pool built later.”", False),
+])
+def test_a_meaning_that_is_only_its_category_is_told_apart(text, bare):
+    from analyzers.meaning import category_only
+    assert category_only(text) is bare

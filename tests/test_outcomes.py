@@ -85,6 +85,14 @@ def test_a_pair_the_real_program_found_carries_the_pipelines_prediction_for_it()
     assert "predicted" not in merged_fix("e1", WITHHELD, outcomes, "1.0")  # nothing asked: nothing said
 
 
+def test_a_withheld_pair_the_real_program_confirms_as_written_becomes_the_example():
+    """The static prediction refuted it (kept: `predicted`); real sglang raises this error with
+    `before` and accepts `after` (sglang 0.5.23 parallel_hook.py:716)."""
+    fix = merged_fix("e1", WITHHELD, Outcomes({}).with_([_outcome(CONFIRMED, "confirmed")]), "1.0")
+    assert (fix["before"], fix["after"], fix["verified"], fix["predicted"]) == (B, A, "true", "false")
+    assert fix["real"] == "confirmed (1.0)" and "withheld" not in fix and "note" not in fix
+
+
 def test_a_withheld_pair_the_real_program_refutes_stays_withheld_with_what_it_did():
     fix = merged_fix("e1", WITHHELD, Outcomes({}).with_([_outcome(REFUTED, "fires-first: e2")]), "1.0")
     assert (fix["before"], fix["verified"]) == (None, "not-run")

@@ -81,6 +81,19 @@ def test_a_check_sees_only_the_assignments_run_before_it() -> None:
     assert predict(Launch(), [Check("c", "a.py", 1, "f", big, order=9)], Model(rules=(SET_TP,))).entry == "c"
 
 
+def test_two_checks_that_see_the_same_assignments_share_their_resolution() -> None:
+    """Checks at different times where the same assignments matter (here: SET_TP, before both)
+    read one rule set, so a launch's adjustments are resolved once; a time before it, none."""
+    late = Rule("pp_size", Const(2), TRUE, at=20)  # no check below reads it
+    model = Model(rules=(SET_TP, late))
+    big = Compare(">", TP, Const(4))
+    sets = [model.before(at).rule_set(big) for at in (9, 30)]
+    assert sets[0] is sets[1] and sets[0].rules == (SET_TP,)
+    assert model.before(3).rule_set(big).rules == ()
+    assert [evaluate(big, Launch({"tp_size": 1}), model.before(at)) for at in (3, 9, 30)] == [
+        Truth.FALSE, Truth.TRUE, Truth.TRUE]
+
+
 def _order(files: dict[str, str], entry: EntryPoints) -> list[tuple[str, str, int]]:
     found = program_order([extract_file(p, textwrap.dedent(s), PROFILE) for p, s in files.items()], [], entry).time
     return [(path.split("/")[1], function, line) for path, function, line in sorted(found, key=found.__getitem__)]

@@ -94,3 +94,14 @@ def test_a_local_errcat_cannot_follow_is_not_named(body: str, local: str) -> Non
 def test_other_names_an_unknown_leaf_in_plain_words(text: str, fact: str) -> None:
     assert Trigger.build(Truthy(Unknown(text)), R).other == (fact,)
 
+
+
+@pytest.mark.parametrize(("text", "states"), [
+    ("Set `--model-path` to <model> so that parse_connector_type(`--model-path`) is ConnectorType.INSTANCE.", True),
+    ("Change `--tp-size` so that derive_attn_tp_size(tp_size=`--tp-size`) % `--dcp-size` is not 0.", True),
+    ("Set `--watermark-config` to valid JSON, e.g. `'{}'` (or leave it unset).", False),
+    ("Set `--tp-size` to 2 (refused here: 1).", False),
+])
+def test_a_solution_stating_a_condition_through_the_programs_code_is_told(text, states):
+    from analyzers.readable import states_code
+    assert states_code(text) is states

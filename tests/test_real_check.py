@@ -56,7 +56,7 @@ def test_the_first_error_check_names_is_the_one_real_sglang_met(checker) -> None
     rate the whole-pipeline prediction reaches (the difftest replay measures all launches)."""
     from analyzers.judge import EntryIndex, Real
 
-    truth = EntryIndex(checker.data["entries"])  # the entry each real error is in today's catalog
+    truth = EntryIndex(checker.entries.values())  # the entry each real error is in today's catalog
     records = [r for r in _corpus() if r["outcome"] in ("ok", "error")]
     sample = random.Random(0).sample(records, SAMPLE)
     decided = agreed = 0
@@ -82,6 +82,29 @@ def test_a_bare_llama_launch_is_ok_and_a_known_error_is_fixed(catalog_dir: Path,
     first = report["errors"][0]
     assert "--ssl-keyfile requires --ssl-certfile" in first["message"] and first["fix"] is not None
     assert report["fixed_command"] is not None and "--ssl-keyfile" not in report["fixed_command"]
+
+
+def test_check_from_the_judge_extract_compiled_answers_as_from_catalog_json(catalog_dir: Path,
+                                                                            sglang_profile) -> None:
+    """extract writes judge.json; check reads it instead of building from catalog.json, and
+    its reports are the same, on both platforms a user names (a sample of the corpus)."""
+    from errcat.check import Request, check_catalog, load_compiled, load_data
+
+    compiled = load_compiled(catalog_dir, sglang_profile)
+    assert compiled is not None
+    built = load_data(json.loads((catalog_dir / "catalog.json").read_bytes()), sglang_profile)
+    checkers: dict[tuple[str, str], Checker] = {}
+
+    def once(way: str, load: Any) -> Any:  # one checker per way and platform, as a long session keeps it
+        return lambda platform: checkers.setdefault((way, platform.name), load(platform))
+
+    records = random.Random(1).sample([r for r in _corpus() if r["outcome"] in ("ok", "error")], 30)
+    for record, platform in zip(records, ["generic", "unknown"] * 15, strict=True):
+        request = Request((*(f"{k}={v}" for k, v in sorted(record["env"].items())), *PROGRAM, *record["argv"]),
+                          platform)
+        reports = [check_catalog(once(way, load), sglang_profile, request, {})[1]
+                   for way, load in (("judge", compiled), ("catalog", built))]
+        assert reports[0] == reports[1], record["argv"]
 
 
 # ------------------------------------------------------------------ explain

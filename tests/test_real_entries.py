@@ -162,3 +162,48 @@ def test_every_meaning_gives_the_reason_its_source_gives_in_one_to_three_sentenc
         if not all(w in said for w in wanted):
             bare.append((site.path, site.line, entry.meaning))
     assert not bare, bare[:5]
+
+
+# (function, a piece of the message) -> the category its meaning leads with (issue 37)
+CATEGORIES = [
+    ("load_watermark_config", "failed to read watermark config JSON", "PARSE"),
+    ("check_server_args", "--kv-canary-sweep-interval requires --kv-canary", "COMPANION"),
+    ("handle_kv_cache_sharding", "does not support dynamic chunk sizing", "EXCLUSIVE"),
+    ("_handle_dspark", "must equal gamma + 1", "RANGE"),
+    ("handle_cache_compatibility", "LMCacheUnifiedRadixCache does not yet support DP attention", "EXCLUSIVE"),
+    ("handle_encoder_disaggregation", "is not supported for encoder disaggregation", "MODEL"),
+    ("__getattr__", "has no attribute", "INTERNAL"),
+]
+
+
+def test_every_meaning_leads_with_its_category_and_known_ones_are_right(catalog_0523) -> None:
+    """Issue 37: each meaning opens with the lead of the category `category` gives its entry,
+    and the categories of a table of known checks are the right ones."""
+    from analyzers.meaning import LEADS, category
+    from analyzers.restriction import Category
+
+    program = "sglang"  # the profile's name for the program
+    off = [(e.site.path, e.site.line) for e in catalog_0523.entries if not e.site.query
+           and not e.meaning.lower().startswith(LEADS[category(e)][0].format(p=program).lower()[:25])]
+    assert not off, off[:5]
+    found = {(f, piece): [category(e) for e in catalog_0523.entries
+                          if e.site.function == f and piece in e.site.template.text] for f, piece, _ in CATEGORIES}
+    assert {k: v for k, v in found.items() if not v} == {}
+    assert {k: {str(c and c.name) for c in v} for k, v in found.items()} == {
+        (f, piece): {Category[name].name} for f, piece, name in CATEGORIES}
+
+
+def test_the_messages_own_advice_and_the_form_that_parses_are_solutions(catalog_0523) -> None:
+    """Issue 37: "requires --enable-watermark", "unset SGLANG_DISABLE_LAZY_COMPACTION" in the
+    message are solutions with their commands; a JSON parse failure names valid JSON that the
+    whole pipeline lets through."""
+    def texts(function: str, piece: str) -> list[str]:
+        return [s.text for e in catalog_0523.entries if e.site.function == function and piece in e.site.template.text
+                for s in e.solutions if s.predicted == "true" and s.command]
+
+    assert "Pass `--enable-watermark`, as the message advises." in texts(
+        "check_watermark_server_args", "--watermark-config requires --enable-watermark")
+    assert "Unset `SGLANG_DISABLE_LAZY_COMPACTION`, as the message advises." in texts(
+        "handle_unified_memory_pool", "unset SGLANG_DISABLE_LAZY_COMPACTION")
+    assert "Set `--watermark-config` to valid JSON, e.g. `'{}'` (or leave it unset)." in texts(
+        "load_watermark_config", "failed to read watermark config JSON")

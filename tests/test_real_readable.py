@@ -1,7 +1,8 @@
 """Whole real catalogs read in user terms: no trigger, `other` item, solution or graph
 edge shows a local's bookkeeping, a built collection as code, a private helper call or an
-unbound parameter (`analyzers.readable.MARKERS`). (`example_fix.undecided` of a checked
-example lists the first-error prediction's leaves in their machine form: not checked.)"""
+unbound parameter (`analyzers.readable.MARKERS`), and no solution a call of the program's code.
+(`example_fix.undecided` of a checked example lists the first-error prediction's leaves in
+their machine form: not checked.)"""
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from analyzers.readable import internal_markers
+from analyzers.readable import internal_markers, states_code
 from analyzers.solution import solution_text
 
 pytestmark = pytest.mark.network
@@ -43,4 +44,6 @@ def test_no_internal_marker_reaches_a_reader(extracted, version: str) -> None:
              for e in [json.loads(path.read_text())] for field, text in _shown(e)]
     shown += list(_edges(json.loads((root / "graph.json").read_text())))
     leaks = [(where, kind, found) for where, text in shown for kind, found in internal_markers(text)]
+    # a solution says what to change, never a condition through the program's code
+    leaks += [(where, "code call", text) for where, text in shown if where.endswith("solutions") and states_code(text)]
     assert not leaks, f"{len(leaks)} internal markers, first: {leaks[:5]}"

@@ -30,10 +30,13 @@ HIP = Ref(RefKind.PLATFORM, "is_hip", "is_hip()")
 
 
 def guard(condition: str):
-    """The IR of `condition` as the guard of a raise."""
+    """The IR of `condition` as the guard of a raise.
+
+    Not of a crash the condition itself may raise: the guard that it did not crash comes first.
+    """
     code = f"def f(cfg):\n    if {condition}:\n        raise ValueError('x')\n"
-    [site] = extract_file("m.py", code, PROFILE).sites
-    return site.guards[0].expr
+    [site] = [s for s in extract_file("m.py", code, PROFILE).sites if s.crash is None]
+    return site.guards[-1].expr
 
 
 # ------------------------------------------------------------------ extraction

@@ -163,3 +163,26 @@ def test_untried_words_that_only_restate_the_condition_give_way_to_a_change():
     vague = Solution("Change `--tp-size` so that the trigger above no longer holds.", Truthy(SPEC))
     (done,) = check_solutions([_entry((vague, DROP_SPEC), fix)], _judge(LORA_SPEC))
     assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
+
+
+def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from_where_no_command_reaches():
+    """The check reads `graph` (the code sets it from `--pp-size`); no command is known to reach
+    the error (the shown `before` meets an earlier one): the solution is the option's change, undecided."""
+    from analyzers.advice import feeding_leaves
+    from analyzers.eval_model import Model
+    from analyzers.first_error import Pipeline
+    from analyzers.platform_facts import Stated
+    from analyzers.rules import Rule
+    from tests.test_example_check import EXAMPLES, FLAGS, GENERIC, PP, REAL, ExampleJudge
+
+    graph = Truthy(Ref(RefKind.FLAG, "graph", "cfg.graph"))
+    model = Model(FLAGS, (Rule("graph", Compare("<=", PP, Const(1)), TRUE),), EXAMPLES)
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), graph]), 2)
+    first = Check("first", "a.py", 1, "hook", Truthy(LORA), 1)  # every LoRA launch meets this one first
+    pipeline = Pipeline((first, own), model)
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, EXAMPLES), FLAGS, PREFIX)
+    sol = Solution("Change `--pp-size` so that it no longer holds.", graph, leaves=feeding_leaves(graph, model),
+                   note="Depends on settings derived by the code: graph.")
+    (done,) = check_solutions([_entry((sol,), _fix("--enable-lora", "--tp-size 2", "false"))], judge)
+    assert [(s.text, s.command, s.predicted) for s in done.solutions] == [
+        ("Set `--pp-size` to 2: the setting the check reads is derived from it.", None, "unknown")]

@@ -1,0 +1,41 @@
+"""Sizes a person passes to a flag that counts (a parallel size: the profile's `examples.counts`).
+
+An example gives such a flag 1, 2, 4 or 8 (the condition's own positive numbers first);
+0 or a negative size only where the condition being met needs one (the error is about
+that value: "must be positive"), never to get past another check.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from analyzers.deciders import node
+from analyzers.eval_model import Model
+from analyzers.launch import Launch
+from extractor.ir import Expr
+
+SIZES = (1, 2, 4, 8, 3)  # 3 last: with 2, a pair whose remainder is not 0 (`a % b != 0` checks)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def count_values(near: Sequence[Any]) -> list[int]:
+    """Sizes to try, given the numbers near the condition's constants (`near`): positive ones
+    first (its own, then `SIZES`), then 0 and negative ones (each once, in their order)."""
+    ints = [int(v) for v in near if _number(v) and float(v).is_integer()]
+    return list(dict.fromkeys([*(v for v in ints if v > 0), *SIZES, *(v for v in ints if v <= 0)]))
+
+
+def person_values(dest: str, values: Sequence[Any], lit: Expr, launch: Launch, model: Model) -> list[Any]:
+    """`values` (candidates for flag `dest` while `lit` is met on `launch`) without 0 and
+    negative sizes when `dest` counts and a positive one meets `lit` there: such a value
+    would only get past another check."""
+    values = list(values)
+    if not model.examples.counts(dest) or not any(_number(v) and v <= 0 for v in values):
+        return values
+    decide = node(model, lit).decide
+    if any(_number(v) and v > 0 and decide(launch.with_flag(dest, v)) is True for v in values):
+        return [v for v in values if not (_number(v) and v <= 0)]
+    return values

@@ -1,0 +1,47 @@
+"""What works where a value does not parse: "set `--x` to valid JSON, e.g. `'{}'`".
+
+A check that fires where converting a setting fails (``json.loads(v)`` or ``int(v)`` raising
+in a try block, `extractor.ir.RAISES`) refuses everything that does not parse, not one
+value: the solution names the form that parses and one value of it, which the examples'
+judge then tries through the whole pipeline like any value a solution names.
+"""
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+
+from extractor.ir import RAISES, Apply, Expr, children
+
+# conversion -> (the form that parses, values of it to try, simplest first)
+FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "json.loads": ("valid JSON", ("{}", "[]")),
+    "int": ("an integer", ("1", "0")),
+    "float": ("a number", ("1.0", "0.5")),
+}
+
+
+def _steps(expr: Expr) -> Iterator[Expr]:
+    """The values each `RAISES` in `expr` computes (its steps, and what they are built of)."""
+    if isinstance(expr, Apply) and expr.fn == RAISES:
+        for step in expr.args[1:]:
+            yield step
+            yield from _inner(step)
+    for child in children(expr):
+        yield from _steps(child)
+
+
+def _inner(expr: Expr) -> Iterator[Expr]:
+    for child in children(expr):
+        yield child
+        yield from _inner(child)
+
+
+def parse_form(part: Expr) -> tuple[str, tuple[str, ...]] | None:
+    """The form a value must take for `part` (a failed conversion) not to hold, and values of
+    it; None where `part` is no conversion's failure."""
+    return next((FORMS[s.fn] for s in _steps(part) if isinstance(s, Apply) and s.fn in FORMS), None)
+
+
+def form_text(name: str, form: str, value: str, unset: bool) -> str:
+    """"Set `--x` to valid JSON, e.g. `'{}'` (or leave it unset).": the value as typed on a command line."""
+    return f"Set {name} to {form}, e.g. `{shlex.quote(value)}`" + (" (or leave it unset)." if unset else ".")
