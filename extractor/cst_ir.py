@@ -71,6 +71,11 @@ _BUILTINS = {"len", "isinstance", "any", "all", "bool", "int", "str", "min", "ma
 # consumer (evaluation, rendering, JSON) can recurse over any condition.
 MAX_DEPTH = 64
 MAX_VALUE_TERMS = 400  # IR nodes in a local's value before it is read as unknown
+# Expressions interpreted for one outermost expression. Locals built from earlier locals
+# (``x1 = f(x0, y0); y1 = g(x0, y0); ...``, as in unrolled kernel code) form a DAG whose
+# expansion doubles per step; past this budget the rest reads as unknown, so no file costs
+# more than linear time.
+MAX_STEPS = 20_000
 _UNKNOWN_TEXT = 200  # characters of source kept in such a leaf
 _level = threading.local()
 
@@ -79,7 +84,11 @@ def _bounded(fn: Callable[[cst.BaseExpression, Scope], Expr]) -> Callable[[cst.B
     @functools.wraps(fn)
     def nested(node: cst.BaseExpression, scope: Scope) -> Expr:
         level = getattr(_level, "n", 0)
-        if level >= MAX_DEPTH:
+        steps = 0 if level == 0 else _level.steps + 1
+        _level.steps = steps
+        if level == 0:
+            _level.values = {}
+        if level >= MAX_DEPTH or steps > MAX_STEPS:
             text = norm_code(node)
             return Unknown(text if len(text) <= _UNKNOWN_TEXT else text[:_UNKNOWN_TEXT] + " …")
         _level.n = level + 1
@@ -261,8 +270,17 @@ def _name_term(node: cst.Name, scope: Scope) -> Expr:
     if isinstance(bound, Opaque):
         return Ref(RefKind.UNKNOWN, bound.name or name, bound.text)
     if isinstance(bound, (Table, cst.BaseExpression, Conditional)):
-        found = _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
-        return _too_large(name) if larger_than(found, MAX_VALUE_TERMS) else found
+        if name in scope.resolving:
+            return Unknown(name)
+        # One value per binding within an outermost expression: a local read by many later
+        # locals is interpreted once (the objects keyed are alive for the whole call).
+        key = (id(scope), name, id(bound))
+        found = _level.values.get(key)
+        if found is None:
+            found = _resolving(name, scope, lambda: _binding_term(name, bound, scope), Unknown(name))
+            found = _too_large(name) if larger_than(found, MAX_VALUE_TERMS) else found
+            _level.values[key] = found
+        return found
     if name in scope.profile.model_roots:
         return Ref(RefKind.MODEL, name, name)
     if scope.profile.is_platform(name.lstrip("_")):
