@@ -104,7 +104,9 @@ def check_of(entry: Mapping[str, Any]) -> Check:
                  reach, entry.get("kind") == "crash")
 
 
-_READ = ("id", "trigger", "source", "order", "stage", "template", "reachable", "internal")  # what of_catalog reads
+# what of_catalog reads: the check, and what decides whether and how it is weighed
+_READ = ("id", "trigger", "source", "order", "stage", "template", "reachable", "internal", "kind", "outside_targets",
+         "environment")
 
 
 def pipeline_fields(entry: Mapping[str, Any]) -> dict[str, Any]:

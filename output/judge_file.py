@@ -19,7 +19,7 @@ from extractor.profile import Profile
 from output.catalog_stamp import CATALOG, stamp_holds
 
 NAME = "judge.json"
-FORMAT = 1
+FORMAT = 2  # 2: a check's `quiet` (a crash)
 # the modules whose code decides what the file holds (building the pipeline, and the format)
 _COMPILERS = ("analyzers/first_error.py", "analyzers/judge_data.py", "analyzers/examples.py", "analyzers/rules.py",
               "analyzers/entries.py", "analyzers/flags.py", "analyzers/platform_facts.py", "extractor/inline.py",

@@ -116,6 +116,28 @@ def test_the_compiled_pipeline_reads_back_as_the_one_built_from_the_catalog() ->
     assert back.model.flags.as_dict() == built.model.flags.as_dict()
 
 
+def test_what_check_weighs_survives_the_fields_the_judge_is_compiled_from() -> None:
+    """A crash (counted only where it surely fires), a check outside the targets reading a model
+    property (not weighed) and an environment check: judge.json is compiled from each entry's
+    `pipeline_fields`, and must weigh them as the whole entries are."""
+    profile = load_profile("sglang")
+    validation = profile.real.validation_for("0.5.23") if profile.real is not None else None
+    assert validation is not None
+    steps = [s.name for s in validation.steps]
+    model_read = {"op": "truthy", "term": {"op": "ref", "kind": "model", "name": "hidden_size", "text": "h"}}
+    data = _data()
+    data["entries"] += [_entry("crash", 5, {"op": "truthy", "term": LORA}, kind="crash"),
+                        _entry("outside", 6, model_read, outside_targets=True),
+                        _entry("env", 7, {"op": "truthy", "term": LORA}, outside_targets=True, environment=True)]
+    whole = Pipeline.of_catalog(data, steps, profile.examples)
+    fields = Pipeline.of_catalog({**data, "entries": [pipeline_fields(e) for e in data["entries"]]}, steps,
+                                 profile.examples)
+    back = pipeline_of_data(json.loads(json.dumps(pipeline_data(fields))), profile.examples).pipeline
+    assert [c.id for c in whole.checks if c.quiet] == ["crash"]
+    assert {c.id for c in whole.checks}.isdisjoint({"outside", "env"})
+    assert back.checks == fields.checks == whole.checks
+
+
 def _grown(root: Path) -> None:
     (root / "catalog.json").write_bytes((root / "catalog.json").read_bytes() + b" ")
 
