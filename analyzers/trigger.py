@@ -446,6 +446,8 @@ class _Sentence(Visitor[str]):
 
 
 _PRIVATE_CALL = re.compile(r"(?:\w+\.)*(_(?!_)\w+)\(\)")  # ``_supports_x()``, ``mod._helper()``
+_PRIVATE_CALLED = re.compile(r"(?:\w+\.)*(_(?!_)\w+)\((.+)\)")  # ``_is_ipv6(host)``
+_PRIVATE_IN = re.compile(r"(?<![\w.])(?:\w+\.)*(_(?!_)\w+)\(")  # one somewhere in the text
 
 
 def unknown_fact(text: str) -> str | None:
@@ -457,7 +459,13 @@ def unknown_fact(text: str) -> str | None:
     if text.startswith(PARAMETER):
         return f"what its caller passes as `{text.removeprefix(PARAMETER)}`"
     called = _PRIVATE_CALL.fullmatch(text)
-    return _helper(called.group(1)) if called else None
+    if called:
+        return _helper(called.group(1))
+    if (called := _PRIVATE_CALLED.fullmatch(text)) and "(" not in called.group(2):
+        return f"what {_helper(called.group(1))} says of `{called.group(2)}`"
+    if inside := _PRIVATE_IN.search(text):  # ``_derived_widths().get(name)``
+        return f"a value {_helper(inside.group(1))} computes"
+    return None
 
 
 def _unknown(text: str) -> str:

@@ -88,6 +88,8 @@ def test_a_local_errcat_cannot_follow_is_not_named(body: str, local: str) -> Non
         (described("computed in a loop"), "unknown:a value computed in a loop"),
         (f"{PARAMETER}name", "unknown:what its caller passes as `name`"),
         ("_underscore_field_names()", "unknown:the code's “underscore field names”"),
+        ("_is_ipv6(host)", "unknown:what the code's “is ipv6” says of `host`"),
+        ("_derived_widths().get(name)", "unknown:a value the code's “derived widths” computes"),
         ("use_mlx()", "unknown:use_mlx()"),  # a public call: the code says it best
     ],
 )
