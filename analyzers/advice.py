@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from analyzers.counts import adds_nonpositive
 from analyzers.dead import never_holds
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
 from analyzers.eval_model import Model
@@ -544,7 +545,8 @@ def _clear(target: Expr, launch: Launch, wanted: Truth, own: str, ctx: Context, 
         tried.add(rival.id)
         avoid = negate(rival.expr)
         moved, _ = satisfy(conj([*kept, avoid]), ctx.model, launch)
-        if moved is launch or evaluate(target, moved, ctx.model) is not wanted:
+        if moved is launch or adds_nonpositive(launch, moved, ctx.model) or evaluate(target, moved, ctx.model) \
+                is not wanted:
             continue
         left = ctx.rivals.holding(moved, own)
         if rival in left:

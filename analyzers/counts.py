@@ -39,3 +39,11 @@ def person_values(dest: str, values: Sequence[Any], lit: Expr, launch: Launch, m
     if any(_number(v) and v > 0 and decide(launch.with_flag(dest, v)) is True for v in values):
         return [v for v in values if not (_number(v) and v <= 0)]
     return values
+
+
+def adds_nonpositive(base: Launch, moved: Launch, model: Model) -> bool:
+    """Does `moved` give a counting flag 0 or a negative size `base` does not give it? Such
+    a move gets past one check by walking into a division by that size (or a check that it
+    is positive): never a way off another error, nor a solution."""
+    return any(model.examples.counts(dest) and _number(value) and value <= 0 and base.flags.get(dest) != value
+               for dest, value in moved.flags.items())

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.counts import count_values, person_values
+from analyzers.counts import adds_nonpositive, count_values, person_values
 from analyzers.deciders import can_hold, deciders, node
 from analyzers.eval_model import Identity, Model, expr_key
 from analyzers.evaluate import evaluate
@@ -760,6 +760,8 @@ def falsify(expr: Expr, part: Expr, model: Model, before: Launch) -> tuple[Launc
     # undoing what `before` set comes first: the smallest change back
     leaves = sorted(settable_leaves(part, model), key=lambda leaf: not _given(before, leaf))
     after, _ = satisfy(negate(part), model, before, leaves)
+    if adds_nonpositive(before, after, model):  # `--tp-size 0` solves nothing
+        after = before
     return after, evaluate(expr, after, model)
 
 

@@ -8,13 +8,13 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.argv import launch_of_argv
-from analyzers.counts import count_values, person_values
+from analyzers.counts import adds_nonpositive, count_values, person_values
 from analyzers.eval_model import Model
 from analyzers.examples import Examples
 from analyzers.flag_build import build_flag_model
 from analyzers.launch import Launch, split_command
 from analyzers.trigger import Renderer
-from extractor.ir import And, Compare, Const, Expr, Ref, RefKind, Truthy
+from extractor.ir import And, Apply, Compare, Const, Expr, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
 
 FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
@@ -75,3 +75,23 @@ def test_person_values_drop_non_positive_sizes_where_a_positive_one_does(dest, l
 ])
 def test_an_example_gives_a_count_a_value_a_person_passes(expr, dest, expected):
     assert before_of(expr)[dest] == expected
+
+
+@pytest.mark.parametrize("base, moved, adds", [
+    ({"tp_size": 2}, {"tp_size": 0}, True),  # off another check by dividing by 0
+    ({}, {"pp_size": -1}, True),
+    ({"tp_size": 0}, {"tp_size": 0, "enable_x": True}, False),  # the launch gave it already
+    ({}, {"chunked_prefill_size": -1}, False),  # a flag that does not count
+    ({}, {"tp_size": 2}, False),
+])
+def test_a_move_giving_a_count_zero_or_less_is_told(base, moved, adds):
+    assert adds_nonpositive(Launch(base), Launch(moved), model()) is adds
+
+
+def test_a_solution_never_sets_a_count_to_zero():
+    """``tp // pp >= 1`` made false by `--tp-size 0` or `--pp-size -1`? No: that solves nothing."""
+    from analyzers.witness import falsify
+
+    part = Compare(">=", Apply("//", (TP, PP), "tp // pp"), Const(0))
+    before = Launch({"tp_size": 2, "pp_size": 2})
+    assert falsify(part, part, model(), before)[0] == before

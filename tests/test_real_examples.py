@@ -64,7 +64,9 @@ def test_a_counting_flag_is_never_0_unless_the_error_is_about_it(catalog: dict[s
     for entry in catalog["entries"]:
         fix = entry["example_fix"]
         for option, _ in counts.findall(" ".join(c for c in (fix["before"], fix["after"]) if c)):
-            if not re.search(rf"`{option}` (< 1|<= 0)", entry["trigger"]["text"]):
+            # a crash dividing by a size that is 0 is about that size (its trigger reads it)
+            about = entry.get("kind") == "crash" and f"`{option}`" in entry["trigger"]["text"]
+            if not about and not re.search(rf"`{option}` (< 1|<= 0)", entry["trigger"]["text"]):
                 wrong.append((entry["source"]["path"], entry["source"]["line"], fix["before"], fix["after"]))
     assert wrong == []
 
