@@ -32,7 +32,7 @@ from extractor.crash_kinds import (
     CrashKind,
     divisor_test,
 )
-from extractor.cst_ir import term, to_ir
+from extractor.cst_ir import MAX_DEPTH, chain_operands, term, to_ir
 from extractor.cstutil import dotted, norm_code
 from extractor.frozen import FrozenMap
 from extractor.ir import RAISES, Apply, Compare, Const, Expr, Ref, RefKind, Truthy, conj, negate, refs, unknowns
@@ -71,6 +71,10 @@ def evaluated(stmt: cst.CSTNode) -> Iterator[cst.BaseExpression]:
         yield stmt.iter
 
 
+# CST levels of an expression whose operation is read (a level of the IR is one or more of them)
+_DEEPEST = 2 * MAX_DEPTH
+
+
 class CrashSites:
     """Finds one statement's crash sites and records them as raise sites (`RaiseSites`)."""
 
@@ -94,32 +98,38 @@ class CrashSites:
 
     # ---------------------------------------------------------- the expression walk
 
-    def _visit(self, node: cst.CSTNode, local: tuple[Guard, ...]) -> None:
+    def _visit(self, node: cst.CSTNode, local: tuple[Guard, ...]) -> int:
         """`node`'s operands first, then its own operation (Python's order); the right side of
-        ``and``/``or`` and the branches of ``x if c else y`` under what lets them run."""
+        ``and``/``or`` and the branches of ``x if c else y`` under what lets them run. Returns
+        the depth of `node`'s tree: an operation deeper than `_DEEPEST` is not read (its
+        operands read as unknown past `MAX_DEPTH` anyway, and reading each of a long chain of
+        ``a[0][0]...`` again would cost the square of its length)."""
         scope = self.state.scope
-        if isinstance(node, cst.BooleanOperation):
-            self._visit(node.left, local)
-            test = to_ir(node.left, scope)
-            run = test if isinstance(node.operator, cst.And) else negate(test)
-            self._visit(node.right, (*local, Guard(run, norm_code(node.left), GuardOrigin.IF)))
-            return
+        if isinstance(node, cst.BooleanOperation):  # ``a and b and c``: one chain, not nested pairs
+            conjunction = isinstance(node.operator, cst.And)
+            guards, depth = local, 0
+            for operand in chain_operands(node):
+                depth = max(depth, self._visit(operand, guards))
+                test = to_ir(operand, scope)
+                guards = (*guards, Guard(test if conjunction else negate(test), norm_code(operand), GuardOrigin.IF))
+            return depth + 1
         if isinstance(node, cst.IfExp):
-            self._visit(node.test, local)
+            depth = self._visit(node.test, local)
             test, text = to_ir(node.test, scope), norm_code(node.test)
-            self._visit(node.body, (*local, Guard(test, text, GuardOrigin.IF)))
-            self._visit(node.orelse, (*local, Guard(negate(test), f"not ({text})", GuardOrigin.ELSE)))
-            return
+            depth = max(depth, self._visit(node.body, (*local, Guard(test, text, GuardOrigin.IF))))
+            depth = max(depth, self._visit(node.orelse, (*local, Guard(negate(test), f"not ({text})",
+                                                                        GuardOrigin.ELSE))))
+            return depth + 1
         if isinstance(node, cst.Lambda):
-            return
+            return 1
         if isinstance(node, _COMPREHENSIONS):  # the first iterable runs here, the rest per item
-            self._visit(node.for_in.iter, local)
+            depth = self._visit(node.for_in.iter, local)
             self._iterated(node.for_in.iter, local)
-            return
-        for child in node.children:
-            self._visit(child, local)
-        if isinstance(node, cst.BaseExpression):
+            return depth + 1
+        depth = 1 + max((self._visit(child, local) for child in node.children), default=0)
+        if isinstance(node, cst.BaseExpression) and depth <= _DEEPEST:
             self._operation(node, local)
+        return depth
 
     def _operation(self, node: cst.BaseExpression, local: tuple[Guard, ...]) -> None:
         if isinstance(node, cst.BinaryOperation) and (kind := _DIVIDES.get(type(node.operator))) is not None:

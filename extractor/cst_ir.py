@@ -108,8 +108,9 @@ def to_ir(node: cst.BaseExpression, scope: Scope) -> Expr:
     return handler(node, scope)
 
 
-def _bool_op(node: cst.BooleanOperation, scope: Scope) -> Expr:
-    """``a and b and c`` as one flat And: libcst nests chains one level per operand."""
+def chain_operands(node: cst.BooleanOperation) -> list[cst.BaseExpression]:
+    """The operands of a chain of one boolean operator, in order: libcst nests ``a and b and c``
+    one level per operand, and a long chain must not cost a level (or a walk) per operand."""
     kind = type(node.operator)
     operands: list[cst.BaseExpression] = []
     stack: list[cst.BaseExpression] = [node]
@@ -119,8 +120,13 @@ def _bool_op(node: cst.BooleanOperation, scope: Scope) -> Expr:
             stack += (part.right, part.left)
         else:
             operands.append(part)
-    parts = [to_ir(part, scope) for part in operands]
-    return conj(parts) if kind is cst.And else disj(parts)
+    return operands
+
+
+def _bool_op(node: cst.BooleanOperation, scope: Scope) -> Expr:
+    """``a and b and c`` as one flat And."""
+    parts = [to_ir(part, scope) for part in chain_operands(node)]
+    return conj(parts) if isinstance(node.operator, cst.And) else disj(parts)
 
 
 def _unary(node: cst.UnaryOperation, scope: Scope) -> Expr:

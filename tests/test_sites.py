@@ -42,9 +42,14 @@ def sites(code: str, path: str = "m.py") -> list[RaiseSite]:
     return list(extract_file(path, textwrap.dedent(code), PROFILE).sites)
 
 
+def checks(code: str) -> list[RaiseSite]:
+    """The checks in `code` (crashes Python itself may raise on the way are tests/test_crash_sites.py's)."""
+    return [site for site in sites(code) if site.crash is None]
+
+
 def one(code: str) -> RaiseSite:
-    """The one check in `code` (crashes Python itself may raise on the way are tests/test_crash_sites.py's)."""
-    found = [site for site in sites(code) if site.crash is None]
+    """The one check in `code`."""
+    found = checks(code)
     assert len(found) == 1, found
     return found[0]
 
@@ -577,7 +582,7 @@ def test_or_of_config_and_view_is_an_alias() -> None:
 
 def test_rebinding_a_name_from_itself_keeps_the_old_value() -> None:
     site = one("def f(cfg):\n    w = cfg.width\n    w = int(w)\n    if w < 1:\n        raise ValueError('x')\n")
-    assert RENDER.text(site.guards[0].expr) == "`--width` < 1"
+    assert RENDER.text(site.guards[-1].expr) == "`--width` < 1"  # after: int() did not raise
 
 
 _MANY_IFS = "\n    ".join(f"if cfg.c{i}:\n        x = 'b{i}'" for i in range(20))
@@ -1220,7 +1225,7 @@ _CONVERTS = ("def f(cfg):\n    try:\n        base = float(cfg.r[1])\n        n =
 
 def test_a_try_block_that_only_converts_raises_what_its_conversions_raise() -> None:
     """sglang 0.5.23 ``validate_buckets_rule``: the handler fires where a conversion fails."""
-    handler = sites(_CONVERTS)[0]
+    handler = checks(_CONVERTS)[0]
     assert RENDER.text(handler.guards[0].expr) == (
         "computing float(`--r`[1]), int(`--r`[2]) raises ValueError or IndexError")
 
@@ -1236,7 +1241,7 @@ def test_locals_a_try_block_binds_keep_their_values_when_every_handler_asserts_f
     ("v = [float(x) for x in cfg.r[1:]]", "computing float() of each item of `--r`[1:] raises ValueError"),
 ])
 def test_what_a_try_block_raises_is_computed_only_where_it_only_binds_values(body: str, expected: str) -> None:
-    site = sites(f"def f(cfg):\n    try:\n        {body}\n    except ValueError:\n        raise KeyError('k')\n")[0]
+    site = checks(f"def f(cfg):\n    try:\n        {body}\n    except ValueError:\n        raise KeyError('k')\n")[0]
     assert expected in RENDER.text(site.guards[0].expr)
 
 
@@ -1274,7 +1279,7 @@ def test_a_check_inside_a_loop_over_a_settings_items_fires_for_some_item(paths, 
     from analyzers.evaluate import evaluate
     from analyzers.launch import Launch
     from tests.test_evaluate import MODEL
-    (site,) = sites(ITEM_LOOP)
+    (site,) = checks(ITEM_LOOP)
     trigger = site_trigger(site)
     assert evaluate(trigger, Launch({"lora_paths": paths}), MODEL) == fires
     assert Renderer().text(trigger).startswith("for some item `p` of `--lora-paths`: `p`.strip().startswith(\"{\")")
