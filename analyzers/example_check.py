@@ -24,6 +24,7 @@ from typing import Any
 
 from analyzers.argv import launch_of_argv
 from analyzers.cli_parser import TargetCli
+from analyzers.counts import adds_nonpositive
 from analyzers.deciders import node
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
@@ -459,6 +460,8 @@ class ExampleJudge:
         """`moves`, each searched for only when the one before it has been taken (each once)."""
         seen: set[str] = set()
         for delta in self._moves(target, goal, tuple(keep), launch):
+            if adds_nonpositive(launch, applied(launch, delta), self.pipeline.model):
+                continue  # off one check by dividing by a size of 0: no repair
             if (shown := repr(delta)) not in seen:
                 seen.add(shown)
                 yield delta

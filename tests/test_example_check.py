@@ -13,7 +13,7 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Predict
 from analyzers.flag_build import build_flag_model
 from analyzers.platform_facts import Stated
 from analyzers.withheld import example_stats
-from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
+from extractor.ir import TRUE, Apply, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
 from extractor.real_profile import ModelProperties, Platform, RealProfile
 
@@ -368,3 +368,18 @@ def test_of_the_pairs_a_repair_leaves_open_the_last_one_reached_is_shown():
     found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora",
                                     predicted="unknown"))
     assert (found["before"], found["predicted"]) == ("serve --enable-lora --enable-spec", "unknown")
+
+
+def test_a_repair_never_gives_a_parallel_size_0():
+    """Off ``tp % pp != 0`` (behind its crash guard ``pp != 0``) while the error needs
+    ``pp != 1`` and ``tp == 1``: only ``--pp-size 0`` would move off it, dividing by 0 in the
+    real program. No repair: the example is not shown as working."""
+    counting = Examples(ExampleRules(model="model_path", counts=("(tp|pp)_size",)))
+    rival = Check("rival", "a.py", 1, "hook", conj([Compare("!=", PP, Const(0)),
+                                                    Compare("!=", Apply("%", (TP, PP), "tp % pp"), Const(0))]), 1)
+    own = Check("own", "a.py", 2, "hook", conj([Compare("!=", PP, Const(1)), Compare("==", TP, Const(1))]), 2)
+    pipeline = Pipeline((rival, own), Model(FLAGS, (), counting))
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, counting), FLAGS, PREFIX)
+    found = judge.judge("own", _fix("--pp-size 2", ""))
+    shown = found["before"] or found["withheld"]["before"]
+    assert "--pp-size 0" not in shown and found["predicted"] != "true"
