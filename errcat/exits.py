@@ -6,6 +6,10 @@ verb is `MEANINGS`. Bad input or usage is 2 everywhere (one ``errcat: ...`` line
 from __future__ import annotations
 
 import enum
+import sys
+from collections.abc import Callable, Iterable
+
+from extractor.errors import ErrcatError
 
 
 class Exit(enum.IntEnum):
@@ -43,3 +47,18 @@ def table(verb: str | None = None) -> str:
         lines.append(f"  {int(Exit.OK):<3} every other verb: done")
     lines += [f"  {int(code):<3} {said}" for code, said in _EVERY.items()]
     return "\n".join(lines)
+
+
+def script_exit(name: str, work: Callable[[], Iterable[str]]) -> int:
+    """A script's exit: the lines `work` reports, printed; bad input one ``name: ...`` line on
+    stderr and `Exit.USAGE`, Ctrl-C `Exit.INTERRUPTED` (as every verb of the CLI)."""
+    try:
+        report = list(work())
+    except ErrcatError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return Exit.USAGE
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return Exit.INTERRUPTED
+    print("\n".join(report))
+    return Exit.OK

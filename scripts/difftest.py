@@ -51,7 +51,7 @@ from analyzers.judge import EntryIndex, Real
 from analyzers.launch import CommandLine
 from analyzers.launchgen import Generated, example_lines, generate
 from analyzers.platform_facts import Stated
-from errcat.exits import Exit
+from errcat.exits import script_exit
 from errcat.progress import progress_bar
 from errcat.real.confirm import Session, catalog_version
 from errcat.real.materials import Materials
@@ -253,16 +253,7 @@ def run(args: argparse.Namespace) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        report = run(_arguments(argv))
-    except ErrcatError as exc:
-        print(f"difftest: {exc}", file=sys.stderr)
-        return Exit.USAGE
-    except KeyboardInterrupt:
-        print("difftest: interrupted", file=sys.stderr)
-        return Exit.INTERRUPTED
-    print("\n".join(report))
-    return Exit.OK
+    return script_exit("difftest", lambda: run(_arguments(argv)))
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from analyzers.judge import EntryIndex, Real
 from analyzers.launch import CommandLine
 from analyzers.provoke import provocations, sample
 from analyzers.stop_lines import coverage
-from errcat.exits import Exit
+from errcat.exits import script_exit
 from errcat.progress import progress_bar
 from errcat.real.confirm import Session, catalog_version
 from errcat.real.materials import Materials
@@ -124,17 +124,11 @@ def measure(args: argparse.Namespace) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
+    def work() -> list[str]:
         args = _arguments(argv)
-        report = run(args) if args.verb == "run" else measure(args)
-    except ErrcatError as exc:
-        print(f"provoke: {exc}", file=sys.stderr)
-        return Exit.USAGE
-    except KeyboardInterrupt:
-        print("provoke: interrupted", file=sys.stderr)
-        return Exit.INTERRUPTED
-    print("\n".join(report))
-    return Exit.OK
+        return run(args) if args.verb == "run" else measure(args)
+
+    return script_exit("provoke", work)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import NoReturn
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from errcat.exits import Exit
+from errcat.exits import script_exit
 from errcat.real.targetenv import ensure_target_env
 from extractor.errors import ErrcatError
 from extractor.profile import load_profile
@@ -35,18 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wheel", default=None, metavar="W",
                         help="the release file to install (default: a cached download, else from the index)")
     parser.add_argument("--cache-dir", default=None, metavar="C", help="errcat's cache (default: ~/.cache/errcat)")
-    try:
+    def work() -> list[str]:
         args = parser.parse_args(argv)
         env = ensure_target_env(load_profile(args.profile), args.release, root=args.dir, wheel=args.wheel,
                                 cache_dir=args.cache_dir, log=lambda m: print(f"target_env: {m}", file=sys.stderr))
-    except ErrcatError as exc:
-        print(f"target_env: {exc}", file=sys.stderr)
-        return Exit.USAGE
-    except KeyboardInterrupt:
-        print("target_env: interrupted", file=sys.stderr)
-        return Exit.INTERRUPTED
-    print(env.python)
-    return Exit.OK
+        return [str(env.python)]
+
+    return script_exit("target_env", work)
 
 
 if __name__ == "__main__":
