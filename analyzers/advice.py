@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analyzers.counts import adds_nonpositive
+from analyzers.counts import adds_nonpositive, positive_sizes
 from analyzers.dead import never_holds
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
 from analyzers.eval_model import Model
@@ -329,7 +329,7 @@ def _tried(part: Expr, leaf: Leaf, ctx: Context) -> tuple[list[Any], list[Any]]:
             good.append(value)
         elif result is Truth.TRUE:
             bad.append(value)
-    return good, bad
+    return (positive_sizes(leaf.name, good, ctx.model) if leaf.kind is RefKind.FLAG else good), bad
 
 
 def values_text(name: str, env: bool, listed: Sequence[str], offending: Sequence[str], unset: bool) -> str | None:

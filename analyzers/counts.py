@@ -36,9 +36,18 @@ def person_values(dest: str, values: Sequence[Any], lit: Expr, launch: Launch, m
     if not model.examples.counts(dest) or not any(_number(v) and v <= 0 for v in values):
         return values
     decide = node(model, lit).decide
-    if any(_number(v) and v > 0 and decide(launch.with_flag(dest, v)) is True for v in values):
-        return [v for v in values if not (_number(v) and v <= 0)]
-    return values
+    meeting = [v for v in values if _number(v) and v > 0 and decide(launch.with_flag(dest, v)) is True]
+    return positive_sizes(dest, values, model) if meeting else values
+
+
+def positive_sizes(dest: str, values: Sequence[Any], model: Model) -> list[Any]:
+    """`values` of flag `dest` (each of which does what is wanted) without 0 and negative
+    sizes where `dest` counts and a positive one is among them: "set --page-size to 1",
+    never "to one of 1, 0"."""
+    values = list(values)
+    if not model.examples.counts(dest) or not any(_number(v) and v > 0 for v in values):
+        return values
+    return [v for v in values if not (_number(v) and v <= 0)]
 
 
 def adds_nonpositive(base: Launch, moved: Launch, model: Model) -> bool:

@@ -8,12 +8,13 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.argv import launch_of_argv
-from analyzers.counts import adds_nonpositive, count_values, person_values
+from analyzers.counts import adds_nonpositive, count_values, person_values, positive_sizes
 from analyzers.eval_model import Model
 from analyzers.examples import Examples
 from analyzers.flag_build import build_flag_model
 from analyzers.launch import Launch, split_command
 from analyzers.trigger import Renderer
+from analyzers.witness import NOT_GIVEN
 from extractor.ir import And, Apply, Compare, Const, Expr, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
 
@@ -95,3 +96,20 @@ def test_a_solution_never_sets_a_count_to_zero():
     part = Compare(">=", Apply("//", (TP, PP), "tp // pp"), Const(0))
     before = Launch({"tp_size": 2, "pp_size": 2})
     assert falsify(part, part, model(), before)[0] == before
+
+
+@pytest.mark.parametrize("dest, values, expected", [
+    ("pp_size", [NOT_GIVEN, 1, 0, -1], [NOT_GIVEN, 1]),  # a positive one does it: no 0
+    ("pp_size", [0, -1], [0, -1]),  # only those do it: the error is about them
+    ("chunked_prefill_size", [1, 0, -1], [1, 0, -1]),  # does not count
+])
+def test_positive_sizes_keep_what_a_person_passes(dest, values, expected):
+    assert positive_sizes(dest, values, model()) == expected
+
+
+def test_a_solution_names_a_size_a_person_passes():
+    """kv_shard_hook.py's shape (the values of --pp-size avoiding it: 1 and 0): "set it to 1", not "one of 1, 0"."""
+    ctx = Context(model(), Renderer.for_model(FLAGS), "serve")
+    expr = And((Compare(">", PP, Const(1)), Compare("!=", PP, Const(0)),
+                Compare("!=", Apply("%", (TP, PP), "tp % pp"), Const(0)), Truthy(X)))
+    assert "Set `--pp-size` to 1 (or leave it unset)." in [s.text for s in solutions(expr, ctx)]
