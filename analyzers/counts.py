@@ -36,8 +36,9 @@ def person_values(dest: str, values: Sequence[Any], lit: Expr, launch: Launch, m
     if not model.examples.counts(dest) or not any(_number(v) and v <= 0 for v in values):
         return values
     decide = node(model, lit).decide
-    meeting = [v for v in values if _number(v) and v > 0 and decide(launch.with_flag(dest, v)) is True]
-    return positive_sizes(dest, values, model) if meeting else values
+    if any(_number(v) and v > 0 and decide(launch.with_flag(dest, v)) is True for v in values):
+        return positive_sizes(dest, values, model)
+    return values
 
 
 def positive_sizes(dest: str, values: Sequence[Any], model: Model) -> list[Any]:
