@@ -19,6 +19,7 @@ from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise,
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import Examples, model_of
+from analyzers.forced import Timing
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
 from analyzers.meaning import meaning, row_meaning
@@ -81,6 +82,7 @@ class Context:
     # entry id -> when each earlier check of its `Trigger.reach` fires (the checks that fire first)
     reach: Mapping[str, tuple[Expr, ...]] = field(default_factory=dict)
     program: str = "the program"  # what the meanings call the program that refuses (the profile's name)
+    rule_at: Mapping[int, int] = field(default_factory=dict)  # id of a rule -> when a launch runs it, where known
 
 
 # ------------------------------------------------------------------ solutions
@@ -763,7 +765,8 @@ def _never_fails(entry: Entry, full: Expr, ctx: Context) -> tuple[Entry, str]:
     (`analyzers.dead`), and that why ("" where it may fail)."""
     if not launch_can_raise(entry.extra):
         return entry, ""
-    why = never_holds(full, ctx.model, ctx.renderer)
+    at = entry.extra.get("order")
+    why = never_holds(full, ctx.model, ctx.renderer, None if at is None else Timing(ctx.rule_at, at))
     if why is None:
         return entry, ""
     site = replace(entry.site, notes=(*entry.site.notes, f"unreachable: {why}"))
@@ -773,19 +776,21 @@ def _never_fails(entry: Entry, full: Expr, ctx: Context) -> tuple[Entry, str]:
 def complete_entries(
     entries: Sequence[Entry], *, flags: Any, adjustments: Sequence[Any], renderer: Renderer,
     launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
-    examples: ExampleRules | None = None, program: str = "the program",
+    examples: ExampleRules | None = None, program: str = "the program", order: Sequence[int | None] = (),
 ) -> list[Entry]:
     """Advice and related ids for every entry (the catalog step after `build_entries`).
 
     `examples`: how example commands write values (the profile's `examples:`); the values
-    every entry's conditions compare flags and env vars against are added to it."""
+    every entry's conditions compare flags and env vars against are added to it. `order`: when a
+    launch runs each adjustment (`extractor.program_order`), where known."""
     conditions = (t.expr for e in entries for t in e.triggers)
     known = Examples(examples or ExampleRules()).with_known(conditions)
     model = Model(flags, rules_from_adjustments(adjustments), known)
+    rule_at = {id(r): at for r, at in zip(model.rules, order, strict=False) if at is not None}
     full = ((e.id, _full(e)) for e in entries if launch_can_raise(e.extra))
     ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model),
                   reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach},
-                  program=program)
+                  program=program, rule_at=rule_at)
 
     def advised() -> Iterator[Entry]:
         for entry in entries:

@@ -3,7 +3,8 @@ and none of them (nor leaving it unset) makes the part hold once the adjustments
 before the check have rewritten it (sglang 0.5.23: ``if x == "mooncake_tcp": x = "mooncake"``
 then ``if x not in ("mooncake", "nixl", ...): raise``). The entry is then `reachable: false`
 with the one-line why this gives. A value outside the choices is refused by the parser
-first; only the Python API, which skips the parser, could pass one."""
+first; only the Python API, which skips the parser, could pass one. A part an adjustment
+always makes false before the check is the other way (`analyzers.forced`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -11,17 +12,20 @@ from typing import Any
 
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
+from analyzers.forced import Timing, forced_off
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
+from analyzers.witness import base_launch
 from extractor.frozen import FrozenMap
 from extractor.ir import Expr, Ref, RefKind, conjuncts, refs
 
 MAX_CHOICES = 64  # an option with more declared choices is not tried value by value
 
 
-def never_holds(expr: Expr, model: Model, renderer: Renderer) -> str | None:
-    """Why `expr` holds on no launch, or None (it may hold, or errcat cannot tell)."""
+def never_holds(expr: Expr, model: Model, renderer: Renderer, timing: Timing | None = None) -> str | None:
+    """Why `expr` holds on no launch, or None (it may hold, or errcat cannot tell). With
+    `timing` (when the rules and the check run), also where a rule before it undoes a part."""
     for part in conjuncts(expr):
         read = refs(part)
         if not read or any(r.kind is not RefKind.FLAG for r in read) or len({r.name for r in read}) != 1:
@@ -33,7 +37,7 @@ def never_holds(expr: Expr, model: Model, renderer: Renderer) -> str | None:
         if held:
             continue
         return _why(part, read[0], values, model, renderer)
-    return None
+    return None if timing is None else forced_off(expr, model, renderer, base_launch(model), timing)
 
 
 def _choices(model: Model, dest: str) -> Sequence[Any] | None:

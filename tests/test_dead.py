@@ -10,6 +10,7 @@ from analyzers.dead import never_holds
 from analyzers.entries import site_trigger
 from analyzers.eval_model import Model
 from analyzers.flag_build import build_flag_model
+from analyzers.forced import Timing
 from analyzers.rules import rules_from_adjustments
 from analyzers.trigger import Renderer
 from extractor.profile import load_profile
@@ -52,3 +53,53 @@ def test_never_holds(body: str, why: str | None) -> None:
     (site,) = found.sites
     model = Model(FLAGS, rules_from_adjustments(found.adjustments))
     assert never_holds(site_trigger(site), model, R) == why
+
+
+# --- a part an adjustment before the check always undoes (`analyzers.forced`)
+
+SIZES = '''
+def add_cli_args(parser):
+    parser.add_argument("--pp", type=int, default=1)
+    parser.add_argument("--tp", type=int, default=1)
+    parser.add_argument("--no-overlap", action="store_true")
+'''
+SIZE_FLAGS = build_flag_model({"p/args.py": SIZES})
+SIZE_R = Renderer.for_model(SIZE_FLAGS)
+CHECK = '    if server_args.pp > 1 and not server_args.no_overlap:\n        raise ValueError("x")\n'
+TURNED_ON = "`--no-overlap` is turned on before the check whenever `--pp` > 1 (by `check`)"
+
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        # the rewrite's condition is the check's own
+        ('    if server_args.pp > 1:\n        server_args.no_overlap = True\n' + CHECK, TURNED_ON),
+        # ... or follows from it on every size
+        ('    if server_args.pp >= 2:\n        server_args.no_overlap = True\n' + CHECK, TURNED_ON),
+        # a size the check refuses (2) is one the rewrite leaves alone
+        ('    if server_args.pp > 2:\n        server_args.no_overlap = True\n' + CHECK, None),
+        # the rewrite also needs another option the trigger says nothing about
+        ('    if server_args.pp > 1 and server_args.tp > 1:\n        server_args.no_overlap = True\n' + CHECK, None),
+        # a later rewrite can switch it off again
+        ('    if server_args.pp > 1:\n        server_args.no_overlap = True\n'
+         '    if server_args.tp > 4:\n        server_args.no_overlap = False\n' + CHECK, None),
+        # a rewrite of another option
+        ('    if server_args.pp > 1:\n        server_args.tp = 2\n' + CHECK, None),
+    ],
+)
+def test_forced_off(body: str, why: str | None) -> None:
+    found = extract_file("m.py", textwrap.dedent(f"def check(server_args):\n{body}"), PROFILE)
+    (site,) = found.sites
+    model = Model(SIZE_FLAGS, rules_from_adjustments(found.adjustments))
+    timing = Timing({id(r): i for i, r in enumerate(model.rules)}, len(model.rules))
+    assert never_holds(site_trigger(site), model, SIZE_R, timing) == why
+
+
+def test_forced_off_needs_to_know_when_rules_run() -> None:
+    body = '    if server_args.pp > 1:\n        server_args.no_overlap = True\n' + CHECK
+    found = extract_file("m.py", textwrap.dedent(f"def check(server_args):\n{body}"), PROFILE)
+    (site,) = found.sites
+    model = Model(SIZE_FLAGS, rules_from_adjustments(found.adjustments))
+    assert never_holds(site_trigger(site), model, SIZE_R) is None
+    after = Timing({id(r): 5 for r in model.rules}, 3)  # the rewrite runs after the check
+    assert never_holds(site_trigger(site), model, SIZE_R, after) is None
