@@ -30,7 +30,7 @@ from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
 from analyzers.solution import Solution, ValueChoice
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
-from analyzers.well_formed import form_text, parse_form
+from analyzers.well_formed import form_text, json_form, parse_form
 from analyzers.witness import (
     NOT_GIVEN,
     Leaf,
@@ -42,6 +42,7 @@ from analyzers.witness import (
     falsify,
     satisfy,
     settable_leaves,
+    takes_json,
 )
 from extractor.ir import (
     TRUE,
@@ -277,6 +278,8 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
     flag = _flag(leaf, ctx)
     consts = constants_in(part)
     values = [v for v in good if v is not NOT_GIVEN]
+    if takes_json(flag) and (formed_json := json_form(values)) is not None:
+        return ValueChoice(leaf, (formed_json[1],), (), (), any(v is NOT_GIVEN for v in good), form=formed_json[0])
     if flag is not None and isinstance(flag.choices, tuple):
         listed = [v for v in values if v in flag.choices]
     else:

@@ -7,8 +7,10 @@ judge then tries through the whole pipeline like any value a solution names.
 """
 from __future__ import annotations
 
+import json
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from extractor.ir import RAISES, Apply, Expr, children
 
@@ -45,3 +47,25 @@ def parse_form(part: Expr) -> tuple[str, tuple[str, ...]] | None:
 def form_text(name: str, form: str, value: str, unset: bool) -> str:
     """"Set `--x` to valid JSON, e.g. `'{}'` (or leave it unset).": the value as typed on a command line."""
     return f"Set {name} to {form}, e.g. `{shlex.quote(value)}`" + (" (or leave it unset)." if unset else ".")
+
+
+def json_form(values: Sequence[Any]) -> tuple[str, str] | None:
+    """For an option that takes JSON text: the form and the simplest of `values` (those that
+    avoid a part) that parse, where one of them does not (a prefix the check tests,
+    ``x.startswith("{")``, is no value a person passes); None where all parse or none does."""
+    parsed = [(v, _parsed(v)) for v in values if isinstance(v, str)]
+    good = sorted((len(v), v, p) for v, p in parsed if p is not _NOT_JSON)
+    if not good or len(good) == len(parsed):
+        return None
+    _, text, value = good[0]
+    return ("a JSON object" if isinstance(value, dict) else "valid JSON"), text
+
+
+_NOT_JSON = object()
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON

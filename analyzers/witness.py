@@ -280,11 +280,16 @@ def _free(key: str, dest: str | None, consts: Sequence[Any], model: Model) -> li
         return [stand_in, ""]
     known = [v for v in model.examples.known_values(key) if isinstance(v, str) and v not in consts]
     flag = _flag(dest, model) if dest is not None else None
-    word = JSON_WORD if flag is not None and _JSON.search(flag.help or "") else WORD
+    word = JSON_WORD if takes_json(flag) else WORD
     return [*known, word, ""]
 
 
 _JSON = re.compile(r"\bjson\b", re.IGNORECASE)
+
+
+def takes_json(flag: Flag | None) -> bool:
+    """Does the flag's help say it takes JSON text?"""
+    return flag is not None and bool(_JSON.search(flag.help or ""))
 
 
 def _scalars(dest: str, kind: str, consts: Sequence[Any], model: Model) -> list[Any]:
@@ -307,7 +312,7 @@ def _json_texts(dest: str, consts: Sequence[Any], model: Model) -> list[Any]:
     name, as the text a command line gives, so a check that parses it
     (``json.loads(cfg.x).get("window")``) can be met."""
     flag = _flag(dest, model)
-    if flag is None or not _JSON.search(flag.help or ""):
+    if not takes_json(flag):
         return []
     keys = [c for c in consts if not isinstance(c, str) or c.isidentifier()]
     objects = [*_dict_values(keys), {WORD: "value"}]

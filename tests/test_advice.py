@@ -13,7 +13,7 @@ from analyzers.examples import Examples
 from analyzers.flag_build import build_flag_model
 from analyzers.rules import Rule
 from analyzers.trigger import Renderer
-from extractor.ir import TRUE, And, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
+from extractor.ir import TRUE, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
@@ -28,6 +28,7 @@ def add_cli_args(parser):
     parser.add_argument("--tp-size", type=int, default=1)
     parser.add_argument("--page-size", type=int, default=None)
     parser.add_argument("--old-flag", action="store_true", help="Deprecated: use --tp-size instead.")
+    parser.add_argument("--mark-config", type=str, default=None, help="A JSON file path or an inline JSON object.")
 '''
 ENV = '''
 class Envs:
@@ -64,6 +65,9 @@ SPEC = flag("speculative_algorithm")
         # a value excluded where the rest of a range is refused too: a value that works is named
         (Or((Compare("is", flag("page_size"), Const(None)), Compare("<=", flag("page_size"), Const(0)))),
          ["Set `--page-size` to 1 (refused: 0)."]),
+        # a prefix the check tests is no value a person passes: JSON that starts with it is
+        (Not(Apply("startswith", (flag("mark_config"), Const("{")), 'cfg.mark_config.startswith("{")')),
+         ["Set `--mark-config` to a JSON object, e.g. `'{}'`."]),
         (Truthy(PLAN), ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."]),
         (Not(Truthy(PLAN)), ["Set `SGLANG_PLAN=1`."]),
         # innermost part first; parts on the same flag are one solution
@@ -213,7 +217,7 @@ from analyzers.witness import (  # noqa: E402
     satisfy,
     settable_leaves,
 )
-from extractor.ir import FALSE, Apply, Unknown, conj, negate  # noqa: E402
+from extractor.ir import FALSE, Unknown, conj, negate  # noqa: E402
 
 
 def reference_fix(target, lit, leaves, launch, model):

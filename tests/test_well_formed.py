@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.well_formed import form_text, parse_form
+from analyzers.well_formed import form_text, json_form, parse_form
 from extractor.ir import RAISES, Apply, Const, Ref, RefKind, Truthy
 
 CONFIG = Ref(RefKind.FLAG, "config", "cfg.config")
@@ -31,3 +31,14 @@ def test_the_form_a_failed_conversion_needs(part, form):
 ])
 def test_the_words_name_the_form_and_a_value_as_typed(value, unset, text):
     assert form_text("`--config`", "valid JSON", value, unset) == text
+
+
+@pytest.mark.parametrize(("values", "found"), [
+    # the prefix a check tests is no value: the simplest JSON that avoids the part is
+    (["{", '{"key": "value"}', "{}"], ("a JSON object", "{}")),
+    (["[", '["value"]'], ("valid JSON", '["value"]')),
+    (['{"key": "value"}', "{}"], None),  # every value parses: the values speak for themselves
+    (["example", "{"], None),  # none parses
+])
+def test_an_option_taking_json_is_named_by_a_value_that_parses(values, found):
+    assert json_form(values) == found
