@@ -48,6 +48,8 @@ def forced_off(expr: Expr, model: Model, renderer: Renderer, base: Launch, timin
         if len(read) != 1 or any(r.kind is not RefKind.FLAG for r in refs(part)):
             continue
         dest = read.pop()
+        if not _is_option(dest, model):  # a derived setting's rewrites run where its helpers are called: no one time
+            continue
         others = [p for p in parts if p is not part]
         for rule in _writers(model, dest, timing):
             if _undoes(rule, part, dest, model) and _settled(rule, part, others, model, timing) \

@@ -103,3 +103,14 @@ def test_forced_off_needs_to_know_when_rules_run() -> None:
     assert never_holds(site_trigger(site), model, SIZE_R) is None
     after = Timing({id(r): 5 for r in model.rules}, 3)  # the rewrite runs after the check
     assert never_holds(site_trigger(site), model, SIZE_R, after) is None
+
+
+def test_a_derived_setting_rewritten_before_the_check_is_not_taken_as_undone() -> None:
+    """Its rewrite runs where its helpers are called, which may be after the check as well."""
+    body = ('    if server_args.pp > 1:\n        server_args._done = True\n'
+            '    if server_args.pp > 1 and not server_args._done:\n        raise ValueError("x")\n')
+    found = extract_file("m.py", textwrap.dedent(f"def check(server_args):\n{body}"), PROFILE)
+    (site,) = found.sites
+    model = Model(SIZE_FLAGS, rules_from_adjustments(found.adjustments))
+    timing = Timing({id(r): i for i, r in enumerate(model.rules)}, len(model.rules))
+    assert never_holds(site_trigger(site), model, SIZE_R, timing) is None
