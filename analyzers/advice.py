@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analyzers.at_site import view_at
 from analyzers.counts import adds_nonpositive, positive_sizes
 from analyzers.dead import never_holds
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
@@ -680,9 +679,18 @@ def situations(expr: Expr, ctx: Context) -> list[str]:
 
 
 def _at_site(entry: Entry, full: Expr, ctx: Context) -> Context:
-    """`ctx` evaluating as the code stands at the raise (`analyzers.at_site`)."""
-    model = view_at(entry, full, ctx.model, ctx.rule_at, ctx.models)
-    return ctx if model is ctx.model else replace(ctx, model=model)
+    """`ctx` evaluating as the code stands at the raise: without the adjustments its own
+    function makes further down (``if x is None: raise ...`` then ``x = default``), where
+    they would change what the trigger reads."""
+    site = entry.site
+    later = {id(r) for r in ctx.model.relevant_rules(full) if r.after(site.path, site.function, site.adjusted_before)}
+    if not later:
+        return ctx
+    key = frozenset(i for i, r in enumerate(ctx.model.rules) if id(r) in later)
+    model = ctx.models.get(key)
+    if model is None:
+        model = ctx.models[key] = ctx.model.subset([i for i in range(len(ctx.model.rules)) if i not in key])
+    return replace(ctx, model=model)
 
 
 def _full(entry: Entry) -> Expr:
