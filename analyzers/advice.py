@@ -14,12 +14,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analyzers.counts import adds_nonpositive, positive_sizes
-from analyzers.dead import never_holds
+from analyzers.dead import never_fails
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import Examples, model_of
-from analyzers.forced import Timing
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
 from analyzers.meaning import meaning, row_meaning
@@ -727,7 +726,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     trigger = entry.trigger.expr
     full = _full(entry)
     ctx = _at_site(entry, full, ctx)
-    entry, never = _never_fails(entry, full, ctx)
+    entry, never = never_fails(entry, full, ctx.model, ctx.renderer, ctx.rule_at)
     unreached = not launch_can_raise(entry.extra)  # no command raises it
     sols = [*advised(entry.site.template.text, ctx.model.flags), *solutions(trigger, ctx)]
     if not unreached:  # the earlier checks on the path: its reach, and the raises before it in its block
@@ -761,19 +760,6 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         solutions=changes, advice_notes=notes, example_fix=fix,
         variants=tuple(variants), extra={**entry.extra, "situations": found} if found else entry.extra,
     )
-
-
-def _never_fails(entry: Entry, full: Expr, ctx: Context) -> tuple[Entry, str]:
-    """`entry`, `reachable: false` with a note saying why where no launch fails its check
-    (`analyzers.dead`), and that why ("" where it may fail)."""
-    if not launch_can_raise(entry.extra):
-        return entry, ""
-    at = entry.extra.get("order")
-    why = never_holds(full, ctx.model, ctx.renderer, None if at is None else Timing(ctx.rule_at, at))
-    if why is None:
-        return entry, ""
-    site = replace(entry.site, notes=(*entry.site.notes, f"unreachable: {why}"))
-    return replace(entry, site=site, extra={**entry.extra, "reachable": False}), why
 
 
 def complete_entries(

@@ -7,9 +7,11 @@ first; only the Python API, which skips the parser, could pass one. A part an ad
 always makes false before the check is the other way (`analyzers.forced`)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from analyzers.entries import Entry, launch_can_raise
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.forced import Timing, forced_off
@@ -38,6 +40,21 @@ def never_holds(expr: Expr, model: Model, renderer: Renderer, timing: Timing | N
             continue
         return _why(part, read[0], values, model, renderer)
     return None if timing is None else forced_off(expr, model, renderer, base_launch(model), timing)
+
+
+def never_fails(entry: Entry, full: Expr, model: Model, renderer: Renderer,
+                rule_at: Mapping[int, int]) -> tuple[Entry, str]:
+    """`entry`, `reachable: false` with a note saying why where no launch fails its check
+    (`full`: when it is raised), and that why ("" where it may fail). `rule_at`: when a
+    launch runs each rule (by `id`), where known."""
+    if not launch_can_raise(entry.extra):
+        return entry, ""
+    at = entry.extra.get("order")
+    why = never_holds(full, model, renderer, None if at is None else Timing(rule_at, at))
+    if why is None:
+        return entry, ""
+    site = replace(entry.site, notes=(*entry.site.notes, f"unreachable: {why}"))
+    return replace(entry, site=site, extra={**entry.extra, "reachable": False}), why
 
 
 def _choices(model: Model, dest: str) -> Sequence[Any] | None:
