@@ -155,7 +155,7 @@ _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A 
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
 _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
                    r"does not support|does not (?:yet|currently) support|has not (?:yet )?(?:been )?\w+ed|"
-                   r"conflicts? with|is incompatible with|not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
+                   r"conflicts? with|(?:not compatible|incompatible) with|mutually exclusive|not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
 _RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)  # a reason that needs its rule
 _VALUE_TAIL = re.compile(r"[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)

@@ -133,6 +133,9 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
     ("UNO tree mode does not yet support PDMux.", "UNO tree mode does not yet support PDMux"),
     ("EPLB dynamic migration conflicts with static DWDP partitioning", "EPLB dynamic migration conflicts with "
      "static DWDP partitioning"),
+    ("Pipeline parallelism is not compatible with overlap schedule", "Pipeline parallelism is not compatible "
+     "with overlap schedule"),
+    ("--a and --b are mutually exclusive.", "--a and --b are mutually exclusive"),
     ("failed to read config JSON", ""),  # states no rule
     ("{x} must be positive", ""),  # a value shown, not a rule
 ])
