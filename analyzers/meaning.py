@@ -155,12 +155,15 @@ _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A 
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
 _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
                    r"does not support|does not (?:yet|currently) support|has not (?:yet )?(?:been )?\w+ed|"
-                   r"conflicts? with|(?:not compatible|incompatible) with|mutually exclusive|not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
+                   r"conflicts? with|(?:not compatible|incompatible) with|mutually exclusive|"
+                   r"not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
 _RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)  # a reason that needs its rule
 _VALUE_TAIL = re.compile(r"[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
 
 
+_HOLE = re.compile(r"(?<!\{)\{(?!\{)[^{}]*\}")  # a template's replacement field, not an escaped brace
+_PART_WORD = re.compile(r"[\w.-]\{(?!\{)|(?<!\})\}[\w-]")  # a field inside a word ("--{flag}"): no word left
 _BOUND = re.compile(r"\s[<>]=?\s|\s[!=]=\s")
 
 
@@ -203,8 +206,12 @@ def message_rule(template: str) -> str:
     must equal gamma + 1" from "... must equal gamma + 1 (= {w} for gamma={g}), but got ..."."""
     first = _SENTENCE.split(template.strip())[0]
     head = _RULE_END.split(_VALUE_TAIL.sub("", first))[0].strip().rstrip(".,")
-    holes = head.count("{") - 2 * head.count("{{")
-    return _literal(_clip(head)) if len(head.split()) >= 3 and holes == 0 and _RULE.search(head) else ""
+    holes = len(_HOLE.findall(head))
+    words = len(_HOLE.sub("", head).split())
+    if not _RULE.search(head) or holes > 1 or words < (3 if holes == 0 else 4) or _PART_WORD.search(head):
+        return ""
+    # one shown value in a longer statement ("Model type {arch} is not supported for ..."): an ellipsis
+    return _literal(_clip(_HOLE.sub("…", head)))
 
 
 def _literal(text: str) -> str:

@@ -138,6 +138,11 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
     ("--a and --b are mutually exclusive.", "--a and --b are mutually exclusive"),
     ("failed to read config JSON", ""),  # states no rule
     ("{x} must be positive", ""),  # a value shown, not a rule
+    # one value shown in a longer statement: left out
+    ("Model type {arch} is not supported for encoder disaggregation. Supported: Qwen2VL",
+     "Model type … is not supported for encoder disaggregation"),
+    ("{option} does not yet support {mode}", ""),  # the values are the statement
+    ("--{flag} is not supported with CP-TP group sharing.", ""),  # a value inside a word
 ])
 def test_message_rule_is_the_statement_without_its_values(template, rule):
     assert message_rule(template) == rule
