@@ -277,8 +277,6 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
     flag = _flag(leaf, ctx)
     consts = constants_in(part)
     values = [v for v in good if v is not NOT_GIVEN]
-    if takes_json(flag) and (formed_json := json_form(values)) is not None:
-        return ValueChoice(leaf, (formed_json[1],), (), (), any(v is NOT_GIVEN for v in good), form=formed_json[0])
     if flag is not None and isinstance(flag.choices, tuple):
         listed = [v for v in values if v in flag.choices]
     else:
@@ -290,10 +288,13 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
 
 def _form_choice(part: Expr, leaf: Leaf, ctx: Context, good: Sequence[Any]) -> ValueChoice | None:
     """Where `part` is a failed conversion (`analyzers.well_formed`): the values of the form
-    that parses after which `part` does not hold, or None."""
+    that parses after which `part` does not hold; for an option taking JSON, the JSON among
+    `good` (`well_formed.json_form`); else None."""
     parsed = parse_form(part)
     if parsed is None:
-        return None
+        in_json = json_form([v for v in good if v is not NOT_GIVEN]) if takes_json(_flag(leaf, ctx)) else None
+        return None if in_json is None else ValueChoice(
+            leaf, (in_json[1],), (), (), any(v is NOT_GIVEN for v in good), form=in_json[0])
     base = base_launch(ctx.model)
     forms = tuple(v for v in parsed[1] if evaluate(part, assign(base, leaf, v), ctx.model) is Truth.FALSE)
     return ValueChoice(leaf, forms, (), (), any(v is NOT_GIVEN for v in good), form=parsed[0]) if forms else None
