@@ -182,6 +182,9 @@ class Renderer(Visitor[str]):
         (arg,) = expr.args
         if isinstance(arg, Apply) and arg.fn == "encode" and arg.args:  # len(text.encode("utf-8"))
             return f"the size in bytes of {self.visit(arg.args[0])}"
+        if isinstance(arg, Apply) and arg.fn in ("set", "frozenset") and len(arg.args) == 1 \
+                and not isinstance(arg.args[0], Const):  # len(set(x)): duplicates counted once
+            return f"the number of distinct items in {self.visit(arg.args[0])}"
         return f"the number of items in {self.visit(arg)}"
 
     def _json(self, expr: Apply) -> str:
