@@ -27,6 +27,7 @@ from analyzers.readable import states_code
 from analyzers.related import with_related
 from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
+from analyzers.situations import situations
 from analyzers.solution import Solution, ValueChoice
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.well_formed import form_text, json_form, parse_form
@@ -635,44 +636,47 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
     good: list[Solution] = []
     trading: list[Solution] = []
     for sol in sols:
-        if sol.part is not None:
-            after, _ = falsify(full, sol.part, ctx.model, before)
+        if (part := sol.part) is not None:
             passing = [r for r in reach if evaluate(r.expr, before, ctx.model) is not Truth.TRUE]
+            after, _ = falsify(full, part, ctx.model, before)
             # on the path only while its guards hold: the earlier entry's whole condition decides
             first = next((r for r in passing if evaluate(whole.get(r.entry, r.expr), after, ctx.model) is Truth.TRUE),
                          None)
             if first is not None:  # the smallest change trips it: does another value of the same settings not?
-                goal = conj([negate(sol.part), *(negate(r.expr) for r in passing)])
-                if satisfy(goal, ctx.model, before, settable_leaves(sol.part, ctx.model))[1] is Truth.TRUE:
+                goal = conj([negate(part), *(negate(r.expr) for r in passing)])
+                if satisfy(goal, ctx.model, before, settable_leaves(part, ctx.model))[1] is Truth.TRUE:
                     first = None
             if first is not None:
                 where = (f"entry {first.entry} (line {first.line})" if first.entry else
                          f"the earlier check on {first.text}")
                 trading.append(Solution(f"{sol.text.rstrip('.')} — alone, this makes {where} fire first.",
-                                        sol.part))
+                                        part))
                 continue
         good.append(sol)
     return good + trading
 
 
-# ------------------------------------------------------------------ situations
+def _values_past(sol: Solution, path: Sequence[Expr], raises: Sequence[Expr], ctx: Context) -> Solution:
+    """`sol` without the values it lists that surely meet a raise earlier in the block (whose
+    tests are `raises`, on the error's own `path`): "one of prefill, decode" where ``if mode ==
+    "decode": raise ...`` comes first. A value goes where a test holds on it alone and the
+    path's parts that read the setting still hold."""
+    choice = sol.choice
+    if choice is None or len(choice.listed) < 2 or choice.form or sol.text != choice_text(choice, ctx):
+        return sol
+    name = choice.leaf.name
+    reads = [c for p in path for c in conjuncts(simplify(p)) if any(r.name == name for r in refs(c))]
 
+    def met(value: Any) -> bool:
+        launch = assign(base_launch(ctx.model), choice.leaf, value)
+        return any(evaluate(t, launch, ctx.model) is Truth.TRUE for t in raises) \
+            and all(evaluate(p, launch, ctx.model) is Truth.TRUE for p in reads)
 
-def situations(expr: Expr, ctx: Context) -> list[str]:
-    """Common situations that can be read off the code: deprecated flags, platform facts."""
-    out: list[str] = []
-    flags = ctx.model.flags
-    for ref in refs(expr):
-        if ref.kind is RefKind.FLAG and flags is not None:
-            for flag in flags.flags_for_dest(ref.name):
-                if flag.deprecated and flag.option:
-                    hint = f"; use `{flag.replacement}`" if flag.replacement else ""
-                    out.append(f"Still passing the deprecated `{flag.option}`{hint}.")
-        elif ref.kind is RefKind.PLATFORM:
-            out.append(f"Running where {ctx.renderer.text(Truthy(ref))}.")
-    return list(dict.fromkeys(out))
-
-
+    kept = tuple(v for v in choice.listed if not met(v))
+    if not kept or len(kept) == len(choice.listed):
+        return sol
+    fewer = replace(choice, listed=kept)
+    return replace(sol, text=choice_text(fewer, ctx) or sol.text, choice=fewer)
 
 
 # ------------------------------------------------------------------ entries
@@ -737,6 +741,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         earlier = [g for g in nearest_priors(entry.site, MAX_LISTED_PRIORS) if g.expr != TRUE]
         prior = tuple(Reach("", 0, simplify(conj([*path, negate(g.expr)])), ctx.renderer.text(negate(g.expr)))
                       for g in earlier)
+        sols = [_values_past(s, path, [negate(g.expr) for g in earlier], ctx) for s in sols]
         sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx)
     none = _example(None, None, "false", note=(
         "This check guards the program's own code, not the command line (`internal`): it fires only "
@@ -754,7 +759,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         variants.append(replace(variant, solutions=changes, notes=notes, example_fix=fixes[-1],
                                 meaning=row_meaning(variant.template)))
     fix = none if unreached else entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
-    found = situations(conj([t.expr for t in entry.triggers]), ctx)
+    found = situations(conj([t.expr for t in entry.triggers]), ctx.model.flags, ctx.renderer)
     changes, notes = _split(sols)
     return replace(
         entry, meaning=meaning(entry, ctx.docstrings, ctx.model.flags, ctx.program),

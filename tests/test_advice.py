@@ -513,3 +513,39 @@ def test_entry_fix_policy(rows, own, expected):
     got = entry_fix(rows, spy(searched, lambda: own))
     assert got is (own if expected == "own" else rows[expected])
     assert searched == ([] if expected == 1 and rows[1]["predicted"] == "true" else [1])  # own only when needed
+
+
+MODES = '''
+def add_cli_args(parser):
+    parser.add_argument("--model-path", type=str, required=True)
+    parser.add_argument("--mode", type=str, choices=["null", "prefill", "decode"], default="null")
+    parser.add_argument("--split", action="store_true")
+'''
+MODE_FLAGS = build_flag_model({"p/args.py": MODES})
+
+
+@pytest.mark.parametrize("body, listed", [
+    # decode has its own raise first in the block: only prefill gets past this one
+    ('    if cfg.split and cfg.mode != "prefill":\n'
+     '        if cfg.mode == "decode":\n            raise ValueError("not on decode")\n'
+     '        raise ValueError("only on prefill")\n', "Set `--mode` to prefill."),
+    # no earlier raise: both values are named
+    ('    if cfg.split and cfg.mode == "null":\n        raise ValueError("not on null")\n',
+     "Set `--mode` to one of prefill, decode."),
+])
+def test_a_listed_value_does_not_meet_an_earlier_raise_of_the_block(body, listed):
+    import textwrap
+
+    from analyzers.advice import complete_entries
+    from analyzers.entries import build_entries
+    from extractor.profile import load_profile
+    from extractor.sites import extract_file
+
+    code = f"def check(cfg):\n{body}"
+    found = [s for s in extract_file("m.py", code, load_profile("sglang")).sites if s.template.text != "not on decode"]
+    lines = textwrap.dedent(code).splitlines(keepends=True)
+    renderer = Renderer.for_model(MODE_FLAGS)
+    built = build_entries(found, lambda p: lines, lambda p, n: "", renderer)
+    (entry,) = complete_entries(built, flags=MODE_FLAGS, adjustments=(), renderer=renderer,
+                                examples=ExampleRules(model="model_path"))
+    assert listed in [s.text for s in entry.solutions]
