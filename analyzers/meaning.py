@@ -154,15 +154,17 @@ _GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r
 _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A is the reason, C the rule
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
 _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
-                   r"does not support|does not (?:yet|currently) support|has not (?:yet )?(?:been )?\w+ed|"
+                   r"supports|is supported (?:with|on|for|by)|(?:is|are) required|do(?:es)? not support|"
+                   r"does not (?:yet|currently) support|has not (?:yet )?(?:been )?\w+ed|"
                    r"conflicts? with|(?:not compatible|incompatible) with|mutually exclusive|"
                    r"not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
 _RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)  # a reason that needs its rule
-_VALUE_TAIL = re.compile(r"[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
+_VALUE_TAIL = re.compile(r"\.\s+\w+=\{.*$|[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
 
 
 _HOLE = re.compile(r"(?<!\{)\{(?!\{)[^{}]*\}")  # a template's replacement field, not an escaped brace
+_CUT = re.compile(r"\b(?:only|in|of|for|with|by|to|supports)$|\}\W{0,1}\{")  # cut short; two values as one
 _PART_WORD = re.compile(r"[\w.-]\{(?!\{)|(?<!\})\}[\w-]")  # a field inside a word ("--{flag}"): no word left
 _BOUND = re.compile(r"\s[<>]=?\s|\s[!=]=\s")
 
@@ -208,9 +210,10 @@ def message_rule(template: str) -> str:
     head = _RULE_END.split(_VALUE_TAIL.sub("", first))[0].strip().rstrip(".,")
     holes = len(_HOLE.findall(head))
     words = len(_HOLE.sub("", head).split())
-    if not _RULE.search(head) or holes > 1 or words < (3 if holes == 0 else 4) or _PART_WORD.search(head):
+    if not _RULE.search(head) or holes > 2 or words < 3 + holes + (holes > 1) or _PART_WORD.search(head) \
+            or _CUT.search(head):
         return ""
-    # one shown value in a longer statement ("Model type {arch} is not supported for ..."): an ellipsis
+    # a value or two shown in a longer statement ("Model type {arch} is not supported for ..."): an ellipsis
     return _literal(_clip(_HOLE.sub("…", head)))
 
 

@@ -142,6 +142,15 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
     ("Model type {arch} is not supported for encoder disaggregation. Supported: Qwen2VL",
      "Model type … is not supported for encoder disaggregation"),
     ("{option} does not yet support {mode}", ""),  # the values are the statement
+    ("EP size {ep} must be divisible by attention replica size {n}.", "EP size … must be divisible by attention "
+     "replica size …"),
+    ("Elastic EP scale-up supports decode backend 'full' or 'disabled' (got {b!r}).",
+     "Elastic EP scale-up supports decode backend 'full' or 'disabled'"),
+    ("Invalid quantization '{q}'. FlashInfer MOE supports only: 'fp8'", ""),  # cut short at the list
+    ("{name}={value} must be divisible by --tp-size", ""),  # two values read as one
+    ("a should be at least b. a={a}, b={b}", "a should be at least b"),  # the values' own sentence
+    ("the gguf Python package is required to prepare DeepSeek metadata", "the gguf Python package is required to "
+     "prepare DeepSeek metadata"),
     ("--{flag} is not supported with CP-TP group sharing.", ""),  # a value inside a word
 ])
 def test_message_rule_is_the_statement_without_its_values(template, rule):
