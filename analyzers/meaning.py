@@ -160,7 +160,8 @@ _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not sup
                    r"not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
 _RULE_END = re.compile(r"(?::|;| --| —) |(?=\b(?:because|since|so that|so|otherwise) )")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)  # a reason that needs its rule
-_VALUE_TAIL = re.compile(r"\.\s+\w+=\{.*$|[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$", re.IGNORECASE)
+_VALUE_TAIL = re.compile(r"\.\s+\w+=\{.*$|[,;]?\s*\b(?:but |)got\b.*$|\s*\([^)]*\{[^)]*\)|\s*[:=]\s*\{[^}]*\}\S*$",
+                         re.IGNORECASE)
 
 
 _HOLE = re.compile(r"(?<!\{)\{(?!\{)[^{}]*\}")  # a template's replacement field, not an escaped brace
