@@ -215,7 +215,7 @@ def message_rule(template: str) -> str:
             or _CUT.search(head):
         return ""
     # a value or two shown in a longer statement ("Model type {arch} is not supported for ..."): an ellipsis
-    return _literal(_clip(_HOLE.sub("…", head)))
+    return sentences(_literal(_clip(_HOLE.sub("…", head))))[0].rstrip(".")
 
 
 def _literal(text: str) -> str:

@@ -149,6 +149,8 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
     ("Invalid quantization '{q}'. FlashInfer MOE supports only: 'fp8'", ""),  # cut short at the list
     ("{name}={value} must be divisible by --tp-size", ""),  # two values read as one
     ("a should be at least b. a={a}, b={b}", "a should be at least b"),  # the values' own sentence
+    ("The {b} backend is only supported on ROCm/HIP. Pick another for CUDA", "The … backend is only supported on "
+     "ROCm/HIP"),  # one sentence
     ("the gguf Python package is required to prepare DeepSeek metadata", "the gguf Python package is required to "
      "prepare DeepSeek metadata"),
     ("--{flag} is not supported with CP-TP group sharing.", ""),  # a value inside a word
