@@ -21,6 +21,7 @@ from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import Examples, model_of
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
+from analyzers.listed_values import values_past
 from analyzers.meaning import meaning, row_meaning
 from analyzers.message_advice import advised
 from analyzers.readable import states_code
@@ -585,8 +586,14 @@ def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, b
                         note="No command line the search tried triggers this"
                         + (f" (it varied {searched})" if searched else "")
                         + ": it may be reachable only through the Python API, or not at all.")
-    shown = command(before, ctx.model.flags, ctx.launch_prefix) if settable_leaves(fire, ctx.model) else None
-    return _with_undecided(_example(shown, None, "unknown"), [(fire, before)], ctx)
+    if not settable_leaves(fire, ctx.model):  # no command to show: say why in one line
+        fix = _with_undecided(_example(None, None, "unknown"), [(fire, before)], ctx)
+        said = ", ".join(fix.get("undecided", [])[:3])
+        fix["note"] = ("No command line is shown: no option or environment variable decides this check"
+                       + (f"; it depends on {said}." if said else "."))
+        return fix
+    return _with_undecided(_example(command(before, ctx.model.flags, ctx.launch_prefix), None, "unknown"),
+                           [(fire, before)], ctx)
 
 
 def _same_command(a: Launch, b: Launch, ctx: Context) -> bool:
@@ -656,29 +663,6 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
     return good + trading
 
 
-def _values_past(sol: Solution, path: Sequence[Expr], raises: Sequence[Expr], ctx: Context) -> Solution:
-    """`sol` without the values it lists that surely meet a raise earlier in the block (whose
-    tests are `raises`, on the error's own `path`): "one of prefill, decode" where ``if mode ==
-    "decode": raise ...`` comes first. A value goes where a test holds on it alone and the
-    path's parts that read the setting still hold."""
-    choice = sol.choice
-    if choice is None or len(choice.listed) < 2 or choice.form or sol.text != choice_text(choice, ctx):
-        return sol
-    name = choice.leaf.name
-    reads = [c for p in path for c in conjuncts(simplify(p)) if any(r.name == name for r in refs(c))]
-
-    def met(value: Any) -> bool:
-        launch = assign(base_launch(ctx.model), choice.leaf, value)
-        return any(evaluate(t, launch, ctx.model) is Truth.TRUE for t in raises) \
-            and all(evaluate(p, launch, ctx.model) is Truth.TRUE for p in reads)
-
-    kept = tuple(v for v in choice.listed if not met(v))
-    if not kept or len(kept) == len(choice.listed):
-        return sol
-    fewer = replace(choice, listed=kept)
-    return replace(sol, text=choice_text(fewer, ctx) or sol.text, choice=fewer)
-
-
 # ------------------------------------------------------------------ entries
 
 
@@ -741,7 +725,8 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         earlier = [g for g in nearest_priors(entry.site, MAX_LISTED_PRIORS) if g.expr != TRUE]
         prior = tuple(Reach("", 0, simplify(conj([*path, negate(g.expr)])), ctx.renderer.text(negate(g.expr)))
                       for g in earlier)
-        sols = [_values_past(s, path, [negate(g.expr) for g in earlier], ctx) for s in sols]
+        sols = [values_past(s, path, [negate(g.expr) for g in earlier], ctx.model, lambda c: choice_text(c, ctx))
+                for s in sols]
         sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx)
     none = _example(None, None, "false", note=(
         "This check guards the program's own code, not the command line (`internal`): it fires only "

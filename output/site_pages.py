@@ -95,8 +95,8 @@ def excerpt_html(entry: Mapping[str, Any]) -> str:
 
 
 def _example(fix: Mapping[str, Any], release: str) -> str:
-    if not fix.get("before"):
-        return ""
+    if not fix.get("before"):  # no command to show: why, where the catalog says
+        return f'<p class="meta">{esc(fix["note"])}</p>' if fix.get("note") else ""
     cls, status = real_status(fix, release)
     predicted = fix.get("predicted")
     facts = [f'<dt>Real program</dt><dd class="{cls}">{esc(status)}</dd>']

@@ -145,7 +145,9 @@ def test_example_fix_uses_the_implying_flag_when_only_that_fires():
 def test_example_fix_without_controllable_part():
     fix = example_fix(Truthy(HIP), Truthy(HIP), solutions(Truthy(HIP), CTX), CTX)
     assert fix == {"before": None, "after": None, "verified": "not-run", "predicted": "unknown",
-                   "undecided": ["platform check `is_hip()`"]}
+                   "undecided": ["platform check `is_hip()`"],
+                   "note": "No command line is shown: no option or environment variable decides this check; "
+                           "it depends on platform check `is_hip()`."}
 
 
 def _entry(expr, variants=()):
@@ -360,7 +362,7 @@ def test_adjustments_below_the_raise_in_its_function_are_not_applied(function, a
      ["before", "after", "verified", "predicted", "solution"]),
     (And((Truthy(HIP), Truthy(flag("enable_lora")))),
      ["before", "after", "verified", "predicted", "solution", "undecided", "assuming", "needs"]),
-    (Truthy(HIP), ["before", "after", "verified", "predicted", "undecided"]),
+    (Truthy(HIP), ["before", "after", "verified", "predicted", "undecided", "note"]),
     (And((Truthy(flag("enable_lora")), Not(Truthy(flag("enable_lora"))))),
      ["before", "after", "verified", "predicted", "note"]),
 ])

@@ -93,3 +93,12 @@ def test_the_search_page_loads_the_newest_index_and_lists_every_entry(site):
 def test_the_flag_list_links_each_flag_page(site):
     text = _html(flags_index_page(site), site)
     assert '<a href="../flags/enable-lora.html">--enable-lora</a>' in text and "lora-paths.html" in text
+
+
+def test_an_entry_without_a_command_says_why():
+    why = "No command line is shown: no option or environment variable decides this check."
+    quiet = entry("dddd000000000004", "Port out of range",
+                  example_fix={"before": None, "after": None, "verified": "not-run", "predicted": "unknown",
+                               "note": why})
+    site = site_data([Release("1.0", catalog("1.0", [quiet]))], base_url="https://example.invalid/site/")
+    assert f'<p class="meta">{why}</p>' in _html(entry_page("dddd000000000004", site), site)
