@@ -28,6 +28,7 @@ from analyzers.launch import Launch, is_placeholder
 from analyzers.settings import base_dest
 from extractor.ir import (
     FALSE,
+    RAISES,
     SOME_ITEM,
     TRUE,
     And,
@@ -222,6 +223,9 @@ def constants_in(expr: Expr) -> list[Any]:
             continue
         if isinstance(node, Apply) and node.fn == SOME_ITEM and len(node.args) == 3:  # args[1]: the loop's name
             stack += [node.args[2], node.args[0]]
+            continue
+        if isinstance(node, Apply) and node.fn == RAISES and node.args:  # args[0]: the exceptions' names, no value
+            stack.extend(reversed(node.args[1:]))
             continue
         stack.extend(reversed(children(node)))
         if isinstance(node, Const):  # a tuple's items, a dict's keys (``REGISTRY.get(arch)``)

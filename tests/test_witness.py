@@ -474,3 +474,12 @@ def test_a_question_asked_again_is_answered_from_the_memo():
     first = satisfy(expr, model, base_launch(model))
     assert satisfy(expr, model, base_launch(model)) is first
     assert satisfy(expr, context().model, base_launch(model)) == first  # a fresh model finds the same
+
+
+def test_an_exception_name_is_no_candidate_value():
+    """``json.loads(x)`` raising ValueError: "ValueError" is no value to give `x`."""
+    from analyzers.witness import constants_in
+    from extractor.ir import RAISES
+    parse = Apply("json.loads", (MODULES,), "json.loads(m)")
+    fails = Truthy(Apply(RAISES, (Const(("ValueError",)), parse), "the try block raises ValueError"))
+    assert constants_in(And((fails, Compare(">", TP, Const(4))))) == [4]
