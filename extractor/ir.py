@@ -350,8 +350,7 @@ def disj(args: list[Expr] | tuple[Expr, ...]) -> Expr:
 
 def _junction(args: list[Expr] | tuple[Expr, ...], kind: type[And | Or], unit: Const, zero: Const) -> Expr:
     """`kind` (And/Or) of `args`: nested ones of the same kind merged, `unit` dropped, `zero`
-    absorbing (so is an operand beside its negation: a test is true or false when it runs), the
-    first of equal operands kept (a set: chains of thousands stay linear)."""
+    absorbing, the first of equal operands kept (a set: chains of thousands stay linear)."""
     split = conjuncts if kind is And else disjuncts
     out: dict[Expr, None] = {}
     for arg in args:
@@ -364,8 +363,6 @@ def _junction(args: list[Expr] | tuple[Expr, ...], kind: type[And | Or], unit: C
             out[part] = None
     if not out:
         return unit
-    if any(isinstance(part, Not) and part.arg in out for part in out):  # x and not x; x or not x
-        return zero
     return next(iter(out)) if len(out) == 1 else kind(tuple(out))
 
 
