@@ -40,6 +40,12 @@ class _Says(Visitor[Polarity | None]):
 _SAYS = _Says()
 
 
+def says(conjunct: Expr) -> Polarity | None:
+    """(term, True) if the condition says the term is set / true, (term, False) if unset /
+    false; None when it says neither."""
+    return _SAYS.visit(conjunct)
+
+
 def flag_polarity(conjunct: Expr) -> tuple[Ref, bool] | None:
     """(flag, True) if the condition says the flag is set / given a value, (flag, False)
     if it says unset; None when it says neither (``x != "a"``, ``x > 1``, non-flags)."""
