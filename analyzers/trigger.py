@@ -220,6 +220,8 @@ class Renderer(Visitor[str]):
         return f"({self.visit(then)} if {self.text(test)}, else {self.visit(other)})"
 
     def _binary(self, expr: Apply) -> str:
+        if expr.fn == "-" and expr.args[1] in (Const((None,)), Const(None)):  # ``set(x) - {None}``
+            return f"{self._operand(expr.args[0])} (those given)"
         return f"{self._operand(expr.args[0])} {expr.fn} {self._operand(expr.args[1])}"
 
     def _unary(self, expr: Apply) -> str:

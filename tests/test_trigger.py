@@ -37,6 +37,9 @@ R = Renderer()
          "field `key` of the JSON in `--speculative-algorithm` is given"),
         (Compare(">", Apply("len", (Apply("encode", (FLAG, Const("utf-8")), "e"),), "n"), Const(9)),
          "the size in bytes of `--speculative-algorithm` > 9"),
+        # what is given of several values: ``set(x) - {None}``
+        (Compare("==", Apply("-", (Apply("set", (FLAG,), "s"), Const((None,))), "d"), Const(("a",))),
+         "`--speculative-algorithm` (those given) is a"),
         # duplicates counted once: ``len(set(x)) != len(x)``
         (Compare("!=", Apply("len", (Apply("set", (FLAG,), "s"),), "n"), Apply("len", (FLAG,), "m")),
          "the number of distinct items in `--speculative-algorithm` is not "
