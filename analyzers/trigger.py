@@ -260,6 +260,10 @@ class Renderer(Visitor[str]):
         return f"{self.visit(expr.args[0])} (while unset: {self.visit(expr.args[1])})"
 
     def _item(self, expr: Apply) -> str:
+        if _is_table(expr.args[0], expr.args[1]):  # ``_TABLE[arch]``: the table's row, not all its keys
+            name = expr.text.partition("[")[0]
+            table = f"`{name}`" if name.isidentifier() else "table"
+            return f"the code's {table} entry for {self.visit(expr.args[1])}"
         return self._json_field(expr) or f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
 
     def _keyword(self, expr: Apply) -> str:
@@ -278,6 +282,10 @@ class Renderer(Visitor[str]):
     def _method(self, expr: Apply) -> str:
         if expr.fn == "get" and len(expr.args) == 2 and (field := self._json_field(expr)):
             return field
+        owner, key = expr.args[0], expr.args[1] if len(expr.args) > 1 else None
+        if expr.fn == "get" and isinstance(key, Const) and isinstance(owner, Apply) and owner.fn == "item" \
+                and _is_table(owner.args[0], owner.args[1]):  # ``_TABLE[arch].get("algorithm")``
+            return f"`{key.value}` of {self.visit(owner)}"
         # a string argument quoted as the code writes it: ``.startswith("{")``, not ``.startswith({)``
         rest = ", ".join(json.dumps(a.value) if isinstance(a, Const) and isinstance(a.value, str) else self.visit(a)
                          for a in expr.args[1:])
@@ -496,6 +504,17 @@ def _is_empty(expr: Expr) -> bool:
     """An empty literal (``""``, ``()``, ``{}``, ``[]``) as a fallback value."""
     return (isinstance(expr, Seq) and not expr.items) or (
         isinstance(expr, Const) and isinstance(expr.value, (str, tuple, Mapping, frozenset)) and not expr.value)
+
+
+def _is_table(expr: Expr, key: Expr) -> bool:
+    """A mapping the code holds as a constant, read by `key` (one kept as its keys alone is a
+    tuple of names read by a name, not by a position)."""
+    if not isinstance(expr, Const) or not expr.value:
+        return False
+    if isinstance(expr.value, Mapping):
+        return True
+    by_name = not (isinstance(key, Const) and isinstance(key.value, int))
+    return isinstance(expr.value, tuple) and by_name and all(isinstance(v, str) for v in expr.value)
 
 
 def _const(value: Any, nested: bool = False) -> str:
