@@ -507,12 +507,10 @@ def _is_empty(expr: Expr) -> bool:
 
 
 def _is_table(expr: Expr, key: Expr) -> bool:
-    """A mapping the code holds as a constant, read by `key` (one kept as its keys alone is a
-    tuple of names read by a name, not by a position)."""
-    if not isinstance(expr, Const) or not expr.value:
+    """A mapping the code holds as a constant and the catalog keeps as its keys alone (a tuple
+    of names), read by `key` (a name, not a position)."""
+    if not isinstance(expr, Const) or not expr.value:  # a mapping with its values shows them: `{'a': 'b'}[x]`
         return False
-    if isinstance(expr.value, Mapping):
-        return True
     by_name = not (isinstance(key, Const) and isinstance(key.value, int))
     return isinstance(expr.value, tuple) and by_name and all(isinstance(v, str) for v in expr.value)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from analyzers.trigger import Renderer
-from extractor.frozen import FrozenMap
 from extractor.ir import KINDS, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, Visitor
 
 FLAG = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
@@ -38,11 +37,7 @@ R = Renderer()
          "field `key` of the JSON in `--speculative-algorithm` is given"),
         (Compare(">", Apply("len", (Apply("encode", (FLAG, Const("utf-8")), "e"),), "n"), Const(9)),
          "the size in bytes of `--speculative-algorithm` > 9"),
-        # a row of a table the code holds, by key: not the table's keys
-        (Compare("is", Apply("get", (Apply("item", (Const(FrozenMap({"A": 1, "B": 2})), FLAG), "load()[x]"),
-                                     Const("algorithm")), "t[x].get('algorithm')"), Const(None)),
-         "`algorithm` of the code's table entry for `--speculative-algorithm` is not given"),
-        # ... one the catalog keeps as its keys, named as the source names it
+        # a row of a table the code holds, kept as its keys: named as the source names it
         (Compare("is", Apply("get", (Apply("item", (Const(("A", "B")), FLAG), "PARAMS[arch]"),
                                      Const("algorithm")), "g"), Const(None)),
          "`algorithm` of the code's `PARAMS` entry for `--speculative-algorithm` is not given"),
