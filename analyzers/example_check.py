@@ -491,6 +491,8 @@ class ExampleJudge:
                     yield delta_of(launch, moved)
         elif truth is not Truth.TRUE:
             yield from self._other_models(goal, kept, model, launch)
+            if truth is Truth.UNKNOWN and moved != launch and evaluate(goal, moved, model) is Truth.TRUE:
+                yield delta_of(launch, moved)  # `keep` left to what the launch does not state: the real program decides
         if keep:
             moved, truth = satisfy(goal, model, launch)
             if truth is Truth.TRUE and moved != launch:

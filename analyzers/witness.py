@@ -28,6 +28,7 @@ from analyzers.launch import Launch, is_placeholder
 from analyzers.settings import base_dest
 from extractor.ir import (
     FALSE,
+    KEYWORD,
     RAISES,
     SOME_ITEM,
     TRUE,
@@ -41,7 +42,9 @@ from extractor.ir import (
     RefKind,
     as_condition,
     children,
+    conj,
     conjuncts,
+    disj,
     is_member_text,
     negate,
     refs,
@@ -188,11 +191,24 @@ def _dnf(expr: Expr, negated: bool) -> list[tuple[Expr, ...]]:
 def _products(parts: Sequence[list[tuple[Expr, ...]]]) -> list[tuple[Expr, ...]]:
     """The disjuncts of an ``and`` of disjunctive forms: one disjunct of each, joined
     (bounded); a join holding a literal and its negation is no way to make it hold, and
-    is dropped before it takes the place of one that is (the bound would cut those)."""
-    out: list[tuple[Expr, ...]] = [()]
-    for part in parts:
-        joined = (_joined(x, y) for x, y in itertools.product(out, part))
-        out = list(itertools.islice((j for j in joined if j is not None), MAX_DISJUNCTS))
+    is dropped before it takes the place of one that is (the bound would cut those). The
+    parts with fewest ways are joined first, so that a literal every way needs rules out
+    the ways contradicting it before the bound is reached; each disjunct keeps the
+    literals in the order of `parts`."""
+    order = sorted(range(len(parts)), key=lambda i: len(parts[i]))
+    out: list[tuple[tuple[Expr, ...], tuple[int, ...]]] = [((), ())]  # literals, chosen way per part in `order`
+    for i in order:
+        joined = ((j, chosen + (w,)) for (left, chosen), (w, way) in itertools.product(out, enumerate(parts[i]))
+                  if (j := _joined(left, way)) is not None)
+        out = list(itertools.islice(joined, MAX_DISJUNCTS))
+    return [_in_order(parts, dict(zip(order, chosen, strict=True))) for _, chosen in out]
+
+
+def _in_order(parts: Sequence[list[tuple[Expr, ...]]], chosen: Mapping[int, int]) -> tuple[Expr, ...]:
+    """The `chosen` way of each part joined in the order of `parts` (they agree: joined once)."""
+    out: tuple[Expr, ...] = ()
+    for i, part in enumerate(parts):
+        out = _joined(out, part[chosen[i]]) or out
     return out
 
 
@@ -224,7 +240,7 @@ def constants_in(expr: Expr) -> list[Any]:
         if isinstance(node, Apply) and node.fn == SOME_ITEM and len(node.args) == 3:  # args[1]: the loop's name
             stack += [node.args[2], node.args[0]]
             continue
-        if isinstance(node, Apply) and node.fn == RAISES and node.args:  # args[0]: the exceptions' names, no value
+        if isinstance(node, Apply) and node.fn in (RAISES, KEYWORD) and node.args:  # args[0]: names, no value
             stack.extend(reversed(node.args[1:]))
             continue
         stack.extend(reversed(children(node)))
@@ -686,7 +702,8 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
     hopeless = not assuming and not can_hold(model, expr, base)
     if hopeless and best[1] is Truth.UNKNOWN:
         return _users_part(expr, model, base, allowed) or best
-    for disjunct in _literals(expr, model):
+    ways = expr if assuming else fixed_on(expr, model, base)
+    for disjunct in _literals(ways, model):
         launch = _fix_disjunct(disjunct, model, base, allowed, assuming)
         result = evaluate(expr, launch, model)
         if result is Truth.TRUE:
@@ -696,6 +713,22 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
             if hopeless:
                 return best
     return best
+
+
+def fixed_on(expr: Expr, model: Model, launch: Launch) -> Expr:
+    """`expr` with each part that reads no flag or env var (a model or platform fact) as
+    `launch` decides it: the search changes flags and env vars only, so a way through a
+    fact that is false there is no way, and the bounded disjuncts are spent on real ones."""
+    expr = as_condition(expr)
+    if isinstance(expr, (And, Or)):
+        parts = [fixed_on(a, model, launch) for a in expr.args]
+        return conj(parts) if isinstance(expr, And) else disj(parts)
+    if isinstance(expr, Not):
+        return negate(fixed_on(expr.arg, model, launch))
+    can_true, can_false = node(model, expr).outcomes(launch)
+    if can_true != can_false:  # decided without flags or env vars
+        return TRUE if can_true else FALSE
+    return expr
 
 
 def _users_part(expr: Expr, model: Model, base: Launch,

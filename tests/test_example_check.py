@@ -383,3 +383,14 @@ def test_a_repair_never_gives_a_parallel_size_0():
     found = judge.judge("own", _fix("--pp-size 2", ""))
     shown = found["before"] or found["withheld"]["before"]
     assert "--pp-size 0" not in shown and found["predicted"] != "true"
+
+
+def test_a_move_off_an_earlier_error_may_leave_open_what_the_launch_does_not_state():
+    """Off ``lora and pp < 2`` by --pp-size 2; this entry's own part `frob(tp)` is a value
+    no launch states, so the search cannot make the whole goal true: the move that silences
+    the earlier check and keeps this entry possible is shown, "unknown", for the real program."""
+    pp_low = Check("pp_low", "a.py", 1, "hook", conj([Truthy(LORA), Compare("<", PP, Const(2))]), 1)
+    frob = Truthy(Apply("frob", (TP,), "frob(cfg.tp_size)"))
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), frob]), 2)
+    found = _judge(pp_low, own).judge("own", _fix("--enable-lora", "", predicted="unknown"))
+    assert (found["before"], found["predicted"]) == ("serve --enable-lora --pp-size 2", "unknown")

@@ -483,3 +483,36 @@ def test_an_exception_name_is_no_candidate_value():
     parse = Apply("json.loads", (MODULES,), "json.loads(m)")
     fails = Truthy(Apply(RAISES, (Const(("ValueError",)), parse), "the try block raises ValueError"))
     assert constants_in(And((fails, Compare(">", TP, Const(4))))) == [4]
+
+
+def test_a_literal_every_way_needs_rules_out_the_ways_against_it_whatever_its_place():
+    """``(not lora or tp > 1)`` first, ``lora`` last: joined in their order, the 16 ways kept
+    before ``lora`` is met all take "not lora" and none is left; joined fewest ways first, the
+    ways kept take ``tp > 1``, still in the order the parts give."""
+    off = Not(Truthy(LORA))
+    others = (Or((Compare(">", PP, Const(1)), Compare("<", PP, Const(0)))),
+              Or((Compare(">", NNODES, Const(1)), Compare("<", NNODES, Const(0)))),
+              Or((Compare(">", X, Const(1)), Compare("<", X, Const(0)))),
+              Or((Compare("<", TP, Const(8)), Compare(">", TP, Const(9)))))
+    ways = literals(And((Or((off, Compare(">", TP, Const(1)))), *others, Truthy(LORA))))
+    assert ways and all(way[0] == Compare(">", TP, Const(1)) and way[-1] == Truthy(LORA) for way in ways)
+
+
+@pytest.mark.parametrize(("facts", "expected"), [
+    ({"platform:is_hip": False}, Compare(">", PP, Const(1))),  # the way through is_hip is no way here
+    ({"platform:is_hip": True}, Or((Compare(">", TP, Const(1)), Compare(">", PP, Const(1))))),  # holds: dropped
+    ({}, Or((And((Truthy(HIP), Compare(">", TP, Const(1)))), Compare(">", PP, Const(1))))),  # unknown: kept
+])
+def test_the_search_reads_facts_as_the_launch_states_them(facts, expected):
+    from analyzers.witness import fixed_on
+    expr = Or((And((Truthy(HIP), Compare(">", TP, Const(1)))), Compare(">", PP, Const(1))))
+    assert fixed_on(expr, context().model, Launch({}, facts=facts)) == expected
+
+
+def test_a_keyword_name_is_no_candidate_value():
+    """``get_config(path, trust_remote_code=cfg.trust_remote_code)``: the keyword's name is no path."""
+    from analyzers.witness import constants_in
+    from extractor.ir import KEYWORD
+    keyword = Apply(KEYWORD, (Const("trust_remote_code"), LORA), "trust_remote_code")
+    call = Apply("get_config", (MODULES, keyword), "get_config(m, trust_remote_code=...)")
+    assert constants_in(And((Truthy(call), Compare(">", TP, Const(4))))) == [4]
