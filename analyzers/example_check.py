@@ -469,15 +469,7 @@ class ExampleJudge:
     def _moves(self, target: str, goal: Expr, keep: Sequence[Expr], launch: Launch) -> Iterator[Delta]:
         model = seen_by(self.checks[target], self.pipeline.model)
         kept = conj(list(keep))
-        for ref in refs(self.checks[target].condition):
-            if ref.kind is RefKind.FLAG and ref.name in launch.flags and ref.name != self.stated.examples.model:
-                moved = launch.without_flag(ref.name)
-            elif ref.kind is RefKind.ENV and ref.name in launch.env:
-                moved = launch.with_env(ref.name, None)
-            else:
-                continue
-            if evaluate(goal, moved, model) is Truth.TRUE and evaluate(kept, moved, model) is not Truth.FALSE:
-                yield delta_of(launch, moved)
+        yield from self._drops(target, goal, kept, launch, model)
         both = conj([goal, *keep])
         moved, truth = satisfy(both, model, launch)
         if truth is Truth.TRUE and moved != launch:
@@ -496,6 +488,19 @@ class ExampleJudge:
         if keep:
             moved, truth = satisfy(goal, model, launch)
             if truth is Truth.TRUE and moved != launch:
+                yield delta_of(launch, moved)
+
+    def _drops(self, target: str, goal: Expr, kept: Expr, launch: Launch, model: Model) -> Iterator[Delta]:
+        """Each option or env var `target` reads that `launch` gives, dropped, where `goal`
+        then holds and `kept` is not false."""
+        for ref in refs(self.checks[target].condition):
+            if ref.kind is RefKind.FLAG and ref.name in launch.flags and ref.name != self.stated.examples.model:
+                moved = launch.without_flag(ref.name)
+            elif ref.kind is RefKind.ENV and ref.name in launch.env:
+                moved = launch.with_env(ref.name, None)
+            else:
+                continue
+            if evaluate(goal, moved, model) is Truth.TRUE and evaluate(kept, moved, model) is not Truth.FALSE:
                 yield delta_of(launch, moved)
 
     def _other_models(self, goal: Expr, keep: Expr, model: Model, launch: Launch) -> list[Delta]:

@@ -26,6 +26,7 @@ from analyzers.json_fields import is_json_field, with_json_field
 from analyzers.kleene import UNKNOWN, Truth
 from analyzers.launch import Launch, is_placeholder
 from analyzers.settings import base_dest
+from analyzers.ways import fixed_on, literals
 from extractor.ir import (
     FALSE,
     KEYWORD,
@@ -40,18 +41,13 @@ from extractor.ir import (
     Or,
     Ref,
     RefKind,
-    as_condition,
     children,
-    conj,
     conjuncts,
-    disj,
     is_member_text,
     negate,
     refs,
-    simplify,
 )
 
-MAX_DISJUNCTS = 16
 MAX_COMBINATIONS = 64  # per literal with two or more settable leaves
 
 NOT_GIVEN: Any = UNKNOWN  # as a candidate: drop the flag / unset the variable
@@ -162,11 +158,6 @@ def _settable(expr: Expr, model: Model) -> tuple[Leaf, ...]:
 # ------------------------------------------------------------------ disjunctive form
 
 
-def literals(expr: Expr) -> list[tuple[Expr, ...]]:
-    """Disjuncts (each a tuple of literals) of `expr`, at most `MAX_DISJUNCTS`."""
-    return _dnf(simplify(expr), negated=False)
-
-
 def _literals(expr: Expr, model: Model) -> list[tuple[Expr, ...]]:
     memo = _memo(model).literals
     key = expr_key(model, expr)
@@ -174,56 +165,6 @@ def _literals(expr: Expr, model: Model) -> list[tuple[Expr, ...]]:
     if found is None:
         found = memo[key] = tuple(literals(expr))
     return list(found)
-
-
-def _dnf(expr: Expr, negated: bool) -> list[tuple[Expr, ...]]:
-    expr = as_condition(expr)
-    if isinstance(expr, Not):
-        return _dnf(expr.arg, not negated)
-    if isinstance(expr, (And, Or)):
-        parts = [_dnf(a, negated) for a in expr.args]
-        if isinstance(expr, And) != negated:  # a conjunction after De Morgan
-            return _products(parts)
-        return [d for part in parts for d in part][:MAX_DISJUNCTS]
-    return [(negate(expr) if negated else expr,)]
-
-
-def _products(parts: Sequence[list[tuple[Expr, ...]]]) -> list[tuple[Expr, ...]]:
-    """The disjuncts of an ``and`` of disjunctive forms: one disjunct of each, joined
-    (bounded); a join holding a literal and its negation is no way to make it hold, and
-    is dropped before it takes the place of one that is (the bound would cut those). The
-    parts with fewest ways are joined first, so that a literal every way needs rules out
-    the ways contradicting it before the bound is reached; each disjunct keeps the
-    literals in the order of `parts`."""
-    order = sorted(range(len(parts)), key=lambda i: len(parts[i]))
-    out: list[tuple[tuple[Expr, ...], tuple[int, ...]]] = [((), ())]  # literals, chosen way per part in `order`
-    for i in order:
-        joined = ((j, chosen + (w,)) for (left, chosen), (w, way) in itertools.product(out, enumerate(parts[i]))
-                  if (j := _joined(left, way)) is not None)
-        out = list(itertools.islice(joined, MAX_DISJUNCTS))
-    return [_in_order(parts, dict(zip(order, chosen, strict=True))) for _, chosen in out]
-
-
-def _in_order(parts: Sequence[list[tuple[Expr, ...]]], chosen: Mapping[int, int]) -> tuple[Expr, ...]:
-    """The `chosen` way of each part joined in the order of `parts` (they agree: joined once)."""
-    out: tuple[Expr, ...] = ()
-    for i, part in enumerate(parts):
-        out = _joined(out, part[chosen[i]]) or out
-    return out
-
-
-def _joined(left: tuple[Expr, ...], right: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
-    """``left and right`` as one disjunct (a literal once), None where it contradicts itself."""
-    seen = set(left)
-    added = []
-    for literal in right:
-        if literal in seen:
-            continue
-        if negate(literal) in seen:
-            return None
-        seen.add(literal)
-        added.append(literal)
-    return left + tuple(added)
 
 
 # ------------------------------------------------------------------ candidates
@@ -713,22 +654,6 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
             if hopeless:
                 return best
     return best
-
-
-def fixed_on(expr: Expr, model: Model, launch: Launch) -> Expr:
-    """`expr` with each part that reads no flag or env var (a model or platform fact) as
-    `launch` decides it: the search changes flags and env vars only, so a way through a
-    fact that is false there is no way, and the bounded disjuncts are spent on real ones."""
-    expr = as_condition(expr)
-    if isinstance(expr, (And, Or)):
-        parts = [fixed_on(a, model, launch) for a in expr.args]
-        return conj(parts) if isinstance(expr, And) else disj(parts)
-    if isinstance(expr, Not):
-        return negate(fixed_on(expr.arg, model, launch))
-    can_true, can_false = node(model, expr).outcomes(launch)
-    if can_true != can_false:  # decided without flags or env vars
-        return TRUE if can_true else FALSE
-    return expr
 
 
 def _users_part(expr: Expr, model: Model, base: Launch,

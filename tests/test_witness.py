@@ -504,7 +504,7 @@ def test_a_literal_every_way_needs_rules_out_the_ways_against_it_whatever_its_pl
     ({}, Or((And((Truthy(HIP), Compare(">", TP, Const(1)))), Compare(">", PP, Const(1))))),  # unknown: kept
 ])
 def test_the_search_reads_facts_as_the_launch_states_them(facts, expected):
-    from analyzers.witness import fixed_on
+    from analyzers.ways import fixed_on
     expr = Or((And((Truthy(HIP), Compare(">", TP, Const(1)))), Compare(">", PP, Const(1))))
     assert fixed_on(expr, context().model, Launch({}, facts=facts)) == expected
 
