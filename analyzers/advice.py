@@ -19,6 +19,7 @@ from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise,
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import Examples, model_of
+from analyzers.flag_types import ValueKind, value_type
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
 from analyzers.listed_values import values_past
@@ -31,7 +32,7 @@ from analyzers.rules import rules_from_adjustments
 from analyzers.situations import situations
 from analyzers.solution import Solution, ValueChoice
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
-from analyzers.well_formed import form_text, json_form, parse_form
+from analyzers.well_formed import form_text, json_form, object_form, parse_form
 from analyzers.witness import (
     NOT_GIVEN,
     Leaf,
@@ -294,7 +295,9 @@ def _form_choice(part: Expr, leaf: Leaf, ctx: Context, good: Sequence[Any]) -> V
     `good` (`well_formed.json_form`); else None."""
     parsed = parse_form(part)
     if parsed is None:
-        in_json = json_form([v for v in good if v is not NOT_GIVEN]) if takes_json(_flag(leaf, ctx)) else None
+        values, flag = [v for v in good if v is not NOT_GIVEN], _flag(leaf, ctx)
+        in_json = (object_form(values) if flag is not None and value_type(flag).kind is ValueKind.DICT else None) or (
+            json_form(values) if takes_json(flag) else None)
         return None if in_json is None else ValueChoice(
             leaf, (in_json[1],), (), (), any(v is NOT_GIVEN for v in good), form=in_json[0])
     base = base_launch(ctx.model)

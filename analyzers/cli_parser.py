@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -18,6 +19,8 @@ from analyzers.flag_types import ValueKind, value_type
 from analyzers.flags import Flag, FlagModel
 
 _TYPES: dict[str, Any] = {ValueKind.INT: int, ValueKind.FLOAT: float}
+# parsers a declaration names that refuse words as the target's do (``invalid loads value: 'x'``)
+_PARSERS: dict[str, Any] = {"json.loads": json.loads}
 _BARE = frozenset({"store_true", "store_false", "count"})  # take no words
 _CONST = frozenset({"store_const", "append_const"})
 _VALUED = frozenset({"", "store", "append", "extend"})  # take words of the flag's type
@@ -67,6 +70,8 @@ def _kwargs(flag: Flag) -> dict[str, Any]:
     kind = takes.item_kind if takes.kind is ValueKind.LIST else takes.kind
     if kind in _TYPES:
         out["type"] = _TYPES[kind]
+    if flag.parser in _PARSERS:
+        out["type"] = _PARSERS[flag.parser]
     if flag.nargs in ("*", "+", "?") or isinstance(flag.nargs, int):
         out["nargs"] = flag.nargs
     if isinstance(flag.choices, tuple) and flag.choices:

@@ -203,6 +203,7 @@ def _argparse_flag(arg: ArgparseDecl, dest: str, fld: FieldDecl | None) -> Flag:
         owner=fld.owner if fld is not None else None,
         path=arg.path,
         line=arg.line,
+        parser=arg.type if arg.type != "bool" else None,  # ``type=``: what argparse itself is given
     )
 
 
@@ -237,6 +238,7 @@ def _annotated_flag(fld: FieldDecl) -> Flag:
         path=fld.path,
         line=fld.line,
         fallback=fld.fallback,
+        parser=fld.parser,
     )
 
 

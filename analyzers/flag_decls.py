@@ -127,6 +127,7 @@ class FieldDecl:
     path: str = ""
     line: int = 0
     fallback: Json = None  # ``Arg(fallback=...)``: what the program reads while the field is unset
+    parser: str | None = None  # ``Arg(type_parser=...)`` as the source names it
 
 
 @dataclass(frozen=True, slots=True)
@@ -674,6 +675,7 @@ def _annotated_cli(
         deprecated=deprecated,
         replacement=_arg_replacement(arg, help_text, (name or "", *aliases)) if deprecated else None,
         fallback=arg.literal("fallback"),
+        parser=source_text(arg.nodes["type_parser"]) if "type_parser" in arg.nodes else None,
         **base.as_kwargs(),
     )
 

@@ -114,6 +114,7 @@ class Flag:
     path: str
     line: int
     fallback: Json = None  # what the program reads for the field while it is unset (``Arg(fallback=...)``)
+    parser: str | None = None  # what argparse converts a word with, as the source names it (``json.loads``)
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -143,6 +144,7 @@ class Flag:
             "path": self.path,
             "line": self.line,
             "fallback": json_value(self.fallback),
+            "parser": self.parser,
         }
 
     @classmethod
@@ -174,6 +176,7 @@ class Flag:
             path=shape.text(d["path"]),
             line=shape.integer(d["line"]),
             fallback=jsonable(d["fallback"]),
+            parser=shape.optional_text(d["parser"]),
         )
 
 

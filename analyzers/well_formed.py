@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from extractor.ir import RAISES, Apply, Expr, children
@@ -59,6 +59,14 @@ def json_form(values: Sequence[Any]) -> tuple[str, str] | None:
         return None
     _, text, value = good[0]
     return ("a JSON object" if isinstance(value, dict) else "valid JSON"), text
+
+
+def object_form(values: Sequence[Any]) -> tuple[str, str] | None:
+    """For an option whose value is a mapping (a command line gives it as JSON text): the
+    form and the smallest of `values` as JSON, where every one of them is a mapping; else None."""
+    if not values or not all(isinstance(v, Mapping) for v in values):
+        return None
+    return "a JSON object", min((json.dumps(dict(v), sort_keys=True) for v in values), key=lambda t: (len(t), t))
 
 
 _NOT_JSON = object()

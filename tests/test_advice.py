@@ -29,6 +29,7 @@ def add_cli_args(parser):
     parser.add_argument("--page-size", type=int, default=None)
     parser.add_argument("--old-flag", action="store_true", help="Deprecated: use --tp-size instead.")
     parser.add_argument("--mark-config", type=str, default=None, help="A JSON file path or an inline JSON object.")
+    parser.add_argument("--mm-config", type=json.loads, default=None)
 '''
 ENV = '''
 class Envs:
@@ -68,6 +69,10 @@ SPEC = flag("speculative_algorithm")
         # a prefix the check tests is no value a person passes: JSON that starts with it is
         (Not(Apply("startswith", (flag("mark_config"), Const("{")), 'cfg.mark_config.startswith("{")')),
          ["Set `--mark-config` to a JSON object, e.g. `'{}'`."]),
+        # a mapping option is given as a JSON object on a command line, not as a Python dict
+        (And((Compare("is not", flag("mm_config"), Const(None)),
+              Not(Apply("isinstance", (flag("mm_config"), Const("dict")), "isinstance(cfg.mm_config, dict)")))),
+         ["Set `--mm-config` to a JSON object, e.g. `'{}'` (or leave it unset)."]),
         (Truthy(PLAN), ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."]),
         (Not(Truthy(PLAN)), ["Set `SGLANG_PLAN=1`."]),
         # innermost part first; parts on the same flag are one solution

@@ -18,6 +18,7 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--speculative-algorithm", type=str, choices=["EAGLE", "EAGLE3", "NGRAM"])
         parser.add_argument("--enable-dp-attention", action=DeprecatedStoreTrueAction, nargs=0)
         parser.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True)
+        parser.add_argument("--mm-config", type=json.loads, default=None)
 ''')})
 
 
@@ -36,6 +37,8 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
     (["--tp-size", "2"], "the following arguments are required: --model-path/--model", None),
     (["--model-path", "m", "--lora-paths"], "argument --lora-paths: expected at least one argument", None),
     (["--model-path", "m", "--enable-lora=1"], "argument --enable-lora: ignored explicit argument '1'", None),
+    (["--model-path", "m", "--mm-config", '{"image": {}}'], None, None),
+    (["--model-path", "m", "--mm-config", "value"], "argument --mm-config: invalid loads value: 'value'", None),
 ])
 def test_a_command_line_is_refused_as_argparse_refuses_it(argv, message, suggestion):
     found = refusal(FLAGS, argv)

@@ -402,6 +402,10 @@ def test_syntax_error_is_a_diagnostic():
         # what the program reads while the field is unset (sglang 0.5.23 swa_full_tokens_ratio)
         ('ratio: A[Optional[float], Arg(help="h", resolvable=True, fallback=0.8)] = None', "ratio", "fallback", 0.8),
         ('ratio: A[Optional[float], "h"] = None', "ratio", "fallback", None),
+        # what argparse converts a word with (sglang 0.5.23 mm_process_config)
+        ('cfg: A[Optional[Dict[str, Any]], Arg(help="h", type_parser=json.loads)] = None', "cfg", "parser",
+         "json.loads"),
+        ('cfg: A[Optional[Dict[str, Any]], "h"] = None', "cfg", "parser", None),
         ('x: A[str, Arg(help="a" "b")] = "a"', "x", "help", "ab"),
         ('x: A[list, "h"] = msgspec.field(default_factory=list)', "x", "default", ()),
         ('x: A[dict, "h"] = msgspec.field(default_factory=lambda: {"k": 1})', "x", "default", {"k": 1}),

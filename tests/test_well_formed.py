@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers.well_formed import form_text, json_form, parse_form
+from analyzers.well_formed import form_text, json_form, object_form, parse_form
 from extractor.ir import RAISES, Apply, Const, Ref, RefKind, Truthy
 
 CONFIG = Ref(RefKind.FLAG, "config", "cfg.config")
@@ -42,3 +42,13 @@ def test_the_words_name_the_form_and_a_value_as_typed(value, unset, text):
 ])
 def test_an_option_taking_json_is_named_by_a_value_that_parses(values, found):
     assert json_form(values) == found
+
+
+@pytest.mark.parametrize(("values", "found"), [
+    ([{"key": "value"}, {}], ("a JSON object", "{}")),  # the smallest, as JSON text
+    ([{"b": 1, "a": 2}], ("a JSON object", '{"a": 2, "b": 1}')),
+    ([{}, "text"], None),  # not every value is a mapping
+    ([], None),
+])
+def test_a_mapping_option_is_named_by_the_smallest_object_as_json(values, found):
+    assert object_form(values) == found
