@@ -79,6 +79,19 @@ def _kwargs(flag: Flag) -> dict[str, Any]:
     return out
 
 
+def refused_word(flag: Flag | None, value: Any) -> bool:
+    """Whether the parser `flag` declares refuses `value` (a word a launch keeps as text:
+    one the parser did not turn into a value), as argparse would before any check runs."""
+    parse = _PARSERS.get(flag.parser or "") if flag is not None else None
+    if parse is None or not isinstance(value, str):
+        return False
+    try:
+        parse(value)
+    except ValueError:
+        return True
+    return False
+
+
 def target_parser(flags: FlagModel, prog: str = "") -> argparse.ArgumentParser:
     """An argparse parser that takes what the target's declares (derived fields have no option)."""
     parser = _Parser(prog=prog or "target", add_help=False, conflict_handler="resolve")

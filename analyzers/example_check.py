@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from analyzers.argv import launch_of_argv
-from analyzers.cli_parser import TargetCli
+from analyzers.cli_parser import TargetCli, refused_word
 from analyzers.counts import adds_nonpositive
 from analyzers.deciders import node
 from analyzers.eval_model import Model
@@ -209,7 +209,9 @@ class ExampleJudge:
         text = self.text_of(launch)
         if (found := self._seen.get(text)) is None:
             stated = self._stated(launch, text)
-            found = self._seen[text] = (stated, self.pipeline.predict(stated))
+            flags = self.flags
+            refused = flags is not None and any(refused_word(flags.by_dest(d), v) for d, v in launch.flags.items())
+            found = self._seen[text] = (stated, Prediction(ERROR) if refused else self.pipeline.predict(stated))
         return found
 
     def _stated(self, launch: Launch, text: str | None = None) -> Launch:

@@ -106,7 +106,7 @@ def flag_words(dest: str, value: Any, flag: Flag | None) -> list[str]:
         if flag is not None and flag.nargs is None and flag.action is None:
             from analyzers.flag_types import one_word_list  # its type parser (libcst): only here
 
-            if one_word_list(flag):  # read by its own parser from one word of JSON
+            if one_word_list(flag) or flag.parser == "json.loads":  # a parser reads one word of JSON
                 return [option, shlex.quote(json.dumps(list(value)))]
         return [option, *(_word(v) for v in value)]
     return [option, _word(value)]

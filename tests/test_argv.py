@@ -13,7 +13,8 @@ FLAGS = build_flag_model({
         "from typing import List, Optional\nfrom p.arg_groups.arg_utils import A, Arg\nclass X:\n"
         "    sidecar_args: A[Optional[List[str]], Arg(help='JSON array', type_parser=json_list_type)] = None\n"
         "    paths: A[Optional[List[str]], Arg(help='paths')] = None\n"
-        "    tp_size: A[int, Arg(help='tp')] = 1\n")})
+        "    tp_size: A[int, Arg(help='tp')] = 1\n"
+        "    mm_config: A[Optional[Dict[str, Any]], Arg(help='config', type_parser=json.loads)] = None\n")})
 
 
 @pytest.mark.parametrize(("argv", "dest", "value"), [
@@ -33,6 +34,8 @@ def test_an_option_takes_its_words_as_its_declaration_reads_them(argv, dest, val
     ("paths", ("a", "b"), ["--paths", "a", "b"]),
     ("sidecar_args", ("a", "b"), ["--sidecar-args", '\'["a", "b"]\'']),  # one word of JSON, quoted for a shell
     ("sidecar_args", (), ["--sidecar-args", "'[]'"]),
+    # a mapping option whose parser reads JSON, given a list (to fail its own check): still one word of JSON
+    ("mm_config", ("value",), ["--mm-config", '\'["value"]\'']),
 ])
 def test_a_list_is_written_as_its_option_reads_it(dest, value, words):
     assert flag_words(dest, value, FLAGS.by_dest(dest)) == words

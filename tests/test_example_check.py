@@ -25,6 +25,7 @@ FLAGS = build_flag_model({"p/args.py": textwrap.dedent('''
         parser.add_argument("--pp-size", type=int, default=1)
         parser.add_argument("--enable-lora", action="store_true")
         parser.add_argument("--enable-spec", action="store_true")
+        parser.add_argument("--mm-config", type=json.loads, default=None)
 ''')})
 PP = Ref(RefKind.FLAG, "pp_size", "cfg.pp_size")
 LORA = Ref(RefKind.FLAG, "enable_lora", "cfg.enable_lora")
@@ -394,3 +395,19 @@ def test_a_move_off_an_earlier_error_may_leave_open_what_the_launch_does_not_sta
     own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), frob]), 2)
     found = _judge(pp_low, own).judge("own", _fix("--enable-lora", "", predicted="unknown"))
     assert (found["before"], found["predicted"]) == ("serve --enable-lora --pp-size 2", "unknown")
+
+
+MM = Ref(RefKind.FLAG, "mm_config", "cfg.mm_config")
+
+
+@pytest.mark.parametrize(("words", "entry"), [
+    ("--mm-config value", None),  # argparse refuses the word: the launch stops before any check
+    ("--mm-config '[\"value\"]'", "own"),  # JSON, and not a mapping: the check sees it
+])
+def test_a_word_the_options_parser_refuses_stops_the_launch_before_any_check(words, entry):
+    not_dict = Not(Truthy(Apply("isinstance", (MM, Const("dict")), "isinstance(cfg.mm_config, dict)")))
+    own = Check("own", "a.py", 1, "hook", conj([Compare("is not", MM, Const(None)), not_dict]), 1)
+    judge = _judge(own)
+    found = judge.judged(judge.user_launch(f"{PREFIX} --model-path m {words}"))[1]
+    assert (found.status, found.entry) == (ERROR, entry)
+
