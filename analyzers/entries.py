@@ -358,13 +358,14 @@ def validation_can_raise(entry: Mapping[str, Any]) -> bool:
 _SETTINGS = (RefKind.FLAG, RefKind.ENV)
 
 
-def weighed(entry: Mapping[str, Any]) -> bool:
+def weighed(entry: Mapping[str, Any], architecture: Callable[[str], bool] = lambda name: False) -> bool:
     """Whether the first-error prediction weighs this entry (catalog.json's data): every check
-    of the targets; one outside them (`outside_targets`) where its trigger reads options or env
-    vars and nothing else (no model property, platform or runtime fact, nothing unknown), and
-    it is no `environment` check. Code outside the targets is read for what a launch reaches,
-    not for what decides it there: a check a command line alone does not decide would leave
-    launches undecided, or examples working around it."""
+    of the targets; one outside them (`outside_targets`) where its trigger reads options, env
+    vars and the model's `architecture` (a model property every stand-in states) and nothing
+    else (no other model property, platform or runtime fact, nothing unknown), and it is no
+    `environment` check. Code outside the targets is read for what a launch reaches, not for
+    what decides it there: a check a command line alone does not decide would leave launches
+    undecided, or examples working around it."""
     if not entry.get("outside_targets"):
         return True
     expr = (entry.get("trigger") or {}).get("expr")
@@ -372,7 +373,8 @@ def weighed(entry: Mapping[str, Any]) -> bool:
         return False
     condition = from_dict(expr)
     read = refs(condition)
-    return bool(read) and all(r.kind in _SETTINGS for r in read) and not unknowns(condition)
+    return (any(r.kind in _SETTINGS for r in read) and not unknowns(condition)
+            and all(r.kind in _SETTINGS or (r.kind is RefKind.MODEL and architecture(r.name)) for r in read))
 
 
 def launch_can_raise(entry: Mapping[str, Any]) -> bool:

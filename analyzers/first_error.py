@@ -196,8 +196,9 @@ class Pipeline:
         # launcher runs after validation is never what a launch's validation meets; a bare
         # ``raise`` in an ``except`` block shows the error it caught, which is that error's own entry
         functions = {f["name"]: (tuple(f["params"]), from_dict(f["returns"])) for f in data.get("functions") or ()}
+        architecture = Examples(examples or ExampleRules()).is_architecture
         checks = [check_of(e) for e in data["entries"]
-                  if validation_can_raise(e) and weighed(e) and e.get("template") != RERAISED]
+                  if validation_can_raise(e) and weighed(e, architecture) and e.get("template") != RERAISED]
         if functions:  # a call of a plain function is what it returns (the trigger shows the call)
             checks = [replace(c, condition=inline_returns(c.condition, functions)) for c in checks]
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)

@@ -93,6 +93,8 @@ def test_checks_of_the_machine_are_environment_checks(exception, condition, envi
 SIZE = {"op": "compare", "cmp": "<", "left": {"op": "ref", "kind": "flag", "name": "size", "text": "cfg.size"},
         "right": {"op": "const", "value": 1}}
 MODEL = {"op": "truthy", "term": {"op": "ref", "kind": "model", "name": "hf_config.x", "text": "hf_config.x"}}
+ARCH = {"op": "truthy", "term": {"op": "ref", "kind": "model", "name": "hf_config.architectures",
+                                 "text": "hf_config.architectures"}}
 
 
 @pytest.mark.parametrize(("entry", "weighed_"), [
@@ -101,9 +103,12 @@ MODEL = {"op": "truthy", "term": {"op": "ref", "kind": "model", "name": "hf_conf
     ({"outside_targets": True, "trigger": {"expr": {"op": "and", "args": [SIZE, MODEL]}}}, False),
     ({"outside_targets": True, "trigger": {"expr": {"op": "unknown", "text": "f()"}}}, False),
     ({"outside_targets": True, "environment": True, "trigger": {"expr": SIZE}}, False),
+    # the model's architecture, which every stand-in states, with an option (sglang 0.5.23 dllm/config.py:72)
+    ({"outside_targets": True, "trigger": {"expr": {"op": "and", "args": [SIZE, ARCH]}}}, True),
+    ({"outside_targets": True, "trigger": {"expr": ARCH}}, False),  # no command line changes it
 ])
 def test_the_prediction_weighs_an_outside_check_where_a_command_line_decides_it(entry, weighed_):
-    assert weighed(entry) is weighed_
+    assert weighed(entry, lambda name: name == "hf_config.architectures") is weighed_
 
 
 TREE = {
