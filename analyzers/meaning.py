@@ -154,7 +154,7 @@ _GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r
 _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A is the reason, C the rule
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
 _RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
-                   r"supports|is supported (?:with|on|for|by)|(?:is|are) required|do(?:es)? not support|"
+                   r"supports|is supported (?:with|on|for|by)|(?:is|are) required|do(?:es)? not (?:support|use)|"
                    r"does not (?:yet|currently) support|has not (?:yet )?(?:been )?\w+ed|"
                    r"conflicts? with|(?:not compatible|incompatible) with|mutually exclusive|"
                    r"not allowed|exceeds?|at most|at least)\b", re.IGNORECASE)
@@ -201,7 +201,20 @@ def message_reason(template: str) -> str:
     candidates = _REASON_SPLIT.split(first)[1:]
     for sentence in later:
         candidates += [sentence, *_REASON_SPLIT.split(sentence)[1:]]
-    return next((r for c in candidates if (r := _as_reason(c))), "")
+    return next((r for c in candidates if not _label(c) and (r := _as_reason(c))), "")
+
+
+# a word that makes a clause a statement ("(whole-envelope transfer has no per-layer entries)")
+_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|can|cannot|can't|must|will|would|should|may|"
+                   r"might|need|needs|require|requires|lack|lacks|hold|holds|run|runs|use|uses|depend|depends|"
+                   r"expect|expects|break|breaks|keep|keeps|remove|removes|apply|applies|own|owns|manage|manages|"
+                   r"read|reads|write|writes|fail|fails|work|works|only)\b", re.IGNORECASE)
+
+
+def _label(clause: str) -> bool:
+    """A closing parenthesis with no statement in it names the case ("(DeepSeek-V4 non-EP DP TBO
+    path)"): no reason."""
+    return clause.rstrip().rstrip(".").endswith(")") and "(" not in clause and not _VERB.search(clause)
 
 
 def message_rule(template: str) -> str:

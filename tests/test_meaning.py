@@ -109,6 +109,8 @@ def test_category(made, expected):
      "output projection does not depend on TP."),
     ("U does not support PP (whole-envelope transfer has no per-layer entries).",
      "whole-envelope transfer has no per-layer entries."),
+    ("Without an EP backend, attention DP (--attn-dp-size) is required (DeepSeek-V4 non-EP DP TBO path).",
+     ""),  # a closing parenthesis that names the case, no statement
     ("--dcp-size {d} needs each rank to hold KV heads. Use a smaller --dcp-size.", ""),  # advice after
     ("{name!r} is not overridable; the overridable set is {sorted(HOOKS)}.", ""),  # a value shown
     ("--grpc-port / SGLANG_GRPC_PORT ({cfg.grpc_port}) must be between 1 and 65535", ""),  # a parenthesis cut
@@ -136,6 +138,8 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
     ("Pipeline parallelism is not compatible with overlap schedule", "Pipeline parallelism is not compatible "
      "with overlap schedule"),
     ("--a and --b are mutually exclusive.", "--a and --b are mutually exclusive"),
+    ("UNO manages its own stochastic verification and does not use --speculative-use-rejection-sampling.",
+     "UNO manages its own stochastic verification and does not use --speculative-use-rejection-sampling"),
     ("failed to read config JSON", ""),  # states no rule
     ("{x} must be positive", ""),  # a value shown, not a rule
     # one value shown in a longer statement: left out
