@@ -243,6 +243,11 @@ class FlagModel:
         option argparse stores under `name`."""
         return self._by_dest.get(name)
 
+    def is_option(self, dest: str) -> bool:
+        """Does a command-line option set `dest` (not a field only the code fills)?"""
+        flag = self._by_dest.get(dest)
+        return flag is not None and bool(flag.option)
+
     def dest_of(self, name: str) -> str:
         """The field a setting name stands for: ``tensor_parallel_size`` -> ``tp_size``; a
         derived setting resolved from a JSON option is that option's field

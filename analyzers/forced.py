@@ -67,7 +67,7 @@ def _undoes(rule: Rule, part: Expr, dest: str, model: Model) -> bool:
     """Does the value `rule` writes make `part` false?"""
     if not isinstance(rule.value, Const):
         return False
-    return evaluate(part, Launch({dest: rule.value.value}), Model(model.flags)) is Truth.FALSE
+    return evaluate(part, Launch({dest: rule.value.value}), model.unadjusted()) is Truth.FALSE
 
 
 def _later(rule: Rule, model: Model, timing: Timing) -> Iterator[Rule]:
@@ -99,7 +99,7 @@ def _excludes(rule: Rule, others: Sequence[Expr], model: Model) -> bool:
     if not isinstance(rule.value, Const):
         return False
     launch = Launch({rule.dest: rule.value.value})
-    bare = Model(model.flags)
+    bare = model.unadjusted()
     return any({r.name for r in refs(p)} == {rule.dest} and evaluate(p, launch, bare) is Truth.FALSE for p in others)
 
 
@@ -145,8 +145,7 @@ def _plain(expr: Expr) -> bool:
 
 
 def _is_option(dest: str, model: Model) -> bool:
-    flag = model.flags.by_dest(dest) if model.flags is not None else None
-    return flag is not None and bool(flag.option)
+    return model.flags is not None and model.flags.is_option(dest)
 
 
 def _implied(premise: Expr, cond: Expr, dests: Sequence[str], model: Model) -> bool:
@@ -155,7 +154,7 @@ def _implied(premise: Expr, cond: Expr, dests: Sequence[str], model: Model) -> b
     whole = [v for v in values if not isinstance(v, float) or v.is_integer()]
     per_dest = [whole if value_type(model.flags.by_dest(d)).kind == ValueKind.INT else values for d in dests]
     trials = list(itertools.islice(itertools.product(*per_dest), MAX_TRIALS + 1))
-    bare = Model(model.flags)
+    bare = model.unadjusted()
     if len(trials) > MAX_TRIALS:
         return False
     for trial in trials:
