@@ -103,13 +103,19 @@ def flag_words(dest: str, value: Any, flag: Flag | None) -> list[str]:
     if action.endswith("BooleanOptionalAction"):
         return [option] if value else (list(flag.negations[:1]) if flag is not None and flag.negations else [])
     if isinstance(value, (list, tuple)):
-        if flag is not None and flag.nargs is None and flag.action is None:
-            from analyzers.flag_types import one_word_list  # its type parser (libcst): only here
-
-            if one_word_list(flag) or flag.parser == "json.loads":  # a parser reads one word of JSON
-                return [option, shlex.quote(json.dumps(list(value)))]
+        if _one_json_word(flag):
+            return [option, shlex.quote(json.dumps(list(value)))]
         return [option, *(_word(v) for v in value)]
     return [option, _word(value)]
+
+
+def _one_json_word(flag: Flag | None) -> bool:
+    """Does `flag` read its value from one word of JSON (its own type parser, no nargs)?"""
+    if flag is None or flag.nargs is not None or flag.action is not None:
+        return False
+    from analyzers.flag_types import one_word_list  # its type parser (libcst): only here
+
+    return one_word_list(flag) or flag.parser == "json.loads"
 
 
 def command(launch: Launch, model: FlagModel | None, prefix: str) -> str:
