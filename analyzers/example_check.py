@@ -34,6 +34,7 @@ from analyzers.flags import FlagModel
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command, split_command
 from analyzers.platform_facts import Stated, architecture_of, platform_need
+from analyzers.solution import change_between
 from analyzers.withheld import AFTER_FAILS, EARLIER_CHECK, NO_FIX, NOT_REACHED
 from analyzers.witness import Leaf, literals, satisfy, settable_leaves
 from extractor.ir import Expr, RefKind, conj, negate, refs
@@ -254,6 +255,9 @@ class ExampleJudge:
         shown = found if said in ("true", "unknown") else pair
         if shown != pair:
             out["before"], out["after"] = self.text_of(found.before), self.text_of(found.after)
+            if out.get("solution") and (moved := change_between(found.before, found.after, self.flags)) != \
+                    change_between(pair.before, pair.after, self.flags):  # `after` applies what it says
+                out["solution"] = f"{moved.words()[:1].upper()}{moved.words()[1:]}."
         else:
             predictions = self._predictions(pair)
             said = verdict(own, *predictions)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from analyzers.launch import Launch, flag_words
 from extractor import shape
 from extractor.value_digest import IN_MEMORY
 
@@ -130,3 +131,25 @@ class Solution:
 def solution_text(item: str | Mapping[str, Any]) -> str:
     """The words of a solution as catalog JSON holds it (a string, or a record with `text`)."""
     return item if isinstance(item, str) else str(item.get("text") or "")
+
+
+def change_between(before: Launch, after: Launch, flags: Any) -> Change:
+    """What turns `before` into `after`, as a user writes it (`flags`: the flag model, for the
+    options' spelling; a flag whose words do not change is no change)."""
+    def words(dest: str, launch: Launch) -> list[str]:
+        flag = flags.by_dest(dest) if flags is not None else None
+        return flag_words(dest, launch.flags[dest], flag) if dest in launch.flags else []
+
+    set_: list[tuple[str, str]] = []
+    drop: list[str] = []
+    for dest in dict.fromkeys([*before.flags, *after.flags]):
+        old, new = words(dest, before), words(dest, after)
+        if old == new:
+            continue
+        if new:
+            set_.append((new[0], " ".join(new[1:])))
+        elif old:
+            drop.append(old[0])
+    env = [(name, after.env.get(name)) for name in sorted({*before.env, *after.env})
+           if before.env.get(name) != after.env.get(name)]
+    return Change(tuple(set_), tuple(drop), tuple(env))

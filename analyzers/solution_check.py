@@ -31,8 +31,8 @@ from analyzers.evaluate import evaluate
 from analyzers.example_check import ExampleJudge, applied, delta_of, verdict
 from analyzers.first_error import ERROR, seen_by
 from analyzers.kleene import Truth
-from analyzers.launch import Launch, flag_words
-from analyzers.solution import Change, Solution
+from analyzers.launch import Launch
+from analyzers.solution import Change, Solution, change_between
 from analyzers.well_formed import form_text
 from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, falsify
 from extractor.ir import Compare, Const, Expr, Ref, RefKind, negate
@@ -289,28 +289,6 @@ def _chosen(own: str, sol: Solution, before: Launch, judge: ExampleJudge) -> Sol
 
 def _works(own: str, before: Launch, after: Launch, judge: ExampleJudge) -> bool:
     return after != before and verdict(own, judge.judged(before)[1], judge.judged(after)[1]) == "true"
-
-
-def change_between(before: Launch, after: Launch, flags: Any) -> Change:
-    """What turns `before` into `after`, as a user writes it (`flags`: the flag model, for the
-    options' spelling; a flag whose words do not change is no change)."""
-    def words(dest: str, launch: Launch) -> list[str]:
-        flag = flags.by_dest(dest) if flags is not None else None
-        return flag_words(dest, launch.flags[dest], flag) if dest in launch.flags else []
-
-    set_: list[tuple[str, str]] = []
-    drop: list[str] = []
-    for dest in dict.fromkeys([*before.flags, *after.flags]):
-        old, new = words(dest, before), words(dest, after)
-        if old == new:
-            continue
-        if new:
-            set_.append((new[0], " ".join(new[1:])))
-        elif old:
-            drop.append(old[0])
-    env = [(name, after.env.get(name)) for name in sorted({*before.env, *after.env})
-           if before.env.get(name) != after.env.get(name)]
-    return Change(tuple(set_), tuple(drop), tuple(env))
 
 
 def _through(goal: Expr, leaves: Sequence[Leaf], model: Model, launch: Launch) -> Launch:

@@ -411,3 +411,12 @@ def test_a_word_the_options_parser_refuses_stops_the_launch_before_any_check(wor
     found = judge.judged(judge.user_launch(f"{PREFIX} --model-path m {words}"))[1]
     assert (found.status, found.entry) == (ERROR, entry)
 
+
+
+def test_an_after_moved_off_another_error_says_the_change_it_makes():
+    """`after` without --enable-spec meets `needs`; moved off it by dropping --enable-lora too,
+    the example's change says both, not only the solution it started from."""
+    needs = Check("needs", "a.py", 3, "hook", conj([Truthy(LORA), Not(Truthy(SPEC))]), 3)
+    fix = {**_fix("--enable-lora --enable-spec", "--enable-lora"), "solution": "Do not pass `--enable-spec`."}
+    found = _judge(LORA_SPEC, needs).judge("own", fix)
+    assert (found["after"], found["solution"]) == ("serve", "Drop `--enable-lora` and drop `--enable-spec`.")
