@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from analyzers.flag_types import ValueKind, value_type
-from analyzers.flags import Flag, FlagModel
+from analyzers.flags import JSON_PARSERS, Flag, FlagModel
 
 _TYPES: dict[str, Any] = {ValueKind.INT: int, ValueKind.FLOAT: float}
 # parsers a declaration names that refuse words as the target's do (``invalid loads value: 'x'``)
-_PARSERS: dict[str, Any] = {"json.loads": json.loads}
+_PARSERS: dict[str, Any] = dict.fromkeys(JSON_PARSERS, json.loads)
 _BARE = frozenset({"store_true", "store_false", "count"})  # take no words
 _CONST = frozenset({"store_const", "append_const"})
 _VALUED = frozenset({"", "store", "append", "extend"})  # take words of the flag's type

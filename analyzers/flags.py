@@ -43,6 +43,9 @@ class DeclKind(StrEnum):
     COMPUTED = "computed"  # class attribute built by a derived marker, e.g. Derived(...)
 
 
+JSON_PARSERS = frozenset({"json.loads"})  # parsers a declaration names that read one word of JSON
+
+
 @dataclass(frozen=True, slots=True)
 class EnvVar:
     name: str
@@ -115,6 +118,11 @@ class Flag:
     line: int
     fallback: Json = None  # what the program reads for the field while it is unset (``Arg(fallback=...)``)
     parser: str | None = None  # what argparse converts a word with, as the source names it (``json.loads``)
+
+    @property
+    def reads_json(self) -> bool:
+        """Is a word given for this flag read by a JSON parser (``type=json.loads``)?"""
+        return self.parser in JSON_PARSERS
 
     @property
     def options(self) -> tuple[str, ...]:

@@ -115,7 +115,7 @@ def _one_json_word(flag: Flag | None) -> bool:
         return False
     from analyzers.flag_types import one_word_list  # its type parser (libcst): only here
 
-    return one_word_list(flag) or flag.parser == "json.loads"
+    return one_word_list(flag) or flag.reads_json
 
 
 def command(launch: Launch, model: FlagModel | None, prefix: str) -> str:
