@@ -158,6 +158,8 @@ class Flag:
     @classmethod
     def from_dict(cls, data: object) -> Flag:
         """Inverse of `as_dict`; `extractor.shape.ShapeError` for data of another shape."""
+        if isinstance(data, dict) and "parser" not in data:  # stored before flags recorded their parser
+            data = {**data, "parser": None}
         d = shape.record(data, cls)
         choices = d["choices"]
         if choices is not None and not isinstance(choices, (list, dict)):

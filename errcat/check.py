@@ -155,7 +155,10 @@ class Checker:
         from errcat.judging import judge_of
 
         release = release_of(data.get("source") or {}, profile)
-        judge = judge_of(data, profile, release=release, platform=platform)
+        try:
+            judge = judge_of(data, profile, release=release, platform=platform)
+        except ValueError as exc:  # shape.ShapeError: a catalog.json of another shape
+            raise ErrcatError(f"the catalog's data cannot be read: {exc}") from exc
         if judge is None:
             raise ErrcatError(f"check needs a release whose validation the profile {profile.name!r} knows how to "
                               f"run (this catalog's: {release or 'none'})")

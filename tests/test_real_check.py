@@ -165,3 +165,20 @@ def test_check_and_explain_load_no_parser_graph_or_progress_library(catalog_dir,
     proc = subprocess.run([sys.executable, "-c", code, verb, "--catalog", str(catalog_dir), *argv],
                           cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=300)
     assert proc.stderr.splitlines()[-1] == "[]", proc.stderr
+
+
+@pytest.mark.parametrize(("change", "code"), [
+    (lambda flag: flag.pop("parser"), 1),  # stored before flags recorded their parser: read as none
+    (lambda flag: flag.update(bogus=1), 2),  # another shape: one line, exit 2
+])
+def test_a_catalog_of_an_older_or_another_shape_is_read_or_refused_in_one_line(catalog_dir: Path, tmp_path: Path,
+                                                                               capsys, change, code) -> None:
+    data = json.loads((catalog_dir / "catalog.json").read_bytes())
+    for flag in data["flags"]["flags"]:
+        change(flag)
+    (tmp_path / "catalog.json").write_text(json.dumps(data))
+    argv = ["check", "--catalog", str(tmp_path), "--platform", "generic", "--", *PROGRAM, "--model-path", "<model>",
+            "--ssl-keyfile", "key.pem"]
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert (err.strip().count("\n"), "Traceback" in err) == (0, False) if code == 2 else err == ""
