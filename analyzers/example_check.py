@@ -25,7 +25,7 @@ from typing import Any
 from analyzers.argv import launch_of_argv
 from analyzers.cli_parser import TargetCli, refused_word
 from analyzers.counts import adds_nonpositive
-from analyzers.deciders import node
+from analyzers.deciders import can_hold, node
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.examples import model_of
@@ -535,7 +535,8 @@ class ExampleJudge:
         (and `keep` not false, when given)."""
         found: list[Delta] = []
         for other in others:
-            if evaluate(goal, other, model) is Truth.FALSE:
+            # a stand-in whose facts rule `goal` out; one where only options are missing is searched
+            if not can_hold(model, goal, other):
                 continue
             moved, truth = satisfy(goal, model, other)
             if truth is Truth.TRUE and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):

@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from analyzers.argv import option_groups
+from extractor.real_profile import HERE
 
 # argv -> its stdout, or None where the tool is missing or fails
 Runner = Callable[[Sequence[str]], "str | None"]
 NVIDIA_QUERY = ("nvidia-smi", "--query-gpu=compute_cap,name", "--format=csv,noheader")
-NO_GPU = "generic"  # the preset of a machine with no GPU: --device cuda given, every platform check false
+NO_GPU = HERE  # the preset of a machine with no GPU: --device cuda given, every platform check false
 
 
 def run_tool(argv: Sequence[str]) -> str | None:

@@ -396,7 +396,7 @@ def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
     runs on (`analyzers.example_check`); None where the profile cannot run its release (no
     `real:` section, no validation steps for it, no release): the examples stay as they are."""
     real = catalog.profile.real
-    platform = real.platform("generic") if real is not None else None
+    platform = real.here() if real is not None else None
     if platform is None or validation_of(catalog.profile, release) is None:
         return None  # before `as_dict`: the whole catalog's data is most of a large run's memory
     return judge_of(catalog.as_dict(), catalog.profile, release=release, platform=platform)

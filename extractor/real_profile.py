@@ -65,6 +65,9 @@ class Runtime:
     unset: tuple[str, ...] = ()
 
 
+HERE = "generic"  # the platform named for the machine `errcat confirm` runs on
+
+
 @dataclass(frozen=True, slots=True)
 class Platform:
     """A machine a launch is judged on: the options every launch there gets (unless it gives
@@ -158,6 +161,10 @@ class RealProfile:
 
     def platform(self, name: str) -> Platform | None:
         return next((p for p in self.platforms if p.name == name), None)
+
+    def here(self) -> Platform | None:
+        """The machine `errcat confirm` runs on (the `generic` platform)."""
+        return self.platform(HERE)
 
 
 # ------------------------------------------------------------------ checking

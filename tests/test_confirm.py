@@ -120,6 +120,22 @@ def test_unrunnable_examples_say_why(example, why):
     assert _unrunnable(example, present(parse_real({"package": "t", "platform_default": False}))) == why
 
 
+CAPABILITY = "torch.cuda.get_device_capability() fails"
+
+
+@pytest.mark.parametrize(("need", "why"), [
+    (f"{CAPABILITY}=false", f"needs a machine where platform:{CAPABILITY}=false"),
+    (f"{CAPABILITY}=true", None),
+    ("is_cuda=false", None),  # not stated: every predicate reads false here
+])
+def test_a_need_is_met_by_what_this_machines_platform_states(need, why):
+    """A DSA model's example needs a machine where the CUDA capability query works: on this
+    one it fails (the `generic` platform's fact), so the example is not run here."""
+    real = present(parse_real({"package": "t", "platform_default": False, "platforms": {"generic": {
+        "predicates": False, "facts": {CAPABILITY: True}}}}))
+    assert _unrunnable(Example("e", "", "python -m srv", None, "true", needs=(f"platform:{need}",)), real) == why
+
+
 def test_examples_of_lists_entries_and_variants_and_checks_only():
     data = {"entries": [E1, {**E2, "variants": [{"example_fix": {"before": "python -m srv --v", "after": None}},
                                                  {"example_fix": {"before": None, "after": None}}]}]}

@@ -205,6 +205,21 @@ def test_an_example_needing_another_model_is_moved_onto_a_stand_in_that_has_it()
         "serve --model-path <model:Qwen> --enable-lora", "serve --model-path <model:Qwen>", "true")
 
 
+def test_a_stand_in_where_only_options_are_missing_is_searched_for_them():
+    """The entry needs a multimodal model and two options: on the measured multimodal stand-in
+    the search adds the options (a stand-in is not passed over because the bare launch on it
+    does not yet reach the entry)."""
+    own = Check("own", "a.py", 2, "hook", conj([MULTIMODAL, Truthy(LORA), Truthy(SPEC)]), 2)
+    pipeline = Pipeline((own,), Model(FLAGS, (), EXAMPLES))
+    real = RealProfile("pkg", default_model="Llama", model_configs=(("Llama", "{}"), ("Qwen", "{}")),
+                       model_object=MODEL_OBJECT)
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, real, EXAMPLES, "1.0"),
+                         FLAGS, PREFIX)
+    found = judge.judge("own", _fix("--model-path <model>", "--model-path <model>", predicted="false"))
+    assert found["predicted"] == "true"
+    assert found["before"] == "serve --model-path <model:Qwen> --enable-lora --enable-spec"
+
+
 TP = Ref(RefKind.FLAG, "tp_size", "cfg.tp_size")
 
 

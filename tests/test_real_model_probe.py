@@ -29,12 +29,14 @@ def test_the_target_builds_the_object_and_measures_what_an_input_changes(tmp_pat
     request = {"setup": driver_setup(real, VERSION), "factory": real.model_object.factory,
                "models": {"LlamaForCausalLM": str(materials.path_for("<model>"))},
                "names": ["is_multimodal", "hf_config.learnable_sink", "embedding_model_spec"],
-               "helpers": {"is_deepseek_dsa": "hf_config"},
+               # copy.deepcopy is another library's function, which sglang's modules import
+               "helpers": {"is_deepseek_dsa": "hf_config", "deepcopy": "hf_config"},
                "variants": {"--is-embedding": [None], "--dtype": ["float32"], "--quantization": ["no-such"]}}
     done = subprocess.run([str(target.python), str(PROBE)], input=json.dumps(request), capture_output=True,
                           text=True, timeout=600, check=True)
     llama = json.loads(done.stdout.strip().splitlines()[-1])["LlamaForCausalLM"]
     assert llama["is_multimodal"] is False and llama["is_deepseek_dsa(hf_config)"] is False
+    assert "deepcopy(hf_config)" not in llama  # only the target's own functions are its helpers
     assert llama["(absent)"] == ["hf_config.learnable_sink"]  # getattr(hf_config, "learnable_sink", d) reads d
     varies = llama["(varies)"]
     assert varies["--is-embedding"][""] == ["embedding_model_spec"]  # an embedding model is specified

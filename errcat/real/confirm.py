@@ -307,10 +307,16 @@ def _unrunnable(example: Example, real: RealProfile) -> str | None:
 
 
 def _met(need: str, real: RealProfile) -> bool:
-    """Does this machine meet ``platform:NAME=JSON value`` (every predicate reads `platform_default`)?"""
+    """Does this machine meet ``platform:NAME=JSON value``? What its platform states (a fact
+    such as ``torch.cuda.get_device_capability() fails``), else `platform_default`."""
     wanted = platform_need(need)
-    return wanted is not None and real.platform_default is not None \
-        and wanted[1] == json.dumps(real.platform_default)
+    if wanted is None:
+        return False
+    here = real.here()
+    stated, value = here.fact(wanted[0]) if here is not None else (False, None)
+    if not stated:
+        stated, value = real.platform_default is not None, real.platform_default
+    return stated and wanted[1] == json.dumps(value)
 
 
 def _record(path: str | Path, session: Session, version: str, index: EntryIndex) -> None:

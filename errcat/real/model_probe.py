@@ -78,10 +78,17 @@ def _read(obj: Any, name: str) -> Any:
     return obj
 
 
-def _helper(name: str) -> Any:
-    """The one function of that name the target's loaded modules define (None: none, or several)."""
-    found = {id(f): f for m in list(sys.modules.values()) if m is not None
-             for f in [getattr(m, name, None)] if callable(f) and getattr(f, "__name__", "") == name}
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _helper(name: str, package: str) -> Any:
+    """The one function of that name the target package's loaded modules define (None: none,
+    or several). Another library's function of that name is no helper of the target's: a
+    catalog's ``predicate(arch)`` calls a loop variable, which no module defines."""
+    found = {id(f): f for m in list(sys.modules.values()) if m is not None and _inside(m.__name__, package)
+             for f in [getattr(m, name, None)] if callable(f) and getattr(f, "__name__", "") == name
+             and _inside(str(getattr(f, "__module__", "")), package)}
     return next(iter(found.values())) if len(found) == 1 else None
 
 
@@ -108,7 +115,7 @@ def _measure(config: Any, request: dict) -> dict:
         if value is not _SKIP:
             values[name] = value
     for helper, argument in sorted((request.get("helpers") or {}).items()):
-        fn = _helper(helper)
+        fn = _helper(helper, request["setup"]["package"])
         try:
             value = plain(fn(_read(config, argument))) if fn is not None else _SKIP
         except Exception:  # noqa: BLE001 - raising for this model: not stated
