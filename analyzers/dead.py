@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from analyzers.entries import Entry, launch_can_raise
+from analyzers.entries import MAX_LISTED_PRIORS, Entry, launch_can_raise, nearest_priors, site_trigger_guards
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.forced import Timing, forced_off
@@ -20,7 +20,8 @@ from analyzers.launch import Launch
 from analyzers.trigger import Renderer
 from analyzers.witness import base_launch
 from extractor.frozen import FrozenMap
-from extractor.ir import Expr, Ref, RefKind, conjuncts, refs
+from extractor.ir import FALSE, Expr, Ref, RefKind, conj, conjuncts, refs, simplify
+from extractor.records import CALLS_CATCH, CAUGHT_BY, NEVER_CALLED, Guard, GuardOrigin, RaiseSite
 
 MAX_CHOICES = 64  # an option with more declared choices is not tried value by value
 
@@ -50,11 +51,46 @@ def never_fails(entry: Entry, full: Expr, model: Model, renderer: Renderer,
     if not launch_can_raise(entry.extra):
         return entry, ""
     at = entry.extra.get("order")
-    why = never_holds(full, model, renderer, None if at is None else Timing(rule_at, at))
+    why = dead_path(entry.site) if full == FALSE else \
+        never_holds(full, model, renderer, None if at is None else Timing(rule_at, at))
     if why is None:
         return entry, ""
     site = replace(entry.site, notes=(*entry.site.notes, f"unreachable: {why}"))
     return replace(entry, site=site, extra={**entry.extra, "reachable": False}), why
+
+
+def dead_path(site: RaiseSite) -> str | None:
+    """Why the path to `site` never runs its raise, where its guards say it themselves: the
+    error is caught where it is raised, every call of the function catches it, nothing calls
+    the function, or an earlier check on the path fails first whenever this one would (its
+    own test contradicts what passing that check needs). None where errcat cannot say which."""
+    guards = site_trigger_guards(site)
+    for guard in guards:
+        if simplify(guard.expr) == FALSE and (why := _false_guard(guard, site.function)):
+            return why
+    own = [g.expr for g in guards if g.origin is not GuardOrigin.PRIOR_RAISE]
+    for guard in nearest_priors(site, MAX_LISTED_PRIORS):
+        if simplify(conj([*own, guard.expr])) == FALSE:
+            return f"an earlier check on its path fails first wherever this one would: `{_raised_when(guard.text)}`"
+    return None
+
+
+def _false_guard(guard: Guard, function: str) -> str | None:
+    if guard.origin is GuardOrigin.EXCEPT and guard.text.startswith(CAUGHT_BY):
+        return f"the error is {guard.text} in `{function}`, which handles it"
+    if guard.origin is GuardOrigin.CALLER and CALLS_CATCH in guard.text:  # the function's calls, or an outer one's
+        return "the calls that lead to it catch the error" if guard.text != CALLS_CATCH else \
+            f"each call of `{function}` catches the error"
+    if guard.origin is GuardOrigin.CALLER and NEVER_CALLED in guard.text:
+        return f"nothing in the program calls `{function}`" if guard.text == NEVER_CALLED else \
+            "nothing in the program calls the functions that lead to it"
+    return None
+
+
+def _raised_when(text: str) -> str:
+    """What fails an earlier check, from its guard's text (``not (x)``: the check passes)."""
+    inner = text[len("not ("):-1] if text.startswith("not (") and text.endswith(")") else None
+    return inner if inner is not None else f"not {text}"
 
 
 def _choices(model: Model, dest: str) -> Sequence[Any] | None:

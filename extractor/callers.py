@@ -28,8 +28,10 @@ from extractor.ir import (
     unknowns,
 )
 from extractor.records import (
+    CALLS_CATCH,
     MAYBE_REACHED,
     MODULE,
+    NEVER_CALLED,
     NOT_REACHED,
     ON_IMPORT,
     REACHED,
@@ -73,7 +75,7 @@ def _private(name: str) -> bool:
 
 
 def _text(runs: Expr) -> str:
-    return runs.text if isinstance(runs, Unknown) else "never (nothing in the program calls it)"
+    return runs.text if isinstance(runs, Unknown) else NEVER_CALLED
 
 
 def written_once(names: Collection[str], texts: Mapping[str, str]) -> set[str]:
@@ -217,7 +219,7 @@ class CallGraph:
         (``run_post_process_pass(cfg, fn)``), under that call's guard: the registry itself is
         not run."""
         if func in self.silenced:
-            return CallerGuard(FALSE, "never: each call of it catches the error")
+            return CallerGuard(FALSE, CALLS_CATCH)
         sites = self.callers.get(func) or (self.handed_at.get(func) if func in self.registered else None)
         if not sites:
             return None
@@ -240,7 +242,7 @@ class CallGraph:
                 text = f"{text}, itself {up.text}" if guards else up.text
             elif (runs := self.runs_unseen(caller)) is not None:  # not every launch runs it
                 parts.append(runs)
-                said = "never (nothing in the program calls it)" if runs == FALSE else f"if {_text(runs)}"
+                said = NEVER_CALLED if runs == FALSE else f"if {_text(runs)}"
                 text = f"{text}, {said}" if guards else said
         return CallerGuard(conj(parts), f"called from {call.caller} when {text}")
 

@@ -83,6 +83,12 @@ class GuardOrigin(StrEnum):
     MESSAGE = "message"  # which rendering of a conditional message is shown
 
 
+# what a guard that never holds says (`analyzers.dead` reads them as why an entry is unreachable)
+CAUGHT_BY = "caught by"  # ... `except E` at line N: the error is handled where it is raised
+CALLS_CATCH = "never: each call of it catches the error"
+NEVER_CALLED = "never (nothing in the program calls it)"
+
+
 @dataclass(frozen=True, slots=True)
 class Guard:
     expr: Expr

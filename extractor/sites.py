@@ -53,7 +53,17 @@ from extractor.messages import Option, build
 from extractor.positions import LineIndex, StatementSpan, statement_spans
 from extractor.profile import Profile
 from extractor.raise_sites import RaiseSites
-from extractor.records import NO_PRIORS, PARAMETER, FileSites, Guard, GuardOrigin, PriorTable, SiteKind, try_raises_ref
+from extractor.records import (
+    CAUGHT_BY,
+    NO_PRIORS,
+    PARAMETER,
+    FileSites,
+    Guard,
+    GuardOrigin,
+    PriorTable,
+    SiteKind,
+    try_raises_ref,
+)
 from extractor.returns import return_value
 from extractor.scope import IN_TRY, Conditional, Opaque, Scope
 from extractor.suite_facts import (
@@ -281,7 +291,7 @@ class SiteWalker:
             self.walk_suite(handler.body)
         if not reraises(handler.body):  # what the user sees is the handler's doing, not these
             line = self.state.line_of(handler, node)
-            gone = Guard(FALSE, f"caught by `except {caught}` at line {line}", GuardOrigin.EXCEPT)
+            gone = Guard(FALSE, f"{CAUGHT_BY} `except {caught}` at line {line}", GuardOrigin.EXCEPT)
             for p in mine:
                 p.site = replace(p.site, direct=(*p.site.direct, gone))
         taken = {id(p) for p in mine}

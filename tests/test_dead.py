@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from analyzers.dead import never_holds
+from analyzers.dead import dead_path, never_holds
 from analyzers.entries import site_trigger
 from analyzers.eval_model import Model
 from analyzers.flag_build import build_flag_model
@@ -114,3 +114,27 @@ def test_a_derived_setting_rewritten_before_the_check_is_not_taken_as_undone() -
     model = Model(SIZE_FLAGS, rules_from_adjustments(found.adjustments))
     timing = Timing({id(r): i for i, r in enumerate(model.rules)}, len(model.rules))
     assert never_holds(site_trigger(site), model, SIZE_R, timing) is None
+
+
+# --- a path whose own guards never let the raise run (`dead_path`)
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        # raised inside a try whose handler takes it: the user sees the handler's doing
+        ('    try:\n        if server_args.name == "x":\n            raise ValueError("x")\n'
+         '    except ValueError:\n        pass\n',
+         "the error is caught by `except ValueError` at line 5 in `check`, which handles it"),
+        # an earlier check refuses every value this one needs
+        ('    if server_args.tp != 1:\n        raise ValueError("tp must be 1")\n'
+         '    if server_args.enable and server_args.tp != 1:\n        raise ValueError("x")\n',
+         "an earlier check on its path fails first wherever this one would: `server_args.tp != 1`"),
+        # the earlier check leaves values this one fails on
+        ('    if server_args.tp > 2:\n        raise ValueError("tp")\n'
+         '    if server_args.tp != 1:\n        raise ValueError("x")\n', None),
+    ],
+)
+def test_dead_path(body: str, why: str | None) -> None:
+    found = extract_file("m.py", textwrap.dedent(f"def check(server_args):\n{body}"), PROFILE)
+    site = next(s for s in found.sites if s.template.text == "x")
+    assert dead_path(site) == why
