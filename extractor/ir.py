@@ -435,10 +435,21 @@ def _simplify_in(expr: In) -> Expr:
     return In(item, container)
 
 
+def _excluded_middle(expr: Expr) -> Expr:
+    """`expr` (a conjunction or disjunction) folded where it holds an operand and its negation:
+    ``x and not x`` never holds, ``x or not x`` always does (Python's tests are two-valued)."""
+    if not isinstance(expr, (And, Or)):
+        return expr
+    args = set(expr.args)
+    if any(negate(a) in args for a in expr.args):
+        return FALSE if isinstance(expr, And) else TRUE
+    return expr
+
+
 _SIMPLIFY: dict[type, Callable[[Any], Expr]] = {
     Not: lambda e: negate(simplify(e.arg)),
-    And: lambda e: conj(_merge_memberships([simplify(a) for a in e.args])),
-    Or: lambda e: disj([simplify(a) for a in e.args]),
+    And: lambda e: _excluded_middle(conj(_merge_memberships([simplify(a) for a in e.args]))),
+    Or: lambda e: _excluded_middle(disj([simplify(a) for a in e.args])),
     Truthy: _simplify_truthy,
     Compare: _simplify_compare,
     In: _simplify_in,

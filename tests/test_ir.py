@@ -60,6 +60,9 @@ ENV = Ref(RefKind.ENV, "SGLANG_E", "envs.SGLANG_E.get()")
         (In(Const("t"), Seq((X, ENV))), Or((Compare("==", X, Const("t")), Compare("==", ENV, Const("t"))))),
         (In(X, Const(())), FALSE),  # nothing is in an empty collection
         (Not(In(X, Const(()))), TRUE),
+        (Or((And((A, B)), Not(A))), Or((And((A, B)), Not(A)))),  # no operand is another's negation
+        (Or((B, A, Not(A))), TRUE),  # an operand or its negation holds
+        (And((B, Compare("==", X, Const(1)), Compare("!=", X, Const(1)))), FALSE),  # never both
     ],
 )
 def test_simplify(expr, expected) -> None:
