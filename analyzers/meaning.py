@@ -43,8 +43,9 @@ _MISSING_TEXT = re.compile(r"\b(?:not found|does not exist|no such file|not inst
 _PARSE_CODE = re.compile(r"except\b.*\b(?:JSONDecodeError|ValueError|TypeError|IndexError|UnicodeError|"
                          r"YAMLError|SyntaxError)\b")
 _NOT_INSTANCE = re.compile(r"\bnot \(?isinstance\(")  # ``if not isinstance(x, list): raise``
-_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax)|"
-                         r"hex digits|contain only|cannot contain|must be an? (?:integer|string|list|dict|number))\b",
+_PARSE_TEXT = re.compile(r"\b(?:pars(?:e|ing)|json|malformed|could not convert|invalid (?:literal|format|syntax|port)|"
+                         r"hex digits|contain only|cannot contain|must be an? (?:integer|string|list|dict|number)|"
+                         r"address|brackets?)\b",  # the form of a host:port address
                          re.IGNORECASE)
 _EXCLUSIVE_TEXT = re.compile(r"\b(?:incompatible|not compatible|mutually exclusive|conflicts? with|"
                              r"cannot be (?:used|combined|enabled|set) (?:together|with|at the same time)|"

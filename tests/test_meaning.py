@@ -52,6 +52,10 @@ def entry(template: str, expr: Expr = LORA, *, guard: str = "", origin: GuardOri
     (entry("Q1 requires an MTP draft checkpoint", Not(Truthy(Apply("isinstance", (MOE.term, Const("Q1")), "…"))),
            guard="not isinstance(draft, Q1)"), Category.MODEL),
     (entry("could not parse --x"), Category.PARSE),
+    # the form of a host:port address, even where "empty" would read as a bound
+    (entry("Empty address string", Not(CALL)), Category.PARSE),
+    (entry("Missing closing bracket in IPv6 address: {addr!r}", CALL), Category.PARSE),
+    (entry("Port out of range (0-65535): {port}", Compare(">", TP, Const(65535))), Category.RANGE),
     (entry("cert file missing", guard="cfg.cert and not os.path.isfile(cfg.cert)"), Category.MISSING),
     (entry("needs granian", guard="except ImportError", origin=GuardOrigin.EXCEPT), Category.MISSING),
     (entry("no weights", exception="FileNotFoundError"), Category.MISSING),
