@@ -1,8 +1,9 @@
 """How an example command writes the values a user picks, so that it can be pasted.
 
-Every value in an example is concrete, except four stand-ins that `errcat confirm`
+Every value in an example is concrete, except five stand-ins that `errcat confirm`
 replaces: ``<model>`` (any model), ``<model:Arch>`` (a model of that architecture),
-``<file>`` (a small existing file) and ``<dir>`` (an existing empty directory). Which
+``<file>`` (a small existing file), ``<dir>`` (an existing empty directory) and
+``<missing>`` (a path where nothing exists, for a file or directory option). Which
 flags hold a model, a file or a directory, and which model properties hold the
 architecture, come from the profile's `examples:` section (`ExampleRules`);
 the values the code compares each flag and env var against anywhere in the catalog
@@ -23,6 +24,7 @@ from extractor.profile import ExampleRules
 MODEL = "<model>"
 FILE = "<file>"
 DIR = "<dir>"
+MISSING = "<missing>"  # a file or directory option's path where nothing exists
 WORD = "example"  # a free-form string nothing in the code names
 JSON_WORD = '{"key": "value"}'  # ... for a flag that takes JSON text
 JSON_LIST = '["value"]'  # JSON text that is no object

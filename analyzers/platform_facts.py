@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers.argv import launch_of_argv
-from analyzers.examples import DIR, FILE, Examples
+from analyzers.examples import DIR, FILE, MISSING, Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from analyzers.option_text import dest_for_option
@@ -347,13 +347,17 @@ _PATH_TEST = re.compile(r"os\.path\.(isfile|isdir|exists)\([A-Za-z_]\w*\.([A-Za-
 def path_facts(tests: Iterable[str], launch: Launch, default_model: str) -> dict[str, bool]:
     """``runtime:os.path.isfile(cfg.x)`` -> what it is where option x gives a stand-in, which
     `errcat.real.materials` makes real: ``<file>`` an existing file, ``<dir>`` an existing
-    directory, a model (``<model>``, ``<model:Arch>``) a generated model directory. A path
+    directory, a model (``<model>``, ``<model:Arch>``) a generated model directory, ``<missing>``
+    nothing. A path
     the user writes stays unknown: errcat does not look at the machine's files."""
     out: dict[str, bool] = {}
     for name in tests:
         found = _PATH_TEST.fullmatch(name)
         value = launch.flags.get(found.group(2)) if found is not None else None
         if found is None or not isinstance(value, str):
+            continue
+        if value == MISSING:  # nothing there: every test of it is false
+            out[f"{RefKind.RUNTIME}:{name}"] = False
             continue
         kind = "file" if value == FILE else "dir" if value == DIR or architecture_of(value, default_model) else None
         if kind is not None:

@@ -19,7 +19,7 @@ from analyzers.counts import adds_nonpositive, count_values, person_values
 from analyzers.deciders import can_hold, deciders, node
 from analyzers.eval_model import Identity, Model, expr_key
 from analyzers.evaluate import evaluate
-from analyzers.examples import JSON_LIST, JSON_WORD, MODEL, WORD
+from analyzers.examples import DIR, FILE, JSON_LIST, JSON_WORD, MISSING, MODEL, WORD
 from analyzers.flag_types import ValueKind, ValueType, one_word_list, value_type
 from analyzers.flags import Flag
 from analyzers.json_fields import is_json_field, with_json_field
@@ -237,8 +237,8 @@ def _free(key: str, dest: str | None, consts: Sequence[Any], model: Model) -> li
     word nothing names (a JSON object where the flag's help says it takes JSON); an
     empty string last."""
     stand_in = model.examples.stand_in(dest) if dest is not None else None
-    if stand_in is not None:
-        return [stand_in, ""]
+    if stand_in is not None:  # a file or directory that is there, then one that is not
+        return [stand_in, *([MISSING] if stand_in in (FILE, DIR) else []), ""]
     known = [v for v in model.examples.known_values(key) if isinstance(v, str) and v not in consts]
     flag = _flag(dest, model) if dest is not None else None
     word = JSON_WORD if takes_json(flag) else WORD

@@ -152,7 +152,7 @@ REAL = present(parse_real({"package": "t", "models": {"default": "A", "configs":
 
 
 @pytest.mark.parametrize(("text", "bad"), [
-    ("--m <model> --f <file> --d <dir> --n <model:B>", []),
+    ("--m <model> --f <file> --d <dir> --n <model:B> --k <missing>", []),
     ("--v <value> --m <model>", ["<value>"]),
     ("--s <speculative-algorithm>", ["<speculative-algorithm>"]),
 ])
@@ -169,6 +169,7 @@ def test_materials_make_each_stand_in_once(tmp_path):
     assert json.loads((tmp_path / "model-B" / "config.json").read_text())["x"] == 1
     assert made.word("--x=<file>") == f"--x={tmp_path / 'file.txt'}"
     assert made.word("<dir>") == str(tmp_path / "dir") and (tmp_path / "dir").is_dir()
+    assert made.word("<missing>") == str(tmp_path / "missing") and not (tmp_path / "missing").exists()
     made.word("<model:C>")  # not in the profile: the default config under that name
     assert json.loads((tmp_path / "model-C" / "config.json").read_text()) == {"architectures": ["C"]}
     with pytest.raises(NotRunnable, match="no generated stand-in"):

@@ -209,6 +209,8 @@ FLAGS_Q = build_flag_model({"p/args.py": textwrap.dedent('''
     ("os.path.isdir(cfg.ssl_keyfile)", {"ssl_keyfile": "<file>"}, False),
     ("os.path.isfile(cfg.ssl_keyfile)", {"ssl_keyfile": "<dir>"}, False),
     ("os.path.exists(cfg.ssl_keyfile)", {"ssl_keyfile": "<dir>"}, True),
+    ("os.path.exists(cfg.ssl_keyfile)", {"ssl_keyfile": "<missing>"}, False),  # nothing is there
+    ("os.path.isfile(cfg.ssl_keyfile)", {"ssl_keyfile": "<missing>"}, False),
     ("os.path.isdir(cfg.model_path)", {"model_path": "<model:Arch>"}, True),  # a generated model directory
     ("os.path.isfile(cfg.ssl_keyfile)", {"ssl_keyfile": "/etc/key.pem"}, None),  # the user's path: not looked at
     ("os.path.isfile(cfg.ssl_keyfile)", {}, None),

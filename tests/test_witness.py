@@ -342,8 +342,8 @@ def value_model() -> Model:
 @pytest.mark.parametrize("dest, consts, expected", [
     ("model_path", ["ConnectorType.INSTANCE", "hub/id"], ["<model>"]),  # the model: its stand-in only
     ("draft_model_path", [], [NOT_GIVEN, "<model>", ""]),
-    ("ssl_certfile", [], [NOT_GIVEN, "<file>", ""]),
-    ("trace_dir", ["/tmp/x"], [NOT_GIVEN, "/tmp/x", "<dir>", ""]),  # the condition's own value first
+    ("ssl_certfile", [], [NOT_GIVEN, "<file>", "<missing>", ""]),  # a file that is there, then one that is not
+    ("trace_dir", ["/tmp/x"], [NOT_GIVEN, "/tmp/x", "<dir>", "<missing>", ""]),  # the condition's own value first
     ("device", ["cpu"], [NOT_GIVEN, "cpu", "cuda", "npu", WORD, ""]),  # then what the code compares elsewhere
     ("device", ["Backend.FULL"], [NOT_GIVEN, "cuda", "npu", WORD, ""]),  # an enum member's source is no value
     ("algo", ["B", "C"], [NOT_GIVEN, "B", "A"]),  # declared choices only: argparse rejects the rest
@@ -395,7 +395,7 @@ def test_a_list_its_parser_reads_from_one_word_also_tries_json_that_is_no_such_l
 def test_every_candidate_of_every_flag_is_pasteable():
     import re
     model = value_model()
-    allowed = re.compile(r"<(model|model:\w+|file|dir)>")
+    allowed = re.compile(r"<(model|model:\w+|file|dir|missing)>")
     for flag_ in VALUE_FLAGS.flags:
         for value in flag_candidates(flag_.dest, ["Enum.MEMBER", "k"], model):
             words = value if isinstance(value, tuple) else (value,)

@@ -1,9 +1,10 @@
 """What an example's placeholders stand for, made real on disk for the target to read.
 
 An example is a command a user can paste; where any model or any file will do it says
-`<model>`, `<model:Arch>` (a model of that architecture), `<file>` or `<dir>`. For a run
-they become a generated config directory (config.json only: validation reads the
-config, never weights), a small file and an empty directory, made once per run.
+`<model>`, `<model:Arch>` (a model of that architecture), `<file>`, `<dir>` or `<missing>`.
+For a run they become a generated config directory (config.json only: validation reads the
+config, never weights), a small file, an empty directory and a path where nothing is, made
+once per run.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def placeholders(text: str) -> list[str]:
 
 def unrunnable(text: str) -> list[str]:
     """The placeholders in `text` a run cannot fill (empty: runnable)."""
-    return [p for p in placeholders(text) if not (_MODEL.fullmatch(p) or p in ("<file>", "<dir>"))]
+    return [p for p in placeholders(text) if not (_MODEL.fullmatch(p) or p in ("<file>", "<dir>", "<missing>"))]
 
 
 @dataclass(slots=True)
@@ -49,6 +50,8 @@ class Materials:
         elif placeholder == "<dir>":
             made = self.root / "dir"
             made.mkdir()
+        elif placeholder == "<missing>":  # a path where nothing is made
+            made = self.root / "missing"
         elif (m := _MODEL.fullmatch(placeholder)) is not None:
             # `<model>` and `<model:Default>` name one stand-in: made once
             canonical = f"<model:{m.group(1) or self.real.default_model}>"
