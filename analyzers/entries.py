@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,6 +21,7 @@ from extractor.records import (
     GuardOrigin,
     RaiseSite,
     Run,
+    SiteKind,
     merge_runs,
     parameter_ref,
 )
@@ -402,7 +404,13 @@ def guards_program(site: RaiseSite, trigger: Expr, reached: str, params: Sequenc
                     "the program's own code chooses")
     if reached == ON_IMPORT and all(r.kind is RefKind.UNKNOWN for r in read):
         return "internal: runs on import, before the command line is read, and reads only the program's own values"
+    if site.kind == SiteKind.ASSERT and _CALL_ORDER.search(site.template.text):
+        return "internal: its message states the order the program's own functions must run in"
     return None
+
+
+# an assert on the program's own call order: "_handle_x must run after _handle_y() so ..."
+_CALL_ORDER = re.compile(r"\bmust (?:run|be called|be invoked) (?:after|before)\b", re.IGNORECASE)
 
 
 def build_entries(

@@ -531,6 +531,9 @@ def test_entries_of_functions_run_after_validation_are_at_the_server_start(funct
          "import", False),
         ("def collect(fields):\n    for f in fields:\n        if f in SEEN:\n            raise ValueError('twice')\n",
          "true", False),  # run at launch too: its parameter may carry the launch's values
+        # an assert on the order the program calls its own functions in (sglang 0.5.23 kv_cache_hook.py:337)
+        ("def collect(fields):\n    assert fields.backend is not None, '_handle_a must run after _handle_b()'\n",
+         "true", True),
     ],
 )
 def test_checks_of_the_programs_own_values_are_internal(code: str, reached: str, internal: bool) -> None:
