@@ -6,6 +6,7 @@ from typing import Any
 from analyzers.eval_model import Decider, EvalCache, Model, RuleSet
 from analyzers.kleene import as_truth, kleene, negated
 from analyzers.launch import Launch
+from analyzers.path_tests import path_option
 from analyzers.reads import Reads, frozen_names
 from analyzers.resolution import resolved
 from analyzers.semantics import Code, compile_truth, runtime_refs
@@ -15,6 +16,7 @@ from extractor.ir import (
     Not,
     Or,
     Ref,
+    RefKind,
     Truthy,
     Visitor,
     as_condition,
@@ -168,7 +170,9 @@ def _leaf_reads(expr: Expr) -> tuple[list[Ref], Reads]:
     """The leaves of a condition and what it reads of a launch itself (its adjustments' reads
     apart): the same in every view of a model, so found once per shape."""
     leaves = refs(expr)
-    return leaves, Reads.of([*leaves, *runtime_refs(expr)])
+    # a test of an option's path reads that option too: a command line changes it (`<missing>`)
+    paths = [Ref(RefKind.FLAG, option, option) for r in leaves if (option := path_option(r.name)) is not None]
+    return leaves, Reads.of([*leaves, *runtime_refs(expr), *paths])
 
 
 def node(model: Model, expr: Expr) -> Decider:

@@ -25,6 +25,7 @@ MODEL = "<model>"
 FILE = "<file>"
 DIR = "<dir>"
 MISSING = "<missing>"  # a file or directory option's path where nothing exists
+MODEL_STAND_IN = re.compile(r"<model(?::([A-Za-z_][A-Za-z0-9_]*))?>")  # group 1: the architecture, if named
 WORD = "example"  # a free-form string nothing in the code names
 JSON_WORD = '{"key": "value"}'  # ... for a flag that takes JSON text
 JSON_LIST = '["value"]'  # JSON text that is no object

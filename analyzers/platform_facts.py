@@ -19,16 +19,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers.argv import launch_of_argv
-from analyzers.examples import DIR, FILE, MISSING, Examples
+from analyzers.examples import MODEL_STAND_IN, Examples
 from analyzers.flags import FlagModel
 from analyzers.launch import Launch
 from analyzers.option_text import dest_for_option
+from analyzers.path_tests import path_test, stand_in_path
 from analyzers.settings import absent_fact
 from extractor.frozen import FrozenMap
 from extractor.ir import Expr, RefKind, refs
 from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
 
-_MODEL = re.compile(r"<model(?::([A-Za-z_][A-Za-z0-9_]*))?>")
+_MODEL = MODEL_STAND_IN
 # a model property the config.json holds as is: ``…hf_config.num_hidden_layers``
 _CONFIG_FIELD = re.compile(r"(?:.*\.)?hf_(?:text_)?config\.([A-Za-z_][A-Za-z0-9_]*)")
 # the model's whole config (``model_config_of(view).hf_config``), as a helper is handed it
@@ -308,7 +309,7 @@ class Stated:
             calls = {name if name.endswith(")") else name.partition(").")[0] + ")"
                      for name in names.get(RefKind.FLAG, ()) if name.endswith(")") or ")." in name}
             derived = tuple(sorted(c for c in calls if pattern.fullmatch(c)))
-        tests = tuple(n for n in names.get(RefKind.RUNTIME, ()) if _PATH_TEST.fullmatch(n))
+        tests = tuple(n for n in names.get(RefKind.RUNTIME, ()) if path_test(n) is not None)
         return cls(flags, platform, real, examples, names.get(RefKind.PLATFORM, ()),
                    names.get(RefKind.MODEL, ()), version, derived, tests)
 
@@ -336,31 +337,17 @@ class Stated:
                 facts = _joined(measured, facts)
         if self.given_model is not None:  # the fields of the user's config.json win over the stand-in's
             facts.update(model_facts(*self.given_model, self.model_names, self.examples))
-        facts.update(path_facts(self.path_tests, given, self.real.default_model))
+        facts.update(path_facts(self.path_tests, given))
         return Launch(given.flags, given.env, facts)
 
 
-# ``os.path.isfile(cfg.ssl_keyfile)``: a test of the path an option gives
-_PATH_TEST = re.compile(r"os\.path\.(isfile|isdir|exists)\([A-Za-z_]\w*\.([A-Za-z_]\w*)\)")
-
-
-def path_facts(tests: Iterable[str], launch: Launch, default_model: str) -> dict[str, bool]:
-    """``runtime:os.path.isfile(cfg.x)`` -> what it is where option x gives a stand-in, which
-    `errcat.real.materials` makes real: ``<file>`` an existing file, ``<dir>`` an existing
-    directory, a model (``<model>``, ``<model:Arch>``) a generated model directory, ``<missing>``
-    nothing. A path
-    the user writes stays unknown: errcat does not look at the machine's files."""
+def path_facts(tests: Iterable[str], launch: Launch) -> dict[str, bool]:
+    """``runtime:os.path.isfile(cfg.x)`` -> what it is where option x gives a stand-in
+    (`analyzers.path_tests`)."""
     out: dict[str, bool] = {}
     for name in tests:
-        found = _PATH_TEST.fullmatch(name)
-        value = launch.flags.get(found.group(2)) if found is not None else None
-        if found is None or not isinstance(value, str):
-            continue
-        if value == MISSING:  # nothing there: every test of it is false
-            out[f"{RefKind.RUNTIME}:{name}"] = False
-            continue
-        kind = "file" if value == FILE else "dir" if value == DIR or architecture_of(value, default_model) else None
-        if kind is not None:
-            test = found.group(1)
-            out[f"{RefKind.RUNTIME}:{name}"] = test == "exists" or (test == "isfile") == (kind == "file")
+        found = path_test(name)
+        held = stand_in_path(found[0], launch.flags.get(found[1])) if found is not None else None
+        if held is not None:
+            out[f"{RefKind.RUNTIME}:{name}"] = held
     return out

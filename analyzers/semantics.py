@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from analyzers.kleene import RAISING, UNKNOWN, as_truth, kleene, negated, raises_in_python, same, truthy
 from analyzers.launch import Launch, is_placeholder, placeholder_contains
+from analyzers.path_tests import path_test, stand_in_path
 from analyzers.py_functions import CONVERSIONS, EXACT, FUNCTIONS, Raised, apply, called, method_call
 from analyzers.settings import absent_fact, base_dest, derived_fact, env_value, given_field, item_path, literal_default
 from extractor.ir import (
@@ -305,7 +306,24 @@ def runtime_ref(node: Expr) -> Ref | None:
     return None
 
 
-_REF_CODE: dict[RefKind, Callable[[Ref], Code]] = {RefKind.FLAG: _flag_code, RefKind.ENV: _env_code}
+def _runtime_ref_code(ref: Ref) -> Code:
+    """A runtime fact; a test of an option's path (``os.path.isfile(cfg.ssl_keyfile)``) is
+    what the option's stand-in is (`analyzers.path_tests`), else what the launch states."""
+    fact = _fact_code(ref)
+    found = path_test(ref.name)
+    if found is None:
+        return fact
+    test, option = found
+    value = _flag_code(Ref(RefKind.FLAG, option, option))
+
+    def code(values: Values) -> Any:
+        held = stand_in_path(test, value(values))
+        return fact(values) if held is None else held
+    return code
+
+
+_REF_CODE: dict[RefKind, Callable[[Ref], Code]] = {RefKind.FLAG: _flag_code, RefKind.ENV: _env_code,
+                                                   RefKind.RUNTIME: _runtime_ref_code}
 
 
 class _ValueCode(Visitor[Code]):

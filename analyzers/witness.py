@@ -25,6 +25,7 @@ from analyzers.flags import Flag
 from analyzers.json_fields import is_json_field, with_json_field
 from analyzers.kleene import UNKNOWN, Truth
 from analyzers.launch import Launch, is_placeholder
+from analyzers.path_tests import path_option
 from analyzers.settings import base_dest
 from analyzers.ways import fixed_on, literals
 from extractor.ir import (
@@ -109,6 +110,8 @@ def settable(ref: Ref, model: Model) -> Leaf | None:
     """The leaf a user changes to change `ref` (``device.startswith()`` -> ``device``)."""
     if ref.kind is RefKind.ENV:
         return Leaf(RefKind.ENV, ref.name)
+    if ref.kind is RefKind.RUNTIME and (option := path_option(ref.name)) is not None:
+        return settable(Ref(RefKind.FLAG, option, option), model)  # a path test: changed through the path
     if ref.kind is not RefKind.FLAG:
         return None
     name = base_dest(ref.name)

@@ -216,7 +216,7 @@ FLAGS_Q = build_flag_model({"p/args.py": textwrap.dedent('''
     ("os.path.isfile(cfg.ssl_keyfile)", {}, None),
 ])
 def test_a_path_test_of_a_stand_in_is_what_the_stand_in_is(test, flags, holds):
-    found = path_facts([test], Launch(flags), "Llama")
+    found = path_facts([test], Launch(flags))
     assert found.get(f"runtime:{test}") is holds
 
 

@@ -516,3 +516,19 @@ def test_a_keyword_name_is_no_candidate_value():
     keyword = Apply(KEYWORD, (Const("trust_remote_code"), LORA), "trust_remote_code")
     call = Apply("get_config", (MODULES, keyword), "get_config(m, trust_remote_code=...)")
     assert constants_in(And((Truthy(call), Compare(">", TP, Const(4))))) == [4]
+
+
+@pytest.mark.parametrize("test, wanted, found", [
+    # "SSL certificate file not found": a path where nothing exists
+    ("os.path.isfile(cfg.ssl_certfile)", False, "<missing>"),
+    ("os.path.isfile(cfg.ssl_certfile)", True, "<file>"),
+    ("os.path.isdir(cfg.trace_dir)", True, "<dir>"),
+])
+def test_a_test_of_an_options_path_is_met_through_the_path_given(test, wanted, found):
+    from analyzers.witness import satisfy
+    model = value_model()
+    option = test[test.index("cfg.") + 4:-1]
+    held = Truthy(Ref(RefKind.RUNTIME, test, test))
+    expr = And((Compare("is not", flag(option), Const(None)), held if wanted else Not(held)))
+    launch, truth = satisfy(expr, model, base_launch(model))
+    assert truth is Truth.TRUE and launch.flags[option] == found
