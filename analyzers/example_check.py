@@ -239,12 +239,23 @@ class ExampleJudge:
         if fix.get("before") and not fix.get("after") and not unmet and fix.get("predicted") != "true":
             return withheld(out, NO_FIX_NOTE, NO_FIX)  # nothing to copy: no fix, and not known to raise the error
         if not fix.get("before") or not fix.get("after") or unmet or own not in self.checks:
-            return out
+            return self._needing_machine(out)
         try:
             pair = Pair(self.user_launch(fix["before"]), self.user_launch(fix["after"]))
         except ValueError:
             return out
         return self._judged(own, out, pair, needs)
+
+    def _needing_machine(self, out: dict[str, Any]) -> dict[str, Any]:
+        """`out`, not judged here, with what its commands need of the machine (`_machine`:
+        ``--device hpu`` on a machine without one)."""
+        try:
+            launches = [self.user_launch(t) for t in (out.get("before"), out.get("after")) if t]
+        except ValueError:
+            return out
+        if more := (self._machine(Pair(launches[0], launches[-1])) if launches else []):
+            out["needs"] = sorted({*(out.get("needs") or ()), *more})
+        return out
 
     def _judged(self, own: str, out: dict[str, Any], pair: Pair, needs: Sequence[str]) -> dict[str, Any]:
         """The example `out` of `pair`, repaired: shown where the pipeline says it works

@@ -435,3 +435,10 @@ def test_an_after_moved_off_another_error_says_the_change_it_makes():
     fix = {**_fix("--enable-lora --enable-spec", "--enable-lora"), "solution": "Do not pass `--enable-spec`."}
     found = _judge(LORA_SPEC, needs).judge("own", fix)
     assert (found["after"], found["solution"]) == ("serve", "Drop `--enable-lora` and drop `--enable-spec`.")
+
+
+def test_an_example_the_pipeline_does_not_judge_still_needs_the_device_it_names():
+    """A check outside the validation the pipeline runs (no `Check` of it): its example gives
+    `--device npu`, which this machine lacks, so it needs such a machine."""
+    found = _judge(LORA_SPEC).judge("elsewhere", _fix("--device npu --enable-lora", "--device npu"))
+    assert found["needs"] == ['platform:device="npu"']
