@@ -263,7 +263,8 @@ class ExampleJudge:
         found, said, predictions = self._repaired(own, pair)
         if not said and (assumed := self._assumed_on_way(own, pair, found)) is not None:
             return self._on_assumption(out, *assumed)
-        shown = found if said in ("true", "unknown") else pair
+        # a repair left open whose `after` is its `before` shows no fix: the pair as given instead
+        shown = found if said == "true" or (said == "unknown" and not self._same(found)) else pair
         if shown != pair:
             out["before"], out["after"] = self.text_of(found.before), self.text_of(found.after)
             if out.get("solution") and (moved := change_between(found.before, found.after, self.flags)) != \
@@ -286,6 +287,9 @@ class ExampleJudge:
             if deciding:
                 out["undecided"] = list(dict.fromkeys(deciding))
         return out
+
+    def _same(self, pair: Pair) -> bool:
+        return self.text_of(pair.before) == self.text_of(pair.after)
 
     def _assumed_on_way(self, own: str, pair: Pair, last: Pair) -> tuple[Pair, dict[str, Any], str] | None:
         """`_assumed` on the pairs the repair of `pair` stopped at, in order: a move onto the

@@ -347,7 +347,17 @@ def _list_values(dest: str, item_kind: str, declared: list[Any], consts: list[An
     first = items[0] if items else WORD
     # last, each other value alone (a check on some item: ``any(i < 0 for i in ids)``)
     others = [] if declared else [(c,) for c in items[1:] if not isinstance(c, str)]
-    return singles + [(first,), *([()] if empty else []), tuple(items[:2]), (first,) * 4, *others]
+    return singles + [(first,), *([()] if empty else []), tuple(items[:2]), (first,) * 4, *others,
+                      *_rule_with_numbers(item_kind, consts)]
+
+
+def _rule_with_numbers(item_kind: str, consts: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """A list of words the condition reads as a rule and its numbers (``--buckets tse 1 2 -1``:
+    ``rule[0] == "tse"``, ``float(rule[1])``): each rule it names, with numbers a person
+    writes and one below zero (a check on some number)."""
+    numbers = any(isinstance(c, (int, float)) and not isinstance(c, bool) for c in consts)
+    rules = [c for c in consts if isinstance(c, str) and c.isidentifier()][:3]
+    return [(rule, "1", "2", "-1") for rule in rules] if item_kind == "str" and numbers else []
 
 
 def _dict_values(consts: list[Any]) -> list[Any]:

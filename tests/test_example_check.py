@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from analyzers.eval_model import Model
-from analyzers.example_check import SERVER_START, ExampleJudge, refuted_because, verdict
+from analyzers.example_check import SERVER_START, ExampleJudge, Pair, refuted_because, verdict
 from analyzers.examples import Examples
 from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Prediction
 from analyzers.flag_build import build_flag_model
@@ -442,3 +442,14 @@ def test_an_example_the_pipeline_does_not_judge_still_needs_the_device_it_names(
     `--device npu`, which this machine lacks, so it needs such a machine."""
     found = _judge(LORA_SPEC).judge("elsewhere", _fix("--device npu --enable-lora", "--device npu"))
     assert found["needs"] == ['platform:device="npu"']
+
+
+def test_a_repair_left_open_that_changes_nothing_is_no_example(monkeypatch):
+    """The search moved both commands the same way and the pipeline cannot tell the result:
+    `after` is `before`, which shows no fix, so the pair as given is judged instead."""
+    judge = _judge(PP_FIRST, LORA_SPEC)
+    same = Pair(judge.user_launch("serve --enable-lora"), judge.user_launch("serve --enable-lora"))
+    monkeypatch.setattr(judge, "_repaired", lambda own, pair: (same, "unknown", judge._predictions(same)))
+    found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora"))
+    assert (found["before"], found["after"]) == (None, None)  # the given pair, which pp refutes: withheld
+    assert found["withheld"]["before"] == "serve --pp-size 2 --enable-lora --enable-spec"

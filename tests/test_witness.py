@@ -532,3 +532,13 @@ def test_a_test_of_an_options_path_is_met_through_the_path_given(test, wanted, f
     expr = And((Compare("is not", flag(option), Const(None)), held if wanted else Not(held)))
     launch, truth = satisfy(expr, model, base_launch(model))
     assert truth is Truth.TRUE and launch.flags[option] == found
+
+
+def test_a_list_read_as_a_rule_and_its_numbers_gets_numbers_a_person_writes():
+    """``rule[0] == "tse"`` and ``float(rule[1]) > 0`` (sglang 0.5.23 validation_hook.py:411):
+    the rule's name with numbers, one below zero, beside the plain words."""
+    from analyzers.witness import flag_candidates
+    found = flag_candidates("paths", ["tse", 0], value_model())
+    assert ("tse", "1", "2", "-1") in found
+    assert not any(len(v) == 4 and v[1:] == ("1", "2", "-1") for v in flag_candidates("paths", ["tse"], value_model())
+                   if isinstance(v, tuple))  # no number in the condition: no numbers
