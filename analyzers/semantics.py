@@ -270,7 +270,8 @@ def _runtime_code(fn: str, args: tuple[Code, ...]) -> Code:
     """A call of a function the evaluator cannot compute (``check_gguf_file(cfg.model_path)``):
     what the launch states it returns there. The fact ``runtime:<fn>`` holds rows of
     (arguments, result), arguments None for any (`analyzers.platform_facts.runtime_facts`);
-    arguments no row names leave it unknown."""
+    a row names the leading arguments it is stated for (the profile states a helper only where
+    the others do not change its result); arguments no row names leave it unknown."""
     key = f"{RefKind.RUNTIME}:{fn}"
 
     def call(values: Values) -> Any:
@@ -283,7 +284,7 @@ def _runtime_code(fn: str, args: tuple[Code, ...]) -> Code:
                 return result
             if given is None:
                 given = tuple(a(values) for a in args)
-            if len(wanted) == len(given) and all(same(w, g) for w, g in zip(wanted, given, strict=True)):
+            if len(wanted) <= len(given) and all(same(w, g) for w, g in zip(wanted, given[:len(wanted)], strict=True)):
                 return result
         return UNKNOWN
     return call

@@ -388,10 +388,11 @@ def walk_value(expr, values):
 
 def walk_runtime(expr, values):
     """A function the evaluator cannot compute: the row of fact ``runtime:<fn>`` for its
-    arguments (None: any), else unknown."""
+    leading arguments (None: any), else unknown."""
     args = [walk_value(a, values) for a in positional(expr.args)]
     for wanted, result in values.launch.facts.get(f"runtime:{expr.fn}") or ():
-        if wanted is None or (len(wanted) == len(args) and all(same(w, a) for w, a in zip(wanted, args, strict=True))):
+        if wanted is None or (len(wanted) <= len(args)
+                              and all(same(w, a) for w, a in zip(wanted, args[:len(wanted)], strict=True))):
             return result
     return UNKNOWN
 
@@ -833,3 +834,15 @@ IS_PYTHON = Compare("==", Ref(RefKind.ENV, "SGLANG_MODE", "envs.SGLANG_MODE.get(
 ])
 def test_an_env_var_the_code_sets(envs, expected):
     assert evaluate(IS_PYTHON, Launch({}, envs), Model(FLAGS, (ENV_SET,))) is expected
+
+
+@pytest.mark.parametrize(("args", "truth"), [
+    ((flag("device"),), Truth.TRUE),
+    ((flag("device"), Const("rev"), Const(None)), Truth.TRUE),  # arguments after the stated ones are not read
+    ((Const("npu"), flag("device")), Truth.UNKNOWN),  # the first differs: no row
+])
+def test_a_helper_stated_for_its_first_argument_holds_whatever_follows(args, truth):
+    """``_target_checkpoint_dspark_subfolder(cfg.model_path, cfg.revision, cfg.download_dir)``:
+    the profile states it for a generated model directory, whatever the revision."""
+    launch = Launch({"device": "cuda"}, {}, {"runtime:frobnicate": ((("cuda",), True),)})
+    assert evaluate(Truthy(Apply("frobnicate", args, "frobnicate(...)")), launch, Model(FLAGS, ())) is truth
