@@ -41,6 +41,7 @@ from extractor.ir import Expr, RefKind, conj, negate, refs
 from extractor.real_profile import Platform
 
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
+MODEL_SEARCHES = 4  # stand-ins searched for the options `goal` needs there, beyond those it may already hold on
 MODEL_MOVES = 3  # other stand-in models tried per move
 MAX_WAYS = 6  # disjuncts of a goal searched one by one
 CHECKPOINT = "real checkpoint"  # what an example on an architecture errcat cannot stand in for needs
@@ -549,10 +550,11 @@ class ExampleJudge:
         """Moves onto the first `MODEL_MOVES` of `others` where the search makes `goal` hold
         (and `keep` not false, when given)."""
         found: list[Delta] = []
-        for other in others:
-            # a stand-in whose facts rule `goal` out; one where only options are missing is searched
-            if not can_hold(model, goal, other):
-                continue
+        # where the bare launch does not rule `goal` out first; then, a few where only options
+        # are missing (its facts allow `goal`): each search costs, and most of them find nothing
+        ready = [o for o in others if evaluate(goal, o, model) is not Truth.FALSE]
+        more = [o for o in others if o not in ready and can_hold(model, goal, o)][:MODEL_SEARCHES]
+        for other in [*ready, *more]:
             moved, truth = satisfy(goal, model, other)
             if truth is Truth.TRUE and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):
                 found.append(delta_of(launch, moved))
