@@ -33,7 +33,7 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Predict
 from analyzers.flags import FlagModel
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command, split_command
-from analyzers.platform_facts import Stated, architecture_of, platform_need
+from analyzers.platform_facts import Stated, architecture_of, meets
 from analyzers.solution import change_between
 from analyzers.withheld import AFTER_FAILS, EARLIER_CHECK, NO_FIX, NOT_REACHED
 from analyzers.witness import Leaf, literals, satisfy, settable_leaves
@@ -369,11 +369,7 @@ class ExampleJudge:
 
     def _met(self, need: str) -> bool:
         """Does this platform give what `need` (``platform:NAME=JSON value``) asks?"""
-        wanted = platform_need(need)
-        if wanted is None:
-            return False
-        stated, found = self.stated.platform.fact(wanted[0])
-        return stated and wanted[1] == json.dumps(found)
+        return meets(self.stated.platform, need)
 
     def _machine(self, pair: Pair) -> list[str]:
         """What the pair needs of the machine: an option the platform gives every launch
@@ -552,8 +548,9 @@ class ExampleJudge:
         found: list[Delta] = []
         # where the bare launch does not rule `goal` out first; then, a few where only options
         # are missing (its facts allow `goal`): each search costs, and most of them find nothing
-        ready = [o for o in others if evaluate(goal, o, model) is not Truth.FALSE]
-        more = [o for o in others if o not in ready and can_hold(model, goal, o)][:MODEL_SEARCHES]
+        open_ = [evaluate(goal, o, model) is not Truth.FALSE for o in others]
+        ready = [o for o, ok in zip(others, open_, strict=True) if ok]
+        more = [o for o, ok in zip(others, open_, strict=True) if not ok and can_hold(model, goal, o)][:MODEL_SEARCHES]
         for other in [*ready, *more]:
             moved, truth = satisfy(goal, model, other)
             if truth is Truth.TRUE and (keep is None or evaluate(keep, moved, model) is not Truth.FALSE):

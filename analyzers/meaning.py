@@ -16,7 +16,7 @@ from typing import Any
 from analyzers.entries import Entry
 from analyzers.restriction import Category, kinds, restriction
 from extractor.ir import RefKind, refs
-from extractor.records import Guard, GuardOrigin, RaiseSite
+from extractor.records import CAUGHT_BY, Guard, GuardOrigin, RaiseSite
 
 # What the program refuses, per category: the lead, and what it adds where no source says why.
 LEADS: dict[Category | None, tuple[str, str]] = {
@@ -91,7 +91,7 @@ def _by_code(entry: Entry, found: Sequence[str]) -> Category | None:
     text = site.template.text
     own = _own(site.direct)  # the earlier raises (never its own) are in the prior runs: not walked
     code = " ".join(g.text for g in own)
-    caught = " ".join(g.text for g in own if g.origin is GuardOrigin.EXCEPT or g.text.startswith("caught by"))
+    caught = " ".join(g.text for g in own if g.origin is GuardOrigin.EXCEPT or g.text.startswith(CAUGHT_BY))
     user = {r.kind for r in refs(entry.trigger.expr)} & {RefKind.FLAG, RefKind.ENV}
     if entry.extra.get("internal") or (site.kind == "assert" and not user):
         return Category.INTERNAL

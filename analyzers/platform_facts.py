@@ -29,7 +29,6 @@ from extractor.frozen import FrozenMap
 from extractor.ir import Expr, RefKind, refs
 from extractor.real_profile import ModelProperties, Platform, RealProfile, Runtime
 
-_MODEL = MODEL_STAND_IN
 # a model property the config.json holds as is: ``…hf_config.num_hidden_layers``
 _CONFIG_FIELD = re.compile(r"(?:.*\.)?hf_(?:text_)?config\.([A-Za-z_][A-Za-z0-9_]*)")
 # the model's whole config (``model_config_of(view).hf_config``), as a helper is handed it
@@ -44,6 +43,18 @@ def platform_need(need: str) -> tuple[str, str] | None:
         return None
     name, _, value = fact.rpartition("=")
     return name, value
+
+
+def meets(platform: Platform | None, need: str, default: bool | None = None) -> bool:
+    """Does `platform` give what `need` (``platform:NAME=JSON value``) asks: what it states,
+    else `default` (what every predicate reads where the platform is not named)?"""
+    wanted = platform_need(need)
+    if wanted is None:
+        return False
+    stated, value = platform.fact(wanted[0]) if platform is not None else (False, None)
+    if not stated:
+        stated, value = default is not None, default
+    return stated and wanted[1] == json.dumps(value)
 
 
 def fact_names(exprs: Iterable[Expr]) -> dict[RefKind, tuple[str, ...]]:
@@ -238,7 +249,7 @@ def _record(values: Mapping[str, Any]) -> Any:
 def architecture_of(model_path: Any, default: str) -> str | None:
     """The architecture a ``--model-path`` stand-in names (``<model>``: `default`); None
     for anything else (a real path: its config is not known here)."""
-    found = _MODEL.fullmatch(model_path) if isinstance(model_path, str) else None
+    found = MODEL_STAND_IN.fullmatch(model_path) if isinstance(model_path, str) else None
     if found is None:
         return None
     return found.group(1) or default

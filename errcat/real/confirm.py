@@ -23,7 +23,7 @@ from typing import Any
 from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, Verdict, judge
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import CONFIRM_FILE, Found, Outcome, Outcomes, read_outcomes, release_of
-from analyzers.platform_facts import platform_need
+from analyzers.platform_facts import meets
 from analyzers.solution_check import is_solution, judged_pairs
 from errcat.real.materials import Materials, NotRunnable, unrunnable
 from errcat.real.repair import Example, Pair, Search, shell_line
@@ -309,14 +309,7 @@ def _unrunnable(example: Example, real: RealProfile) -> str | None:
 def _met(need: str, real: RealProfile) -> bool:
     """Does this machine meet ``platform:NAME=JSON value``? What its platform states (a fact
     such as ``torch.cuda.get_device_capability() fails``), else `platform_default`."""
-    wanted = platform_need(need)
-    if wanted is None:
-        return False
-    here = real.here()
-    stated, value = here.fact(wanted[0]) if here is not None else (False, None)
-    if not stated:
-        stated, value = real.platform_default is not None, real.platform_default
-    return stated and wanted[1] == json.dumps(value)
+    return meets(real.here(), need, real.platform_default)
 
 
 def _record(path: str | Path, session: Session, version: str, index: EntryIndex) -> None:

@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analyzers.examples import DIR, FILE, MISSING, MODEL_STAND_IN
 from extractor.real_profile import RealProfile
 
 _PLACEHOLDER = re.compile(r"<[^<>\s]*>")
-_MODEL = re.compile(r"<model(?::([A-Za-z_][A-Za-z0-9_]*))?>")
+_MODEL = MODEL_STAND_IN
 
 
 class NotRunnable(ValueError):
@@ -29,7 +30,7 @@ def placeholders(text: str) -> list[str]:
 
 def unrunnable(text: str) -> list[str]:
     """The placeholders in `text` a run cannot fill (empty: runnable)."""
-    return [p for p in placeholders(text) if not (_MODEL.fullmatch(p) or p in ("<file>", "<dir>", "<missing>"))]
+    return [p for p in placeholders(text) if not (_MODEL.fullmatch(p) or p in (FILE, DIR, MISSING))]
 
 
 @dataclass(slots=True)
@@ -44,13 +45,13 @@ class Materials:
         made = self._made.get(placeholder)
         if made is not None:
             return made
-        if placeholder == "<file>":
+        if placeholder == FILE:
             made = self.root / "file.txt"
             made.write_text("errcat\n", encoding="utf-8")
-        elif placeholder == "<dir>":
+        elif placeholder == DIR:
             made = self.root / "dir"
             made.mkdir()
-        elif placeholder == "<missing>":  # a path where nothing is made
+        elif placeholder == MISSING:  # a path where nothing is made
             made = self.root / "missing"
         elif (m := _MODEL.fullmatch(placeholder)) is not None:
             # `<model>` and `<model:Default>` name one stand-in: made once
