@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from analyzers.argv import option_groups
 from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, Real
 from extractor import shape
 
@@ -221,25 +222,31 @@ def _merged_withheld(fix: Mapping[str, Any], withheld: Mapping[str, Any], found:
 
 
 def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | None,
-                   predict: Predict | None = None) -> list[Any]:
-    """`entries` (analyzers.entries.Entry) with every example's real outcome for `version` merged."""
+                   predict: Predict | None = None, prefix: str = "") -> list[Any]:
+    """`entries` (analyzers.entries.Entry) with every example's real outcome for `version`
+    merged; `prefix` (the profile's launch command) reads the commands the real program found."""
     if version is None:
         return list(entries)
     out = []
     for entry in entries:
         variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict),
-                                 solutions=merged_solutions(entry.id, v.solutions, outcomes, version))
+                                 solutions=merged_solutions(entry.id, v.solutions, outcomes, version, predict, prefix))
                          if v.example_fix is not None else v for v in entry.variants)
         out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version, predict),
-                           solutions=merged_solutions(entry.id, entry.solutions, outcomes, version),
+                           solutions=merged_solutions(entry.id, entry.solutions, outcomes, version, predict, prefix),
                            variants=variants))
     return out
 
 
-def merged_solutions(entry: str, solutions: Sequence[Any] | None, outcomes: Outcomes,
-                     version: str) -> Any:
+def merged_solutions(entry: str, solutions: Sequence[Any] | None, outcomes: Outcomes, version: str,
+                     predict: Predict | None = None, prefix: str = "") -> Any:
     """`solutions` (`analyzers.solution.Solution`) with `verified` from the real outcome of
-    each one's command; a solution without a command, or not run, stays "not-run"."""
+    each one's command; a solution without a command, or not run, stays "not-run". Where the
+    real program refuted the command, the catalog does not show it as a fix: a command it
+    found and confirmed takes its place (any further change it needed said in the words);
+    else a change that met another error, or did not clear this one, once this error was
+    reached is no solution (not listed), and one whose command never reached this error
+    keeps its words without the command."""
     if solutions is None:
         return None
     out = []
@@ -247,6 +254,37 @@ def merged_solutions(entry: str, solutions: Sequence[Any] | None, outcomes: Outc
         found = outcomes.get(entry, sol.before, sol.command, version) if sol.command else None
         if found is None or found.status == NOT_RUN:
             out.append(replace(sol, verified=_VERIFIED[NOT_RUN], real=""))
-        else:
+        elif found.found is not None and prefix and (shown := _found_solution(
+                entry, sol, found.found, version, predict, prefix)) is not None:
+            out.append(shown)
+        elif found.status != REFUTED:
             out.append(replace(sol, verified=_VERIFIED[found.status], real=f"{found.why} ({version})"))
+        elif not found.why.startswith(_BEFORE_RAISED):
+            out.append(replace(sol, before=None, command=None, predicted="unknown", verified=_VERIFIED[NOT_RUN],
+                               real=f"its command did not reach this error: {found.why} ({version})"))
     return tuple(out)
+
+
+def _found_solution(entry: str, sol: Any, found: Found, version: str, predict: Predict | None,
+                    prefix: str) -> Any | None:
+    """`sol` on the pair the real program found and confirmed in place of its refuted command;
+    a change that pair makes beyond the solution's own (not to its `before` too) is said. None
+    where that further change drops or changes what `before` gives: it may clear the error
+    alone (dropping the option the check needs), so the solution's own change proves nothing."""
+    from analyzers.launch import split_command
+    from analyzers.solution import Change
+
+    try:
+        before = split_command(found.before, prefix)
+        own = Change.between_lines(split_command(sol.before, prefix), split_command(sol.command, prefix))
+        made = Change.between_lines(before, split_command(found.after, prefix))
+    except ValueError:
+        return None
+    extra = made.beyond(own)
+    given = {o for o, _ in option_groups(before.argv)} | {k for k, _ in before.env}
+    if extra.drop or any(o in given for o, _ in (*extra.set, *extra.env)):
+        return None
+    return replace(sol, text=f"{sol.text.rstrip('.')}, and {extra.words()}." if extra else sol.text, change=made,
+                   before=found.before, command=found.after, verified="true",
+                   predicted=predict(entry, found.before, found.after) if predict is not None else sol.predicted,
+                   real=f"{CONFIRMED} by {version}, on a command the real program found")

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from analyzers.launch import Launch, flag_words
+from analyzers.argv import option_groups
+from analyzers.launch import CommandLine, Launch, flag_words
 from extractor import shape
 from extractor.value_digest import IN_MEMORY
 
@@ -55,6 +56,21 @@ class Change:
         return cls(tuple((shape.text(k), shape.text(v)) for k, v in shape.mapping(raw.get("set", {})).items()),
                    shape.texts(raw.get("drop", [])),
                    tuple((shape.text(k), shape.optional_text(v)) for k, v in env.items()))
+
+    @classmethod
+    def between_lines(cls, before: CommandLine, after: CommandLine) -> Change:
+        """What turns the shell line `before` into `after`, word for word (options in order)."""
+        old, new = dict(option_groups(before.argv)), dict(option_groups(after.argv))
+        old_env, new_env = dict(before.env), dict(after.env)
+        return cls(tuple((o, " ".join(v)) for o, v in new.items() if o and old.get(o) != v),
+                   tuple(o for o in old if o and o not in new),
+                   tuple((k, new_env.get(k)) for k in sorted({*old_env, *new_env}) if old_env.get(k) != new_env.get(k)))
+
+    def beyond(self, other: Change) -> Change:
+        """What this change does that `other` does not."""
+        return Change(tuple(s for s in self.set if s not in other.set),
+                      tuple(d for d in self.drop if d not in other.drop),
+                      tuple(e for e in self.env if e not in other.env))
 
     def words(self) -> str:
         """The change in a person's words: "pass `--x`", "set `--tp-size` to 2", "drop `--y`"."""

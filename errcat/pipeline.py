@@ -376,7 +376,8 @@ def advised_catalog(
     if not judges and _outcomes_for(outcomes, release):  # advised from the cache: the judge's word
         judge = example_judge(catalog, release)  # on the pairs the real program found
         predicted = judge.predicted if judge is not None else None
-    entries = apply_outcomes(catalog.entries, outcomes, version=release, predict=predicted)
+    entries = apply_outcomes(catalog.entries, outcomes, version=release, predict=predicted,
+                             prefix=built.profile.launch)
     return replace(catalog, entries=tuple(entries))
 
 

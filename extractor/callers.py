@@ -164,10 +164,21 @@ class CallGraph:
             module_level = [(p, q) for p, q in self.by_name.get(head, []) if q == head]
             return module_level if len(module_level) == 1 else []
         if "." not in rest:
-            found = self._by_import(path, head, rest)
-            if found:
-                return found
+            return self._by_import(path, head, rest) or self._static_member(path, head, rest)
         return []
+
+    def _static_member(self, path: str, cls: str, name: str) -> list[Func]:
+        """``Cls.m(...)`` for a static or class method ``m`` of a class defined in this file
+        or imported (``NetworkAddress.parse(cfg.addr)``); an instance method called through its
+        class takes the object first, which `passed` would bind to the wrong parameter."""
+        target = self.imports.get(path, {}).get(cls)
+        if target is None:
+            where = [(path, f"{cls}.{name}")]
+        else:
+            module, _, real = target.rpartition(".")
+            suffix = _module_path(module) + ".py"
+            where = [(p, q) for p, q in self.by_name.get(name, []) if p.endswith(suffix) and q == f"{real}.{name}"]
+        return [f for f in where if f in self.defined and self.params.get(f, ("self",))[:1] != ("self",)]
 
     def try_raises(self, func: Func, ref: Ref) -> Expr | None:
         """What the ``try`` block `ref` names (`try_raises_ref`) in `func` raises of its

@@ -36,6 +36,11 @@ def graph(**sources: str) -> CallGraph:
         ("def leaf(cfg): pass\ndef entry(cfg):\n    def leaf(c): pass\n    leaf(cfg)\n", ("m.py", "entry.leaf")),
         # self.method() is the method of the caller's class
         ("class A:\n    def leaf(self): pass\n    def entry(self):\n        self.leaf()\n", ("m.py", "A.leaf")),
+        # Cls.m() for a static or class method of a class of this file
+        ("class A:\n    @staticmethod\n    def leaf(x): pass\ndef entry(cfg):\n    A.leaf(cfg.x)\n",
+         ("m.py", "A.leaf")),
+        ("class A:\n    @classmethod\n    def leaf(cls, x): pass\ndef entry(cfg):\n    A.leaf(cfg.x)\n",
+         ("m.py", "A.leaf")),
     ],
 )
 def test_call_sites_resolve_to_their_function(source: str, target: tuple[str, str]) -> None:
@@ -51,6 +56,26 @@ def test_an_imported_function_resolves_to_the_file_it_comes_from() -> None:
         pkg__hook="from pkg.b import check\ndef entry(cfg):\n    check(cfg)\n",
     )
     assert (list(g.callers.get(("pkg/a.py", "check"), [])), len(g.callers[("pkg/b.py", "check")])) == ([], 1)
+
+
+@pytest.mark.parametrize(
+    "method, resolved",
+    [
+        ("@staticmethod\n    def parse(addr): pass", True),
+        ("@classmethod\n    def parse(cls, addr): pass", True),
+        # an instance method called through its class takes the object first: not bound
+        ("def parse(self, addr): pass", False),
+    ],
+)
+def test_a_method_called_through_an_imported_class(method: str, resolved: bool) -> None:
+    g = graph(
+        pkg__net=f"class Address:\n    {method}\n",
+        pkg__hook="from pkg.net import Address\ndef entry(cfg):\n    Address.parse(cfg.addr)\n",
+    )
+    assert bool(g.callers.get(("pkg/net.py", "Address.parse"))) is resolved
+    if resolved:
+        bound = g.bindings(("pkg/net.py", "Address.parse"))
+        assert {ref.name: value for ref, value in bound.items()} == {"addr": Ref(RefKind.FLAG, "addr", "cfg.addr")}
 
 
 def test_an_ambiguous_name_resolves_to_nothing() -> None:

@@ -187,3 +187,33 @@ def test_a_solutions_command_gets_the_real_programs_word():
     entry = _Entry("e1", dict(FIX), (), (ran, untried))
     merged = apply_outcomes([entry], Outcomes({}).with_([_outcome(CONFIRMED, "confirmed")]), "1.0")
     assert [(s.verified, s.real) for s in merged[0].solutions] == [("true", "confirmed (1.0)"), ("not-run", "")]
+
+
+_RAN = "Drop `--x`."
+
+
+@pytest.mark.parametrize(("status", "why", "found", "expected"), [
+    # the change met another error, or did not clear this one, where this error was reached: no solution
+    (REFUTED, "after-fires: e2", None, []),
+    (REFUTED, "after-still-fires", None, []),
+    (REFUTED, "after-argparse: --y: invalid choice", None, []),
+    # its command never reached this error: the words stay, the command goes
+    (REFUTED, "fires-first: e2", None, [(_RAN, None, None, "not-run")]),
+    (REFUTED, "no-error", None, [(_RAN, None, None, "not-run")]),
+    # the real program found a context where it works: shown there, the words unchanged
+    (REFUTED, "fires-first: e2", Found("run --x 1 --z", "run --z", Real("error"), Real("ok")),
+     [(_RAN, "run --x 1 --z", "run --z", "true")]),
+    # ... or a further change it needs: said in the words
+    (REFUTED, "after-fires: e2", Found("run --x 1", "run --z 2", Real("error"), Real("ok")),
+     [("Drop `--x`, and set `--z` to 2.", "run --x 1", "run --z 2", "true")]),
+    # ... but not one that drops or changes what `before` gives: that may clear the error alone
+    (REFUTED, "after-fires: e2", Found("run --x 1 --y 1", "run", Real("error"), Real("ok")), []),
+    (REFUTED, "after-fires: e2", Found("run --x 1 --y 1", "run --y 2", Real("error"), Real("ok")), []),
+])
+def test_a_refuted_solution_command_is_not_shown_as_a_fix(status, why, found, expected):
+    from analyzers.solution import Solution
+
+    entry = _Entry("e1", dict(FIX), (), (Solution(_RAN, None, None, B, A, "true"),))
+    outcomes = Outcomes({}).with_([_outcome(status, why, found)])
+    merged = apply_outcomes([entry], outcomes, "1.0", prefix="run")
+    assert [(s.text, s.before, s.command, s.verified) for s in merged[0].solutions] == expected
