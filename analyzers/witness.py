@@ -29,6 +29,7 @@ from analyzers.path_tests import path_option
 from analyzers.settings import base_dest
 from analyzers.ways import fixed_on, literals
 from extractor.ir import (
+    ATTRIBUTE,
     FALSE,
     KEYWORD,
     RAISES,
@@ -186,6 +187,9 @@ def constants_in(expr: Expr) -> list[Any]:
             continue
         if isinstance(node, Apply) and node.fn in (RAISES, KEYWORD) and node.args:  # args[0]: names, no value
             stack.extend(reversed(node.args[1:]))
+            continue
+        if isinstance(node, Apply) and node.fn == ATTRIBUTE and node.args:  # args[1]: the attribute's name
+            stack.append(node.args[0])
             continue
         stack.extend(reversed(children(node)))
         if isinstance(node, Const):  # a tuple's items, a dict's keys (``REGISTRY.get(arch)``)

@@ -542,3 +542,11 @@ def test_a_list_read_as_a_rule_and_its_numbers_gets_numbers_a_person_writes():
     assert ("tse", "1", "2", "-1") in found
     assert not any(len(v) == 4 and v[1:] == ("1", "2", "-1") for v in flag_candidates("paths", ["tse"], value_model())
                    if isinstance(v, tuple))  # no number in the condition: no numbers
+
+
+def test_an_attribute_name_is_no_candidate_value():
+    """``get_config(path).hidden_size != 4``: the attribute's name is no path."""
+    from analyzers.witness import constants_in
+    from extractor.ir import ATTRIBUTE
+    loaded = Apply(ATTRIBUTE, (Apply("get_config", (MODULES,), "get_config(m)"), Const("hidden_size")), "x.hidden_size")
+    assert constants_in(Compare("!=", loaded, Const(4))) == [4]
