@@ -50,6 +50,7 @@ from extractor.ir import (
     refs,
 )
 
+MAX_ADJUSTING = 4  # settings deciding an adjustment, each tried with a literal's own where those alone fail
 MAX_COMBINATIONS = 64  # per literal with two or more settable leaves
 
 NOT_GIVEN: Any = UNKNOWN  # as a candidate: drop the flag / unset the variable
@@ -86,8 +87,8 @@ class WitnessMemo:
     # many conditions that name the same constants (repr: 1, 1.0 and True are different values)
     candidates: dict[tuple[Leaf, int], tuple[Any, ...]] = field(default_factory=dict)
     values: dict[tuple[Leaf, str], tuple[Any, ...]] = field(default_factory=dict)
-    # (and, literal, leaves, launch) -> the launch `_fix` finds
-    fixes: dict[tuple[int, int, tuple[Leaf, ...], LaunchKey], Launch] = field(default_factory=dict)
+    # (and, literal, leaves, leaves tried alongside, launch) -> the launch `_fix` finds
+    fixes: dict[tuple[int, int, tuple[Leaf, ...], tuple[Leaf, ...], LaunchKey], Launch] = field(default_factory=dict)
     # (condition, leaves allowed to change or None: all, launch) -> what `satisfy` finds
     satisfied: dict[tuple[int, tuple[Leaf, ...] | None, LaunchKey], tuple[Launch, Truth]] = field(
         default_factory=dict)
@@ -491,27 +492,30 @@ def _launch_key(launch: Launch, memo: WitnessMemo) -> LaunchKey:
     return repr((tuple(launch.flags.items()), tuple(launch.env.items()))) + facts
 
 
-def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
+def _fix(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model, *,
+         alongside: tuple[Leaf, ...] = ()) -> Launch:
     """`launch` with `leaves` changed so that `target` holds (unchanged if nothing works).
 
-    One leaf at a time first (smallest change), then pairs, bounded.
+    One leaf at a time first (smallest change), then pairs, bounded; with `alongside`, all
+    of `leaves` and one of those at a time instead.
     """
     memo = _memo(model)
     fixes = memo.fixes
-    key = (expr_key(model, target), expr_key(model, lit), tuple(leaves), _launch_key(launch, memo))
+    key = (expr_key(model, target), expr_key(model, lit), tuple(leaves), alongside, _launch_key(launch, memo))
     found = fixes.get(key)
     if found is None:
-        found = fixes[key] = _search(target, lit, leaves, launch, model)
+        found = fixes[key] = _search(target, lit, leaves, launch, model, alongside)
     return found
 
 
-def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model) -> Launch:
+def _search(target: Expr, lit: Expr, leaves: Sequence[Leaf], launch: Launch, model: Model,
+            alongside: tuple[Leaf, ...] = ()) -> Launch:
     """The first trial (see `_fix`) where `target` holds; else the best unknown one, else `launch`."""
     operands = _Operands.of(model, target, launch)
     # no trial can make it true (trials of an assumed fact can): the first unknown is the answer
     hopeless = not any(_fact(x) for x in leaves) and not all(p.outcomes(launch)[0] for p in operands.parts)
     fallback, fallback_rank = launch, 0
-    for group in _groups(leaves):
+    for group in [(*leaves, extra) for extra in alongside] if alongside else _groups(leaves):
         split = operands.split(group)
         if split is None:
             continue
@@ -660,8 +664,8 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
     hopeless = not assuming and not can_hold(model, expr, base)
     if hopeless and best[1] is Truth.UNKNOWN:
         return _users_part(expr, model, base, allowed) or best
-    ways = expr if assuming else fixed_on(expr, model, base)
-    for disjunct in _literals(ways, model):
+    ways = _literals(expr if assuming else fixed_on(expr, model, base), model)
+    for disjunct in ways:
         launch = _fix_disjunct(disjunct, model, base, allowed, assuming)
         result = evaluate(expr, launch, model)
         if result is Truth.TRUE:
@@ -670,6 +674,11 @@ def _satisfy(expr: Expr, model: Model, base: Launch, allowed: Sequence[Leaf] | N
             best = (launch, result)
             if hopeless:
                 return best
+    if allowed is None and not hopeless:  # then through what decides the adjustments of a literal's settings
+        for disjunct in ways:
+            launch = _fix_disjunct(disjunct, model, base, allowed, assuming, adjusting=True)
+            if evaluate(expr, launch, model) is Truth.TRUE:
+                return launch, Truth.TRUE
     return best
 
 
@@ -687,8 +696,10 @@ def _users_part(expr: Expr, model: Model, base: Launch,
 
 
 def _fix_disjunct(disjunct: Sequence[Expr], model: Model, base: Launch, allowed: Sequence[Leaf] | None,
-                  assuming: bool) -> Launch:
-    """`base` changed literal by literal, each fixed while the ones before it keep holding."""
+                  assuming: bool, adjusting: bool = False) -> Launch:
+    """`base` changed literal by literal, each fixed while the ones before it keep holding;
+    (`adjusting`) a literal its own settings cannot fix, with each setting deciding an
+    adjustment of them (`adjusting_leaves`) too."""
     launch = base
     held = 0  # leading parts of the prefix known to hold on `launch`
     for lit, (prefix, parts) in zip(disjunct, _prefixes(disjunct), strict=True):
@@ -697,11 +708,23 @@ def _fix_disjunct(disjunct: Sequence[Expr], model: Model, base: Launch, allowed:
             continue
         found = settable_leaves(lit, model) + (fact_leaves(lit) if assuming else [])
         leaves = found if allowed is None else [x for x in allowed if x in found]  # `allowed` says what first
-        if leaves:
-            fixed = _fix(prefix, lit, leaves, launch, model)
-            if fixed is not launch:
-                launch, held = fixed, 0
+        fixed = _fix(prefix, lit, leaves, launch, model) if leaves else launch
+        if fixed is launch and adjusting and found and (more := adjusting_leaves(lit, found, model)):
+            fixed = _fix(prefix, lit, found, launch, model, alongside=tuple(more))
+        if fixed is not launch:
+            launch, held = fixed, 0
     return launch
+
+
+def adjusting_leaves(lit: Expr, own: Sequence[Leaf], model: Model) -> list[Leaf]:
+    """What a user sets that decides the adjustments writing the settings `lit` reads, beyond
+    `own` (at most `MAX_ADJUSTING`): where `lit`'s own settings cannot make it hold, an
+    adjustment resets them (``enable_dp_lm_head`` is turned off while there is one DP rank:
+    ``--dp-size 2`` keeps it)."""
+    dests = {r.name for r in refs(lit) if r.kind is RefKind.FLAG}
+    guards = [rule.when for rule in model.rules if rule.dest in dests]
+    found = dict.fromkeys(leaf for when in guards for leaf in _settable(when, model) if leaf not in own)
+    return list(found)[:MAX_ADJUSTING]
 
 
 def _holds(prefix: Expr, parts: tuple[Expr, ...] | None, held: int, launch: Launch,

@@ -550,3 +550,13 @@ def test_an_attribute_name_is_no_candidate_value():
     from extractor.ir import ATTRIBUTE
     loaded = Apply(ATTRIBUTE, (Apply("get_config", (MODULES,), "get_config(m)"), Const("hidden_size")), "x.hidden_size")
     assert constants_in(Compare("!=", loaded, Const(4))) == [4]
+
+
+def test_a_setting_an_adjustment_resets_is_kept_through_what_decides_the_adjustment():
+    """``enable_lora`` is turned off while ``pp_size`` is 1: the search sets ``--pp-size`` too."""
+    from analyzers.rules import Rule
+    from analyzers.witness import satisfy
+    reset = Rule("enable_lora", Const(False), Compare("==", PP, Const(1)))
+    model = Model(FLAGS, (reset,), EXAMPLES)
+    found, holds = satisfy(Truthy(LORA), model, base_launch(model))
+    assert holds is Truth.TRUE and found.flags["enable_lora"] is True and found.flags["pp_size"] != 1
