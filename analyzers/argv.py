@@ -14,7 +14,7 @@ from typing import Any
 
 from analyzers.flag_types import ValueKind, one_word_list, value_type
 from analyzers.flags import Flag, FlagModel
-from analyzers.launch import Launch
+from analyzers.launch import CommandLine, Launch
 from analyzers.option_text import dest_for_option
 
 
@@ -31,6 +31,19 @@ def option_groups(argv: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
         else:
             out.append(("", [word]))
     return [(o, tuple(v)) for o, v in out]
+
+
+Difference = tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...], tuple[tuple[str, str | None], ...]]
+
+
+def line_difference(before: CommandLine, after: CommandLine) -> Difference:
+    """What turns the shell line `before` into `after`: the options set (in `after`'s order,
+    with their words), the options dropped, the env vars set or unset (None)."""
+    old, new = dict(option_groups(before.argv)), dict(option_groups(after.argv))
+    old_env, new_env = dict(before.env), dict(after.env)
+    return (tuple((o, v) for o, v in new.items() if o and old.get(o) != v),
+            tuple(o for o in old if o and o not in new),
+            tuple((k, new_env.get(k)) for k in sorted({*old_env, *new_env}) if old_env.get(k) != new_env.get(k)))
 
 
 def group_words(groups: Iterable[tuple[str, tuple[str, ...]]]) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from analyzers.argv import option_groups
+from analyzers.argv import line_difference
 from analyzers.launch import CommandLine, Launch, flag_words
 from extractor import shape
 from extractor.value_digest import IN_MEMORY
@@ -60,11 +60,8 @@ class Change:
     @classmethod
     def between_lines(cls, before: CommandLine, after: CommandLine) -> Change:
         """What turns the shell line `before` into `after`, word for word (options in order)."""
-        old, new = dict(option_groups(before.argv)), dict(option_groups(after.argv))
-        old_env, new_env = dict(before.env), dict(after.env)
-        return cls(tuple((o, " ".join(v)) for o, v in new.items() if o and old.get(o) != v),
-                   tuple(o for o in old if o and o not in new),
-                   tuple((k, new_env.get(k)) for k in sorted({*old_env, *new_env}) if old_env.get(k) != new_env.get(k)))
+        sets, drops, env = line_difference(before, after)
+        return cls(tuple((o, " ".join(v)) for o, v in sets), drops, env)
 
     def beyond(self, other: Change) -> Change:
         """What this change does that `other` does not."""

@@ -168,17 +168,21 @@ class CallGraph:
         return []
 
     def _static_member(self, path: str, cls: str, name: str) -> list[Func]:
-        """``Cls.m(...)`` for a static or class method ``m`` of a class defined in this file
-        or imported (``NetworkAddress.parse(cfg.addr)``); an instance method called through its
-        class takes the object first, which `passed` would bind to the wrong parameter."""
+        """``Cls.m(...)`` for a static or class method ``m`` (``NetworkAddress.parse(cfg.addr)``);
+        an instance method called through its class takes the object first, which `passed`
+        would bind to the wrong parameter."""
+        return [f for f in self.class_members(path, cls, (name,)) if self.params.get(f, ("self",))[:1] != ("self",)]
+
+    def class_members(self, path: str, cls: str, names: Sequence[str]) -> list[Func]:
+        """The methods `names` of the class `cls` defined in `path`, else of the class the name
+        `cls` imports there."""
+        found = [(path, f"{cls}.{n}") for n in names if (path, f"{cls}.{n}") in self.defined]
         target = self.imports.get(path, {}).get(cls)
-        if target is None:
-            where = [(path, f"{cls}.{name}")]
-        else:
-            module, _, real = target.rpartition(".")
-            suffix = _module_path(module) + ".py"
-            where = [(p, q) for p, q in self.by_name.get(name, []) if p.endswith(suffix) and q == f"{real}.{name}"]
-        return [f for f in where if f in self.defined and self.params.get(f, ("self",))[:1] != ("self",)]
+        if found or target is None:
+            return found
+        module, _, real = target.rpartition(".")
+        suffix = _module_path(module) + ".py"
+        return [(p, q) for n in names for p, q in self.by_name.get(n, []) if p.endswith(suffix) and q == f"{real}.{n}"]
 
     def try_raises(self, func: Func, ref: Ref) -> Expr | None:
         """What the ``try`` block `ref` names (`try_raises_ref`) in `func` raises of its
@@ -676,14 +680,7 @@ class CallEdges:
         if head == "cls":
             head = call.caller.split(".", 1)[0]
         names = (rest,) if rest and "." not in rest else _CONSTRUCTORS if not rest else ()
-        found = [(path, f"{head}.{n}") for n in names if (path, f"{head}.{n}") in self.graph.defined]
-        target = self.graph.imports.get(path, {}).get(head)
-        if not found and target is not None:
-            module, _, cls = target.rpartition(".")
-            suffix = _module_path(module) + ".py"
-            found = [f for n in names for f in self.methods.get(n, [])
-                     if f[0].endswith(suffix) and f[1] == f"{cls}.{n}"]
-        return found
+        return self.graph.class_members(path, head, names)
 
     def targets(self, path: str, call: CallSite) -> list[Func]:
         found = self.graph.resolve(path, call) or self._class_members(path, call)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzers.argv import group_words, option_groups
+from analyzers.argv import group_words, line_difference, option_groups
 from analyzers.judge import CONFIRMED, EntryIndex, Real, Verdict
 from analyzers.launch import CommandLine, split_command
 from analyzers.outcomes import Outcomes, fingerprint
@@ -58,13 +58,8 @@ class Change:
 
 
 def change_between(before: CommandLine, after: CommandLine) -> Change:
-    old, new = dict(option_groups(before.argv)), dict(option_groups(after.argv))
-    old_env, new_env = dict(before.env), dict(after.env)
-    return Change(
-        frozenset(o for o in old if o not in new and o),
-        tuple((o, v) for o, v in new.items() if o and old.get(o) != v),
-        tuple((k, new_env.get(k)) for k in sorted(set(old_env) | set(new_env)) if old_env.get(k) != new_env.get(k)),
-    )
+    sets, drops, env = line_difference(before, after)
+    return Change(frozenset(drops), sets, env)
 
 
 def shell_line(line: CommandLine) -> str:
