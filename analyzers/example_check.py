@@ -190,6 +190,7 @@ class ExampleJudge:
         self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
         self._way: dict[tuple[str, str, str], list[Pair]] = {}  # (entry, commands) -> the pairs its repair stopped at
         self._states: dict[str, Launch] = {}  # command -> its stated launch
+        self._own: dict[str, ExampleJudge] = {}  # `of`, once per entry
         # the stand-ins whose model facts are known (measured for this release), the default first
         object_ = stated.real.model_object
         measured = object_.for_release(stated.version) if object_ is not None and stated.version else {}
@@ -229,6 +230,8 @@ class ExampleJudge:
         """`fix` (an example dict) with ``predicted`` from the pipeline, repaired where it
         refutes it and a repair works; examples that cannot run here (no command, a
         platform fact in ``needs``) are returned as they are."""
+        if (judge := self.of(own)) is not self:
+            return judge.judge(own, fix)
         out = dict(fix)
         if own in self.pipeline.later and fix.get("before"):  # only a server start meets it
             out["needs"] = sorted({*(fix.get("needs") or ()), SERVER_START})
@@ -341,11 +344,22 @@ class ExampleJudge:
         platform = replace(self.stated.platform, facts=tuple({**dict(self.stated.platform.facts), **stated}.items()))
         return self.restated(replace(self.stated, platform=platform))
 
-    def restated(self, stated: Stated) -> ExampleJudge:
-        """This judge over another statement of the platform and model (same flags: the parser is shared)."""
-        judge = ExampleJudge(self.pipeline, stated, self.flags, self.prefix)
+    def restated(self, stated: Stated, pipeline: Pipeline | None = None) -> ExampleJudge:
+        """This judge over another statement of the platform and model (same flags: the
+        parser is shared), or over another `pipeline` of the same catalog."""
+        judge = ExampleJudge(pipeline or self.pipeline, stated, self.flags, self.prefix)
         judge.cli = self.cli
         return judge
+
+    def of(self, own: str) -> ExampleJudge:
+        """The judge of the examples of `own`: this one, or where `own` is a check the
+        pipeline weighs for no other launch (`Pipeline.own_only`), one with that check in its place."""
+        if own in self.checks:
+            return self
+        if own not in self._own:
+            pipeline = self.pipeline.with_own(own)
+            self._own[own] = self.restated(self.stated, pipeline) if pipeline is not None else self
+        return self._own[own]
 
     def _on_assumption(self, fix: dict[str, Any], pair: Pair, facts: Mapping[str, Any], said: str) -> dict[str, Any]:
         """`fix` showing `pair`, which works (the pipeline says `said`) where the platform
@@ -365,6 +379,8 @@ class ExampleJudge:
             pair = Pair(self.user_launch(before), self.user_launch(after))
         except ValueError:
             return "unknown"
+        if (judge := self.of(own)) is not self:
+            return judge.predicted(own, before, after)
         return verdict(own, *self._predictions(pair)) if own in self.checks else "unknown"
 
     def _met(self, need: str) -> bool:

@@ -187,6 +187,10 @@ class Pipeline:
     checks: tuple[Check, ...]
     model: Model
     later: frozenset[str] = frozenset()  # entries raised as the server starts, after the validation predicted
+    # checks `weighed` leaves out of other launches' predictions (code outside the targets
+    # reading what a command line does not decide): each judges its own examples (`with_own`)
+    own_only: tuple[Check, ...] = ()
+    steps: tuple[str, ...] = ()  # the validation steps `pipeline_order` ranks by
 
     @classmethod
     def of_catalog(cls, data: Mapping[str, Any], steps: Sequence[str],
@@ -197,20 +201,32 @@ class Pipeline:
         # ``raise`` in an ``except`` block shows the error it caught, which is that error's own entry
         functions = {f["name"]: (tuple(f["params"]), from_dict(f["returns"])) for f in data.get("functions") or ()}
         architecture = Examples(examples or ExampleRules()).is_architecture
-        checks = [check_of(e) for e in data["entries"]
-                  if validation_can_raise(e) and weighed(e, architecture) and e.get("template") != RERAISED]
+        raised = [e for e in data["entries"] if validation_can_raise(e) and e.get("template") != RERAISED]
+        checks = [check_of(e) for e in raised if weighed(e, architecture)]
+        own_only = [check_of(e) for e in raised if not weighed(e, architecture)]
         if functions:  # a call of a plain function is what it returns (the trigger shows the call)
-            checks = [replace(c, condition=inline_returns(c.condition, functions)) for c in checks]
+            checks, own_only = ([replace(c, condition=inline_returns(c.condition, functions)) for c in group]
+                                for group in (checks, own_only))
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
         flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
         model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)
         later = frozenset(e["id"] for e in data["entries"] if e.get("stage") == START)
-        return cls(pipeline_order(checks, steps), model, later)
+        return cls(pipeline_order(checks, steps), model, later, tuple(own_only), tuple(steps))
+
+    def with_own(self, entry: str) -> Pipeline | None:
+        """This pipeline with the check of `entry`, one of `own_only`, in its place: what its
+        own examples meet, the checks before it included. None: no such check."""
+        check = next((c for c in self.own_only if c.id == entry), None)
+        if check is None:
+            return None
+        return replace(self, checks=pipeline_order((*self.checks, check), self.steps), own_only=())
 
     def conditions(self) -> list[Expr]:
         """What a launch's facts are read by: every check's condition, and every adjustment's
-        condition and value (a platform fact may decide a setting a check reads)."""
-        return [c.condition for c in self.checks] + [e for r in self.model.rules for e in (r.when, r.value)]
+        condition and value (a platform fact may decide a setting a check reads), and the
+        conditions of the checks judging their own examples only."""
+        checks = (*self.checks, *self.own_only)
+        return [c.condition for c in checks] + [e for r in self.model.rules for e in (r.when, r.value)]
 
     def predict(self, launch: Launch, foreign: Sequence[str] = ()) -> Prediction:
         """The first-error prediction; `foreign`: what the launch needs of another machine

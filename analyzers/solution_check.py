@@ -48,7 +48,9 @@ def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry
     change of a derived setting no searched change achieves becomes its note."""
     templates = {e.id: e.site.template.text for e in entries}
     out = []
+    whole = judge
     for entry in entries:
+        judge = whole.of(entry.id)
         variants = []
         for v in entry.variants:
             if v.solutions:

@@ -85,6 +85,19 @@ def test_an_example_an_earlier_error_refutes_is_moved_off_it_on_both_commands():
         "serve --enable-lora --enable-spec", "serve --enable-lora", "true")
 
 
+def test_a_check_weighed_for_its_own_examples_only_is_judged_and_repaired_with_the_checks_before_it():
+    """`own` reads what a command line does not decide, so other launches' predictions leave it
+    out (`Pipeline.own_only`); its own example still meets the earlier error and is moved off it,
+    while a launch of another check does not meet it."""
+    pipeline = Pipeline((PP_FIRST,), Model(FLAGS, (), EXAMPLES), own_only=(LORA_SPEC,))
+    stated = Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, EXAMPLES)
+    judge = ExampleJudge(pipeline, stated, FLAGS, PREFIX)
+    found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --enable-lora --enable-spec", "serve --enable-lora", "true")
+    assert judge.judge("pp", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 1"))["predicted"] == "true"
+
+
 def test_a_repair_stops_at_the_first_move_that_works(monkeypatch):
     """Dropping `--pp-size` gets off the earlier error: no search for other ways is run."""
     import analyzers.example_check
