@@ -8,7 +8,7 @@ from extractor.cst_ir import larger_than, term
 from extractor.cstutil import dotted, norm_code
 from extractor.ir import Expr, Unknown, unknowns
 from extractor.local_bindings import MAX_ARG_TERMS, reads_no_local, simple_arg, simple_binding
-from extractor.records import PARAMETER, CallSite, bound_by_callers
+from extractor.records import PARAMETER, UNPACKED, CallSite, bound_by_callers
 from extractor.scope import Opaque
 from extractor.suite_facts import calls_in
 from extractor.walk_state import WalkState
@@ -30,6 +30,8 @@ class CallSites:
             (arg.keyword.value if arg.keyword else str(i), self._arg_term(arg.value, nested))
             for i, arg in enumerate(node.args) if not arg.star
         )
+        if any(arg.star for arg in node.args):  # ``f(*a, **kw)``: any parameter not named may be passed
+            args += ((UNPACKED, Unknown("unpacked arguments")),)
         frame = self.state.frame
         self.state.found.calls.append(CallSite(self.state.function, callee, guards, args,
                                                line=self.state.call_line(node),

@@ -12,6 +12,7 @@ from functools import partial
 
 from extractor.enum_self import with_chain_meanings, with_self_meanings
 from extractor.exceptions import catches
+from extractor.init_attributes import written_once_as_attribute
 from extractor.ir import (
     FALSE,
     TRUE,
@@ -36,6 +37,7 @@ from extractor.records import (
     ON_IMPORT,
     REACHED,
     TRY_RAISES,
+    UNPACKED,
     CallSite,
     FileSites,
     Guard,
@@ -121,6 +123,13 @@ class CallGraph:
                 self.defined.add((fs.path, qual))
                 self.by_name[qual.rsplit(".", 1)[-1]].append((fs.path, qual))
         self.callers: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)
+        # ``Cls(...)`` calls of ``Cls.__init__``: what they pass binds its parameters; they add
+        # no caller guard (a class is built in many places, under conditions of its own)
+        self.constructed: dict[Func, list[tuple[str, CallSite]]] = defaultdict(list)
+        # ``(path, "Cls.attr")`` -> what ``__init__`` sets it to (`extractor.init_attributes`)
+        self.attributes: dict[Func, Expr] = {(fs.path, q): e for fs in files for q, e in fs.attributes}
+        self.by_class: dict[Func, dict[str, Expr]] = {}  # (path, class) -> attribute -> value
+        self.keep_attributes(None)
         self.calls_in: dict[Func, list[CallSite]] = defaultdict(list)  # the calls each function makes
         self.sites_in: dict[Func, list[RaiseSite]] = defaultdict(list)  # its raise sites, own guards only
         for fs in files:
@@ -132,8 +141,12 @@ class CallGraph:
                     for target in self.resolve(fs.path, call):
                         self.handed_at[target].append((fs.path, call))
                     continue
-                for target in self.resolve(fs.path, call):
+                targets = self.resolve(fs.path, call)
+                for target in targets:
                     self.callers[target].append((fs.path, call))
+                if not targets:
+                    for target in self.constructs(fs.path, call):
+                        self.constructed[target].append((fs.path, call))
 
     def _by_import(self, path: str, local: str, attr: str | None) -> list[Func]:
         target = self.imports.get(path, {}).get(local)
@@ -166,6 +179,20 @@ class CallGraph:
         if "." not in rest:
             return self._by_import(path, head, rest) or self._static_member(path, head, rest)
         return []
+
+    def keep_attributes(self, names: Collection[str] | None) -> None:
+        """Keep the `attributes` of `names` (None: all), indexed by class."""
+        self.attributes = {f: e for f, e in self.attributes.items()
+                           if names is None or f[1].rpartition(".")[2] in names}
+        self.by_class = defaultdict(dict)
+        for (path, qual), value in self.attributes.items():
+            cls, _, attr = qual.rpartition(".")
+            self.by_class[(path, cls)][attr] = value
+
+    def constructs(self, path: str, call: CallSite) -> list[Func]:
+        """The ``__init__`` a call ``Cls(...)`` (``cls(...)`` in a class method) runs."""
+        head = call.caller.split(".", 1)[0] if call.callee == "cls" else call.callee
+        return self.class_members(path, head, ("__init__",)) if "." not in head else []
 
     def _static_member(self, path: str, cls: str, name: str) -> list[Func]:
         """``Cls.m(...)`` for a static or class method ``m`` (``NetworkAddress.parse(cfg.addr)``);
@@ -311,7 +338,8 @@ class CallGraph:
         for key, value in call.args:
             name = names[int(key) + skip_self] if key.isdigit() and int(key) + skip_self < len(names) else key
             passed[name] = value
-        defaults = self.defaults.get(func, {})
+        # ``f(**kw)`` may pass any parameter it does not name: none takes its default
+        defaults = self.defaults.get(func, {}) if UNPACKED not in passed else {}
         return {name: passed.get(name, defaults.get(name, _MISSING)) for name in names[skip_self:]}
 
     def passed_on(self, func: Func, path: str, call: CallSite, stack: frozenset[Func] = frozenset()) -> dict[str, Expr]:
@@ -341,7 +369,8 @@ class CallGraph:
         parameters (``gpu_mem=None``), an assumption."""
         if not stack and func in self._bound:
             return self._bound[func]
-        sites = self.live_callers(func)
+        built = [(p, c) for p, c in self.constructed.get(func, ()) if (p, c.caller) not in self.never]
+        sites = self.live_callers(func) + built
         if not sites and (func in self.handed_at or func in self.registered):
             return {parameter_ref(name): value for name, value in self.defaults.get(func, {}).items()}
         if not self.params.get(func) or not sites:
@@ -534,8 +563,27 @@ class _Context:
             outer = self.graph.enclosing(key)
             free = self.of(*outer)[0] if outer is not None else {}  # what the enclosing function is bound to
             mapping = {**self.constants[path], **free, **self.graph.bindings(key)}
+            mapping.update(self._attributes(key, mapping))
             self.memo[key] = ({**mapping, **self._try_raises(key, mapping)}, caller)
         return self.memo[key]
+
+    def _attributes(self, func: Func, mapping: dict[Ref, Expr]) -> dict[Ref, Expr]:
+        """In a method: ``self.attr`` as ``__init__`` sets it (`CallGraph.attributes`), with
+        what its constructions pass bound (`mapping`, in ``__init__`` itself), where that is known."""
+        path, name = func
+        cls = name.rpartition(".")[0]
+        init: Func = (path, f"{cls}.__init__")
+        if not cls or init not in self.graph.defined:
+            return {}
+        attributes = self.graph.by_class.get((path, cls))
+        if not attributes:
+            return {}
+        bound = mapping if func == init else self.of(*init)[0]
+        out: dict[Ref, Expr] = {}
+        for attr, value in attributes.items():
+            if not unknowns(found := simplify(substitute(value, bound))):
+                out[Ref(RefKind.UNKNOWN, f"self.{attr}", f"self.{attr}")] = found
+        return out
 
     def _try_raises(self, func: Func, mapping: dict[Ref, Expr]) -> dict[Ref, Expr]:
         """The ``try`` blocks of `func` whose raises its calls state (`CallGraph.try_raises`),
@@ -594,6 +642,8 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
     graph = CallGraph(files, callers)
     if sources is not None:
         graph.find_never_run(sources.files, once_in)
+        graph.keep_attributes(written_once_as_attribute({q.rpartition(".")[2] for _, q in graph.attributes},
+                                                        sources.files))
     constants = {fs.path: graph.imported_constants(fs.path) for fs in files}
     ctx = _Context(graph, constants)
     # per exception class: the context of the graph without the calls that catch it

@@ -15,6 +15,7 @@ from extractor.templates import Template, parse_template
 
 MODULE = "<module>"  # the "function" of a module's top-level code
 PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
+UNPACKED = "*"  # a call's argument key where it unpacks arguments (``f(**kw)``): what it passes is not known
 # Whether a launch runs a function (`extractor.callers.reachability`)
 REACHED, NOT_REACHED, MAYBE_REACHED = "true", "false", "unknown"
 ON_IMPORT = "import"  # reached, but only by module-level code: it runs before any argument is read
@@ -409,6 +410,9 @@ class FileSites:
     # the catalog is incomplete. None: analysed, or rejected by Python itself (never runs).
     incomplete: str | None = None
     docstrings: tuple[tuple[str, str], ...] = ()  # qualified name -> first docstring line
+    # ``Cls.attr`` -> what ``__init__`` sets ``self.attr`` to, in terms of its parameters' `Ref`s:
+    # an assignment at the top of its body, the class's only one (`extractor.callers`)
+    attributes: tuple[tuple[str, Expr], ...] = ()
 
     def map_exprs(self, fn: ExprMap) -> FileSites:
         """`fn` applied to every site's and adjustment's conditions (not to call sites)."""
@@ -436,6 +440,7 @@ class FileSites:
             "priors": self.priors.as_dict(),
             "incomplete": self.incomplete,
             "docstrings": [list(d) for d in self.docstrings],
+            "attributes": [[q, e.as_dict()] for q, e in self.attributes],
         }
 
     @classmethod
@@ -460,4 +465,5 @@ class FileSites:
             priors=priors,
             incomplete=data.get("incomplete"),
             docstrings=tuple((q, line) for q, line in data.get("docstrings", [])),
+            attributes=tuple((q, from_dict(e)) for q, e in data.get("attributes", [])),
         )

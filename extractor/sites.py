@@ -29,6 +29,7 @@ from extractor.declarations import Declarations
 from extractor.docstrings import check_comments, first_lines
 from extractor.exceptions import catches
 from extractor.imported_values import ImportedValues
+from extractor.init_attributes import initialised, top_statements
 from extractor.ir import (
     FALSE,
     RAISES,
@@ -146,6 +147,7 @@ class SiteWalker:
             overrides=tuple(found.overrides),
             returns=tuple(found.returns),
             priors=priors,
+            attributes=initialised(found.attributes, found.rewritten),
         )
 
     def named_in(self, stmt: cst.CSTNode, names: frozenset[str]) -> frozenset[str]:
@@ -364,6 +366,8 @@ class SiteWalker:
                 if frame.declared is not None:
                     frame.declared_at = (self.state.lines.span(node) or (0, 0))[1]
                 config_method = len(self.classes) == 1 and self.classes[0] in self.state.profile.config_classes
+                if node.name.value == "__init__" and self._method_of() is not None and not config_method:
+                    frame.initialising = top_statements(node)
                 if summarised(node, qual, params, config_method):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
                     if value is not None:
@@ -513,6 +517,11 @@ class SiteWalker:
             self.adjustments.splat_start(tgt.value, value)
         elif isinstance(tgt, (cst.Tuple, cst.List)):
             self._unpack(tgt, value, node)
+        elif (attribute := self._self_attribute(tgt)) is not None:
+            if id(node) in self.state.frame.initialising and not self.state.frame.guards:
+                self.state.found.attributes.append((attribute, term(value, self.state.scope)))
+            else:
+                self.state.found.rewritten.add(attribute)
         elif isinstance(tgt, cst.Attribute) and self.state.scope.is_config(tgt.value):
             self.adjustments.adjust(tgt.attr.value, value, node)
         elif isinstance(tgt, cst.Attribute) and (path := self.adjustments.field_path(tgt, {})) is not None \
@@ -522,6 +531,19 @@ class SiteWalker:
             self.declarations.declared_item(tgt, value, node)
             self.adjustments.splat_item(tgt, value)
             self.loops.item_set(tgt, value)
+
+    def _method_of(self) -> str | None:
+        """The class (qualified name) whose method is being walked, if one is."""
+        names = self.state.qualname
+        return ".".join(names[:-1]) if self.classes and len(names) >= 2 and names[-2] == self.classes[-1] else None
+
+    def _self_attribute(self, target: cst.BaseExpression) -> str | None:
+        """``Cls.attr`` for a target ``self.attr`` in a method of ``Cls``."""
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self"):
+            return None
+        cls = self._method_of()
+        return f"{cls}.{target.attr.value}" if cls is not None else None
 
     def visit_Del(self, node: cst.Del) -> None:
         self.loops.changed_in_place(node.target)
@@ -537,10 +559,14 @@ class SiteWalker:
                 item = cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
             if isinstance(n, cst.Name):
                 self.state.scope.bind(n.value, item)
+            elif (attribute := self._self_attribute(n)) is not None:
+                self.state.found.rewritten.add(attribute)
             elif isinstance(n, cst.Attribute) and self.state.scope.is_config(n.value):
                 self.adjustments.adjust(n.attr.value, item, node)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if (attribute := self._self_attribute(node.target)) is not None:
+            self.state.found.rewritten.add(attribute)
         if not isinstance(node.target, cst.Name):
             if isinstance(node.target, cst.Attribute) and self.state.scope.is_config(node.target.value):
                 self.adjustments.adjust(node.target.attr.value, node.value, node)

@@ -50,6 +50,9 @@ class Frame:
     # a check inside holds for some item (`SOME_ITEM`)
     item_loops: list[ItemLoop] = field(default_factory=list)
     helper_return: cst.Return | None = None  # of the function being walked, if a config helper
+    # in a class's ``__init__``: the statements at the top of its body (ids), where an
+    # assignment to ``self.attr`` always runs
+    initialising: frozenset[int] = frozenset()
     declared: set[str] | None = None  # in a registered provider: locals holding its {field: value}
     declared_at: int = 0  # ... and the provider's last line: its declarations apply when it returns
     # ... and per (that local, field): what it was set to so far, each under the guards then
@@ -85,6 +88,8 @@ class Found:
     registered: list[str] = field(default_factory=list)  # providers the profile's decorators register
     overrides: list[str] = field(default_factory=list)  # of those, the model overrides
     returns: list[tuple[str, tuple[str, ...], Expr]] = field(default_factory=list)  # see `FileSites.returns`
+    attributes: list[tuple[str, Expr]] = field(default_factory=list)  # see `FileSites.attributes`
+    rewritten: set[str] = field(default_factory=set)  # ``Cls.attr`` its methods set anywhere else
 
 
 class WalkState:
