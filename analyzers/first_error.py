@@ -22,7 +22,7 @@ entries by line.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +102,29 @@ def check_of(entry: Mapping[str, Any]) -> Check:
     return Check(entry["id"], source["path"], int(source["line"]), str(source.get("function") or ""),
                  conj([trigger, disj(rows)]) if rows else trigger, int(order) if order is not None else None,
                  reach, entry.get("kind") == "crash")
+
+
+def _checks_of(data: Mapping[str, Any], architecture: Callable[[str], bool]) -> tuple[list[Check], list[Check]]:
+    """The checks of a catalog's data a launch's validation may meet: those weighed for every
+    launch, and those judging their own examples only (`Pipeline.own_only`)."""
+    functions = {f["name"]: (tuple(f["params"]), from_dict(f["returns"])) for f in data.get("functions") or ()}
+    raised = [e for e in data["entries"] if validation_can_raise(e) and e.get("template") != RERAISED]
+    apart = {e["id"] for e in raised if not weighed(e, architecture)}
+    checks = [_after_unweighed(check_of(e), e, apart) for e in raised if e["id"] not in apart]
+    own_only = [check_of(e) for e in raised if e["id"] in apart]
+    if not functions:
+        return checks, own_only
+    # a call of a plain function is what it returns (the trigger shows the call)
+    return ([replace(c, condition=inline_returns(c.condition, functions)) for c in checks],
+            [replace(c, condition=inline_returns(c.condition, functions)) for c in own_only])
+
+
+def _after_unweighed(check: Check, entry: Mapping[str, Any], apart: Collection[str]) -> Check:
+    """`check` needing, besides its condition, that the earlier checks of its function the
+    prediction leaves out (`apart`: `Pipeline.own_only`) do not fire: nothing else would say
+    they may fire first (a launch meeting both meets the earlier one)."""
+    needs = [negate(from_dict(r["expr"])) for r in entry["trigger"].get("reach") or () if r.get("entry") in apart]
+    return replace(check, condition=conj([check.condition, *needs])) if needs else check
 
 
 # what of_catalog reads: the check, and what decides whether and how it is weighed
@@ -199,14 +222,7 @@ class Pipeline:
         # a site no entry point reaches, one guarding the program's own code, or one the
         # launcher runs after validation is never what a launch's validation meets; a bare
         # ``raise`` in an ``except`` block shows the error it caught, which is that error's own entry
-        functions = {f["name"]: (tuple(f["params"]), from_dict(f["returns"])) for f in data.get("functions") or ()}
-        architecture = Examples(examples or ExampleRules()).is_architecture
-        raised = [e for e in data["entries"] if validation_can_raise(e) and e.get("template") != RERAISED]
-        checks = [check_of(e) for e in raised if weighed(e, architecture)]
-        own_only = [check_of(e) for e in raised if not weighed(e, architecture)]
-        if functions:  # a call of a plain function is what it returns (the trigger shows the call)
-            checks, own_only = ([replace(c, condition=inline_returns(c.condition, functions)) for c in group]
-                                for group in (checks, own_only))
+        checks, own_only = _checks_of(data, Examples(examples or ExampleRules()).is_architecture)
         known = Examples(examples or ExampleRules()).with_known(c.condition for c in checks)
         flags = FlagModel.from_dict(data["flags"]) if data.get("flags") else None
         model = Model(flags, rules_from_adjustments(data.get("adjustments") or ()), known)

@@ -204,3 +204,21 @@ def test_a_command_line_is_predicted_on_the_platform_with_what_it_needs_of_anoth
     platform = Platform("generic", ("--device", "cuda"), False, absent=(("device", ("npu",)),))
     stated = Stated.of(pipeline.conditions(), flags, platform, RealProfile("pkg"), Examples())
     assert pipeline.predict_on(stated, argv).status == status
+
+
+def test_a_check_after_one_the_prediction_leaves_out_may_not_be_what_fires() -> None:
+    """sglang 0.5.23 model_config.py: ``if not self.quantization in MODELOPT: raise`` (outside the
+    targets, reading an attribute errcat cannot decide: left out of other launches' predictions)
+    comes before ``raise NotImplementedError`` on ``--quantize-and-serve`` alone. A launch with
+    ``--quantize-and-serve`` may meet the earlier one: undecided, not the later one; the earlier
+    one still judges its own examples (`own_only`)."""
+    serve = {"op": "truthy", "term": {"op": "ref", "kind": "flag", "name": "enable_lora", "text": "cfg.enable_lora"}}
+    quant = {"op": "ref", "kind": "unknown", "name": "self.quantization", "text": "self.quantization"}
+    earlier = {"op": "and", "args": [serve, {"op": "truthy", "term": quant}]}
+    later = _entry("later", 2, serve)
+    later["trigger"]["reach"] = [{"entry": "earlier", "text": "", "expr": earlier}]
+    data = {"entries": [{**_entry("earlier", 1, earlier), "outside_targets": True}, {**later, "outside_targets": True}],
+            "flags": FLAGS.as_dict()}
+    pipeline = Pipeline.of_catalog(data, STEPS)
+    assert [c.id for c in pipeline.checks] == ["later"] and [c.id for c in pipeline.own_only] == ["earlier"]
+    assert pipeline.predict(Launch({"enable_lora": True})).status == UNDECIDED
