@@ -69,6 +69,7 @@ from extractor.records import GuardOrigin
 MAX_LISTED = 8  # values named in one solution
 MAX_SOLUTIONS = MAX_OPERANDS  # solutions (and undecided terms) listed; the rest are counted
 MAX_GOAL = 240  # characters of a condition a solution states ("… so that <goal>")
+RESTATES = " so that "  # in a solution's words where they restate a condition, not a concrete change
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +126,7 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
         names = ", ".join(_option(x, ctx) for x in leaves)
         goal = ctx.renderer.text(Not(part))
         goal = goal if len(goal) <= MAX_GOAL and not states_code(goal) else "it no longer holds"
-        out.append(Solution(f"Change {names} so that {goal} "
+        out.append(Solution(f"Change {names}{RESTATES}{goal} "
                             "(the code derives it from them).", part, leaves=leaves, note=fact_text(part, ctx)))
     for part in facts:
         out.append(Solution(fact_text(part, ctx), None))
@@ -200,8 +201,8 @@ def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
     names = ", ".join(_option(x, ctx) for x in leaves)
     goal = ctx.renderer.text(Not(part))
     if len(goal) > MAX_GOAL or states_code(goal):  # not a sentence a person reads: the trigger states it
-        return f"Change {names} so that the trigger above no longer holds."
-    return f"Change {names} so that {goal}."
+        return f"Change {names}{RESTATES}the trigger above no longer holds."
+    return f"Change {names}{RESTATES}{goal}."
 
 
 def _single_leaf(part: Expr, leaf: Leaf, ctx: Context) -> str | None:

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from analyzers.advice import RESTATES
 from analyzers.argv import launch_of_argv
 from analyzers.cli_parser import TargetCli, refused_word
 from analyzers.counts import adds_nonpositive
@@ -271,12 +272,11 @@ class ExampleJudge:
         shown = found if said == "true" or (said == "unknown" and not self._same(found)) else pair
         if shown != pair:
             out["before"], out["after"] = self.text_of(found.before), self.text_of(found.after)
-            if out.get("solution") and (moved := change_between(found.before, found.after, self.flags)) != \
-                    change_between(pair.before, pair.after, self.flags):  # `after` applies what it says
-                out["solution"] = f"{moved.words()[:1].upper()}{moved.words()[1:]}."
         else:
             predictions = self._predictions(pair)
             said = verdict(own, *predictions)
+        if out.get("solution"):
+            out["solution"] = self._change_words(out["solution"], shown, pair)
         out["predicted"] = said
         if more := self._machine(shown):
             out["needs"] = sorted({*needs, *more})
@@ -291,6 +291,16 @@ class ExampleJudge:
             if deciding:
                 out["undecided"] = list(dict.fromkeys(deciding))
         return out
+
+    def _change_words(self, words: str, shown: Pair, pair: Pair) -> str:
+        """What the shown example changes, as the example's "Change:" line says it: the words
+        of the solution it applies, or the change itself where a repair made it another one
+        or the words only restate the condition (`advice.RESTATES`: "Change `--x` so that ...")."""
+        moved = change_between(shown.before, shown.after, self.flags)
+        if not moved or (shown == pair and RESTATES not in words) or \
+                (shown != pair and moved == change_between(pair.before, pair.after, self.flags)):
+            return words
+        return f"{moved.words()[:1].upper()}{moved.words()[1:]}."
 
     def _same(self, pair: Pair) -> bool:
         return self.text_of(pair.before) == self.text_of(pair.after)

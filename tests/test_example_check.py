@@ -466,3 +466,14 @@ def test_a_repair_left_open_that_changes_nothing_is_no_example(monkeypatch):
     found = judge.judge("own", _fix("--pp-size 2 --enable-lora --enable-spec", "--pp-size 2 --enable-lora"))
     assert (found["before"], found["after"]) == (None, None)  # the given pair, which pp refutes: withheld
     assert found["withheld"]["before"] == "serve --pp-size 2 --enable-lora --enable-spec"
+
+
+@pytest.mark.parametrize(("words", "shown"), [
+    # the words restate the condition: the change the example makes is said instead
+    ("Change `--enable-lora`, `--enable-spec` so that `--enable-lora` is not set or `--enable-spec` is not set.",
+     "Drop `--enable-spec`."),
+    ("Do not pass `--enable-spec`.", "Do not pass `--enable-spec`."),  # concrete words stay
+])
+def test_the_change_line_of_an_example_says_the_change_it_makes(words: str, shown: str) -> None:
+    fix = {**_fix("--enable-lora --enable-spec", "--enable-lora"), "solution": words}
+    assert _judge(PP_FIRST, LORA_SPEC).judge("own", fix)["solution"] == shown
