@@ -174,9 +174,11 @@ Predict = Callable[[str, str, str], str]
 
 
 def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str,
-               predict: Predict | None = None) -> dict[str, Any]:
+               predict: Predict | None = None, prefix: str = "") -> dict[str, Any]:
     """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome;
-    a pair the real program found replaces it, with `predict`'s word on that pair."""
+    a pair the real program found replaces it, with `predict`'s word on that pair and, where it
+    changes more than the pair it replaces, the change it makes as its words (`prefix`: the
+    profile's launch command, to read the commands)."""
     out = dict(fix)
     withheld = fix.get("withheld") if fix.get("after") is None else None
     shown = withheld if isinstance(withheld, Mapping) else fix
@@ -196,6 +198,8 @@ def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: 
                   if k not in ("before", "after", "verified", "predicted", "withheld", "note", "undecided")}}
         if predict is not None:
             out["predicted"] = predict(entry, found.found.before, found.found.after)
+        if out.get("solution") and (words := _found_change(shown, found.found, prefix)):
+            out["solution"] = words
         return out
     if withheld is not None:
         return _merged_withheld(fix, withheld, found, version)
@@ -229,10 +233,11 @@ def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | No
         return list(entries)
     out = []
     for entry in entries:
-        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict),
+        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict, prefix),
                                  solutions=merged_solutions(entry.id, v.solutions, outcomes, version, predict, prefix))
                          if v.example_fix is not None else v for v in entry.variants)
-        out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version, predict),
+        out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version, predict,
+                                                         prefix),
                            solutions=merged_solutions(entry.id, entry.solutions, outcomes, version, predict, prefix),
                            variants=variants))
     return out
@@ -263,6 +268,20 @@ def merged_solutions(entry: str, solutions: Sequence[Any] | None, outcomes: Outc
             out.append(replace(sol, before=None, command=None, predicted="unknown", verified=_VERIFIED[NOT_RUN],
                                real=f"its command did not reach this error: {found.why} ({version})"))
     return tuple(out)
+
+
+def _found_change(shown: Mapping[str, Any], found: Found, prefix: str) -> str:
+    """The change the pair the real program `found` makes, in words, where it is not the change
+    of the pair it replaces (`shown`); "" where it is, or the commands cannot be read."""
+    from analyzers.launch import split_command
+    from analyzers.solution import Change
+
+    try:
+        made = Change.between_lines(split_command(found.before, prefix), split_command(found.after, prefix))
+        own = Change.between_lines(split_command(shown["before"], prefix), split_command(shown["after"], prefix))
+    except (ValueError, KeyError):
+        return ""
+    return f"{made.words()[:1].upper()}{made.words()[1:]}." if made and made != own else ""
 
 
 def _found_solution(entry: str, sol: Any, found: Found, version: str, predict: Predict | None,

@@ -63,6 +63,16 @@ def test_a_found_example_replaces_a_refuted_one_and_keeps_the_static_one():
     assert fix["solution"] == FIX["solution"]
 
 
+@pytest.mark.parametrize(("after", "words"), [
+    ("run --y 2", FIX["solution"]),  # the same change, on top of --y 2: the words stay
+    ("run --z 3", "Set `--z` to 3, drop `--x` and drop `--y`."),  # more: the change it makes is said
+])
+def test_a_found_example_says_the_change_it_makes(after: str, words: str) -> None:
+    found = Found("run --x 1 --y 2", after, Real("error", "ValueError", "m", "p.py", 1), Real("ok"))
+    fix = merged_fix("e1", FIX, Outcomes({}).with_([_outcome(REFUTED, "after-fires: e2", found)]), "1.0", prefix="run")
+    assert fix["solution"] == words
+
+
 WITHHELD = {"before": None, "after": None, "verified": "not-run", "predicted": "false",
             "note": "Predicted not to work as written.", "withheld": {"before": B, "after": A}}
 
