@@ -368,4 +368,12 @@ def _said(template: str) -> tuple[str, str]:
     reason, rule = message_reason(template), message_rule(template)
     if reason and rule and _PRONOUN.match(reason) and reason.rstrip(".") in rule:
         return reason, rule + "."
+    if not reason and not rule:  # a plain statement of why ("MTP uses its own ... head."): quoted whole
+        return "", _statement(template)
     return reason, reason or (rule + ".").lstrip(".")
+
+
+def _statement(template: str) -> str:
+    """The message's first sentence where it shows no value and says something (4 words or more)."""
+    first = sentences(_literal(template.strip()))[0].strip() if template.strip() else ""
+    return first if first and not _HOLE.search(first) and len(first.split()) >= 4 else ""

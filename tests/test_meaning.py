@@ -189,6 +189,10 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     (entry("A is off: the pool is not built.", LORA, comment="pool built later"), DOCS,
      "sglang refuses this launch: the pool is not built. Per the comment at the check: “pool built later.” "
      "Raised by `check`."),
+    # a plain statement, neither a rule nor a reason (sglang 0.5.23 speculative_hook.py:1036): quoted whole
+    (entry("MTP uses its own full-vocabulary embedding and head.", LORA), {},
+     "sglang refuses this launch: MTP uses its own full-vocabulary embedding and head. "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
     # nothing says why: the category, in words
     (entry("bad value", guard="except ValueError", origin=GuardOrigin.EXCEPT), {},
      "sglang cannot parse the value it was given: it is not in the form the option expects. "
