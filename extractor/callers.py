@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
+from extractor.crash_sites import user_value
 from extractor.enum_self import with_chain_meanings, with_self_meanings
 from extractor.exceptions import catches
 from extractor.init_attributes import written_once_as_attribute
@@ -43,6 +44,7 @@ from extractor.records import (
     Guard,
     GuardOrigin,
     RaiseSite,
+    SiteKind,
     Variant,
     bound_by_callers,
     map_guards,
@@ -662,6 +664,8 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
         for site in fs.sites:
             site_ctx = context_of(site.exception)
             direct = site_ctx.guards(fs.path, site.function, site.direct)
+            if site.kind is SiteKind.CRASH and not user_value(direct[-1].expr):
+                continue  # a crash on a parameter its callers pass no user value for
             shift = len(direct) - len(site.direct)  # the caller guard goes first: runs move up
             sites.append(per_binding(replace(
                 site,

@@ -38,7 +38,7 @@ from extractor.frozen import FrozenMap
 from extractor.ir import RAISES, Apply, Compare, Const, Expr, Ref, RefKind, Truthy, conj, negate, refs, unknowns
 from extractor.messages import Option
 from extractor.raise_sites import RaiseSites
-from extractor.records import Guard, GuardOrigin, SiteKind
+from extractor.records import Guard, GuardOrigin, SiteKind, bound_by_callers
 from extractor.templates import Template, parse_template
 from extractor.walk_state import WalkState
 
@@ -52,6 +52,12 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 def user_value(expr: Expr) -> bool:
     """Does `expr` read an option or env var, and nothing errcat cannot interpret?"""
     return any(r.kind in _USER for r in refs(expr)) and not unknowns(expr)
+
+
+def passed_value(expr: Expr) -> bool:
+    """Is `expr` a user value, or read from the function's parameters alone (what its call
+    sites pass may be one: `extractor.callers.with_caller_guards` keeps the crash where it is)?"""
+    return user_value(expr) or (bool(unknowns(expr)) and bound_by_callers(expr))
 
 
 def setting(expr: Expr) -> bool:
@@ -183,7 +189,7 @@ class CrashSites:
     def _divisor(self, node: cst.CSTNode, divisor: cst.BaseExpression, kind: CrashKind,
                  local: tuple[Guard, ...]) -> None:
         value = term(divisor, self.state.scope)
-        if not user_value(value):
+        if not passed_value(value):
             return
         text = norm_code(divisor)
         test, wants = divisor_test(text, setting(value))
@@ -195,7 +201,7 @@ class CrashSites:
     def _converted(self, node: cst.Call, arg: cst.BaseExpression, kind: CrashKind, template: Template,
                    local: tuple[Guard, ...]) -> None:
         scope = self.state.scope
-        if not user_value(term(arg, scope)):
+        if not passed_value(term(arg, scope)):
             return
         text = norm_code(arg)
         wants = {"int": "an integer", "float": "a number"}.get(kind.operation, "valid JSON")

@@ -133,3 +133,27 @@ def test_the_entry_says_which_check_is_missing_in_user_terms() -> None:
     fields = crash_fields(site, Renderer())
     assert fields["missing"] == "sglang does not check that `--nnodes` is at least 1"
     assert fields["meaning"].startswith("sglang does not check that `--nnodes` is at least 1; the modulo divides by it")
+
+
+@pytest.mark.parametrize(("call", "kept"), [
+    ("Config(overrides=cfg.json_model_override_args)", True),  # every construction passes an option
+    ("Config(overrides='{}')", False),  # a literal: nothing the user gives breaks it
+    ("Config(overrides=cfg.json_model_override_args)\n            Config(overrides='{}')", False),  # not every call
+])
+def test_a_crash_on_a_parameter_is_kept_where_its_callers_pass_an_option(call: str, kept: bool) -> None:
+    """sglang 0.5.23 model_config.py:612 ``json.loads(model_override_args)`` in ``ModelConfig.__init__``,
+    constructed with ``model_override_args=cfg.json_model_override_args``."""
+    from extractor.callers import with_caller_guards
+
+    text = textwrap.dedent(f"""
+        import json
+        class Config:
+            def __init__(self, overrides):
+                self.overrides = json.loads(overrides)
+        def build(cfg):
+            {call}
+    """)
+    extracted = extract_file("pkg/config.py", text, PROFILE)
+    assert extracted.parse_error is None and [s.kind for s in extracted.sites] == [SiteKind.CRASH]
+    (fs,) = with_caller_guards([extracted])
+    assert bool([s for s in fs.sites if s.kind is SiteKind.CRASH]) is kept
