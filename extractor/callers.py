@@ -664,13 +664,14 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
         for site in fs.sites:
             site_ctx = context_of(site.exception)
             direct = site_ctx.guards(fs.path, site.function, site.direct)
-            if site.kind is SiteKind.CRASH and not user_value(direct[-1].expr):
+            variants = tuple(replace(v, guards=ctx.bound(fs.path, site.function, v.guards)) for v in site.variants)
+            if site.kind is SiteKind.CRASH and not _fails_on_user_value(direct, variants):
                 continue  # a crash on a parameter its callers pass no user value for
             shift = len(direct) - len(site.direct)  # the caller guard goes first: runs move up
             sites.append(per_binding(replace(
                 site,
                 direct=direct,
-                variants=tuple(replace(v, guards=ctx.bound(fs.path, site.function, v.guards)) for v in site.variants),
+                variants=variants,
                 prior_runs=tuple((at + shift, b, s, e) for at, b, s, e in site.prior_runs),
                 priors=priors,
             ), site_ctx.per_call(fs.path, site.function)))
@@ -681,6 +682,13 @@ def with_caller_guards(files: Sequence[FileSites], callers: Sequence[FileSites] 
         )
         out.append(replace(fs, sites=tuple(sites), adjustments=adjustments, priors=priors))
     return out
+
+
+def _fails_on_user_value(direct: tuple[Guard, ...], variants: tuple[Variant, ...]) -> bool:
+    """Does a crash site, its guards bound, fail on a user value: its failing operation (the
+    last guard; in a table, each row's) reads options or env vars and nothing unknown?"""
+    fails = [direct[-1]] if direct else [v.guards[-1] for v in variants if v.guards]
+    return all(user_value(g.expr) for g in fails)
 
 
 # ------------------------------------------------------------------ reachability
