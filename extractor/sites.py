@@ -540,8 +540,8 @@ class SiteWalker:
     def _self_attribute(self, target: cst.BaseExpression) -> str | None:
         """``Cls.attr`` for a target ``self.attr`` in a method of ``Cls``."""
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                and target.value.value == "self"):
-            return None
+                and target.value.value == "self") or self.state.scope.is_config(target.value):
+            return None  # a config method's ``self.x = v`` adjusts the setting
         cls = self._method_of()
         return f"{cls}.{target.attr.value}" if cls is not None else None
 

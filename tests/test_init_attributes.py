@@ -95,3 +95,17 @@ def test_a_parameter_an_unpacked_call_may_pass_does_not_take_its_default() -> No
     """)
     (fs,) = with_caller_guards([extract_file("m.py", text, PROFILE)])
     assert [u for g in fs.sites[0].guards for u in unknowns(g.expr)]
+
+
+def test_a_config_methods_self_assignment_is_an_adjustment_not_an_attribute() -> None:
+    """sglang 0.5.18's ``ServerArgs`` methods set ``self.pp_size = 1``: the setting changes."""
+    text = textwrap.dedent("""
+        class ServerArgs:
+            def __init__(self, tp_size):
+                self.tp_size = tp_size
+            def _handle_pp(self):
+                if self.dllm_algorithm is not None:
+                    self.pp_size = 1
+    """)
+    fs = extract_file("python/sglang/srt/server_args.py", text, PROFILE)
+    assert fs.attributes == () and "pp_size" in [a.flag for a in fs.adjustments]
