@@ -56,7 +56,11 @@ def user_value(expr: Expr) -> bool:
 
 def passed_value(expr: Expr) -> bool:
     """Is `expr` a user value, or read from the function's parameters alone (what its call
-    sites pass may be one: `extractor.callers.with_caller_guards` keeps the crash where it is)?"""
+    sites pass may be one: `extractor.callers.with_caller_guards` keeps the crash where it is)?
+    For a conversion only (``json.loads(overrides)``): a divisor passed in is a helper's
+    (``tp_size // attn_dp_size``), called from many places, the earliest of them often before
+    the check of the value (sglang 0.5.23 ``derive_attn_tp_size`` after ``--attn-dp-size must be
+    positive``), so the program order would put the crash first where it never fires."""
     return user_value(expr) or (bool(unknowns(expr)) and bound_by_callers(expr))
 
 
@@ -189,7 +193,7 @@ class CrashSites:
     def _divisor(self, node: cst.CSTNode, divisor: cst.BaseExpression, kind: CrashKind,
                  local: tuple[Guard, ...]) -> None:
         value = term(divisor, self.state.scope)
-        if not passed_value(value):
+        if not user_value(value):
             return
         text = norm_code(divisor)
         test, wants = divisor_test(text, setting(value))

@@ -157,3 +157,11 @@ def test_a_crash_on_a_parameter_is_kept_where_its_callers_pass_an_option(call: s
     assert extracted.parse_error is None and [s.kind for s in extracted.sites] == [SiteKind.CRASH]
     (fs,) = with_caller_guards([extracted])
     assert bool([s for s in fs.sites if s.kind is SiteKind.CRASH]) is kept
+
+
+def test_a_divisor_passed_in_is_no_crash_site() -> None:
+    """``derive_attn_tp_size(*, tp_size, attn_dp_size)`` (sglang 0.5.23) divides by what many
+    callers pass, some before the program checks the value: a conversion's parameter counts
+    (`passed_value`), a divisor's does not."""
+    code = "def derive(*, tp_size, attn_dp_size):\n    return tp_size // attn_dp_size\n"
+    assert [s for s in extract_file("m.py", code, PROFILE).sites if s.kind is SiteKind.CRASH] == []
