@@ -300,7 +300,7 @@ class ExampleJudge:
         if not moved or (shown == pair and RESTATES not in words) or \
                 (shown != pair and moved == change_between(pair.before, pair.after, self.flags)):
             return words
-        return f"{moved.words()[:1].upper()}{moved.words()[1:]}."
+        return moved.sentence()
 
     def _same(self, pair: Pair) -> bool:
         return self.text_of(pair.before) == self.text_of(pair.after)
@@ -359,6 +359,8 @@ class ExampleJudge:
         parser is shared), or over another `pipeline` of the same catalog."""
         judge = ExampleJudge(pipeline or self.pipeline, stated, self.flags, self.prefix)
         judge.cli = self.cli
+        if stated is self.stated:  # the same statement states each command the same way
+            judge._states = self._states
         return judge
 
     def of(self, own: str) -> ExampleJudge:

@@ -114,9 +114,11 @@ def _checks_of(data: Mapping[str, Any], architecture: Callable[[str], bool]) -> 
     own_only = [check_of(e) for e in raised if e["id"] in apart]
     if not functions:
         return checks, own_only
-    # a call of a plain function is what it returns (the trigger shows the call)
-    return ([replace(c, condition=inline_returns(c.condition, functions)) for c in checks],
-            [replace(c, condition=inline_returns(c.condition, functions)) for c in own_only])
+
+    def inlined(these: list[Check]) -> list[Check]:  # a call of a plain function is what it returns
+        return [replace(c, condition=inline_returns(c.condition, functions)) for c in these]
+
+    return inlined(checks), inlined(own_only)
 
 
 def _after_unweighed(check: Check, entry: Mapping[str, Any], apart: Collection[str]) -> Check:

@@ -273,15 +273,19 @@ def merged_solutions(entry: str, solutions: Sequence[Any] | None, outcomes: Outc
 def _found_change(shown: Mapping[str, Any], found: Found, prefix: str) -> str:
     """The change the pair the real program `found` makes, in words, where it is not the change
     of the pair it replaces (`shown`); "" where it is, or the commands cannot be read."""
+    try:
+        made, own = _between(found.before, found.after, prefix), _between(shown["before"], shown["after"], prefix)
+    except (ValueError, KeyError):
+        return ""
+    return made.sentence() if made and made != own else ""
+
+
+def _between(before: str, after: str, prefix: str) -> Any:
+    """The `Change` that turns shell line `before` into `after`; ValueError where one cannot be read."""
     from analyzers.launch import split_command
     from analyzers.solution import Change
 
-    try:
-        made = Change.between_lines(split_command(found.before, prefix), split_command(found.after, prefix))
-        own = Change.between_lines(split_command(shown["before"], prefix), split_command(shown["after"], prefix))
-    except (ValueError, KeyError):
-        return ""
-    return f"{made.words()[:1].upper()}{made.words()[1:]}." if made and made != own else ""
+    return Change.between_lines(split_command(before, prefix), split_command(after, prefix))
 
 
 def _found_solution(entry: str, sol: Any, found: Found, version: str, predict: Predict | None,
@@ -291,12 +295,10 @@ def _found_solution(entry: str, sol: Any, found: Found, version: str, predict: P
     where that further change drops or changes what `before` gives: it may clear the error
     alone (dropping the option the check needs), so the solution's own change proves nothing."""
     from analyzers.launch import split_command
-    from analyzers.solution import Change
 
     try:
         before = split_command(found.before, prefix)
-        own = Change.between_lines(split_command(sol.before, prefix), split_command(sol.command, prefix))
-        made = Change.between_lines(before, split_command(found.after, prefix))
+        own, made = _between(sol.before, sol.command, prefix), _between(found.before, found.after, prefix)
     except ValueError:
         return None
     extra = made.beyond(own)

@@ -76,6 +76,11 @@ class Change:
         said += [f"set `{name}={value}`" if value is not None else f"unset `{name}`" for name, value in self.env]
         return _joined(said)
 
+    def sentence(self, rest: str = ".") -> str:
+        """`words()` as the start of a sentence, `rest` after it: "Set `--tp-size` to 2."."""
+        words = self.words()
+        return f"{words[:1].upper()}{words[1:]}{rest}"
+
 
 def _joined(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""

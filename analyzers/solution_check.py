@@ -137,8 +137,7 @@ def _through_options(own: str, sol: Solution, launch: Launch, judge: ExampleJudg
     change = change_between(stated, _through(negate(sol.part), leaves, model, stated), judge.flags)
     if not change:
         return replace(sol, predicted="unknown")
-    words = change.words()
-    return replace(sol, text=f"{words[0].upper()}{words[1:]}: the setting the check reads is derived from it.",
+    return replace(sol, text=change.sentence(": the setting the check reads is derived from it."),
                    change=change, note="", predicted="unknown")
 
 
@@ -179,8 +178,7 @@ def _example_change(own: str, fix: Mapping[str, Any], judge: ExampleJudge) -> So
     if not _works(own, before, after, judge):
         return None
     change = change_between(before, after, judge.flags)
-    words = change.words()
-    return Solution(f"{words[0].upper()}{words[1:]}.", None, change, judge.text_of(before), judge.text_of(after),
+    return Solution(change.sentence(), None, change, judge.text_of(before), judge.text_of(after),
                     "true")
 
 
@@ -344,11 +342,10 @@ def _worded(text: str, change: Change) -> str:
     """`text` naming the change `change` makes, where its words leave the values open."""
     if not change:
         return text
-    words = change.words()
     if text.startswith("Change ") and " so that " in text:  # "Change `--a`, `--b` so that …"
         if not change.set and not any(v for _, v in change.env):  # options dropped: nothing more to say
-            return f"{words[0].upper()}{words[1:]}."
-        return f"{words[0].upper()}{words[1:]} so that {text.split(' so that ', 1)[1]}"
+            return change.sentence()
+        return change.sentence(f" so that {text.split(' so that ', 1)[1]}")
     if " a value other than " in text and change.set:  # name what works, not only what does not
         return f"{text.split(' to a value other than ', 1)[0]} to {change.set[0][1]} (refused here: " \
                f"{text.split(' a value other than ', 1)[1].split(', or ', 1)[0].rstrip('.')})."
