@@ -37,8 +37,8 @@ from extractor.ir import (
     is_truthiness,
     map_children,
     refs,
-    simplify,
 )
+from extractor.ir_reduce import reduced
 from extractor.records import PARAMETER
 
 # Operands of one and/or shown; the rest are counted, so a generated 5,000-term chain
@@ -88,7 +88,7 @@ class Renderer(Visitor[str]):
 
     def text(self, expr: Expr) -> str:
         """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"."""
-        return _Sentence(self, negated=False).visit(simplify(expr))
+        return _Sentence(self, negated=False).visit(reduced(expr))
 
     def value(self, expr: Expr) -> str:
         return self.visit(expr)

@@ -6,8 +6,11 @@ where the call is), depth first.
 Every check (raise/assert site) and config assignment a walk from an entry point meets
 gets a time: its position in that walk. A check sees the assignments with smaller times
 (`analyzers.first_error`); a launch meets checks in time order. A function runs once, at
-its first call (a helper called again later does not move). Code no chain of calls from
-an entry point reaches gets no time (its order is unknown).
+its first call (a helper called again later does not move), except for its checks whose
+error a ``try`` around that call catches for good: they get their time at the first call
+that lets the error through (``parse_key`` validated inside ``try: ... except ValueError``
+first, then again unguarded). Code no chain of calls from an entry point reaches gets no
+time (its order is unknown).
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from extractor.callers import CallEdges, EntryPoints, Func
+from extractor.exceptions import catches
 from extractor.records import CallSite, FileSites
 
 Place = tuple[str, str, int]  # (path, function, line) of a check or an assignment
@@ -30,7 +34,8 @@ class ProgramOrder:
 
 # at one line the calls run first: ``cfg.x = f(cfg)``, ``if f(cfg): raise``
 _CALL, _OWN = 0, 1
-Event = tuple[int, int, tuple[Func, ...]]  # (line, _CALL or _OWN, callees)
+# (line, _CALL or _OWN, callees, what a call's ``try`` catches for good or a check raises ("": an assignment))
+Event = tuple[int, int, tuple[Func, ...], tuple[str, ...]]
 
 
 def _events(files: Sequence[FileSites], callers: Sequence[FileSites], graph: CallEdges,
@@ -45,10 +50,11 @@ def _events(files: Sequence[FileSites], callers: Sequence[FileSites], graph: Cal
                 if overrides and any(t[1].rpartition(".")[2] in runners for t in targets):
                     targets += overrides
                 if not _deferred(call, fs.calls):
-                    found.setdefault((fs.path, call.caller), []).append((call.line, _CALL, targets))
-        own = [(s.line, s.function) for s in fs.sites] + [(a.line, a.function) for a in fs.adjustments if not a.derived]
-        for line, function in own:
-            found.setdefault((fs.path, function), []).append((line, _OWN, ()))
+                    found.setdefault((fs.path, call.caller), []).append((call.line, _CALL, targets, call.caught))
+        own = [(s.line, s.function, s.exception) for s in fs.sites]
+        own += [(a.line, a.function, "") for a in fs.adjustments if not a.derived]
+        for line, function, raised in own:
+            found.setdefault((fs.path, function), []).append((line, _OWN, (), (raised,)))
     return {func: sorted(set(events)) for func, events in found.items()}
 
 
@@ -67,25 +73,29 @@ def program_order(files: Sequence[FileSites], callers: Sequence[FileSites], entr
     graph = graph or CallEdges(files, callers)
     events = _events(files, callers, graph, entry.override_runners)
     time: dict[Place, int] = {}
-    started: set[Func] = set()
+    # a function runs once per set of errors the trys around its call chain catch for good
+    started: set[tuple[Func, frozenset[str]]] = set()
     for seed in _seeds(graph, entry):
-        if seed in started:
+        if (seed, frozenset()) in started:
             continue
-        started.add(seed)
-        stack: list[tuple[Func, Iterator[Event]]] = [(seed, iter(events.get(seed, ())))]
+        started.add((seed, frozenset()))
+        stack: list[tuple[Func, frozenset[str], Iterator[Event]]] = [(seed, frozenset(), iter(events.get(seed, ())))]
         while stack:
-            func, pending = stack[-1]
+            func, caught, pending = stack[-1]
             event = next(pending, None)
             if event is None:
                 stack.pop()
                 continue
-            line, kind, callees = event
+            line, kind, callees, names = event
             if kind == _OWN:
-                time.setdefault((func[0], func[1], line), len(time))
+                if not (names[0] and caught and catches(tuple(caught), names[0])):
+                    time.setdefault((func[0], func[1], line), len(time))
                 continue
-            for callee in reversed([c for c in callees if c not in started]):  # the first runs first
-                started.add(callee)
-                stack.append((callee, iter(events.get(callee, ()))))
+            inner = caught | frozenset(names)
+            fresh = [c for c in callees if (c, inner) not in started and (c, frozenset()) not in started]
+            for callee in reversed(fresh):  # the first runs first
+                started.add((callee, inner))
+                stack.append((callee, inner, iter(events.get(callee, ()))))
     return ProgramOrder(time)
 
 

@@ -114,6 +114,26 @@ def test_a_call_made_again_later_under_fewer_conditions_runs_the_callee_there() 
     assert order == [("p.py", "prepare", 5), ("p.py", "check", 9)]
 
 
+def test_a_check_whose_error_the_first_call_catches_runs_at_the_first_call_that_lets_it_through() -> None:
+    source = '''
+        def prepare(cfg):
+            try:
+                parse_key(cfg.config_key)
+            except ValueError as error:
+                raise RuntimeError(str(error)) from error
+            assert cfg.a, "between"
+            parse_key(cfg.key)
+
+        def parse_key(key):
+            if not key:
+                raise ValueError("empty key")
+            assert len(key) < 9, "long key"
+    '''
+    order = _order({"pkg/p.py": source}, EntryPoints(functions=(("pkg/p.py", "prepare"),)))
+    assert order == [("p.py", "parse_key", 13), ("p.py", "prepare", 6), ("p.py", "prepare", 7),
+                     ("p.py", "parse_key", 12)]
+
+
 def test_a_runner_of_model_overrides_runs_every_registered_override_where_it_is_called() -> None:
     runner = '''
         def prepare(cfg):

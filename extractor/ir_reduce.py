@@ -1,0 +1,141 @@
+"""Logical reduction of a condition for a person to read: what the rest of a condition
+already decides is folded away, and operands repeated across a conjunction of disjunctions
+(or a disjunction of conjunctions) are said once.
+
+`simplify` normalises one node at a time; a trigger built from a chain of guards repeats
+whole guards inside one another (``a and (a and x or a and not x)``, five clauses each
+starting "`--kv-cache-dtype` is not nvfp4 or ..."). Python's tests are two-valued, so the
+reductions are the usual laws: an operand of ``and`` is read knowing the others hold, one
+of ``or`` knowing the others fail (absorption, unit propagation), and the distributive law
+read backwards (``(a or x) and (a or y)`` is ``a or (x and y)``).
+"""
+from __future__ import annotations
+
+from collections import ChainMap, Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from extractor.ir import And, Compare, Const, Expr, In, Not, Or, conj, disj, negate, simplify
+
+# rounds of `reduced`: each folds what the previous one's factoring exposed
+_ROUNDS = 3
+
+
+@lru_cache(maxsize=4096)  # a trigger's parts are rendered for its text, its reach and its rows
+def reduced(expr: Expr) -> Expr:
+    """`expr` with what its own operands decide folded away and shared operands factored out,
+    equivalent to it wherever each test is true or false."""
+    out = simplify(expr)
+    for _ in range(_ROUNDS):
+        step = simplify(_factored(_folded(out, {})))
+        if step == out:
+            break
+        out = step
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    """The key of what an operand ``x == c`` says of ``x``: other tests of ``x`` against
+    constants (``x != d``, ``x in (c, d)``) are decided by it."""
+
+    term: Expr
+
+
+Facts = Mapping[Any, Any]  # a condition -> its truth; a `_Value` -> the term's value
+
+
+def _known(expr: Expr, facts: Facts) -> Const | None:
+    if expr in facts:
+        return Const(facts[expr])
+    opposite = negate(expr)
+    if opposite in facts:
+        return Const(not facts[opposite])
+    if isinstance(expr, Compare) and expr.op in ("==", "!=") and isinstance(expr.right, Const) \
+            and _Value(expr.left) in facts:
+        decided = simplify(Compare(expr.op, Const(facts[_Value(expr.left)]), expr.right))
+    elif isinstance(expr, In) and isinstance(expr.container, Const) and _Value(expr.item) in facts:
+        decided = simplify(In(Const(facts[_Value(expr.item)]), expr.container))
+    else:
+        return None
+    return decided if isinstance(decided, Const) else None
+
+
+def _layer(args: tuple[Expr, ...], holds: bool) -> dict[Any, Any]:
+    """What the operands of a conjunction (`holds`) or disjunction say to each other."""
+    layer: dict[Any, Any] = dict.fromkeys(args, holds)
+    if holds:
+        layer.update((_Value(a.left), a.right.value) for a in args
+                     if isinstance(a, Compare) and a.op == "==" and isinstance(a.right, Const)
+                     and not isinstance(a.left, Const))
+    return layer
+
+
+class _Without(Mapping[Any, Any]):
+    """`facts` without what one operand says of itself: its parts are read knowing the other
+    operands, not itself (``not x`` would otherwise decide its own ``x``)."""
+
+    def __init__(self, facts: Facts, hidden: Expr) -> None:
+        self.facts, self.hidden = facts, hidden
+
+    def __getitem__(self, key: Expr) -> bool:
+        if key == self.hidden:
+            raise KeyError(key)
+        return self.facts[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key != self.hidden and key in self.facts
+
+    def __iter__(self) -> Iterator[Expr]:
+        return (k for k in self.facts if k != self.hidden)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _folded(expr: Expr, facts: Facts) -> Expr:
+    """`expr` with each sub-condition `facts` decides replaced by its truth."""
+    known = _known(expr, facts)
+    return known if known is not None else _inside(expr, facts)
+
+
+def _inside(expr: Expr, facts: Facts) -> Expr:
+    """`_folded` below `expr`'s own node."""
+    if isinstance(expr, Not):
+        return negate(_folded(expr.arg, facts))
+    if not isinstance(expr, (And, Or)):
+        return expr
+    holds = isinstance(expr, And)  # an operand of `and` is read where the others hold
+    layer = ChainMap(_layer(expr.args, holds), facts)  # type: ignore[arg-type]  # only read
+    parts = [known if (known := _known(a, facts)) is not None else _inside(a, _Without(layer, a)) for a in expr.args]
+    return simplify(conj(parts) if holds else disj(parts))
+
+
+def _factored(expr: Expr) -> Expr:
+    """`expr` with operands shared by several conjunction (disjunction) operands of a
+    disjunction (conjunction) said once, bottom-up."""
+    if isinstance(expr, Not):
+        return negate(_factored(expr.arg))
+    if not isinstance(expr, (And, Or)):
+        return expr
+    args = [_factored(a) for a in expr.args]
+    while (merged := _factor_once(args, isinstance(expr, And))) is not None:
+        args = merged
+    return conj(args) if isinstance(expr, And) else disj(args)
+
+
+def _factor_once(args: list[Expr], holds: bool) -> list[Expr] | None:
+    """`args` (of a conjunction: `holds`) with the operands that share the most common inner
+    operand merged: ``(a or x), (a or y)`` -> ``a or (x and y)``; None where none share one."""
+    inner, join, outer = (Or, disj, conj) if holds else (And, conj, disj)
+    groups = [a for a in args if isinstance(a, inner)]
+    counts = Counter(p for g in groups for p in set(g.args))
+    common = [p for p, n in counts.most_common(1) if n > 1]
+    if not common:
+        return None
+    group = [g for g in groups if common[0] in g.args]
+    shared = [p for p in group[0].args if all(p in g.args for g in group)]
+    rest = [join([p for p in g.args if p not in shared]) for g in group]
+    return [join([*shared, outer(rest)]), *(a for a in args if not any(a is g for g in group))]
