@@ -46,7 +46,7 @@ TRADES = " — alone, this makes "  # advice's words for a change an earlier che
 def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry]:
     """`entries` with every solution (the entry's and each row's) judged on a command; a
     change of a derived setting no searched change achieves becomes its note."""
-    templates = {e.id: e.site.template.text for e in entries}
+    others = {e.id: named(e) for e in entries}
     out = []
     whole = judge
     for entry in entries:
@@ -54,10 +54,10 @@ def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry
         variants = []
         for v in entry.variants:
             if v.solutions:
-                sols, notes = _notes_apart(_checked(entry.id, v.solutions, v.example_fix or {}, judge, templates))
+                sols, notes = _notes_apart(_checked(entry.id, v.solutions, v.example_fix or {}, judge, others))
                 v = replace(v, solutions=sols, notes=(*v.notes, *notes))
             variants.append(v)
-        sols, notes = _notes_apart(_checked(entry.id, entry.solutions, entry.example_fix, judge, templates))
+        sols, notes = _notes_apart(_checked(entry.id, entry.solutions, entry.example_fix, judge, others))
         out.append(replace(entry, solutions=sols, advice_notes=(*entry.advice_notes, *notes),
                            variants=tuple(variants)))
     return out
@@ -87,14 +87,14 @@ def _reaching(own: str, fix: Mapping[str, Any], judge: ExampleJudge) -> Launch |
 
 
 def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: ExampleJudge,
-             templates: Mapping[str, str]) -> list[Solution]:
+             others: Mapping[str, str]) -> list[Solution]:
     before = _reaching(own, fix, judge)
     if before is None:  # nothing to try them on: the words stay, undecided, save a restated condition
         return _concrete(_untried(own, sols, fix, judge))
     out: list[Solution] = []
     for sol in sols:
-        found = (_tried(own, sol, before, judge, templates) if sol.part is not None else
-                 _advised(own, sol, before, judge, templates) if sol.change is not None else replace(sol))
+        found = (_tried(own, sol, before, judge, others) if sol.part is not None else
+                 _advised(own, sol, before, judge, others) if sol.change is not None else replace(sol))
         if found is not None and found.predicted == "true" and TRADES in found.text:
             found = replace(found, text=found.text.split(TRADES, 1)[0] + ".")  # the whole pipeline says it works
         if found is not None and all(found.text != s.text and not _same_change(found, s) for s in out):
@@ -183,7 +183,7 @@ def _example_change(own: str, fix: Mapping[str, Any], judge: ExampleJudge) -> So
 
 
 def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
-           templates: Mapping[str, str]) -> Solution | None:
+           others: Mapping[str, str]) -> Solution | None:
     """`sol` applied to `before` and judged; None where it surely walks into another error
     and no further change (said in its words) moves it off."""
     assert sol.part is not None
@@ -201,11 +201,11 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
     if after == before:  # no change of options makes the part false
         return replace(sol, predicted="unknown")
     return _judged(own, replace(sol, text=_worded(sol.text, change_between(before, after, judge.flags))),
-                   before, after, judge, templates)
+                   before, after, judge, others)
 
 
 def _judged(own: str, sol: Solution, before: Launch, after: Launch, judge: ExampleJudge,
-            templates: Mapping[str, str]) -> Solution | None:
+            others: Mapping[str, str]) -> Solution | None:
     """`sol` with the command `after` (its change made to `before`) and the pipeline's word
     on it; where `after` meets another error, with the further change that moves it off
     (said in its words); None where it surely fails."""
@@ -218,7 +218,7 @@ def _judged(own: str, sol: Solution, before: Launch, after: Launch, judge: Examp
         base, fixed = pair
         if base == before:  # the solution needs a further change: said in its words
             extra = change_between(after, fixed, judge.flags)
-            other = f"“{_short(templates[met])}”" if templates.get(met) else f"entry {met}"
+            other = others.get(met) or f"entry {met}"
             text = f"{text.rstrip('.')}, and {extra.words()}: alone, the change meets {other}."
         before, after, said = base, fixed, "true"
     if said == "false":
@@ -228,7 +228,7 @@ def _judged(own: str, sol: Solution, before: Launch, after: Launch, judge: Examp
 
 
 def _advised(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
-             templates: Mapping[str, str]) -> Solution | None:
+             others: Mapping[str, str]) -> Solution | None:
     """The message's own advice (`analyzers.message_advice`, its change known) applied to
     `before` and judged: None where the pipeline says it does not get past this error or meets
     another that no further change moves it off (`_judged`)."""
@@ -236,7 +236,7 @@ def _advised(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
     after = with_change(before, sol.change, judge.flags)
     if after == before:  # the command does not give what the advice changes
         return replace(sol, predicted="unknown")
-    return _judged(own, sol, before, after, judge, templates)
+    return _judged(own, sol, before, after, judge, others)
 
 
 def with_change(launch: Launch, change: Change, flags: Any) -> Launch:
@@ -350,6 +350,15 @@ def _worded(text: str, change: Change) -> str:
         return f"{text.split(' to a value other than ', 1)[0]} to {change.set[0][1]} (refused here: " \
                f"{text.split(' a value other than ', 1)[1].split(', or ', 1)[0].rstrip('.')})."
     return text
+
+
+def named(entry: Entry) -> str:
+    """How a solution's words name another error it meets: its message, or where a message of
+    holes only says nothing (``raise E(str(error))``), its exception and place."""
+    site = entry.site
+    if site.template.literal_text.strip():
+        return f"“{_short(site.template.text)}”"
+    return f"the {site.exception} at {site.path.rsplit('/', 1)[-1]}:{site.line}"
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -7,7 +7,7 @@ import pytest
 from analyzers.entries import Entry, Trigger
 from analyzers.first_error import Check
 from analyzers.solution import Change, Solution, solution_text
-from analyzers.solution_check import check_solutions, is_solution, judged_pairs
+from analyzers.solution_check import check_solutions, is_solution, judged_pairs, named
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
@@ -186,3 +186,12 @@ def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from_wher
     (done,) = check_solutions([_entry((sol,), _fix("--enable-lora", "--tp-size 2", "false"))], judge)
     assert [(s.text, s.command, s.predicted) for s in done.solutions] == [
         ("Set `--pp-size` to 2: the setting the check reads is derived from it.", None, "unknown")]
+
+
+@pytest.mark.parametrize(("message", "said"), [
+    ("LoRA needs spec.", "“LoRA needs spec.”"),
+    # a message of holes only (``raise E(str(error))``) says nothing: the error's exception and place
+    ("{error}", "the ValueError at a.py:2"),
+])
+def test_another_error_a_solution_meets_is_named_by_its_message_or_its_place(message, said):
+    assert named(_entry((), {}, "other", message)) == said
