@@ -80,9 +80,12 @@ def category(entry: Entry) -> Category | None:
     # a platform fact inside an either-or ("not cuda or not SM100") still makes it about the platform
     platform = any(r.kind is RefKind.PLATFORM for r in refs(entry.trigger.expr)) and "platform" not in found
     said = _by_message(text, [*found, "platform"] if platform else found)
+    # a table refusing each row's feature with one ("{option} does not yet support {mode}"):
+    # what excludes what is the rows' business, not a row's wording ("with --x > 1" is no range)
+    table = Category.EXCLUSIVE if entry.variants and _UNSUPPORTED_TEXT.search(text) else None
     return (_by_code(entry, found) or said or restriction(entry.trigger.expr)
-            or _requires(text, found) or next((c for row, row_found in rows if (c := _by_message(row, row_found))),
-                                              None))
+            or _requires(text, found) or table
+            or next((c for row, row_found in rows if (c := _by_message(row, row_found))), None))
 
 
 def _by_code(entry: Entry, found: Sequence[str]) -> Category | None:

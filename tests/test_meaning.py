@@ -77,6 +77,10 @@ def entry(template: str, expr: Expr = LORA, *, guard: str = "", origin: GuardOri
     (entry("--n is not in the config's candidate steps", Not(CALL)), Category.RANGE),
     (entry("Cache does not yet support DP attention", And((LORA, Compare(">", TP, Const(1))))), Category.EXCLUSIVE),
     (entry("--a requires the Mooncake linker", And((LORA, CALL))), Category.COMPANION),
+    # a table of features one option does not support: a row's wording ("with --tp > 1") is no range
+    (entry("{option} does not yet support {mode}", Or((LORA, CALL)),
+           rows=(("DP attention with --tp > 1", Compare(">", TP, Const(1))), ("PD multiplexing", SPEC))),
+     Category.EXCLUSIVE),
     (entry("LoRA with speculative decoding", LORA), None),  # "decoding" says nothing about parsing
     # the condition's shape
     (entry("x", And((LORA, Not(SPEC)))), Category.COMPANION),
