@@ -277,9 +277,11 @@ def site_reach(site: RaiseSite, nearest: int | None = None) -> tuple[list[tuple[
     return sorted(out, key=lambda found: found[0]), more
 
 
-def reach_of(site: RaiseSite, ids: Mapping[tuple[str, int], str], renderer: Renderer) -> tuple[tuple[Reach, ...], int]:
+def reach_of(site: RaiseSite, ids: Mapping[tuple[str, int], str], renderer: Renderer,
+             said: Mapping[tuple[str, int], str] | None = None) -> tuple[tuple[Reach, ...], int]:
     """`Trigger.reach` and `reach_more` of a site: its `site_reach` checks that can fire
-    (`ids`: entry id by (path, line)), the nearest `MAX_REACH` of them, and how many more."""
+    (`ids`: entry id by (path, line); `said`: their messages, quoted), the nearest `MAX_REACH`
+    of them, and how many more."""
     # the nearest first, each simplified only when it may be listed: a function of N checks
     # costs O(N) per site, not O(N) simplifications (issue 39); the rest are counted as written
     reach, more = site_reach(site, MAX_REACH + MAX_TRUE_SKIPPED)
@@ -295,7 +297,8 @@ def reach_of(site: RaiseSite, ids: Mapping[tuple[str, int], str], renderer: Rend
     items = []
     for line, passes in found:
         eid = ids.get((site.path, line), "")
-        first = f"entry {eid} (line {line})" if eid else f"the check at line {line}"
+        message = (said or {}).get((site.path, line), "")
+        first = f"{message} (line {line})" if message else f"the check at line {line}"
         text = f"also needs {renderer.text(passes)}, else {first} fires first"
         items.append(Reach(eid, line, simplify(negate(passes)), text))
     return tuple(items), more
@@ -441,8 +444,10 @@ def build_entries(
     ids = assign_ids(sites)
     usual = usual_exception(sites)
     at: dict[tuple[str, int], str] = {}
+    said: dict[tuple[str, int], str] = {}
     for site, eid in zip(sites, ids, strict=True):
         at.setdefault((site.path, site.line), eid)
+        said.setdefault((site.path, site.line), site.template.quoted())
     for site, eid in zip(sites, ids, strict=True):
         reached = (reach or {}).get((site.path, site.function), REACHED)
         extra: dict[str, Any] = {} if reached in (REACHED, ON_IMPORT) else {
@@ -465,7 +470,7 @@ def build_entries(
             extra["internal"] = True
             site = replace(site, notes=(*site.notes, why))
         start, code = excerpt(lines_of(site.path), site.line)
-        earlier, more = reach_of(site, at, renderer)
+        earlier, more = reach_of(site, at, renderer, said)
         variants = tuple(
             EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied))
             for v in site.variants

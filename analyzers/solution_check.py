@@ -356,14 +356,7 @@ def named(entry: Entry) -> str:
     """How a solution's words name another error it meets: its message, or where a message of
     holes only says nothing (``raise E(str(error))``), its exception and place."""
     site = entry.site
-    if site.template.literal_text.strip():
-        return f"“{_short(site.template.text)}”"
-    return f"the {site.exception} at {site.path.rsplit('/', 1)[-1]}:{site.line}"
-
-
-def _short(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+    return site.template.quoted() or f"the {site.exception} at {site.path.rsplit('/', 1)[-1]}:{site.line}"
 
 
 def is_solution(label: str) -> bool:

@@ -91,6 +91,14 @@ class Template:
         """Only the literal parts, concatenated (for similarity and search)."""
         return "".join(p for p in self.parts if isinstance(p, str))
 
+    def quoted(self, limit: int = 80) -> str:
+        """The message in quotes, cut at a word past `limit` characters; "" where it is holes only
+        (``{error}`` says nothing)."""
+        if not self.literal_text.strip():
+            return ""
+        text = " ".join(self.text.split())
+        return f"“{text if len(text) <= limit else text[:limit].rsplit(' ', 1)[0] + ' …'}”"
+
     @property
     def pattern(self) -> str:
         """The source of `matcher` (what catalogs publish), without compiling it.

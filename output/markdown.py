@@ -161,8 +161,9 @@ def _reach(trigger: Mapping[str, Any], titles: Titles) -> list[str]:
         return []
     out = ["", "Reached only if earlier checks pass:", ""]
     for item in reach:
-        shown = titles.get(item.get("entry") or "")
-        out.append(f"- {md.prose(item['text'], inline=True)}" + (f" ({_link(shown)})" if shown else ""))
+        shown = titles.get(item.get("entry") or "")  # the text quotes its message: a link, not its title again
+        page = f" ({md.page('its entry', shown['id'] + '.md')})" if shown else ""
+        out.append(f"- {md.prose(item['text'], inline=True)}{page}")
     if trigger.get("reach_more"):
         out.append(f"- … and {int(trigger['reach_more'])} earlier checks not listed")
     return out

@@ -339,18 +339,18 @@ def _entry(code: str, template: str):
     "code, template, expected",
     [
         # three raises in a row: the third's reach names the first two, in line order
-        (THREE, "c", [(4, "`--a` is not set"), (5, "`--b` is given")]),
-        (THREE, "b", [(4, "`--a` is not set")]),
+        (THREE, "c", [(4, "`--a` is not set", "a"), (5, "`--b` is given", "b")]),
+        (THREE, "b", [(4, "`--a` is not set", "a")]),
         (THREE, "a", []),
         # an earlier raise on what the trigger reads narrows it: in the trigger, not in reach
-        (PRIORS, "b mode", [(6, "`--other` is not set")]),
+        (PRIORS, "b mode", [(6, "`--other` is not set", "other")]),
         # the else branch leaves: it stands for the raise in the else block
         ("def f(cfg):\n    if cfg.a:\n        pass\n    else:\n        raise ValueError('na')\n"
-         "    if cfg.c:\n        raise ValueError('c')\n", "c", [(5, "`--a` is set")]),
+         "    if cfg.c:\n        raise ValueError('c')\n", "c", [(5, "`--a` is set", "na")]),
         # a one-line ``if c: raise`` and an ``elif`` chain: each exit stands for its own raise
         ("def f(cfg):\n    if cfg.a: raise ValueError('a')\n    elif cfg.b:\n        raise ValueError('b')\n"
          "    if cfg.c:\n        raise ValueError('c')\n", "c",
-         [(2, "`--a` is not set"), (4, "`--a` is set or `--b` is not set")]),
+         [(2, "`--a` is not set", "a"), (4, "`--a` is set or `--b` is not set", "b")]),
         # an inner block's earlier raise is not on the path after the block
         ("def f(cfg):\n    if cfg.x:\n        if cfg.a:\n            raise ValueError('a')\n"
          "    if cfg.c:\n        raise ValueError('c')\n", "c", []),
@@ -360,9 +360,9 @@ def _entry(code: str, template: str):
 def test_reach_names_the_earlier_checks_that_fire_first(code: str, template: str, expected) -> None:
     entry, ids = _entry(code, template)
     reach = entry.trigger.reach
-    assert [(r.line, r.entry) for r in reach] == [(line, ids[line]) for line, _ in expected]
+    assert [(r.line, r.entry) for r in reach] == [(line, ids[line]) for line, _, _ in expected]
     assert [r.text for r in reach] == [
-        f"also needs {text}, else entry {ids[line]} (line {line}) fires first" for line, text in expected]
+        f"also needs {text}, else “{message}” (line {line}) fires first" for line, text, message in expected]
 
 
 def test_reach_keeps_the_trigger_and_is_published_with_each_check_s_condition() -> None:

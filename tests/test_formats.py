@@ -197,13 +197,13 @@ def test_markdown_says_what_was_predicted_and_what_was_run(fix, shown):
     assert shown in page
 
 
-REACH = {"entry": "1" * 16, "text": "also needs `--a` is not set, else entry 1111111111111111 (line 1) fires first",
+REACH = {"entry": "1" * 16, "text": "also needs `--a` is not set, else “first” (line 1) fires first",
          "expr": {"op": "truthy", "term": {"op": "ref", "kind": "flag", "name": "a", "text": "cfg.a"}}}
 
 
 @pytest.mark.parametrize("trigger, shown", [
-    ({"reach": [REACH]}, "- also needs `--a` is not set, else entry 1111111111111111 (line 1) fires first "
-                         "([first](1111111111111111.md))"),
+    ({"reach": [REACH]}, "- also needs `--a` is not set, else “first” (line 1) fires first "
+                         "([its entry](1111111111111111.md))"),
     ({"reach": [{**REACH, "entry": None}], "reach_more": 3},
      "fires first\n- … and 3 earlier checks not listed"),
     ({}, None),

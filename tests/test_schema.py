@@ -30,7 +30,7 @@ ENTRY = {
     "example_fix": {"before": None, "after": None, "verified": "not-run", "predicted": "unknown"},
     "related": ["fedcba9876543210"],
 }
-REACH = {"entry": "fedcba9876543210", "text": "also needs `--a` is not set, else entry fedcba9876543210 (line 1) "
+REACH = {"entry": "fedcba9876543210", "text": "also needs `--a` is not set, else “x” (line 1) "
          "fires first", "expr": {"op": "truthy", "term": {"op": "ref", "kind": "flag", "name": "a", "text": "cfg.a"}}}
 CATALOG = {
     "schema_version": 2,
