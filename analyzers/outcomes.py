@@ -161,12 +161,47 @@ _BEFORE_RAISED = ("after-fires", "after-still-fires", "after-argparse")
 
 
 
-def _instead(why: str) -> str:
-    """What the real program did with `after` (`why`: one of `_BEFORE_RAISED`), as a phrase."""
+def _instead(why: str, named: Mapping[str, str] | None = None) -> str:
+    """What the real program did with `after` (`why`: one of `_BEFORE_RAISED`), as a phrase
+    (`named`: another entry's words by its id)."""
     kind, _, what = why.partition(": ")
     if kind == "after-fires":
-        return f"`after` meets {'entry ' if re.fullmatch('[0-9a-f]{16}', what) else ''}{what}"
+        return f"`after` meets {_other(what, named)}"
     return "`after` still raises it" if kind == "after-still-fires" else f"`after` is refused: {what}"
+
+
+def _other(what: str, named: Mapping[str, str] | None) -> str:
+    """Another error a command met (`what`: an entry id, or "outside the catalog (...)")."""
+    if not re.fullmatch("[0-9a-f]{16}", what):
+        return what
+    return (named or {}).get(what) or f"entry {what}"
+
+
+def _did(why: str, named: Mapping[str, str] | None) -> str:
+    """What the real program did with a `before` that did not raise this error, as a clause."""
+    kind, _, what = why.partition(": ")
+    if kind == "no-error":
+        return "it ran without an error"
+    if kind == "fires-first":
+        return f"it stopped first at {_other(what, named)}"
+    return f"the argument parser refused it: {what}" if kind == "argparse" else why
+
+
+def _refuted(fix: Mapping[str, Any], why: str, version: str, named: Mapping[str, str] | None) -> dict[str, Any]:
+    """A shown pair the real program refuted, and no pair it found in its place: not shown, as
+    users copy commands. Where `before` did raise this error, `before` alone is; the pair stays
+    under `withheld` with what the real program did (`errcat confirm` still runs it)."""
+    from analyzers.example_check import before_only, withheld
+    from analyzers.withheld import EARLIER_CHECK, NOT_REACHED
+
+    if why.startswith(_BEFORE_RAISED):
+        out = before_only(fix, _instead(why, named), f"the real program, {version}")
+    else:
+        out = withheld(fix, f"errcat's closest command line did not raise this error in the real program ({version}): "
+                            f"{_did(why, named)}.", NOT_REACHED if why.startswith("no-error") else EARLIER_CHECK)
+    out["verified"] = _VERIFIED[REFUTED]
+    out["withheld"] = {**out["withheld"], "real": f"{why} ({version})"}
+    return out
 
 
 # the static prediction for a pair of commands of an entry: (entry id, before, after) -> "true" ...
@@ -174,11 +209,13 @@ Predict = Callable[[str, str, str], str]
 
 
 def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str,
-               predict: Predict | None = None, prefix: str = "") -> dict[str, Any]:
+               predict: Predict | None = None, prefix: str = "", named: Mapping[str, str] | None = None
+               ) -> dict[str, Any]:
     """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome;
     a pair the real program found replaces it, with `predict`'s word on that pair and, where it
     changes more than the pair it replaces, the change it makes as its words (`prefix`: the
-    profile's launch command, to read the commands)."""
+    profile's launch command, to read the commands); a refuted pair it found nothing for is
+    withheld (`_refuted`; `named`: the words of the other entries it met, by id)."""
     out = dict(fix)
     withheld = fix.get("withheld") if fix.get("after") is None else None
     shown = withheld if isinstance(withheld, Mapping) else fix
@@ -202,14 +239,16 @@ def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: 
             out["solution"] = words
         return out
     if withheld is not None:
-        return _merged_withheld(fix, withheld, found, version)
+        return _merged_withheld(fix, withheld, found, version, named)
+    if found.status == REFUTED:
+        return _refuted(fix, found.why, version, named)
     out["verified"] = _VERIFIED[found.status]
     out["real"] = f"{found.why} ({version})"
     return out
 
 
 def _merged_withheld(fix: Mapping[str, Any], withheld: Mapping[str, Any], found: Outcome,
-                     version: str) -> dict[str, Any]:
+                     version: str, named: Mapping[str, str] | None = None) -> dict[str, Any]:
     """`fix`, whose pair is `withheld`, after the real program ran that pair (`found`)."""
     if found.status == CONFIRMED:  # it works as written: shown (the static prediction kept)
         out = {k: v for k, v in fix.items() if k not in ("withheld", "note", "undecided")}
@@ -220,24 +259,27 @@ def _merged_withheld(fix: Mapping[str, Any], withheld: Mapping[str, Any], found:
     if out.get("before") is None and found.why.startswith(_BEFORE_RAISED):
         from analyzers.example_check import before_only  # its `before` raises this entry: shown
 
-        out = before_only({**fix, **withheld}, _instead(found.why), f"the real program, {version}")
+        out = before_only({**fix, **withheld}, _instead(found.why, named), f"the real program, {version}")
     out["withheld"] = {**withheld, "real": f"{found.why} ({version})"}
     return out
 
 
 def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | None,
-                   predict: Predict | None = None, prefix: str = "") -> list[Any]:
+                   predict: Predict | None = None, prefix: str = "", named: Mapping[str, str] | None = None
+                   ) -> list[Any]:
     """`entries` (analyzers.entries.Entry) with every example's real outcome for `version`
-    merged; `prefix` (the profile's launch command) reads the commands the real program found."""
+    merged; `prefix` (the profile's launch command) reads the commands the real program found;
+    `named`: the entries' words by id (`Template.quoted`), for what a refuted command met."""
     if version is None:
         return list(entries)
     out = []
     for entry in entries:
-        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict, prefix),
+        variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict, prefix,
+                                                           named),
                                  solutions=merged_solutions(entry.id, v.solutions, outcomes, version, predict, prefix))
                          if v.example_fix is not None else v for v in entry.variants)
         out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version, predict,
-                                                         prefix),
+                                                         prefix, named),
                            solutions=merged_solutions(entry.id, entry.solutions, outcomes, version, predict, prefix),
                            variants=variants))
     return out

@@ -376,8 +376,9 @@ def advised_catalog(
     if not judges and _outcomes_for(outcomes, release):  # advised from the cache: the judge's word
         judge = example_judge(catalog, release)  # on the pairs the real program found
         predicted = judge.predicted if judge is not None else None
+    named = {e.id: quoted for e in catalog.entries if (quoted := e.site.template.quoted())}
     entries = apply_outcomes(catalog.entries, outcomes, version=release, predict=predicted,
-                             prefix=built.profile.launch)
+                             prefix=built.profile.launch, named=named)
     return replace(catalog, entries=tuple(entries))
 
 

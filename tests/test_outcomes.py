@@ -33,13 +33,38 @@ def _outcome(status, why, found=None, version="1.0", before=B, after=A):
 
 @pytest.mark.parametrize(("status", "why", "verified"), [
     (CONFIRMED, "confirmed", "true"),
-    (REFUTED, "fires-first: e2", "false"),
     (NOT_RUN, "not-run: needs platform: is_hip", "not-run"),
 ])
 def test_a_recorded_outcome_sets_verified(status, why, verified):
     outcomes = Outcomes({}).with_([_outcome(status, why)])
     fix = merged_fix("e1", FIX, outcomes, "1.0")
     assert (fix["verified"], fix["real"], fix["predicted"]) == (verified, f"{why} (1.0)", "true")
+
+
+@pytest.mark.parametrize(("why", "reason", "note"), [
+    ("no-error", "not_reached", "it ran without an error."),
+    ("fires-first: 0123456789abcdef", "earlier_check", "it stopped first at “other message”."),
+    ("fires-first: outside the catalog (OSError at p.py:3: m)", "earlier_check",
+     "it stopped first at outside the catalog (OSError at p.py:3: m)."),
+    ("argparse: --y: invalid choice", "earlier_check", "the argument parser refused it: --y: invalid choice."),
+])
+def test_a_shown_pair_the_real_program_refutes_is_withheld_with_what_it_did(why, reason, note):
+    """Users copy commands: a `before` that does not raise this error in the real program is
+    not shown (sglang 0.5.23 mooncake_transfer_engine.py:44 ran without error)."""
+    named = {"0123456789abcdef": "“other message”"}
+    fix = merged_fix("e1", FIX, Outcomes({}).with_([_outcome(REFUTED, why)]), "1.0", named=named)
+    assert (fix["before"], fix["after"], fix["verified"]) == (None, None, "false")
+    assert fix["withheld"] == {"before": B, "after": A, "reason": reason, "real": f"{why} (1.0)"}
+    assert fix["note"].startswith("errcat's closest command line did not raise this error in the real program "
+                                  f"(1.0): {note}")
+
+
+def test_a_shown_pair_whose_fix_the_real_program_refutes_shows_its_before_alone():
+    fix = merged_fix("e1", FIX, Outcomes({}).with_([_outcome(REFUTED, "after-fires: 0123456789abcdef")]), "1.0",
+                     named={"0123456789abcdef": "“other message”"})
+    assert (fix["before"], fix["after"], fix["verified"]) == (B, None, "false")
+    assert "(`after` meets “other message”)" in fix["note"]
+    assert fix["withheld"]["real"] == "after-fires: 0123456789abcdef (1.0)"
 
 
 @pytest.mark.parametrize(("entry", "before", "version"), [
