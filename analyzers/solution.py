@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from analyzers.argv import line_difference
+from analyzers.examples import MODEL_STAND_IN
 from analyzers.launch import CommandLine, Launch, flag_words
 from extractor import shape
 from extractor.value_digest import IN_MEMORY
@@ -71,7 +72,7 @@ class Change:
 
     def words(self) -> str:
         """The change in a person's words: "pass `--x`", "set `--tp-size` to 2", "drop `--y`"."""
-        said = [f"set `{option}` to {value}" if value else f"pass `{option}`" for option, value in self.set]
+        said = [_set_words(option, value) for option, value in self.set]
         said += [f"drop `{option}`" for option in self.drop]
         said += [f"set `{name}={value}`" if value is not None else f"unset `{name}`" for name, value in self.env]
         return _joined(said)
@@ -80,6 +81,17 @@ class Change:
         """`words()` as the start of a sentence, `rest` after it: "Set `--tp-size` to 2."."""
         words = self.words()
         return f"{words[:1].upper()}{words[1:]}{rest}"
+
+
+def _set_words(option: str, value: str) -> str:
+    """"set `--x` to v", "pass `--x`"; a model stand-in as the model it stands for (the default
+    `<model>`: any model of another architecture than the one the check is about)."""
+    if not value:
+        return f"pass `{option}`"
+    if (stand_in := MODEL_STAND_IN.fullmatch(value)) is not None:
+        model = f"a {stand_in.group(1)} model" if stand_in.group(1) else "a model of another architecture"
+        return f"point `{option}` at {model} (`{value}`)"
+    return f"set `{option}` to {value}"
 
 
 def _joined(parts: list[str]) -> str:

@@ -71,6 +71,10 @@ def test_without_a_command_that_reaches_the_error_a_solution_keeps_its_words_und
     (Change(set=(("--enable-lora", ""),), drop=("--y",)), "pass `--enable-lora` and drop `--y`"),
     (Change(env=(("A", "1"), ("B", None))), "set `A=1` and unset `B`"),
     (Change(set=(("--a", "1"), ("--b", "2")), drop=("--c",)), "set `--a` to 1, set `--b` to 2 and drop `--c`"),
+    # a model stand-in is the model it stands for
+    (Change(set=(("--model-path", "<model>"),)), "point `--model-path` at a model of another architecture (`<model>`)"),
+    (Change(set=(("--model", "<model:Qwen3ForCausalLM>"),)),
+     "point `--model` at a Qwen3ForCausalLM model (`<model:Qwen3ForCausalLM>`)"),
 ])
 def test_change_words(change, words):
     assert change.words() == words
