@@ -192,7 +192,9 @@ class MessageIndex:
             found = specific + [m for m in matches if m not in specific and error.exception == m.exception
                                 == "AssertionError"]
         if found:
-            return sorted(found, key=lambda m: -m.score)
+            # a row of a table that renders the message says it all: its entry's general template is no other error
+            rows = {m.entry for m in found if m.row is not None}
+            return sorted((m for m in found if m.row is not None or m.entry not in rows), key=lambda m: -m.score)
         return [self._close(self.targets[i], error, n) for i, n in shared.most_common(MAX_CLOSE)]
 
     def _exact(self, target: Target, error: ErrorText) -> Match | None:

@@ -61,6 +61,11 @@ def test_the_entry_and_row_a_message_is(error, entry, row):
     assert found is not None and (found.entry, found.row) == (entry, row)
 
 
+def test_a_row_that_renders_the_message_is_its_entrys_only_match():
+    found = INDEX.find(ErrorText("LoRA with speculative decoding does not support SGLANG_X='cap': no."))
+    assert [(m.entry, m.row) for m in found if m.entry == "lora"] == [("lora", 1)]
+
+
 def test_rows_repeating_their_entrys_message_do_not_outrank_another_site_of_it():
     """Rows per call-site binding that keep the message say nothing more: two sites of
     "Torch not compiled with CUDA enabled" tie on the message alone."""
