@@ -9,7 +9,7 @@ the settings the program will adjust; or undecided, with the facts that decide i
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,8 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Prediction
 from analyzers.kleene import UNKNOWN
 from analyzers.launch import Launch
 from analyzers.resolution import resolve
+from analyzers.solution import Change
+from analyzers.solution_check import with_change
 from extractor.ir import Expr, Ref, RefKind, Seq
 
 # a check's status: first_error's OK and UNDECIDED, or these
@@ -67,8 +69,13 @@ class Checked:
         return last.fixed if last is not None and last.then is not None and last.then.status == OK else None
 
 
-def check_launch(judge: ExampleJudge, argv: Sequence[str], launch: Launch) -> Checked:
-    """What the pipeline says of `launch` (the user's, from `argv`) on the judge's platform."""
+# an entry's own advice, by its id: the changes its listed solutions make, in their order
+Advised = Callable[[str], Sequence[Change]]
+
+
+def check_launch(judge: ExampleJudge, argv: Sequence[str], launch: Launch, advised: Advised | None = None) -> Checked:
+    """What the pipeline says of `launch` (the user's, from `argv`) on the judge's platform;
+    each error met is moved off by its entry's own advice first (`advised`), where it gets past it."""
     refused = judge.cli.refusal(argv) if judge.cli is not None else None
     if refused is not None:
         return Checked(REFUSED, launch, refusal=refused)
@@ -80,10 +87,10 @@ def check_launch(judge: ExampleJudge, argv: Sequence[str], launch: Launch) -> Ch
     if said.status != ERROR:
         return Checked(UNDECIDED, launch, deciding=tuple(dict.fromkeys((*said.deciding, *foreign))),
                        may_fire=said.may_fire)
-    return Checked(FAILS, launch, steps=tuple(_steps(judge, launch, said)))
+    return Checked(FAILS, launch, steps=tuple(_steps(judge, launch, said, advised or (lambda _: ()))))
 
 
-def _steps(judge: ExampleJudge, launch: Launch, said: Prediction) -> list[Step]:
+def _steps(judge: ExampleJudge, launch: Launch, said: Prediction, advised: Advised) -> list[Step]:
     """The errors met one after another, each moved off while keeping the earlier ones off;
     a move never changes the model (`judge.stated.examples.model`)."""
     steps: list[Step] = []
@@ -95,11 +102,15 @@ def _steps(judge: ExampleJudge, launch: Launch, said: Prediction) -> list[Step]:
             break
         target = said.entry
         goal = judge.goal(target, off=True)
+        # the entry's own advice first ("add the missing --ssl-certfile", not "drop --ssl-keyfile")
+        tried = [with_change(current, change, judge.flags) for change in advised(target)]
+        if goal is not None:
+            tried += [applied(current, d) for d in judge.moves(target, goal, off, judge.judged(current)[0])
+                      if model_dest not in d[0] and model_dest not in d[1]]
         found: tuple[Launch, Prediction] | None = None
-        for delta in judge.moves(target, goal, off, judge.judged(current)[0]) if goal is not None else ():
-            if model_dest in delta[0] or model_dest in delta[1]:
+        for moved in tried:
+            if moved.flags.get(model_dest) != current.flags.get(model_dest):
                 continue
-            moved = applied(current, delta)
             after = judge.judged(moved)[1]
             if after.status == ERROR and after.entry == target:
                 continue

@@ -20,9 +20,11 @@ from analyzers.check import Checked, check_launch
 from analyzers.example_check import ExampleJudge
 from analyzers.launch import ENV_WORD, CommandLine
 from analyzers.outcomes import release_of
+from analyzers.solution import Change
 from extractor.errors import ErrcatError
 from extractor.profile import Profile
 from extractor.real_profile import Platform
+from extractor.shape import ShapeError
 
 if TYPE_CHECKING:
     from analyzers.judge_data import CompiledPipeline
@@ -208,7 +210,22 @@ class Checker:
         if model is not None and flag is not None:
             argv = group_words((o, (model_of(model[0]),) if o in flag.options else v) for o, v in option_groups(argv))
         launch = launch_of_argv(argv, self.judge.flags, command.env)
-        return check_launch(self.judge, argv, launch)
+        return check_launch(self.judge, argv, launch, self.advised)
+
+    def advised(self, eid: str) -> list[Change]:
+        """The changes of `eid`'s solutions the pipeline says get past it, in the catalog's
+        order: the entry's own, then its rows'."""
+        entry = self.entries.get(eid) or {}
+        listed = [*(entry.get("solutions") or ()), *(s for v in entry.get("variants") or ()
+                                                     for s in v.get("solutions") or ())]
+        out = []
+        for sol in listed:
+            if isinstance(sol, Mapping) and sol.get("predicted") == "true" and sol.get("verified") != "false":
+                try:
+                    out.append(Change.from_dict(sol.get("change")))
+                except ShapeError:  # a solution with no change stored: words only
+                    continue
+        return out
 
     def env_names(self) -> list[str]:
         flags = self.judge.flags

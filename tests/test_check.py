@@ -16,6 +16,7 @@ from analyzers.first_error import OK, UNDECIDED, Check, Pipeline
 from analyzers.flag_build import build_flag_model
 from analyzers.platform_facts import Stated
 from analyzers.rules import Rule
+from analyzers.solution import Change
 from extractor.ir import Compare, Const, Ref, RefKind, Truthy, conj
 from extractor.profile import ExampleRules
 from extractor.real_profile import Platform, RealProfile
@@ -120,6 +121,24 @@ def test_a_fix_is_given_as_options_dropped_and_set_with_the_command_after_it():
     fix = report["errors"][0]["fix"]
     assert fix["drop"] in (["--enable-lora"], ["--enable-spec"]) and fix["set"] == []
     assert fix["command"].startswith("serve --model-path /m") and report["fixed_command"] == fix["command"]
+
+
+@pytest.mark.parametrize(("advice", "fixed"), [
+    # the entry's own advice that gets past it is the fix, not the search's smallest change
+    ([Change(set=(("--tp-size", "2"),))], {"enable_lora": True, "enable_spec": True, "tp_size": 2}),
+    # advice that does not get past it (or changes nothing) is passed over
+    ([Change(set=(("--page-size", "4"),)), Change(drop=("--unknown",))], None),
+])
+def test_a_fix_is_the_entrys_own_advice_where_it_works(advice, fixed):
+    tp_and_lora = Check("lora", "a.py", 1, "hook", conj([Truthy(LORA), Compare("<", TP, Const(2))]), 1)
+    words = ["--model-path", "<model>", "--enable-lora", "--enable-spec"]
+    found = check_launch(_judge(tp_and_lora), words, launch_of_argv(words, FLAGS), lambda eid: advice)
+    assert found.fixed is not None
+    given = {k: v for k, v in found.fixed.flags.items() if k in ("enable_lora", "enable_spec", "tp_size")}
+    if fixed is not None:
+        assert given == fixed
+    else:
+        assert not given.get("enable_lora") or given.get("tp_size", 1) >= 2
 
 
 def test_unrelated_checks_stay_quiet():
