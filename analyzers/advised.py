@@ -1,7 +1,8 @@
 """What advice, the overlay and the examples' judge add to an entry, as JSON data and back.
 
 The costly part of a catalog (`errcat.pipeline.build_catalog`) fills in, per entry, its
-meaning, solutions, example fix, related ids and extra fields, and per row of its table
+meaning, solutions, example fix, related ids, extra fields and the notes of its site (why it
+is unreachable), and per row of its table
 the row's meaning, solutions and example fix; nothing else of the entry changes. Kept as
 data, they are put back onto the same entries built at another commit (only its links differ).
 """
@@ -19,7 +20,7 @@ from extractor import shape
 def advised_fields(entry: Entry) -> dict[str, Any]:
     """The fields of `entry` that advice, overlay and judge filled in."""
     return {"id": entry.id, "meaning": entry.meaning, "solutions": [s.as_dict() for s in entry.solutions],
-            "notes": list(entry.advice_notes),
+            "notes": list(entry.advice_notes), "site_notes": list(entry.site.notes),  # "unreachable: ..." added
             "example_fix": entry.example_fix, "related": list(entry.related), "extra": entry.extra,
             "variants": [_row_fields(v) for v in entry.variants]}
 
@@ -46,7 +47,8 @@ def with_advised(entries: Sequence[Entry], fields: Sequence[Mapping[str, Any]]) 
                                  notes=shape.texts(r["notes"]),
                                  example_fix=None if r["example_fix"] is None else shape.mapping(r["example_fix"]))
                          for v, r in zip(entry.variants, rows, strict=True))
-        out.append(replace(entry, meaning=shape.text(data["meaning"]), solutions=_solutions(data["solutions"]),
+        out.append(replace(entry, site=replace(entry.site, notes=shape.texts(data["site_notes"])),
+                           meaning=shape.text(data["meaning"]), solutions=_solutions(data["solutions"]),
                            advice_notes=shape.texts(data["notes"]),
                            example_fix=shape.mapping(data["example_fix"]), related=shape.texts(data["related"]),
                            extra=shape.mapping(data["extra"]), variants=variants))

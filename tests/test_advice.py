@@ -186,8 +186,11 @@ def test_advised_fields_put_back_on_the_entries_give_the_advised_entries():
     from analyzers.advised import advised_fields, with_advised
 
     plain = [_entry(Truthy(flag("old_flag"))),
-             replace(_entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN))]), id="1" * 16)]
+             replace(_entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN))]), id="1" * 16),
+             # advice notes on the site why no launch reaches it: kept too, or the results cache never stores advice
+             replace(_entry(Compare("==", flag("speculative_algorithm"), Const("MEDUSA"))), id="2" * 16)]
     done = [advise(e, CTX) for e in plain]
+    assert done[2].site.notes != plain[2].site.notes
     assert with_advised(plain, [advised_fields(e) for e in done]) == done
 
 
