@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,14 @@ class _Extracted:
     def copy(self, version: str, to: Path) -> Path:
         self.catalog(version)
         shutil.copytree(self.root / version, to)
+        return to
+
+    def caches(self, versions: Sequence[str], to: Path) -> Path:
+        """One cache directory holding what each release's extraction cached (`cache(v)`),
+        each extracted first: a command that builds several of them runs warm."""
+        for version in versions:
+            self.catalog(version)
+            shutil.copytree(self.cache(version), to, symlinks=True, dirs_exist_ok=True)
         return to
 
 
