@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from analyzers.flags import RESOLVED_FROM, FlagModel, json_field, option_for_dest
+from analyzers.named_terms import LONG, named_terms
 from extractor.ir import (
     ATTRIBUTE,
     DESCRIBED,
@@ -34,9 +35,11 @@ from extractor.ir import (
     Truthy,
     Unknown,
     Visitor,
+    is_condition,
     is_truthiness,
     map_children,
     refs,
+    walk,
 )
 from extractor.ir_reduce import reduced
 from extractor.records import PARAMETER
@@ -87,8 +90,14 @@ class Renderer(Visitor[str]):
         return cls(option, source)
 
     def text(self, expr: Expr) -> str:
-        """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"."""
-        return _Sentence(self, negated=False).visit(reduced(expr))
+        """One sentence fragment, e.g. "`--enable-lora` is set and `--x` is one of A, B"; a long
+        one with the values it writes out repeatedly named once (`named_terms`)."""
+        condition = reduced(expr)
+        said = _Sentence(self, negated=False).visit(condition)
+        if len(said) < LONG:
+            return said
+        return named_terms(said, {self.value(t) for t in {n for n in walk(condition) if isinstance(n, Apply)}
+                                  if not is_condition(t)})
 
     def value(self, expr: Expr) -> str:
         return self.visit(expr)
