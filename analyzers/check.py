@@ -102,26 +102,40 @@ def _steps(judge: ExampleJudge, launch: Launch, said: Prediction, advised: Advis
             break
         target = said.entry
         goal = judge.goal(target, off=True)
-        # the entry's own advice first ("add the missing --ssl-certfile", not "drop --ssl-keyfile")
-        tried = [with_change(current, change, judge.flags) for change in advised(target)]
-        if goal is not None:
-            tried += [applied(current, d) for d in judge.moves(target, goal, off, judge.judged(current)[0])
-                      if model_dest not in d[0] and model_dest not in d[1]]
-        found: tuple[Launch, Prediction] | None = None
-        for moved in tried:
-            if moved.flags.get(model_dest) != current.flags.get(model_dest):
-                continue
-            after = judge.judged(moved)[1]
-            if after.status == ERROR and after.entry == target:
-                continue
-            if found is None or (after.status == OK and found[1].status != OK):
-                found = (moved, after)
+        # the entry's own advice first ("add the missing --ssl-certfile", not "drop --ssl-keyfile"):
+        # taken where it meets no other error for sure, even where dropping the option would surely work
+        found = _past(judge, target, current, [with_change(current, c, judge.flags) for c in advised(target)],
+                      first=True)
+        if found is None and goal is not None:
+            moves = [applied(current, d) for d in judge.moves(target, goal, off, judge.judged(current)[0])
+                     if model_dest not in d[0] and model_dest not in d[1]]
+            found = _past(judge, target, current, moves)
         steps.append(Step(target, found[0], found[1]) if found is not None else Step(target, None))
         if found is None or goal is None:
             break
         off.append(goal)
         current, said = found
     return steps
+
+
+def _past(judge: ExampleJudge, target: str, current: Launch, tried: Sequence[Launch],
+          first: bool = False) -> tuple[Launch, Prediction] | None:
+    """Of the launches `tried` (changes of `current`, never of its model), the first that gets past
+    `target`, or a later one the pipeline says works where the first does not surely; with
+    `first`, the first that gets past it and meets no other error for sure, or none."""
+    model_dest = judge.stated.examples.model
+    found: tuple[Launch, Prediction] | None = None
+    for moved in tried:
+        if moved.flags.get(model_dest) != current.flags.get(model_dest):
+            continue
+        after = judge.judged(moved)[1]
+        if after.status == ERROR and (first or after.entry == target):
+            continue
+        if first:
+            return moved, after
+        if found is None or (after.status == OK and found[1].status != OK):
+            found = (moved, after)
+    return found
 
 
 def adjusted_settings(model: Model, launch: Launch) -> tuple[Adjusted, ...]:
