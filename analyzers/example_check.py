@@ -18,7 +18,7 @@ it works; a pair it still refutes is withheld (`withheld`), not shown as a comma
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -66,16 +66,22 @@ def refuted_because(own: str, before: Prediction, after: Prediction) -> str:
     return refuted_reason(own, before, after)[1]
 
 
-def refuted_reason(own: str, before: Prediction, after: Prediction) -> tuple[str, str]:
-    """Why the pipeline says an example does not work as written: the reason's key and the sentence."""
+def _entry_words(eid: str) -> str:
+    return f"entry {eid}"
+
+
+def refuted_reason(own: str, before: Prediction, after: Prediction,
+                   where: Callable[[str], str] = _entry_words) -> tuple[str, str]:
+    """Why the pipeline says an example does not work as written: the reason's key and the
+    sentence (`where`: another entry's words by its id)."""
     if before.status == ERROR and before.entry != own:
-        return EARLIER_CHECK, (f"Predicted not to work as written: `before` stops first at entry {before.entry} "
+        return EARLIER_CHECK, (f"Predicted not to work as written: `before` stops first at {where(before.entry or '')} "
                                "(an earlier check).")
     if not before.covers(own):
         return NOT_REACHED, ("Predicted not to work as written: `before` does not reach this error (an earlier "
                              "adjustment or check changes the settings it reads).")
     found = after.entry or after.sure
-    return AFTER_FAILS, (f"Predicted not to work as written: `after` meets entry {found}." if found else
+    return AFTER_FAILS, (f"Predicted not to work as written: `after` meets {where(found)}." if found else
                          "Predicted not to work as written.")
 
 
@@ -204,6 +210,11 @@ class ExampleJudge:
     def text_of(self, launch: Launch) -> str:
         return command(launch, self.flags, self.prefix)
 
+    def place(self, eid: str) -> str:
+        """Another entry as a note names it: its check's file and line (an id says nothing to a reader)."""
+        check = self.checks.get(eid)
+        return f"the check at {check.path.rsplit('/', 1)[-1]}:{check.line}" if check is not None else f"entry {eid}"
+
     def user_launch(self, text: str) -> Launch:
         line = split_command(text, self.prefix)
         return launch_of_argv(line.argv, self.flags, line.env)
@@ -283,9 +294,9 @@ class ExampleJudge:
         out.pop("undecided", None)
         if said == "false" and predictions[0].status == ERROR and predictions[0].entry == own:
             met = predictions[1].entry or predictions[1].sure
-            return before_only(out, f"`after` meets entry {met}" if met else "", "predicted")
+            return before_only(out, f"`after` meets {self.place(met)}" if met else "", "predicted")
         if said == "false":
-            return withheld(out, *reversed(refuted_reason(own, *predictions)))
+            return withheld(out, *reversed(refuted_reason(own, *predictions, self.place)))
         if said == "unknown":
             deciding = [*predictions[0].deciding, *predictions[1].deciding]
             if deciding:

@@ -165,6 +165,11 @@ def test_a_refuted_example_says_what_the_pipeline_predicts_instead(before, after
     assert why in refuted_because("own", before, after)
 
 
+def test_a_note_names_another_entry_by_its_checks_place():
+    assert _judge(PP_FIRST, LORA_SPEC).place(PP_FIRST.id) == f"the check at {PP_FIRST.path}:{PP_FIRST.line}"
+    assert _judge(PP_FIRST).place("gone") == "entry gone"
+
+
 @pytest.mark.parametrize(("fixes", "expected"), [
     ([{"before": "serve --x"}, {"before": "serve --y", "needs": ["platform:is_hip=true"]}],
      {"examples": 2, "examples_with_needs": 1, "no_example": 0}),
@@ -188,7 +193,7 @@ def test_an_example_no_move_repairs_is_withheld_and_says_why():
     assert (found["predicted"], found["before"], found["after"]) == ("false", None, None)
     assert found["withheld"] == {"before": "serve --enable-lora --enable-spec", "after": "serve --enable-lora",
                                  "reason": "earlier_check"}
-    assert found["note"].startswith("Predicted not to work as written: `before` stops first at entry always")
+    assert found["note"].startswith("Predicted not to work as written: `before` stops first at the check at a.py:0")
 
 
 def test_a_move_off_an_earlier_error_keeps_the_examples_own_condition():
@@ -370,7 +375,7 @@ def test_a_before_that_raises_the_error_is_shown_where_no_fix_is_found():
     found = _judge(own, no_lora).judge("own", _fix("--enable-lora", "--pp-size 1"))
     assert (found["before"], found["after"], found["predicted"]) == ("serve --enable-lora", None, "false")
     assert found["withheld"] == {"before": "serve --enable-lora", "after": "serve --pp-size 1", "reason": "after_fails"}
-    assert "(`after` meets entry no_lora)" in found["note"]
+    assert "(`after` meets the check at a.py:3)" in found["note"]
     assert found["note"].startswith("`before` raises this error (predicted)") and "\n" not in found["note"]
 
 

@@ -105,6 +105,9 @@
       var m = exact(index, i, error);
       if (m && (m.own || m.named || (m.exception === error.exception && !m.builtin))) matches.push(m);
     });
+    /* a row of a table that renders the message says it all: its entry's general template is no other error */
+    var rows = new Set(matches.filter(function (m) { return m.row !== null; }).map(function (m) { return m.entry; }));
+    matches = matches.filter(function (m) { return m.row !== null || !rows.has(m.entry); });
     if (matches.length) return matches.sort(function (a, b) { return b.score - a.score; });
     return c.ranked.slice(0, MAX_CLOSE).map(function (i) {
       var t = index.targets[i];
