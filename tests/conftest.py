@@ -75,9 +75,15 @@ class _Extracted:
     def caches(self, versions: Sequence[str], to: Path) -> Path:
         """One cache directory holding what each release's extraction cached (`cache(v)`),
         each extracted first: a command that builds several of them runs warm."""
+        to.mkdir(parents=True, exist_ok=True)
         for version in versions:
             self.catalog(version)
-            shutil.copytree(self.cache(version), to, symlinks=True, dirs_exist_ok=True)
+            for part in self.cache(version).iterdir():
+                if part.is_symlink():  # the shared downloads: linked once
+                    if not (to / part.name).is_symlink():
+                        (to / part.name).symlink_to(os.readlink(part), target_is_directory=True)
+                else:
+                    shutil.copytree(part, to / part.name, symlinks=True, dirs_exist_ok=True)
         return to
 
 
