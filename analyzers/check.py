@@ -9,7 +9,7 @@ the settings the program will adjust; or undecided, with the facts that decide i
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,8 +104,7 @@ def _steps(judge: ExampleJudge, launch: Launch, said: Prediction, advised: Advis
         goal = judge.goal(target, off=True)
         # the entry's own advice first ("add the missing --ssl-certfile", not "drop --ssl-keyfile"):
         # taken where it meets no other error for sure, even where dropping the option would surely work
-        found = _past(judge, target, current, [with_change(current, c, judge.flags) for c in advised(target)],
-                      first=True)
+        found = _advised_past(judge, current, [with_change(current, c, judge.flags) for c in advised(target)])
         if found is None and goal is not None:
             moves = [applied(current, d) for d in judge.moves(target, goal, off, judge.judged(current)[0])
                      if model_dest not in d[0] and model_dest not in d[1]]
@@ -118,21 +117,28 @@ def _steps(judge: ExampleJudge, launch: Launch, said: Prediction, advised: Advis
     return steps
 
 
-def _past(judge: ExampleJudge, target: str, current: Launch, tried: Sequence[Launch],
-          first: bool = False) -> tuple[Launch, Prediction] | None:
-    """Of the launches `tried` (changes of `current`, never of its model), the first that gets past
-    `target`, or a later one the pipeline says works where the first does not surely; with
-    `first`, the first that gets past it and meets no other error for sure, or none."""
+def _judged_moves(judge: ExampleJudge, current: Launch,
+                  tried: Sequence[Launch]) -> Iterator[tuple[Launch, Prediction]]:
+    """Each of the launches `tried` that keeps `current`'s model, with its prediction."""
     model_dest = judge.stated.examples.model
-    found: tuple[Launch, Prediction] | None = None
     for moved in tried:
-        if moved.flags.get(model_dest) != current.flags.get(model_dest):
+        if moved.flags.get(model_dest) == current.flags.get(model_dest):
+            yield moved, judge.judged(moved)[1]
+
+
+def _advised_past(judge: ExampleJudge, current: Launch, tried: Sequence[Launch]) -> tuple[Launch, Prediction] | None:
+    """Of the entry's advised changes `tried`, the first that meets no error for sure, or none."""
+    return next(((m, a) for m, a in _judged_moves(judge, current, tried) if a.status != ERROR), None)
+
+
+def _past(judge: ExampleJudge, target: str, current: Launch,
+          tried: Sequence[Launch]) -> tuple[Launch, Prediction] | None:
+    """Of the launches `tried` (changes of `current`, never of its model), the first that gets past
+    `target`, or a later one the pipeline says works where the first does not surely."""
+    found: tuple[Launch, Prediction] | None = None
+    for moved, after in _judged_moves(judge, current, tried):
+        if after.status == ERROR and after.entry == target:
             continue
-        after = judge.judged(moved)[1]
-        if after.status == ERROR and (first or after.entry == target):
-            continue
-        if first:
-            return moved, after
         if found is None or (after.status == OK and found[1].status != OK):
             found = (moved, after)
     return found

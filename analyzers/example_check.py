@@ -40,6 +40,7 @@ from analyzers.withheld import AFTER_FAILS, EARLIER_CHECK, NO_FIX, NOT_REACHED
 from analyzers.witness import Leaf, literals, satisfy, settable_leaves
 from extractor.ir import Expr, RefKind, conj, negate, refs
 from extractor.real_profile import Platform
+from extractor.templates import Template, called
 
 MAX_BLOCKERS = 4  # errors that fire instead, moved off one after another
 MODEL_SEARCHES = 4  # stand-ins searched for the options `goal` needs there, beyond those it may already hold on
@@ -187,8 +188,10 @@ def applied(launch: Launch, delta: Delta) -> Launch:
 class ExampleJudge:
     """Judges and repairs examples of one catalog with its `pipeline` on `stated`'s platform."""
 
-    def __init__(self, pipeline: Pipeline, stated: Stated, flags: FlagModel | None, prefix: str) -> None:
+    def __init__(self, pipeline: Pipeline, stated: Stated, flags: FlagModel | None, prefix: str,
+                 named: Mapping[str, str] | None = None) -> None:
         self.pipeline = pipeline
+        self.named = named or {}  # how notes name each entry (`RaiseSite.called`)
         self.stated = stated
         self.flags = flags
         self.prefix = prefix
@@ -211,9 +214,11 @@ class ExampleJudge:
         return command(launch, self.flags, self.prefix)
 
     def place(self, eid: str) -> str:
-        """Another entry as a note names it: its check's file and line (an id says nothing to a reader)."""
+        """Another entry as a note names it (`named`; else its check's place: an id says nothing to a reader)."""
+        if eid in self.named:
+            return self.named[eid]
         check = self.checks.get(eid)
-        return f"the check at {check.path.rsplit('/', 1)[-1]}:{check.line}" if check is not None else f"entry {eid}"
+        return called(Template.of(), "check", check.path, check.line) if check is not None else f"entry {eid}"
 
     def user_launch(self, text: str) -> Launch:
         line = split_command(text, self.prefix)
@@ -368,7 +373,7 @@ class ExampleJudge:
     def restated(self, stated: Stated, pipeline: Pipeline | None = None) -> ExampleJudge:
         """This judge over another statement of the platform and model (same flags: the
         parser is shared), or over another `pipeline` of the same catalog."""
-        judge = ExampleJudge(pipeline or self.pipeline, stated, self.flags, self.prefix)
+        judge = ExampleJudge(pipeline or self.pipeline, stated, self.flags, self.prefix, self.named)
         judge.cli = self.cli
         if stated is self.stated:  # the same statement states each command the same way
             judge._states = self._states

@@ -46,7 +46,7 @@ TRADES = " — alone, this makes "  # advice's words for a change an earlier che
 def check_solutions(entries: Sequence[Entry], judge: ExampleJudge) -> list[Entry]:
     """`entries` with every solution (the entry's and each row's) judged on a command; a
     change of a derived setting no searched change achieves becomes its note."""
-    others = {e.id: named(e) for e in entries}
+    others = {e.id: e.site.called for e in entries}
     out = []
     whole = judge
     for entry in entries:
@@ -350,13 +350,6 @@ def _worded(text: str, change: Change) -> str:
         return f"{text.split(' to a value other than ', 1)[0]} to {change.set[0][1]} (refused here: " \
                f"{text.split(' a value other than ', 1)[1].split(', or ', 1)[0].rstrip('.')})."
     return text
-
-
-def named(entry: Entry) -> str:
-    """How a solution's words name another error it meets: its message, or where a message of
-    holes only says nothing (``raise E(str(error))``), its exception and place."""
-    site = entry.site
-    return site.template.quoted() or f"the {site.exception} at {site.path.rsplit('/', 1)[-1]}:{site.line}"
 
 
 def is_solution(label: str) -> bool:

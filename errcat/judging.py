@@ -22,15 +22,17 @@ def validation_of(profile: Profile, release: str | None) -> Validation | None:
 
 
 def judge_of(data: Mapping[str, Any], profile: Profile, *, release: str | None,
-             platform: Platform) -> ExampleJudge | None:
+             platform: Platform, named: Mapping[str, str] | None = None) -> ExampleJudge | None:
     """The whole pipeline of a catalog (its data, as catalog.json holds it) on `platform`, ready
-    to judge command lines (`errcat check` too); None where the profile cannot run `release`."""
+    to judge command lines (`errcat check` too); None where the profile cannot run `release`.
+    `named`: how notes name each entry (`RaiseSite.called`)."""
     pipeline = pipeline_of(data, profile, release=release)
     if pipeline is None:
         return None
     from analyzers.platform_facts import fact_names
 
-    return judge_on(pipeline, fact_names(pipeline.conditions()), profile, release=release, platform=platform)
+    return judge_on(pipeline, fact_names(pipeline.conditions()), profile, release=release, platform=platform,
+                    named=named)
 
 
 def pipeline_of(data: Mapping[str, Any], profile: Profile, *, release: str | None) -> Pipeline | None:
@@ -44,7 +46,7 @@ def pipeline_of(data: Mapping[str, Any], profile: Profile, *, release: str | Non
 
 
 def judge_on(pipeline: Pipeline, names: Mapping[RefKind, tuple[str, ...]], profile: Profile, *,
-             release: str | None, platform: Platform) -> ExampleJudge:
+             release: str | None, platform: Platform, named: Mapping[str, str] | None = None) -> ExampleJudge:
     """`pipeline` on `platform` (`names`: the facts its conditions read, `fact_names`)."""
     from analyzers.example_check import ExampleJudge
     from analyzers.platform_facts import Stated
@@ -52,4 +54,4 @@ def judge_on(pipeline: Pipeline, names: Mapping[RefKind, tuple[str, ...]], profi
     assert profile.real is not None and release is not None  # `pipeline_of` built the pipeline
     stated = Stated.of_names(names, pipeline.model.flags, platform=platform, real=profile.real,
                              examples=pipeline.model.examples, version=release)
-    return ExampleJudge(pipeline, stated, flags=pipeline.model.flags, prefix=profile.launch)
+    return ExampleJudge(pipeline, stated, flags=pipeline.model.flags, prefix=profile.launch, named=named)

@@ -376,7 +376,7 @@ def advised_catalog(
     if not judges and _outcomes_for(outcomes, release):  # advised from the cache: the judge's word
         judge = example_judge(catalog, release)  # on the pairs the real program found
         predicted = judge.predicted if judge is not None else None
-    named = {e.id: quoted for e in catalog.entries if (quoted := e.site.template.quoted())}
+    named = {e.id: e.site.called for e in catalog.entries}
     entries = apply_outcomes(catalog.entries, outcomes, version=release, predict=predicted,
                              prefix=built.profile.launch, named=named)
     return replace(catalog, entries=tuple(entries))
@@ -401,7 +401,8 @@ def example_judge(catalog: Catalog, release: str | None) -> ExampleJudge | None:
     platform = real.here() if real is not None else None
     if platform is None or validation_of(catalog.profile, release) is None:
         return None  # before `as_dict`: the whole catalog's data is most of a large run's memory
-    return judge_of(catalog.as_dict(), catalog.profile, release=release, platform=platform)
+    return judge_of(catalog.as_dict(), catalog.profile, release=release, platform=platform,
+                    named={e.id: e.site.called for e in catalog.entries})
 
 
 def build_flags(snapshot: Snapshot, profile: Profile, *, cache: ResultCache | None = None) -> FlagModel | None:

@@ -11,7 +11,7 @@ from extractor import shape
 from extractor.compat import StrEnum
 from extractor.crash_kinds import Crash
 from extractor.ir import Expr, Ref, RefKind, conj, disj, from_dict, refs, substitute, unknowns
-from extractor.templates import Template, parse_template
+from extractor.templates import Template, called, parse_template
 
 MODULE = "<module>"  # the "function" of a module's top-level code
 PARAMETER = "parameter "  # text of a parameter's Ref until call sites bind it
@@ -226,6 +226,11 @@ class RaiseSite:
     # the guard of the call sites passing each, and parameter -> value passed
     bindings: tuple[tuple[Guard, tuple[tuple[str, Expr], ...]], ...] = ()
     crash: Crash | None = None  # of a crash site: the operation that fails and the check it lacks
+
+    @property
+    def called(self) -> str:
+        """How another entry's words name this error (`templates.called`)."""
+        return called(self.template, self.exception, self.path, self.line)
 
     @property
     def guards(self) -> tuple[Guard, ...]:

@@ -245,6 +245,12 @@ def parse_template(text: str) -> Template:
     return Template(_merge(parts))
 
 
+def called(template: Template, exception: str, path: str, line: int) -> str:
+    """How words about another error name it: its message quoted, or where the message says
+    nothing (holes only, ``raise E(str(error))``; none), its exception and place."""
+    return template.quoted() or f"the {exception} at {path.rsplit('/', 1)[-1]}:{line}"
+
+
 def any_of(templates: Iterable[Template]) -> str:
     """One pattern accepting what any of `templates` renders (an entry and its rows' messages)."""
     patterns = list(dict.fromkeys(t.pattern for t in templates))

@@ -165,7 +165,9 @@ def test_a_refuted_example_says_what_the_pipeline_predicts_instead(before, after
     assert why in refuted_because("own", before, after)
 
 
-def test_a_note_names_another_entry_by_its_checks_place():
+def test_a_note_names_another_entry_by_its_words_else_its_checks_place():
+    named = ExampleJudge(_judge(PP_FIRST).pipeline, _judge(PP_FIRST).stated, FLAGS, PREFIX, {"pp": "“pp too big”"})
+    assert named.place(PP_FIRST.id) == "“pp too big”"
     assert _judge(PP_FIRST, LORA_SPEC).place(PP_FIRST.id) == f"the check at {PP_FIRST.path}:{PP_FIRST.line}"
     assert _judge(PP_FIRST).place("gone") == "entry gone"
 

@@ -7,7 +7,7 @@ import pytest
 from analyzers.entries import Entry, Trigger
 from analyzers.first_error import Check
 from analyzers.solution import Change, Solution, solution_text
-from analyzers.solution_check import check_solutions, is_solution, judged_pairs, named
+from analyzers.solution_check import check_solutions, is_solution, judged_pairs
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
@@ -198,4 +198,4 @@ def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from_wher
     ("{error}", "the ValueError at a.py:2"),
 ])
 def test_another_error_a_solution_meets_is_named_by_its_message_or_its_place(message, said):
-    assert named(_entry((), {}, "other", message)) == said
+    assert _entry((), {}, "other", message).site.called == said
