@@ -18,7 +18,7 @@ from analyzers.dead import never_fails
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
-from analyzers.examples import Examples, model_of
+from analyzers.examples import Examples, is_made_up, model_of
 from analyzers.flag_types import ValueKind, value_type
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
@@ -124,8 +124,7 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
             out.append(Solution(text, part, choice=choice))
     for part, leaves in derived:  # a setting the code derives: changed through the options it is derived from
         names = ", ".join(_option(x, ctx) for x in leaves)
-        goal = ctx.renderer.text(Not(part))
-        goal = goal if len(goal) <= MAX_GOAL and not states_code(goal) else "it no longer holds"
+        goal = _goal(part, ctx) or "it no longer holds"
         out.append(Solution(f"Change {names}{RESTATES}{goal} "
                             "(the code derives it from them).", part, leaves=leaves, note=fact_text(part, ctx)))
     for part in facts:
@@ -199,10 +198,14 @@ def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
         if text:
             return text
     names = ", ".join(_option(x, ctx) for x in leaves)
+    # where the goal is no sentence a person reads, the trigger states it
+    return f"Change {names}{RESTATES}{_goal(part, ctx) or 'the trigger above no longer holds'}."
+
+
+def _goal(part: Expr, ctx: Context) -> str | None:
+    """What must hold instead of `part`, as a sentence a person reads; None where it would state code or run long."""
     goal = ctx.renderer.text(Not(part))
-    if len(goal) > MAX_GOAL or states_code(goal):  # not a sentence a person reads: the trigger states it
-        return f"Change {names}{RESTATES}the trigger above no longer holds."
-    return f"Change {names}{RESTATES}{goal}."
+    return None if len(goal) > MAX_GOAL or states_code(goal) else goal
 
 
 def _single_leaf(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
@@ -286,8 +289,14 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
     else:
         listed = [v for v in values if _is_const_in(v, part, consts)]
     offending = [shown_value(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
+    unset = any(v is NOT_GIVEN for v in good)
     others = [v for v in values if not any(v is x for x in listed)]
-    return ValueChoice(leaf, tuple(listed), tuple(others), tuple(offending), any(v is NOT_GIVEN for v in good))
+    if not listed and others and all(is_made_up(v) for v in others):
+        # only values the search made up ("example", ""): a person's own text goes there, so the
+        # words say what it must be (`phrase`), or where they cannot, to leave it unset
+        return None if _goal(part, ctx) is not None or not unset else ValueChoice(leaf, (), (), (), True)
+    others = [v for v in others if not is_made_up(v)]
+    return ValueChoice(leaf, tuple(listed), tuple(others), tuple(offending), unset)
 
 
 def _form_choice(part: Expr, leaf: Leaf, ctx: Context, good: Sequence[Any]) -> ValueChoice | None:

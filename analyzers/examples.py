@@ -32,6 +32,13 @@ JSON_LIST = '["value"]'  # JSON text that is no object
 MAX_KNOWN = 4  # values remembered per flag or env var (the most compared first)
 
 
+def is_made_up(value: Any) -> bool:
+    """A value the search made up for an option a person fills with their own text (a free
+    word, JSON stand-ins, empty text, a path stand-in): never named as a value to set."""
+    return isinstance(value, str) and (value in (WORD, JSON_WORD, JSON_LIST, "") or value.startswith(f"{WORD}-")
+                                       or (value.startswith("<") and value.endswith(">")))
+
+
 def model_of(architecture: str) -> str:
     """The stand-in for a model of `architecture`: ``<model:DeepseekV3ForCausalLM>``."""
     return f"<model:{architecture}>"

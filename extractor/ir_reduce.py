@@ -12,7 +12,7 @@ read backwards (``(a or x) and (a or y)`` is ``a or (x and y)``).
 from __future__ import annotations
 
 from collections import ChainMap, Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -38,8 +38,8 @@ def reduced(expr: Expr) -> Expr:
 
 @dataclass(frozen=True, slots=True)
 class _Value:
-    """The key of what an operand ``x == c`` says of ``x``: other tests of ``x`` against
-    constants (``x != d``, ``x in (c, d)``) are decided by it."""
+    """The key of what an operand ``x == c`` (or a failing ``x != c``) says of ``x``: other
+    tests of ``x`` against constants (``x != d``, ``x < d``, ``x in (c, d)``) are decided by it."""
 
     term: Expr
 
@@ -53,8 +53,7 @@ def _known(expr: Expr, facts: Facts) -> Const | None:
     opposite = negate(expr)
     if opposite in facts:
         return Const(not facts[opposite])
-    if isinstance(expr, Compare) and expr.op in ("==", "!=") and isinstance(expr.right, Const) \
-            and _Value(expr.left) in facts:
+    if isinstance(expr, Compare) and isinstance(expr.right, Const) and _Value(expr.left) in facts:
         decided = simplify(Compare(expr.op, Const(facts[_Value(expr.left)]), expr.right))
     elif isinstance(expr, In) and isinstance(expr.container, Const) and _Value(expr.item) in facts:
         decided = simplify(In(Const(facts[_Value(expr.item)]), expr.container))
@@ -66,33 +65,12 @@ def _known(expr: Expr, facts: Facts) -> Const | None:
 def _layer(args: tuple[Expr, ...], holds: bool) -> dict[Any, Any]:
     """What the operands of a conjunction (`holds`) or disjunction say to each other."""
     layer: dict[Any, Any] = dict.fromkeys(args, holds)
-    if holds:
-        layer.update((_Value(a.left), a.right.value) for a in args
-                     if isinstance(a, Compare) and a.op == "==" and isinstance(a.right, Const)
-                     and not isinstance(a.left, Const))
+    # ``x == c`` holding, or ``x != c`` failing, gives ``x``'s value
+    equal = "==" if holds else "!="
+    layer.update((_Value(a.left), a.right.value) for a in args
+                 if isinstance(a, Compare) and a.op == equal and isinstance(a.right, Const)
+                 and not isinstance(a.left, Const))
     return layer
-
-
-class _Without(Mapping[Any, Any]):
-    """`facts` without what one operand says of itself: its parts are read knowing the other
-    operands, not itself (``not x`` would otherwise decide its own ``x``)."""
-
-    def __init__(self, facts: Facts, hidden: Expr) -> None:
-        self.facts, self.hidden = facts, hidden
-
-    def __getitem__(self, key: Expr) -> bool:
-        if key == self.hidden:
-            raise KeyError(key)
-        return self.facts[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key != self.hidden and key in self.facts
-
-    def __iter__(self) -> Iterator[Expr]:
-        return (k for k in self.facts if k != self.hidden)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def _folded(expr: Expr, facts: Facts) -> Expr:
@@ -108,8 +86,11 @@ def _inside(expr: Expr, facts: Facts) -> Expr:
     if not isinstance(expr, (And, Or)):
         return expr
     holds = isinstance(expr, And)  # an operand of `and` is read where the others hold
-    layer = ChainMap(_layer(expr.args, holds), facts)  # type: ignore[arg-type]  # only read
-    parts = [known if (known := _known(a, facts)) is not None else _inside(a, _Without(layer, a)) for a in expr.args]
+    parts = []
+    for i, arg in enumerate(expr.args):
+        # never what the operand says of itself (``not x`` would decide its own ``x``)
+        others = ChainMap(_layer(expr.args[:i] + expr.args[i + 1:], holds), facts)  # type: ignore[arg-type]
+        parts.append(known if (known := _known(arg, others)) is not None else _inside(arg, others))
     return simplify(conj(parts) if holds else disj(parts))
 
 

@@ -30,6 +30,8 @@ def add_cli_args(parser):
     parser.add_argument("--old-flag", action="store_true", help="Deprecated: use --tp-size instead.")
     parser.add_argument("--mark-config", type=str, default=None, help="A JSON file path or an inline JSON object.")
     parser.add_argument("--mm-config", type=json.loads, default=None)
+    parser.add_argument("--served-model-name", type=str, default=None)
+    parser.add_argument("--ib-device", type=str, default=None)
 '''
 ENV = '''
 class Envs:
@@ -73,6 +75,17 @@ SPEC = flag("speculative_algorithm")
         (And((Compare("is not", flag("mm_config"), Const(None)),
               Not(Apply("isinstance", (flag("mm_config"), Const("dict")), "isinstance(cfg.mm_config, dict)")))),
          ["Set `--mm-config` to a JSON object, e.g. `'{}'` (or leave it unset)."]),
+        # a person's own text goes where the search made up a value ("example", ""): the words
+        # say what it must be
+        (In(Const(":"), flag("served_model_name")),
+         ["Change `--served-model-name` so that : is not in `--served-model-name`."]),
+        (And((Compare("is not", flag("ib_device"), Const(None)),
+              Not(Truthy(Apply("strip", (flag("ib_device"),), "cfg.ib_device.strip()"))))),
+         ["Change `--ib-device` so that `--ib-device` is not given or `--ib-device`.strip() is true/non-empty."]),
+        # ... and where they cannot (too long a condition to state), to leave it unset
+        (And((Compare("is not", flag("served_model_name"), Const(None)),
+              Or(tuple(In(Const(c * 30), flag("served_model_name")) for c in ":;,/")))),
+         ["Leave `--served-model-name` unset."]),
         (Truthy(PLAN), ["Unset `SGLANG_PLAN` (or set `SGLANG_PLAN=0`)."]),
         (Not(Truthy(PLAN)), ["Set `SGLANG_PLAN=1`."]),
         # innermost part first; parts on the same flag are one solution

@@ -17,6 +17,7 @@ def flag(name: str) -> Truthy:
 
 A, B, C, D = flag("a"), flag("b"), flag("c"), flag("d")
 MODE = Ref(RefKind.FLAG, "mode", "cfg.mode")
+SIZE = Ref(RefKind.FLAG, "size", "cfg.size")
 R = Renderer()
 
 
@@ -39,6 +40,10 @@ R = Renderer()
          And((Compare("==", MODE, Const("x")), B))),
         (And((Compare("==", MODE, Const("x")), Or((In(MODE, Const(("y", "z"))), B)))),
          And((Compare("==", MODE, Const("x")), B))),
+        # ... and where a disjunction's other operand fails, ``x != 0`` failing says ``x`` is 0:
+        # ``x < 1 or x != 0`` always holds
+        (And((B, Or((Compare("<", SIZE, Const(1)), Compare("!=", SIZE, Const(0)))))), B),
+        (Or((Compare(">", SIZE, Const(2)), Compare("!=", SIZE, Const(0)))), Compare("!=", SIZE, Const(0))),
         # nothing to fold: the condition as it was
         (And((A, Or((B, C)))), And((A, Or((B, C))))),
         (Not(A), Not(A)),
