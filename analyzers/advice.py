@@ -281,13 +281,9 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
         return formed
     if not good:
         return None
-    flag = _flag(leaf, ctx)
     consts = constants_in(part)
     values = [v for v in good if v is not NOT_GIVEN]
-    if flag is not None and isinstance(flag.choices, tuple):
-        listed = [v for v in values if v in flag.choices]
-    else:
-        listed = [v for v in values if _is_const_in(v, part, consts)]
+    listed = _listed(values, part, leaf, ctx, consts)
     offending = [shown_value(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
     unset = any(v is NOT_GIVEN for v in good)
     others = [v for v in values if not any(v is x for x in listed)]
@@ -297,6 +293,14 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
         return None if _goal(part, ctx) is not None or not unset else ValueChoice(leaf, (), (), (), True)
     others = [v for v in others if not is_made_up(v)]
     return ValueChoice(leaf, tuple(listed), tuple(others), tuple(offending), unset)
+
+
+def _listed(values: Sequence[Any], part: Expr, leaf: Leaf, ctx: Context, consts: Sequence[Any]) -> list[Any]:
+    """Of `values`, those a person would name: the option's choices, else the part's own constants."""
+    flag = _flag(leaf, ctx)
+    if flag is not None and isinstance(flag.choices, tuple):
+        return [v for v in values if v in flag.choices]
+    return [v for v in values if _is_const_in(v, part, consts)]
 
 
 def _form_choice(part: Expr, leaf: Leaf, ctx: Context, good: Sequence[Any]) -> ValueChoice | None:
