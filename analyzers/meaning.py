@@ -371,6 +371,10 @@ def _said(template: str) -> tuple[str, str]:
     reason, rule = message_reason(template), message_rule(template)
     if reason and rule and _PRONOUN.match(reason) and reason.rstrip(".") in rule:
         return reason, rule + "."
+    # a purpose ("X must run after Y so the backend is resolved") says nothing without its rule
+    purpose = re.search(rf"\b(so that|so) {re.escape(reason.rstrip('.'))}", _literal(template)) if reason else None
+    if purpose and rule:
+        return reason, f"{rule}, {purpose.group(1)} {reason}"
     if not reason and not rule:  # a plain statement of why ("MTP uses its own ... head."): quoted whole
         return "", _statement(template)
     return reason, reason or (rule + ".").lstrip(".")

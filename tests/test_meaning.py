@@ -183,6 +183,11 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     (entry("n must equal gamma + 1, but got {n}", Compare("!=", TP, flag("gamma")), comment="verify window. More."),
      {}, "sglang refuses a value outside its allowed range: n must equal gamma + 1. "
      "Per the comment at the check: “verify window.” Raised by `check`."),
+    # a purpose comes with the rule it is the purpose of
+    (entry("_late must run after _resolve() so the prefill backend is resolved.", LORA, kind=SiteKind.ASSERT,
+           exception="AssertionError"), {},
+     "sglang refuses this launch: _late must run after _resolve(), so the prefill backend is resolved. "
+     "Asserted in `check`."),
     # no reason in the message: the docstring, else the help of the option the message names
     (entry("--enable-lora and --b", And((LORA, SPEC))), DOCS,
      "sglang refuses options that exclude each other. Per the docstring of `check`: “Validate LoRA settings.”"),
