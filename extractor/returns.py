@@ -8,8 +8,11 @@ known wherever the arguments are (`extractor.inline`).
 
 Followed: local assignments, ``if``/``elif``/``else``, ``return``, ``raise`` (a path
 that raises returns nothing: the value is the other paths'), and statements kept for
-their effect (a log call, an import). Anything else (a loop, ``try``, ``with``, a
-nested function), or more than `MAX_PATHS` paths, leaves the function unsummarised.
+their effect (a log call, an import). A path that meets anything else (a loop, ``try``,
+``with``, a nested function) returns an unknown value from there on, so the guard clauses
+before it stay known (``if not cfg.enable_x: return False`` decides the call wherever
+``--enable-x`` is not given); a function with no known path, a generator, or more than
+`MAX_PATHS` paths is left unsummarised.
 """
 from __future__ import annotations
 
@@ -17,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import libcst as cst
+import libcst.matchers as m
 
 from extractor.cst_ir import term, to_ir
 from extractor.cstutil import norm_code
-from extractor.ir import IF, Apply, Const, Expr, simplify
+from extractor.ir import IF, Apply, Const, Expr, Unknown, simplify
 from extractor.scope import Scope
 
 MAX_PATHS = 16  # paths through a function's branches before it is left unsummarised
@@ -43,11 +47,26 @@ def return_value(body: Sequence[cst.BaseStatement], scope: Scope) -> Expr | None
     """What a function with `body` returns, its parameters bound in `scope` (copied, never
     changed); None when some statement is not followed or every path raises."""
     paths = [0]
+    if any(m.findall(stmt, m.Yield() | m.Await()) for stmt in body):
+        return None  # a generator or coroutine: a call returns no value
     try:
         found = _value(list(body), _copy(scope), paths)
     except (_GiveUp, RecursionError):
         return None
-    return None if isinstance(found, _Raises) else simplify(found)
+    if isinstance(found, _Raises):
+        return None
+    found = simplify(found)
+    return None if all(v == _NOT_FOLLOWED for v in _values(found)) else found  # no path followed
+
+
+_NOT_FOLLOWED = Unknown("what the function computes past a statement errcat does not follow")
+
+
+def _values(found: Expr) -> list[Expr]:
+    """The values of `found`'s paths (the branches of its `IF` terms)."""
+    if isinstance(found, Apply) and found.fn == IF:
+        return [v for branch in found.args[1:] for v in _values(branch)]
+    return [found]
 
 
 def _value(stmts: list[cst.BaseStatement], scope: Scope, paths: list[int]) -> Expr | _Raises:
@@ -66,10 +85,8 @@ def _value(stmts: list[cst.BaseStatement], scope: Scope, paths: list[int]) -> Ex
                 return then
             return Apply(IF, (test, then, other), norm_code(stmt.test))
         if not isinstance(stmt, cst.SimpleStatementLine):
-            raise _GiveUp
+            return _NOT_FOLLOWED  # the path's value from here on
         for small in stmt.body:
-            if isinstance(getattr(small, "value", None), (cst.Yield, cst.Await)):
-                raise _GiveUp  # a generator: a call returns no value
             if isinstance(small, cst.Return):
                 return term(small.value, scope) if small.value is not None else Const(None)
             if isinstance(small, cst.Raise):
@@ -80,7 +97,7 @@ def _value(stmts: list[cst.BaseStatement], scope: Scope, paths: list[int]) -> Ex
             elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
                 scope.bind(small.target.value, small.value)
             elif not isinstance(small, _EFFECTS):
-                raise _GiveUp
+                return _NOT_FOLLOWED
     return Const(None)  # falls off the end
 
 

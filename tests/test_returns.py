@@ -69,6 +69,13 @@ def test_branches_and_returns_make_one_value(args: dict, expected: object) -> No
         ("def f(x):\n    y = x + 1\n    return y\n", {"x": 1}, 2),
         ("def f(x):\n    if x:\n        return 1\n    elif x is None:\n        return 2\n    else:\n"
          "        return 3\n", {"x": None}, 2),
+        # a guard clause before a statement not followed: known where it returns, unknown past it
+        ("def f(x):\n    if not x:\n        return False\n    for i in x:\n        pass\n    return True\n",
+         {"x": 0}, False),
+        ("def f(x):\n    if not x:\n        return False\n    for i in x:\n        pass\n    return True\n",
+         {"x": 1}, UNKNOWN),
+        ("def f(x):\n    if not x:\n        return False\n    try:\n        return g(x)\n    except E:\n"
+         "        return 0\n", {"x": ""}, False),
     ],
 )
 def test_what_a_call_returns(source: str, args: dict, expected: object) -> None:
@@ -81,6 +88,7 @@ def test_what_a_call_returns(source: str, args: dict, expected: object) -> None:
         "def f(x):\n    for i in x:\n        return i\n",  # a loop
         "def f(x):\n    try:\n        return g(x)\n    except E:\n        return 0\n",
         "def f(x):\n    yield x\n",  # a generator
+        "def f(x):\n    if not x:\n        return 1\n    for i in x:\n        yield i\n",  # ... past a guard
         "def f(x):\n    raise ValueError\n",  # never returns
         "def f(x):\n" + "".join(f"    if x == {i}:\n        x = {i}\n" for i in range(MAX_PATHS + 1))
         + "    return x\n",  # too many paths
