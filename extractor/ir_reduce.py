@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from extractor.ir import And, Compare, Const, Expr, In, Not, Or, conj, disj, negate, simplify
+from extractor.ir_bounds import Bounds, bound, decided, term_of
 
 # rounds of `reduced`: each folds what the previous one's factoring exposed
 _ROUNDS = 3
@@ -39,12 +40,19 @@ def reduced(expr: Expr) -> Expr:
 @dataclass(frozen=True, slots=True)
 class _Value:
     """The key of what an operand ``x == c`` (or a failing ``x != c``) says of ``x``: other
-    tests of ``x`` against constants (``x != d``, ``x < d``, ``x in (c, d)``) are decided by it."""
+    tests of ``x`` against constants (``x != d``, ``x in (c, d)``) are decided by it."""
 
     term: Expr
 
 
-Facts = Mapping[Any, Any]  # a condition -> its truth; a `_Value` -> the term's value
+@dataclass(frozen=True, slots=True)
+class _Range:
+    """The key of the numbers operands ``x >= c``, ``x < d`` (holding, or failing) leave ``x``."""
+
+    term: Expr
+
+
+Facts = Mapping[Any, Any]  # a condition -> its truth; a `_Value` -> the term's value; a `_Range` -> its `Bounds`
 
 
 def _known(expr: Expr, facts: Facts) -> Const | None:
@@ -53,23 +61,32 @@ def _known(expr: Expr, facts: Facts) -> Const | None:
     opposite = negate(expr)
     if opposite in facts:
         return Const(not facts[opposite])
+    if (term := term_of(expr)) is not None and _Range(term) in facts:
+        truth = decided(expr, facts[_Range(term)])
+        if truth is not None:
+            return Const(truth)
     if isinstance(expr, Compare) and isinstance(expr.right, Const) and _Value(expr.left) in facts:
-        decided = simplify(Compare(expr.op, Const(facts[_Value(expr.left)]), expr.right))
+        found = simplify(Compare(expr.op, Const(facts[_Value(expr.left)]), expr.right))
     elif isinstance(expr, In) and isinstance(expr.container, Const) and _Value(expr.item) in facts:
-        decided = simplify(In(Const(facts[_Value(expr.item)]), expr.container))
+        found = simplify(In(Const(facts[_Value(expr.item)]), expr.container))
     else:
         return None
-    return decided if isinstance(decided, Const) else None
+    return found if isinstance(found, Const) else None
 
 
-def _layer(args: tuple[Expr, ...], holds: bool) -> dict[Any, Any]:
-    """What the operands of a conjunction (`holds`) or disjunction say to each other."""
+def _layer(args: list[Expr], holds: bool, facts: Facts) -> dict[Any, Any]:
+    """What the operands of a conjunction (`holds`) or disjunction say to each other, on top
+    of `facts` (the bounds of a number are narrowed, never replaced)."""
     layer: dict[Any, Any] = dict.fromkeys(args, holds)
     # ``x == c`` holding, or ``x != c`` failing, gives ``x``'s value
     equal = "==" if holds else "!="
     layer.update((_Value(a.left), a.right.value) for a in args
                  if isinstance(a, Compare) and a.op == equal and isinstance(a.right, Const)
                  and not isinstance(a.left, Const))
+    for arg in args:
+        if (found := bound(arg, holds)) is not None:
+            key = _Range(found[0])
+            layer[key] = found[1].meet(layer.get(key) or facts.get(key) or Bounds())
     return layer
 
 
@@ -86,11 +103,14 @@ def _inside(expr: Expr, facts: Facts) -> Expr:
     if not isinstance(expr, (And, Or)):
         return expr
     holds = isinstance(expr, And)  # an operand of `and` is read where the others hold
-    parts = []
-    for i, arg in enumerate(expr.args):
-        # never what the operand says of itself (``not x`` would decide its own ``x``)
-        others = ChainMap(_layer(expr.args[:i] + expr.args[i + 1:], holds), facts)  # type: ignore[arg-type]
-        parts.append(known if (known := _known(arg, others)) is not None else _inside(arg, others))
+    parts = list(expr.args)
+    for i, arg in enumerate(parts):
+        # never what the operand says of itself (``not x`` would decide its own ``x``); one at a
+        # time, each read knowing the others as already read, so two operands that say the same
+        # (``x > 1``, ``1 < x``) never both fold away as implied by each other
+        others = [p for j, p in enumerate(parts) if j != i and p != Const(holds)]
+        context = ChainMap(_layer(others, holds, facts), facts)  # type: ignore[arg-type]  # only read
+        parts[i] = known if (known := _known(arg, context)) is not None else _inside(arg, context)
     return simplify(conj(parts) if holds else disj(parts))
 
 

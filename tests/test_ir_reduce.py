@@ -44,6 +44,14 @@ R = Renderer()
         # ``x < 1 or x != 0`` always holds
         (And((B, Or((Compare("<", SIZE, Const(1)), Compare("!=", SIZE, Const(0)))))), B),
         (Or((Compare(">", SIZE, Const(2)), Compare("!=", SIZE, Const(0)))), Compare("!=", SIZE, Const(0))),
+        # the numbers one comparison leaves a value decide another: ``x >= 1`` makes ``x != 0`` hold
+        (And((Compare(">=", SIZE, Const(1)), Compare("!=", SIZE, Const(0)))), Compare(">=", SIZE, Const(1))),
+        (And((Compare(">", SIZE, Const(2)), Compare("<", SIZE, Const(1)))), Const(False)),
+        (Or((Compare("<=", SIZE, Const(0)), Compare("<", SIZE, Const(1)))), Compare("<", SIZE, Const(1))),
+        (And((Not(Compare("<", SIZE, Const(1))), Compare("!=", SIZE, Const(0)))), Not(Compare("<", SIZE, Const(1)))),
+        # ... read as real numbers: 1 < x < 2 is no contradiction
+        (And((Compare(">", SIZE, Const(1)), Compare("<", SIZE, Const(2)))),
+         And((Compare(">", SIZE, Const(1)), Compare("<", SIZE, Const(2))))),
         # nothing to fold: the condition as it was
         (And((A, Or((B, C)))), And((A, Or((B, C))))),
         (Not(A), Not(A)),
@@ -79,6 +87,12 @@ def test_reduced_is_equivalent_under_every_truth_of_its_tests(expr: Expr) -> Non
     for values in itertools.product((False, True), repeat=3):
         assigned: dict[Expr, bool] = dict(zip((A, B, C), values, strict=True))
         assert _truth(reduced(expr), assigned) == _truth(expr, assigned), expr
+
+
+def test_two_operands_that_say_the_same_do_not_both_fold_away() -> None:
+    # ``x > 1 or 1 < x``: each implies the other; one of them stays
+    found = reduced(Or((Compare(">", SIZE, Const(1)), Compare("<", Const(1), SIZE))))
+    assert found in (Compare(">", SIZE, Const(1)), Compare("<", Const(1), SIZE))
 
 
 def test_a_not_operand_is_not_decided_by_itself() -> None:
