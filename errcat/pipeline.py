@@ -34,7 +34,16 @@ from extractor.result_cache import (
 )
 from extractor.snapshot import Snapshot, SourceKind
 from output.unchanged import same_files
-from output.writer import Content, Spliced, as_bytes, dumps, encoded_chunks, with_manifest, write_atomically
+from output.writer import (
+    Content,
+    Spliced,
+    as_bytes,
+    check_replaceable,
+    dumps,
+    encoded_chunks,
+    with_manifest,
+    write_atomically,
+)
 
 if TYPE_CHECKING:  # the analysis modules load when a catalog is built: a cached run never needs them
     from analyzers.entries import Entry
@@ -542,6 +551,7 @@ def extract(
 
     items = load_overlay(os.fspath(overlay)) if overlay is not None else None
     prof = load_profile(profile)
+    check_replaceable(Path(out), _marker(out, formats))  # before the work, not after it
     with private_cache(cache_dir, use_cache) as (cache_at, use_results):
         snapshot = open_source(spec, prof, cache_dir=cache_at)
         cache = ResultCache.open(prof, cache_at) if use_results else None
@@ -688,6 +698,7 @@ def write_catalog(
     """`errcat extract`: like `extract`, but a re-extraction of unchanged sources only
     copies the cached files (no parse, no render) and returns a summary, not a `Catalog`."""
     prof = load_profile(profile)
+    check_replaceable(Path(out), _marker(out, formats))  # before the work, not after it
     with private_cache(cache_dir, use_cache) as (cache_at, use_results):
         snapshot = open_source(spec, prof, cache_dir=cache_at)
         files, summary, cached = catalog_files(snapshot, prof, cache_dir=cache_at, jobs=jobs,

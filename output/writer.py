@@ -251,7 +251,8 @@ def _first_unlisted_legacy(root: Path, marker: str | None) -> str | None:
     legacy = marker is not None and (root / marker).is_file() and not (root / marker).is_symlink()
     why = f"was not written by errcat (no {MANIFEST}" + (")" if legacy else ": not an errcat output directory)")
     for rel, path in _entries(root):
-        if not (legacy and _legacy_own(rel, path)):
+        # `errcat confirm`'s outcomes alone (copied in to be reused) are carried over, as in any output
+        if not (legacy and _legacy_own(rel, path)) and not _companion(rel, path):
             return f"{rel} {why}"
     return None
 
@@ -291,8 +292,9 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _check_replaceable(target: Path, marker: str | None) -> None:
-    """Refuse to replace a directory holding anything errcat did not write (it would be deleted)."""
+def check_replaceable(target: Path, marker: str | None) -> None:
+    """Refuse to replace a directory holding anything errcat did not write (it would be deleted);
+    called before the work that writes it too, so a refusal comes first, not after it."""
     foreign = _first_foreign(target, marker) if target.is_dir() else None
     if foreign is not None:
         raise OutputError(f"refusing to replace {target}: {foreign}; move it away or write elsewhere")
@@ -392,7 +394,7 @@ def atomic_dir(out: str | os.PathLike[str], *, marker: str | None = "catalog.jso
         raise OutputError(f"output directory {parent} is not writable")
     _recover(target)
     remove_stale_staging(parent, target.name)
-    _check_replaceable(target, marker)
+    check_replaceable(target, marker)
     locks: list[int] = []
     try:
         staging, fd = _owned_dir(parent, target.name + _NEW)

@@ -199,6 +199,24 @@ def test_refuses_to_replace_a_directory_it_did_not_write(tmp_path, marker):
     assert _tree(home) == {"notes.txt": b"precious"} and (home / "project").is_dir()
 
 
+def test_a_directory_holding_only_confirm_outcomes_is_written_and_keeps_them(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "confirm.json").write_text('{"outcomes": []}')  # copied in to be reused by the next extract
+    write_atomically(out, lambda: dict(NEW))
+    assert (out / "confirm.json").read_text() == '{"outcomes": []}' and (out / "catalog.json").is_file()
+
+
+def test_extract_refuses_a_foreign_output_before_reading_the_source(tiny, capsys):
+    tiny["out"].mkdir()
+    (tiny["out"] / "notes.txt").write_text("precious")
+    (tiny["tmp"] / "src" / "pkg" / "a.py").unlink()  # reading the source would fail otherwise
+    (tiny["tmp"] / "src" / "pkg").rmdir()
+    (tiny["tmp"] / "src").rmdir()
+    code, err = _extract(tiny, capsys)
+    assert code == 2 and "refusing to replace" in err and "notes.txt" in err and err.count("\n") == 1
+
+
 @pytest.mark.parametrize(("existing", "marker"), [
     ({}, "catalog.json"), ({}, None), ({"index.html": "old"}, "index.html"), ({"catalog.json": "old"}, "catalog.json"),
 ])
