@@ -70,8 +70,10 @@ class CallerGuard:
     text: str
 
 
-def _module_path(dotted: str) -> str:
-    return dotted.replace(".", "/")
+def _in_module(path: str, dotted: str) -> bool:
+    """Is `path` the file of module `dotted` (``a/b.py``, or a package's ``a/b/__init__.py``)?"""
+    base = dotted.replace(".", "/")
+    return path.endswith((f"{base}.py", f"{base}/__init__.py"))
 
 
 def _private(name: str) -> bool:
@@ -158,8 +160,7 @@ class CallGraph:
             module, name = target, attr
         else:
             module, _, name = target.rpartition(".")
-        suffix = _module_path(module) + ".py"
-        return [(p, q) for p, q in self.by_name.get(name, []) if p.endswith(suffix) and q == name]
+        return [(p, q) for p, q in self.by_name.get(name, []) if _in_module(p, module) and q == name]
 
     def resolve(self, path: str, call: CallSite) -> list[Func]:
         head, _, rest = call.callee.partition(".")
@@ -210,8 +211,8 @@ class CallGraph:
         if found or target is None:
             return found
         module, _, real = target.rpartition(".")
-        suffix = _module_path(module) + ".py"
-        return [(p, q) for n in names for p, q in self.by_name.get(n, []) if p.endswith(suffix) and q == f"{real}.{n}"]
+        return [(p, q) for n in names for p, q in self.by_name.get(n, [])
+                if _in_module(p, module) and q == f"{real}.{n}"]
 
     def try_raises(self, func: Func, ref: Ref) -> Expr | None:
         """What the ``try`` block `ref` names (`try_raises_ref`) in `func` raises of its
@@ -319,9 +320,8 @@ class CallGraph:
         out: dict[Ref, Expr] = {}
         for local, target in self.imports.get(path, {}).items():
             module, _, name = target.rpartition(".")
-            suffix = _module_path(module) + ".py"
             for other, consts in self.constants.items():
-                if other.endswith(suffix) and name in consts:
+                if _in_module(other, module) and name in consts:
                     out[Ref(RefKind.UNKNOWN, local, local)] = consts[name]
         return out
 

@@ -64,10 +64,11 @@ def wanted(files: Sequence[FileSites]) -> set[str]:
 def helper_paths(files: Sequence[FileSites], names: Collection[str], available: Iterable[str]) -> list[str]:
     """Files (among `available`, not in `files`) that `files` import the `names` from."""
     have = {fs.path for fs in files}
-    modules = {
-        target.rpartition(".")[0].replace(".", "/") + ".py"
+    packages = {
+        target.rpartition(".")[0].replace(".", "/")
         for fs in files for local, target in fs.imports if f"{local}()" in names or local in names
     }
+    modules = {f"{p}{end}" for p in packages for end in (".py", "/__init__.py")}  # a module, or a package
     return sorted(p for p in available if p not in have and any(p.endswith("/" + m) or p == m for m in modules))
 
 

@@ -58,6 +58,14 @@ def test_an_imported_function_resolves_to_the_file_it_comes_from() -> None:
     assert (list(g.callers.get(("pkg/a.py", "check"), [])), len(g.callers[("pkg/b.py", "check")])) == ([], 1)
 
 
+def test_a_function_imported_from_a_package_resolves_to_its_init_module() -> None:
+    package = extract_file("pkg/bcg/__init__.py", "def supports(cfg): pass\n", PROFILE)
+    g = CallGraph([package, *files(pkg__other="def supports(cfg): pass\n",
+                                   pkg__hook="from pkg.bcg import supports\ndef entry(cfg):\n    supports(cfg)\n")])
+    assert (len(g.callers.get(("pkg/bcg/__init__.py", "supports"), [])),
+            len(g.callers.get(("pkg/other.py", "supports"), []))) == (1, 0)
+
+
 @pytest.mark.parametrize(
     "method, resolved",
     [

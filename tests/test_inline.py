@@ -258,7 +258,7 @@ def test_wanted_names_the_helpers_called_but_defined_nowhere(sources, expected):
 
 
 AVAILABLE = ["python/pkg/lib.py", "python/pkg/mylib.py", "python/pkg/other.py", "python/pkg/t.py",
-             "python/pkg/sub/lib.py"]
+             "python/pkg/sub/lib.py", "python/pkg/bcg/__init__.py"]
 
 
 @pytest.mark.parametrize(
@@ -266,6 +266,7 @@ AVAILABLE = ["python/pkg/lib.py", "python/pkg/mylib.py", "python/pkg/other.py", 
     [
         ("from pkg.lib import h", {"h()"}, ["python/pkg/lib.py"]),
         ("from pkg.sub.lib import h", {"h()"}, ["python/pkg/sub/lib.py"]),
+        ("from pkg.bcg import h", {"h()"}, ["python/pkg/bcg/__init__.py"]),  # a package's own module
         ("from pkg.lib import h", {"g()"}, []),  # not a wanted name
         ("from pkg.missing import h", {"h()"}, []),  # not among the available files
         ("from pkg.t import h", {"h()"}, []),  # already read
