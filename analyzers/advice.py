@@ -19,6 +19,7 @@ from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise,
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import Examples, is_made_up, model_of
+from analyzers.feeding import feeding_leaves
 from analyzers.flag_types import ValueKind, value_type
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command
@@ -131,26 +132,6 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
         out.append(Solution(fact_text(part, ctx), None))
     hidden = more(len(out) - MAX_SOLUTIONS, "and", "solution").lstrip()
     return out[:MAX_SOLUTIONS] + [Solution(hidden, None)] if hidden else out
-
-
-MAX_FEEDING = 6  # options a setting the code derives is changed through, tried in a solution
-
-
-def feeding_leaves(part: Expr, model: Model) -> tuple[Leaf, ...]:
-    """The options (and env vars) the adjustments deriving what `part` reads read, where
-    `part` reads derived settings only (not a platform or model fact): what a user changes
-    to change it (``--disable-cuda-graph`` for a CUDA-graph backend the code picks)."""
-    found = refs(part)
-    if not found or any(r.kind is not RefKind.FLAG for r in found):
-        return ()
-    read = {r.name for r in found}
-    # the adjustments writing what `part` reads come first: their options change it most directly
-    def direct(rule: Any) -> bool:
-        return any(rule.dest == name or name.startswith(rule.dest + ".") for name in read)
-
-    rules = sorted(model.relevant_rules(part), key=lambda r: not direct(r))
-    leaves = dict.fromkeys(leaf for r in rules for leaf in settable_leaves(conj([r.when, r.value]), model))
-    return tuple(leaves)[:MAX_FEEDING]
 
 
 def fact_text(part: Expr, ctx: Context) -> str:

@@ -572,3 +572,14 @@ def test_a_listed_value_does_not_meet_an_earlier_raise_of_the_block(body, listed
     (entry,) = complete_entries(built, flags=MODE_FLAGS, adjustments=(), renderer=renderer,
                                 examples=ExampleRules(model="model_path"))
     assert listed in [s.text for s in entry.solutions]
+
+
+def test_a_derived_setting_is_changed_first_through_the_option_named_for_it():
+    # both adjustments write `lora_mode`; `--enable-lora` is named for it, `--tp-size` changes it on the side
+    from analyzers.feeding import feeding_leaves
+
+    rules = (Rule("lora_mode", Compare(">", flag("tp_size"), Const(1)), Const("split")),
+             Rule("lora_mode", Truthy(flag("enable_lora")), Const("on")))
+    model = Model(FLAGS, rules, EXAMPLES)
+    part = Compare("==", flag("lora_mode"), Const("on"))
+    assert [leaf.name for leaf in feeding_leaves(part, model)] == ["enable_lora", "tp_size"]

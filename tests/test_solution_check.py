@@ -172,8 +172,8 @@ def test_untried_words_that_only_restate_the_condition_give_way_to_a_change():
 def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from_where_no_command_reaches():
     """The check reads `graph` (the code sets it from `--pp-size`); no command is known to reach
     the error (the shown `before` meets an earlier one): the solution is the option's change, undecided."""
-    from analyzers.advice import feeding_leaves
     from analyzers.eval_model import Model
+    from analyzers.feeding import feeding_leaves
     from analyzers.first_error import Pipeline
     from analyzers.platform_facts import Stated
     from analyzers.rules import Rule
