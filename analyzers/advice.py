@@ -714,8 +714,8 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     full = _full(entry)
     ctx = _at_site(entry, full, ctx)
     entry, never = never_fails(entry, full, ctx.model, ctx.renderer, ctx.rule_at)
-    unreached = not launch_can_raise(entry.extra)  # no command raises it
-    sols = [*advised(entry.site.template.text, ctx.model.flags), *solutions(trigger, ctx)]
+    unreached = not launch_can_raise(entry.extra)  # no command raises it: no change of one gets past it
+    sols = [] if unreached else [*advised(entry.site.template.text, ctx.model.flags), *solutions(trigger, ctx)]
     if not unreached:  # the earlier checks on the path: its reach, and the raises before it in its block
         # a raise earlier in the block fires where the path to the block holds and its own test does
         path = [g.expr for g in entry.site.direct if g.origin is not GuardOrigin.PRIOR_RAISE]
@@ -735,7 +735,8 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     variants = []
     fixes = []
     for variant in entry.variants:
-        row_sols = [*advised(variant.template, ctx.model.flags), *solutions(variant.trigger.expr, ctx)]
+        row_sols = [] if unreached else [*advised(variant.template, ctx.model.flags),
+                                         *solutions(variant.trigger.expr, ctx)]
         fixes.append(none if unreached else
                      example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
         changes, notes = _split(row_sols)

@@ -187,6 +187,14 @@ def test_advise_fills_variants_and_meaning():
     assert entry.variants[0].example_fix is None  # a new entry: the one advised is left as it was
 
 
+@pytest.mark.parametrize("extra", [{"internal": True}, {"reachable": False}])
+def test_an_entry_no_command_raises_offers_no_change_of_one(extra):
+    entry = replace(_entry(Truthy(flag("enable_lora")), [("a", Truthy(PLAN))]), extra=extra)
+    done = advise(entry, CTX)
+    assert (done.solutions, [v.solutions for v in done.variants]) == ((), [()])
+    assert "no command raises it" in done.example_fix["note"] or "reachable: false" in done.example_fix["note"]
+
+
 def test_advise_reports_deprecated_flags_as_situations():
     done = advise(_entry(Truthy(flag("old_flag"))), CTX)
     assert done.extra["situations"] == ["Still passing the deprecated `--old-flag`; use `--tp-size`."]
