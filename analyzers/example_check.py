@@ -34,6 +34,7 @@ from analyzers.first_error import ERROR, OK, UNDECIDED, Check, Pipeline, Predict
 from analyzers.flags import FlagModel
 from analyzers.kleene import Truth
 from analyzers.launch import Launch, command, split_command
+from analyzers.message_advice import named_options
 from analyzers.platform_facts import Stated, architecture_of, meets
 from analyzers.solution import change_between
 from analyzers.withheld import AFTER_FAILS, EARLIER_CHECK, NO_FIX, NOT_REACHED
@@ -533,6 +534,10 @@ class ExampleJudge:
         kept = conj(list(keep))
         yield from self._drops(target, goal, kept, launch, model)
         both = conj([goal, *keep])
+        if named := self._named_leaves(target, both, model):  # the way its message names first
+            moved, truth = satisfy(both, model, launch, named)
+            if truth is Truth.TRUE and moved != launch:
+                yield delta_of(launch, moved)
         moved, truth = satisfy(both, model, launch)
         if truth is Truth.TRUE and moved != launch:
             yield delta_of(launch, moved)
@@ -551,6 +556,14 @@ class ExampleJudge:
             moved, truth = satisfy(goal, model, launch)
             if truth is Truth.TRUE and moved != launch:
                 yield delta_of(launch, moved)
+
+    def _named_leaves(self, target: str, expr: Expr, model: Model) -> list[Leaf]:
+        """The options `target`'s message names (``requires --attn-dp-size equal to --tp-size``)
+        among those `expr` reads: the plain way off it, before the smallest change the search finds
+        (which may be an option nobody passes for this, ``--elastic-ep-join-mode scale``)."""
+        said = named_options(self.named.get(target, ""), self.flags)
+        dests = {f.dest for o in said if self.flags is not None and (f := self.flags.by_option(o)) is not None}
+        return [leaf for leaf in settable_leaves(expr, model) if leaf.kind is RefKind.FLAG and leaf.name in dests]
 
     def _drops(self, target: str, goal: Expr, kept: Expr, launch: Launch, model: Model) -> Iterator[Delta]:
         """Each option or env var `target` reads that `launch` gives, dropped, where `goal`

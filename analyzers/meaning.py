@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from analyzers.entries import Entry
+from analyzers.message_advice import named_options
 from analyzers.restriction import Category, kinds, restriction
 from extractor.ir import RefKind, refs
 from extractor.records import CAUGHT_BY, Guard, GuardOrigin, RaiseSite
@@ -260,7 +261,6 @@ def _lower_first(text: str) -> str:
 # ------------------------------------------------------------------ the meaning
 
 
-_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 _QUOTED = re.compile(r"“[^”]*”|`[^`]*`")
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?]”))\s+(?=[A-Z`“\"(])")
 
@@ -308,7 +308,7 @@ def option_helps(entry: Entry, flags: Any) -> list[tuple[str, str]]:
     if flags is None:
         return []
     text = entry.site.template.text
-    named = [o for o in _OPTION.findall(text) if flags.by_option(o) is not None]
+    named = named_options(text, flags)
     named += [o for o in entry.trigger.flags if (f := flags.by_option(o)) is not None and re.search(
         rf"\b{re.escape(f.dest)}\b", text)]
     if not named and len(entry.trigger.flags) == 1:

@@ -34,6 +34,12 @@ _NOT_ADVICE = re.compile(r"\b(?:not|cannot|can't|n't|never|no|if|when|whether|wi
 # words where a value would be: "set --x to a positive value", "pass --x or --y"
 _WORDS = frozenset({"a", "an", "the", "one", "or", "and", "any", "some", "it", "its", "this", "that", "them"})
 _SWITCH_ACTIONS = ("store_true", "store_false", "BooleanOptionalAction")
+_NAMED = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def named_options(text: str, flags: Any) -> list[str]:
+    """The options of the flag model `text` (a message) names, as written (``--tp-size``), in order."""
+    return [o for o in dict.fromkeys(_NAMED.findall(text)) if flags is not None and flags.by_option(o) is not None]
 
 
 def _switch(flag: Any) -> bool:
