@@ -110,14 +110,14 @@ def withheld(fix: Mapping[str, Any], why: str, reason: str) -> dict[str, Any]:
 def _blocker(own: str, before: tuple[Launch, Prediction],
              after: tuple[Launch, Prediction]) -> tuple[str, str, Launch] | None:
     """What a repair moves next, where and from which launch: off the error `before` stops
-    at (``"both"``), onto `own` where `before` meets nothing (``"before"``; `after` stays the
-    fix), off the error `after` meets (``"after"``; this entry's own where a move of both
-    undid the fix), off an earlier check that may fire first
+    at (``"both"``), onto `own` where `before` meets nothing, or leaves only other checks open
+    (``"before"``; `after` stays the fix), off the error `after` meets (``"after"``; this
+    entry's own where a move of both undid the fix), off an earlier check that may fire first
     on facts the launch leaves open (made surely quiet, as off an error); None: nothing."""
     (sb, pb), (sa, pa) = before, after
     if pb.status == ERROR and pb.entry != own and pb.entry is not None:
         return pb.entry, "both", sb
-    if pb.status == OK:
+    if pb.status == OK or (pb.status == UNDECIDED and own not in pb.may_fire):  # `own` surely quiet there
         return own, "before", sb
     if pa.status == ERROR and pa.entry is not None:  # own too: a move made for both undid the fix
         return pa.entry, "after", sa

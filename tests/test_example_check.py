@@ -165,6 +165,21 @@ def test_a_refuted_example_says_what_the_pipeline_predicts_instead(before, after
     assert why in refuted_because("own", before, after)
 
 
+@pytest.mark.parametrize(("before", "after", "blocker"), [
+    (_p(ERROR, "pp", ("pp",), "pp"), _p(OK), ("pp", "both")),  # off the error that fires instead
+    (_p(OK), _p(OK), ("own", "before")),  # onto this entry, where `before` meets nothing
+    # onto this entry too where `before` leaves only other checks open: it surely does not fire there
+    (_p(UNDECIDED, None, ("other",)), _p(OK), ("own", "before")),
+    # off the check that may fire first, where this entry may fire after it
+    (_p(UNDECIDED, None, ("other", "own")), _p(OK), ("other", "both")),
+])
+def test_a_repair_moves_off_what_fires_instead_or_onto_its_own_error(before, after, blocker):
+    from analyzers.example_check import _blocker
+
+    launch = _judge(PP_FIRST).user_launch("serve --model-path <model>")
+    assert _blocker("own", (launch, before), (launch, after)) == (*blocker, launch)
+
+
 def test_a_note_names_another_entry_by_its_words_else_its_checks_place():
     named = ExampleJudge(_judge(PP_FIRST).pipeline, _judge(PP_FIRST).stated, FLAGS, PREFIX, {"pp": "“pp too big”"})
     assert named.place(PP_FIRST.id) == "“pp too big”"
