@@ -29,6 +29,7 @@ from analyzers.entries import Entry
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.example_check import ExampleJudge, applied, delta_of, verdict
+from analyzers.examples import is_made_up
 from analyzers.first_error import ERROR, seen_by
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
@@ -296,6 +297,8 @@ def _through(goal: Expr, leaves: Sequence[Leaf], model: Model, launch: Launch) -
     derives from them) surely holds; `launch` itself where none does."""
     for leaf in leaves:
         for value in candidates(leaf, goal, model):
+            if is_made_up(value):  # ``--revision example``: a value no one would set to change it
+                continue
             moved = assign(launch, leaf, value)
             if moved != launch and evaluate(goal, moved, model) is Truth.TRUE:
                 return moved

@@ -192,6 +192,29 @@ def test_a_derived_setting_is_changed_through_the_option_it_is_derived_from_wher
         ("Set `--pp-size` to 2: the setting the check reads is derived from it.", None, "unknown")]
 
 
+def test_a_derived_setting_is_never_changed_through_a_value_the_search_made_up():
+    """`graph` is set while `--device` is not given: the only change of `--device` after which it
+    is not would be a made-up word (``--device example``), which no one sets to change it."""
+    from analyzers.eval_model import Model
+    from analyzers.feeding import feeding_leaves
+    from analyzers.first_error import Pipeline
+    from analyzers.platform_facts import Stated
+    from analyzers.rules import Rule
+    from tests.test_example_check import EXAMPLES, FLAGS, GENERIC, REAL, ExampleJudge
+
+    graph = Truthy(Ref(RefKind.FLAG, "graph", "cfg.graph"))
+    device = Ref(RefKind.FLAG, "device", "cfg.device")
+    model = Model(FLAGS, (Rule("graph", Compare("is", device, Const(None)), TRUE),), EXAMPLES)
+    own = Check("own", "a.py", 2, "hook", conj([Truthy(LORA), graph]), 2)
+    first = Check("first", "a.py", 1, "hook", Truthy(LORA), 1)
+    pipeline = Pipeline((first, own), model)
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, GENERIC, REAL, EXAMPLES), FLAGS, PREFIX)
+    sol = Solution("Change `--device` so that it no longer holds.", graph, leaves=feeding_leaves(graph, model),
+                   note="Depends on settings derived by the code: graph.")
+    (done,) = check_solutions([_entry((sol,), _fix("--enable-lora", "--tp-size 2", "false"))], judge)
+    assert all("example" not in s.text for s in done.solutions)
+
+
 @pytest.mark.parametrize(("message", "said"), [
     ("LoRA needs spec.", "“LoRA needs spec.”"),
     # a message of holes only (``raise E(str(error))``) says nothing: the error's exception and place
