@@ -43,10 +43,10 @@ def person_values(dest: str, values: Sequence[Any], lit: Expr, launch: Launch, m
 
 def positive_sizes(dest: str, values: Sequence[Any], model: Model) -> list[Any]:
     """`values` of flag `dest` (each of which does what is wanted) without 0 and negative
-    sizes where `dest` counts and a positive one is among them: "set --page-size to 1",
-    never "to one of 1, 0"."""
+    sizes where `dest` counts: "set --page-size to 1", never "to one of 1, 0", and never
+    "set --tp-size to 0" where only 0 does it (a size no one runs with, which divides by zero)."""
     values = list(values)
-    if not model.examples.counts(dest) or not any(_number(v) and v > 0 for v in values):
+    if not model.examples.counts(dest):
         return values
     return [v for v in values if not (_number(v) and v <= 0)]
 

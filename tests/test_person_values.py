@@ -100,7 +100,7 @@ def test_a_solution_never_sets_a_count_to_zero():
 
 @pytest.mark.parametrize("dest, values, expected", [
     ("pp_size", [NOT_GIVEN, 1, 0, -1], [NOT_GIVEN, 1]),  # a positive one does it: no 0
-    ("pp_size", [0, -1], [0, -1]),  # only those do it: the error is about them
+    ("pp_size", [0, -1], []),  # only those do it: no size a person runs with (a solution names none)
     ("chunked_prefill_size", [1, 0, -1], [1, 0, -1]),  # does not count
 ])
 def test_positive_sizes_keep_what_a_person_passes(dest, values, expected):
