@@ -34,7 +34,10 @@ MAX_KNOWN = 4  # values remembered per flag or env var (the most compared first)
 
 def is_made_up(value: Any) -> bool:
     """A value the search made up for an option a person fills with their own text (a free
-    word, JSON stand-ins, empty text, a path stand-in): never named as a value to set."""
+    word, JSON stand-ins, empty text, a path stand-in; a list of such words for an option
+    taking several): never named as a value to set."""
+    if isinstance(value, (tuple, list)):
+        return bool(value) and all(is_made_up(v) for v in value)
     return isinstance(value, str) and (value in (WORD, JSON_WORD, JSON_LIST, "") or value.startswith(f"{WORD}-")
                                        or (value.startswith("<") and value.endswith(">")))
 

@@ -82,6 +82,11 @@ SPEC = flag("speculative_algorithm")
         (And((Compare("is not", flag("ib_device"), Const(None)),
               Not(Truthy(Apply("strip", (flag("ib_device"),), "cfg.ib_device.strip()"))))),
          ["Change `--ib-device` so that `--ib-device` is not given or `--ib-device`.strip() is true/non-empty."]),
+        # ... an option taking several words alike
+        (And((Compare("is not", flag("lora_paths"), Const(None)),
+              Compare("==", Apply("len", (flag("lora_paths"),), "len(cfg.lora_paths)"), Const(0)))),
+         ["Change `--lora-paths` so that `--lora-paths` is not given or the number of items in "
+          "`--lora-paths` is not 0."]),
         # ... and where they cannot (too long a condition to state), to leave it unset
         (And((Compare("is not", flag("served_model_name"), Const(None)),
               Or(tuple(In(Const(c * 30), flag("served_model_name")) for c in ":;,/")))),
