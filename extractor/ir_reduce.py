@@ -11,8 +11,8 @@ read backwards (``(a or x) and (a or y)`` is ``a or (x and y)``).
 """
 from __future__ import annotations
 
-from collections import ChainMap, Counter
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -74,20 +74,62 @@ def _known(expr: Expr, facts: Facts) -> Const | None:
     return found if isinstance(found, Const) else None
 
 
-def _layer(args: list[Expr], holds: bool, facts: Facts) -> dict[Any, Any]:
-    """What the operands of a conjunction (`holds`) or disjunction say to each other, on top
-    of `facts` (the bounds of a number are narrowed, never replaced)."""
-    layer: dict[Any, Any] = dict.fromkeys(args, holds)
-    # ``x == c`` holding, or ``x != c`` failing, gives ``x``'s value
-    equal = "==" if holds else "!="
-    layer.update((_Value(a.left), a.right.value) for a in args
-                 if isinstance(a, Compare) and a.op == equal and isinstance(a.right, Const)
-                 and not isinstance(a.left, Const))
-    for arg in args:
-        if (found := bound(arg, holds)) is not None:
-            key = _Range(found[0])
-            layer[key] = found[1].meet(layer.get(key) or facts.get(key) or Bounds())
-    return layer
+class _Layer:
+    """What the operands of one conjunction (`holds`) or disjunction say to each other, on top
+    of `facts`: each fact with the operands it comes from, so that an operand is read without
+    what it says of itself and without what the operands read away before it said (linear in
+    the operands: a condition may have thousands)."""
+
+    def __init__(self, args: tuple[Expr, ...], holds: bool, facts: Facts) -> None:
+        self.facts = facts
+        self.said: dict[Any, list[tuple[int, Any]]] = {}  # fact -> (operand, what it says)
+        self.dropped: set[int] = set()  # operands read away (the neutral element of the junction)
+        # ``x == c`` holding, or ``x != c`` failing, gives ``x``'s value
+        equal = "==" if holds else "!="
+        for i, arg in enumerate(args):
+            self.said.setdefault(arg, []).append((i, holds))
+            if isinstance(arg, Compare) and arg.op == equal and isinstance(arg.right, Const) \
+                    and not isinstance(arg.left, Const):
+                self.said.setdefault(_Value(arg.left), []).append((i, arg.right.value))
+            if (found := bound(arg, holds)) is not None:
+                self.said.setdefault(_Range(found[0]), []).append((i, found[1]))
+
+    def without(self, i: int) -> _Read:
+        return _Read(self, i)
+
+
+class _Read(Mapping[Any, Any]):
+    """The facts operand `skip` of a `_Layer` is read with: the others', then the outer ones."""
+
+    def __init__(self, layer: _Layer, skip: int) -> None:
+        self.layer, self.skip = layer, skip
+
+    def __getitem__(self, key: Any) -> Any:
+        said = [v for i, v in self.layer.said.get(key, ()) if i != self.skip and i not in self.layer.dropped]
+        if isinstance(key, _Range):  # the bounds of a number are narrowed, never replaced
+            outer = self.layer.facts.get(key)
+            if not said and outer is None:
+                raise KeyError(key)
+            found: Bounds = outer or Bounds()
+            for bounds in said:
+                found = found.meet(bounds)
+            return found
+        if said:
+            return said[0]
+        return self.layer.facts[key]
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[Any]:  # only read by key
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
 
 
 def _folded(expr: Expr, facts: Facts) -> Expr:
@@ -103,14 +145,16 @@ def _inside(expr: Expr, facts: Facts) -> Expr:
     if not isinstance(expr, (And, Or)):
         return expr
     holds = isinstance(expr, And)  # an operand of `and` is read where the others hold
+    layer = _Layer(expr.args, holds, facts)
     parts = list(expr.args)
     for i, arg in enumerate(parts):
         # never what the operand says of itself (``not x`` would decide its own ``x``); one at a
-        # time, each read knowing the others as already read, so two operands that say the same
-        # (``x > 1``, ``1 < x``) never both fold away as implied by each other
-        others = [p for j, p in enumerate(parts) if j != i and p != Const(holds)]
-        context = ChainMap(_layer(others, holds, facts), facts)  # type: ignore[arg-type]  # only read
+        # time, without what the operands read away before it said, so two operands that say the
+        # same (``x > 1``, ``1 < x``) never both fold away as implied by each other
+        context = layer.without(i)
         parts[i] = known if (known := _known(arg, context)) is not None else _inside(arg, context)
+        if parts[i] == Const(holds):
+            layer.dropped.add(i)
     return simplify(conj(parts) if holds else disj(parts))
 
 
