@@ -18,6 +18,7 @@ from extractor.ir import (
     OR_FALLBACK,
     PARSE_RECORD,
     RAISES,
+    REGISTERED,
     SOME_ITEM,
     STATED_OR,
     UNSET_OR,
@@ -236,6 +237,9 @@ class Renderer(Visitor[str]):
     def _unary(self, expr: Apply) -> str:
         return f"{expr.fn}{self._operand(expr.args[0])}"
 
+    def _registered(self, expr: Apply) -> str:
+        return f"the `{self.visit(expr.args[1]).strip('`')}` registered at run time under {self.visit(expr.args[0])}"
+
     def _slice(self, expr: Apply) -> str:
         lower, upper = ("" if b == Const(None) else self.visit(b) for b in expr.args[1:])
         return f"{self._operand(expr.args[0])}[{lower}:{upper}]"
@@ -323,6 +327,7 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (frozenset({"json.loads"}), 1, Renderer._json),
     (frozenset({PARSE_RECORD}), 2, Renderer._record),
     (frozenset({SOME_ITEM}), 3, Renderer._some_item),
+    (frozenset({REGISTERED}), 2, Renderer._registered),
     (frozenset({ATTRIBUTE}), 2, Renderer._attribute),
     (frozenset({KEYWORD}), 2, Renderer._keyword),
     (frozenset({STATED_OR}), 2, Renderer._stated_or),
@@ -385,22 +390,42 @@ class _Sentence(Visitor[str]):
         return self._truthy(expr)
 
     def visit_Apply(self, expr: Apply) -> str:
-        if expr.fn == ON_COMMAND_LINE and len(expr.args) == 1:
-            env = isinstance(expr.args[0], Ref) and expr.args[0].kind is RefKind.ENV
-            where = "set" if env else "on the command line"
-            return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}{where}"
-        if expr.fn == RAISES and expr.args and isinstance(expr.args[0], Const):
-            return self._raises(expr)
-        if expr.fn == SOME_ITEM and len(expr.args) == 3:
-            shown = self.r.value(expr)
-            return f"not ({shown})" if self.negated else shown
-        if expr.fn == "isinstance" and len(expr.args) == 2:
-            kind = self.r.value(expr.args[1])
-            return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {kind}"
+        form = _SENTENCE_FORMS.get(expr.fn)
+        if form is not None and (said := form(self, expr)) is not None:
+            return said
         if expr.fn in ("&", "-") and len(expr.args) == 2 and isinstance(expr.args[1], Const) \
                 and not _set_like(expr.args[0]):  # ``any(x in C for x in items)`` and kin
             return self._items_in(expr)
         return self._truthy(expr)
+
+    # one sentence per form of `Apply` read as a condition (`_SENTENCE_FORMS`); None: not this form
+
+    def _on_command_line(self, expr: Apply) -> str | None:
+        if len(expr.args) != 1:
+            return None
+        env = isinstance(expr.args[0], Ref) and expr.args[0].kind is RefKind.ENV
+        where = "set" if env else "on the command line"
+        return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}{where}"
+
+    def _raised(self, expr: Apply) -> str | None:
+        return self._raises(expr) if expr.args and isinstance(expr.args[0], Const) else None
+
+    def _some_item(self, expr: Apply) -> str | None:
+        if len(expr.args) != 3:
+            return None
+        shown = self.r.value(expr)
+        return f"not ({shown})" if self.negated else shown
+
+    def _registered(self, expr: Apply) -> str | None:
+        if len(expr.args) != 2 or not isinstance(expr.args[1], Const):
+            return None
+        names = "does not name" if self.negated else "names"  # a plugin's, not one the code lists
+        return f"{self.r.value(expr.args[0])} {names} a `{expr.args[1].value}` registered at run time"
+
+    def _instance(self, expr: Apply) -> str | None:
+        if len(expr.args) != 2:
+            return None
+        return f"{self.r.value(expr.args[0])} is {'not ' if self.negated else ''}a {self.r.value(expr.args[1])}"
 
     def _raises(self, expr: Apply) -> str:
         steps = ", ".join(self.r.computed(a) for a in expr.args[1:]) or "nothing"
@@ -465,6 +490,15 @@ class _Sentence(Visitor[str]):
             return text
         joiner, given = (" and ", "is given") if self.negated else (" or ", "is not given")
         return f"{text}{joiner}{given}" if text else f"{subject} {given}"
+
+
+_SENTENCE_FORMS: dict[str, Callable[[_Sentence, Apply], str | None]] = {
+    ON_COMMAND_LINE: _Sentence._on_command_line,
+    RAISES: _Sentence._raised,
+    SOME_ITEM: _Sentence._some_item,
+    REGISTERED: _Sentence._registered,
+    "isinstance": _Sentence._instance,
+}
 
 
 _PRIVATE_CALL = re.compile(r"(?:\w+\.)*(_(?!_)\w+)\(\)")  # ``_supports_x()``, ``mod._helper()``

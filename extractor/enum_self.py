@@ -29,6 +29,7 @@ from libcst.helpers import get_full_name_for_node
 from extractor.constant_values import NOT_CONSTANT, ConstScope, constant_value
 from extractor.ir import (
     FALSE,
+    REGISTERED,
     And,
     Apply,
     Compare,
@@ -237,6 +238,7 @@ class Case:
     when: Expr
     member: str | None = None
     by_name: Expr | None = None
+    registry: str = ""  # an unknown rest: the enum whose run-time registry it looks the name up in
 
 
 class _Constructor:
@@ -258,7 +260,8 @@ class _Constructor:
             if step is None:
                 # a name the enum does not list: what it stands for is looked up at run time
                 out.append(Case(Unknown(described(f"looked up at run time for a name `{self.enum.name}` "
-                                                  f"does not list (by `{self.enum.name}.{method}`)"))))
+                                                  f"does not list (by `{self.enum.name}.{method}`)")),
+                                registry=self.enum.name))
                 return out
             out.extend(step)
             if isinstance(stmt, cst.Return):  # `return cls[key]`: any other key raises
@@ -373,28 +376,38 @@ def _compact(cases: Sequence[Case], members: frozenset[str]) -> Expr | None:
     if rest and isinstance(rest[0].when, Compare) and rest[0].when.op == "is" and rest[0].by_name is None:
         none_hit = rest[0].when if rest[0].member in members else FALSE
         rest = rest[1:]
+    keyed = _keyed(rest, members)
+    if keyed is None:
+        return None
+    key, claimed, hits, unknown = keyed
+    base = key
+    while isinstance(base, Apply) and base.args:  # the argument itself: `key` is `arg.upper()`
+        base = base.args[0]
+    tail: Expr = FALSE
+    if unknown is not None:  # a name no case knows: what the program registered under it at run time
+        tail = Apply(REGISTERED, (key, Const(unknown.registry)), f"{_text(key)} registered at run time") \
+            if unknown.registry else unknown.when
+    known = disj([In(key, Const(tuple(hits))) if hits else FALSE,
+                  conj([Not(In(key, Const(tuple(claimed)))), tail])])
+    return disj([none_hit, conj([Compare("is not", base, Const(None)), known])])
+
+
+def _keyed(cases: Sequence[Case], members: frozenset[str]) -> tuple[Expr, list[str], list[str], Case | None] | None:
+    """Cases that each test one key against names, up to an unknown rest: (the key, the names
+    they claim, those giving one of `members`, the unknown rest); None: another shape."""
     key: Expr | None = None
     claimed: list[str] = []
     hits: list[str] = []
-    tail: Expr = FALSE
-    for case in rest:
+    for case in cases:
         if isinstance(case.when, Unknown):
-            tail = case.when
-            break
+            return (key, claimed, hits, case) if key is not None else None
         tested = _tested(case.when)
         if tested is None or (key is not None and tested[0] != key):
             return None
         key, names = tested[0], [n for n in tested[1] if n not in claimed]
         claimed += names
         hits += [n for n in names if (n in members if case.by_name is not None else case.member in members)]
-    if key is None:
-        return None
-    base = key
-    while isinstance(base, Apply) and base.args:  # the argument itself: `key` is `arg.upper()`
-        base = base.args[0]
-    known = disj([In(key, Const(tuple(hits))) if hits else FALSE,
-                  conj([Not(In(key, Const(tuple(claimed)))), tail])])
-    return disj([none_hit, conj([Compare("is not", base, Const(None)), known])])
+    return (key, claimed, hits, None) if key is not None else None
 
 
 def _tested(when: Expr) -> tuple[Expr, tuple[str, ...]] | None:

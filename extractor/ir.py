@@ -167,6 +167,9 @@ RAISES = "try-raises"  # not an identifier: no function of the project has this 
 # ``items`` bound to the loop variable ``name`` (read as ``Ref(RefKind.UNKNOWN, name, ...)``):
 # a check inside ``for name in items:`` fires for the first item it holds for
 SOME_ITEM = "some-item"
+# Apply(REGISTERED, (name, Const(enum))): `name` names a member of the enum class `enum` that is
+# registered at run time (``from_string`` looks up a registry past its own members: a plugin's)
+REGISTERED = "registered-at-run-time"
 # Apply(PARSE_RECORD, (Const(model), text)): the record a pydantic model parses JSON text into
 # (``Cls.model_validate_json(text)``); `model` describes its fields (`extractor.imported_values`)
 PARSE_RECORD = "model_validate_json"

@@ -164,6 +164,13 @@ def test_names_a_registry_may_resolve_stay_unknown(algo: str | None, expected: T
     assert evaluate(expr, Launch({"algo": algo} if algo is not None else {}), MODEL) is expected
 
 
+def test_a_name_a_registry_may_resolve_reads_as_one_registered_at_run_time() -> None:
+    from analyzers.trigger import Renderer
+
+    text = Renderer().text(caller_guard("on_fast", REGISTERED))
+    assert "`--algo`.upper() names a `Algo` registered at run time" in text and "looked up" not in text
+
+
 @pytest.mark.parametrize(
     ("tail", "algo", "expected"),
     [
