@@ -48,6 +48,8 @@ from analyzers.witness import (
     takes_json,
 )
 from extractor.ir import (
+    MIRRORED_OP,
+    NEGATED_OP,
     TRUE,
     Compare,
     Const,
@@ -59,6 +61,7 @@ from extractor.ir import (
     conj,
     conjuncts,
     disj,
+    is_number,
     negate,
     refs,
     simplify,
@@ -236,22 +239,21 @@ def _shape(part: Expr) -> str | None:
     return None
 
 
-_FLIPPED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _WORDS = {">=": "at least", ">": "more than", "<=": "at most", "<": "less than"}
 
 
 def _bound(part: Expr) -> str | None:
     """``x > 8`` -> "at most 8" (the negation of a numeric bound)."""
-    if not isinstance(part, Compare) or part.op not in _FLIPPED:
+    if not isinstance(part, Compare) or part.op not in _WORDS:
         return None
     left, right, op = part.left, part.right, part.op
     if isinstance(left, Const):
-        left, right, op = right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+        left, right, op = right, left, MIRRORED_OP[op]
     if not isinstance(right, Const) or isinstance(left, Const):
         return None
-    if not isinstance(right.value, (int, float)) or isinstance(right.value, bool):
+    if not is_number(right.value):
         return None
-    return f"{_WORDS[_FLIPPED[op]]} {shown_value(right.value)}"
+    return f"{_WORDS[NEGATED_OP[op]]} {shown_value(right.value)}"
 
 
 def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:

@@ -561,7 +561,7 @@ class ExampleJudge:
         """The options `target`'s message names (``requires --attn-dp-size equal to --tp-size``)
         among those `expr` reads: the plain way off it, before the smallest change the search finds
         (which may be an option nobody passes for this, ``--elastic-ep-join-mode scale``)."""
-        said = named_options(self.named.get(target, ""), self.flags)
+        said = named_options(self.checks[target].message, self.flags)
         dests = {f.dest for o in said if self.flags is not None and (f := self.flags.by_option(o)) is not None}
         return [leaf for leaf in settable_leaves(expr, model) if leaf.kind is RefKind.FLAG and leaf.name in dests]
 

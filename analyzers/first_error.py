@@ -60,7 +60,7 @@ class Check:
     # a crash (Python's own error): counted only where it surely fires, since its path is read
     # from code that never meant it as a check (an unknown one would make most launches undecided)
     quiet: bool = False
-
+    message: str = ""  # its message template (``requires --tp-size 2 or more``): the options it names
 
 @dataclass(frozen=True, slots=True)
 class Prediction:
@@ -101,7 +101,7 @@ def check_of(entry: Mapping[str, Any]) -> Check:
     reach = conj([negate(from_dict(r["expr"])) for r in entry["trigger"].get("reach") or ()])  # each: what fires
     return Check(entry["id"], source["path"], int(source["line"]), str(source.get("function") or ""),
                  conj([trigger, disj(rows)]) if rows else trigger, int(order) if order is not None else None,
-                 reach, entry.get("kind") == "crash")
+                 reach, entry.get("kind") == "crash", str(entry.get("template") or ""))
 
 
 def _checks_of(data: Mapping[str, Any], architecture: Callable[[str], bool]) -> tuple[list[Check], list[Check]]:

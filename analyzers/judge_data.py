@@ -37,8 +37,8 @@ def pipeline_data(pipeline: Pipeline) -> dict[str, Any]:
     """`pipeline` as JSON-ready data (`pipeline_of_data` reads it back)."""
     table = NodeTable()
     model = pipeline.model
-    checks = [[c.id, c.path, c.line, c.function, table.add(c.condition), c.order, table.add(c.reach), c.quiet]
-              for c in pipeline.checks]
+    checks = [[c.id, c.path, c.line, c.function, table.add(c.condition), c.order, table.add(c.reach), c.quiet,
+               c.message] for c in pipeline.checks]
     rules = [[r.dest, table.add(r.value), table.add(r.when), r.at] for r in model.rules]
     names = fact_names(pipeline.conditions())
     return {"nodes": table.rows, "checks": checks, "rules": rules,
@@ -52,8 +52,8 @@ def pipeline_of_data(data: Mapping[str, Any], rules: ExampleRules | None = None)
     ValueError, KeyError or TypeError where it is not such data."""
     nodes = nodes_of(data["nodes"])
     checks = tuple(Check(str(i), str(path), int(line), str(function), nodes[cond],
-                         None if order is None else int(order), nodes[reach], bool(quiet))
-                   for i, path, line, function, cond, order, reach, quiet in data["checks"])
+                         None if order is None else int(order), nodes[reach], bool(quiet), str(message))
+                   for i, path, line, function, cond, order, reach, quiet, message in data["checks"])
     adjustments = tuple(Rule(str(dest), nodes[value], nodes[when], at=None if at is None else int(at))
                         for dest, value, when, at in data["rules"])
     known = tuple((str(key), frozen_json(values)) for key, values in data["known"])

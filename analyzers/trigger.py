@@ -14,6 +14,8 @@ from extractor.ir import (
     DESCRIBED,
     IF,
     KEYWORD,
+    MIRRORED_OP,
+    NEGATED_OP,
     ON_COMMAND_LINE,
     OR_FALLBACK,
     PARSE_RECORD,
@@ -336,8 +338,6 @@ _APPLY_FORMS: tuple[tuple[frozenset[str], int | None, Callable[[Renderer, Apply]
     (_METHODS, None, Renderer._method),
 )
 
-_NEGATED_OP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-_MIRRORED_OP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}  # `1 < x` is `x > 1`
 _SAYS = {"==": "is", "is": "is", "!=": "is not", "is not": "is not"}
 _SET_ORDER = {"<=": "is a subset of", "<": "is a proper subset of", ">=": "is a superset of",
               ">": "is a proper superset of"}
@@ -450,12 +450,12 @@ class _Sentence(Visitor[str]):
     def visit_Compare(self, expr: Compare) -> str:
         left, right, op = expr.left, expr.right, expr.op
         if isinstance(left, Const) and not isinstance(right, Const):
-            left, right, op = right, left, _MIRRORED_OP.get(op, op)
+            left, right, op = right, left, MIRRORED_OP.get(op, op)
         if op in _SET_ORDER and (_set_like(left) or _set_like(right)):  # a partial order: not (a <= b) is no a > b
             said = _SET_ORDER[op] if not self.negated else _SET_ORDER[op].replace("is ", "is not ", 1)
             return f"{self.r.value(left)} {said} {self.r.value(right)}"
         if self.negated:
-            op = _NEGATED_OP[op]
+            op = NEGATED_OP[op]
         if right == Const(None) and op in _SAYS:
             return self._given(left, given=op in ("is not", "!="))
         if _is_env(left) and op in ("==", "is"):

@@ -182,7 +182,16 @@ def positional(args: tuple[Expr, ...]) -> tuple[Expr, ...]:
 TRUE = Const(True)
 FALSE = Const(False)
 
-_NEGATED_CMP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is"}
+# Each comparison's negation (an order's holds on numbers only: ``not x < 1`` is ``x >= 1``
+# where ``x`` is a number) and its mirror (``1 < x`` is ``x > 1``).
+NEGATED_OP = {"==": "!=", "!=": "==", "is": "is not", "is not": "is", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+MIRRORED_OP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+_NEGATED_CMP = {op: NEGATED_OP[op] for op in ("==", "!=", "is", "is not")}  # true of any value
+
+
+def is_number(value: object) -> bool:
+    """An int or float constant (a bool is not a number here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # ------------------------------------------------------------------- dispatch

@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import inf
 
-from extractor.ir import Compare, Const, Expr, Not
+from extractor.ir import MIRRORED_OP, NEGATED_OP, Compare, Const, Expr, Not, is_number
 
-_NEGATED = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "==": "!=", "!=": "=="}
-_MIRRORED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
+_NUMERIC = frozenset({">", ">=", "<", "<=", "==", "!="})
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +55,7 @@ def bound(expr: Expr, holds: bool) -> tuple[Expr, Bounds] | None:
     if found is None:
         return None
     term, op, number = found
-    bounds = Bounds.of(op if holds else _NEGATED[op], number)
+    bounds = Bounds.of(op if holds else NEGATED_OP[op], number)
     return (term, bounds) if bounds is not None else None
 
 
@@ -69,14 +68,15 @@ def decided(expr: Expr, bounds: Bounds) -> bool | None:
     if found is None:
         return None
     _, op, number = found
-    if op == "!=":
-        equal = decided(Compare("==", expr.left, expr.right), bounds) if isinstance(expr, Compare) else None
-        return None if equal is None else not equal
-    passing = Bounds.of(op, number)
+    passing = Bounds.of(NEGATED_OP[op] if op == "!=" else op, number)  # ``x != c``: not ``x == c``
     assert passing is not None
     if bounds.within(passing):
-        return True
-    return False if bounds.meet(passing).empty else None
+        equal = True
+    elif bounds.meet(passing).empty:
+        equal = False
+    else:
+        return None
+    return equal != (op == "!=")
 
 
 def term_of(expr: Expr) -> Expr | None:
@@ -89,15 +89,11 @@ def term_of(expr: Expr) -> Expr | None:
 
 def _compared(expr: Expr) -> tuple[Expr, str, float] | None:
     """``x op number``, with a number on the left read mirrored (``1 < x`` is ``x > 1``)."""
-    if not isinstance(expr, Compare) or expr.op not in _NEGATED:
+    if not isinstance(expr, Compare) or expr.op not in _NUMERIC:
         return None
     left, op, right = expr.left, expr.op, expr.right
     if isinstance(left, Const) and not isinstance(right, Const):
-        left, op, right = right, _MIRRORED[op], left
-    if not isinstance(right, Const) or isinstance(left, Const) or not _number(right.value):
+        left, op, right = right, MIRRORED_OP[op], left
+    if not isinstance(right, Const) or isinstance(left, Const) or not is_number(right.value):
         return None
     return left, op, right.value
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)

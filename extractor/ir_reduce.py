@@ -125,11 +125,14 @@ class _Read(Mapping[Any, Any]):
             return False
         return True
 
-    def __iter__(self) -> Iterator[Any]:  # only read by key
-        return iter(())
+    def __iter__(self) -> Iterator[Any]:
+        seen = {k for k, said in self.layer.said.items()
+                if any(i != self.skip and i not in self.layer.dropped for i, _ in said)}
+        yield from seen
+        yield from (k for k in self.layer.facts if k not in seen)
 
     def __len__(self) -> int:
-        return 0
+        return sum(1 for _ in self)
 
 
 def _folded(expr: Expr, facts: Facts) -> Expr:

@@ -101,3 +101,12 @@ def test_a_not_operand_is_not_decided_by_itself() -> None:
 
 def test_triggers_render_the_reduced_condition() -> None:
     assert R.text(And((A, Or((Not(A), B))))) == "`--a` is set and `--b` is set"
+
+
+def test_the_facts_an_operand_is_read_with_are_the_other_operands_and_the_outer_ones():
+    from extractor.ir_reduce import _Layer
+
+    layer = _Layer((A, B), True, {C: False})
+    assert dict(layer.without(0)) == {B: True, C: False}
+    layer.dropped.add(1)  # an operand read away says nothing to the rest
+    assert dict(layer.without(0)) == {C: False}
