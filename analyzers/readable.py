@@ -26,9 +26,23 @@ def internal_markers(text: str) -> list[tuple[str, str]]:
     return [(kind, m.group(0)) for kind, pattern in MARKERS for m in pattern.finditer(text)]
 
 
-# a call of the program's code on what the user gives (``parse_connector_type(`--model-path`)``):
-# a trigger may show how a value is computed, but a solution says what to change, not the code
-CODE_CALL = re.compile(r"(?<![\w`.-])[A-Za-z_][\w.]*\((?:\w+=)?`")
+# a function of the program's own whose name says what it computes from its arguments
+# (``parse_connector_type(url)``): read as "the connector type parsed from `--model-path`"
+CALL_VERBS = {"parse": "parsed from", "derive": "derived from", "compute": "computed from",
+              "infer": "inferred from", "resolve": "resolved from", "detect": "detected from"}
+
+
+def call_reading(fn: str) -> tuple[str, str] | None:
+    """(what it computes, how) for a public function named ``<verb>_<what>``; None for another."""
+    verb, _, what = fn.rpartition(".")[2].partition("_")
+    return (what.replace("_", " "), CALL_VERBS[verb]) if verb in CALL_VERBS and what else None
+
+
+# a call of the program's code on what the user gives (``parse_connector_type(`--model-path`)``,
+# or as read, "the connector type parsed from `--model-path`"): a trigger may show how a value
+# is computed, but a solution says what to change, not the code
+CODE_CALL = re.compile(r"(?<![\w`.-])[A-Za-z_][\w.]*\((?:\w+=)?`|\b(?:"
+                       + "|".join(CALL_VERBS.values()) + ") `")
 
 
 def states_code(text: str) -> bool:

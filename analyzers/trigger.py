@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from analyzers.flags import RESOLVED_FROM, FlagModel, json_field, option_for_dest
 from analyzers.named_terms import LONG, named_terms
+from analyzers.readable import call_reading
 from extractor.ir import (
     ATTRIBUTE,
     DESCRIBED,
@@ -159,6 +160,9 @@ class Renderer(Visitor[str]):
             return _helper(expr.fn) + (f" of {shown}" if shown else "")
         if not any(refs(a) for a in expr.args):
             return f"`{expr.text}`"  # nothing of the user's in it: the code says it best
+        if (reading := call_reading(expr.fn)) is not None:  # what its name says it computes, from what
+            shown = ", ".join(self.visit(_passed(a)) for a in expr.args if refs(a))
+            return f"the {reading[0]} {reading[1]} {shown}"
         return f"{expr.fn}({', '.join(self.visit(a) for a in expr.args)})"
 
     def visit_And(self, expr: And) -> str:
@@ -188,7 +192,8 @@ class Renderer(Visitor[str]):
 
     def _operand(self, expr: Expr) -> str:
         shown = self.visit(expr)
-        return f"({shown})" if isinstance(expr, Apply) and expr.fn in _BINARY else shown
+        worded = isinstance(expr, Apply) and (_private(expr.fn) or call_reading(expr.fn) is not None)
+        return f"({shown})" if isinstance(expr, Apply) and (expr.fn in _BINARY or worded) and " " in shown else shown
 
     def _len(self, expr: Apply) -> str:
         (arg,) = expr.args
@@ -531,6 +536,11 @@ def _unknown(text: str) -> str:
 def _helper(fn: str) -> str:
     """``_resolve_quant_method``: the code's “resolve quant method”."""
     return "the code's “" + fn.rpartition(".")[2].strip("_").replace("_", " ") + "”"
+
+
+def _passed(arg: Expr) -> Expr:
+    """What an argument passes (a keyword argument's value)."""
+    return arg.args[1] if isinstance(arg, Apply) and arg.fn == KEYWORD and len(arg.args) == 2 else arg
 
 
 def _private(fn: str) -> bool:

@@ -5,7 +5,9 @@
 body binds constants (``Cls.ATTR``): the values the site walker reads in place of the
 names, so ``for phase in Phase.ALL`` is walked per phase and ``x == Backend.FULL``
 compares with ``"full"``, what a user writes. An ``Enum`` member is not its value
-(``Color.RED != "red"``), so enum classes keep their members' names. A pydantic model's
+(``Color.RED != "red"``), so enum classes keep their members' names; a ``str`` enum's
+member equals its value (``ConnectorType.INSTANCE == "instance"``), so its members are
+read as their values. A pydantic model's
 fields (`MODEL`), and its classmethods that parse JSON text into it (`PARSES`), describe
 what ``Cls.from_cli(text)`` gives: a record of the JSON's fields over the defaults.
 
@@ -115,12 +117,15 @@ def _values(symbols: Symbols, local: str, module: str, name: str) -> Iterator[tu
     cls = bindings.class_defs.get(real)
     if cls is not None and _is_record_model(cls, symbols, path):
         yield from _record_model(local, cls, scope)
-    if cls is None or not _is_plain(cls):
+    if cls is None:
+        return
+    strings = _is_str_enum(cls, symbols, path)  # members read as their values, where they are strings
+    if not (strings or _is_plain(cls)):
         return
     for attr in bindings.classes.get(real, {}):
         node = cst.Attribute(value=cst.Name(real), attr=cst.Name(attr))
         value = _plain(constant_value(node, scope))
-        if value is not NOT_CONSTANT:
+        if value is not NOT_CONSTANT and (isinstance(value, str) or not strings):
             yield f"{local}.{attr}", value
 
 
@@ -201,6 +206,19 @@ def _is_plain(cls: cst.ClassDef) -> bool:
     ``object`` (an enum's members are not their values)."""
     return not cls.decorators and all(
         isinstance(arg.value, cst.Name) and arg.value.value == "object" and arg.keyword is None for arg in cls.bases)
+
+
+_ENUM_BASES = frozenset({"Enum"})
+_STR_ENUM_BASES = frozenset({"StrEnum"})
+
+
+def _is_str_enum(cls: cst.ClassDef, symbols: Symbols, path: str) -> bool:
+    """``class C(str, Enum)`` or ``class C(StrEnum)``, without decorators: a member compares
+    equal to its value, which is a string."""
+    if cls.decorators or any(arg.keyword is not None for arg in cls.bases):
+        return False
+    bases = {symbols.origin_name(path, arg.value) for arg in cls.bases}
+    return bool(bases & _STR_ENUM_BASES) or ("str" in bases and bool(bases & _ENUM_BASES))
 
 
 def _plain(value: object) -> Value:

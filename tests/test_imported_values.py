@@ -17,7 +17,9 @@ PROFILE = load_profile("sglang")
 RENDER = Renderer()
 
 CONFIG = textwrap.dedent('''
+    import enum
     import json
+    from enum import StrEnum
     from .base import BASE_LIMIT
 
     class Phase:
@@ -31,6 +33,13 @@ CONFIG = textwrap.dedent('''
 
     class Color(Enum):
         RED = "red"
+
+    class Scheme(str, enum.Enum):
+        FS = "filesystem"
+        NUMBERED = 1
+
+    class Mode(StrEnum):
+        STATIC = "static"
 
     @dataclass
     class Settings:
@@ -67,6 +76,8 @@ def values(importer: str) -> dict[str, object]:
     ("from pkg.config import Phase as P\nx = P.ALL\n",
      {"P.DECODE": "decode", "P.PREFILL": "prefill", "P.ALL": ("decode", "prefill")}),
     ("from pkg.config import Color, Settings, Derived\nx = (Color, Settings, Derived)\n", {}),  # not plain
+    # a str enum's member equals its value (one that is a string)
+    ("from pkg.config import Scheme, Mode\nx = (Scheme, Mode)\n", {"Scheme.FS": "filesystem", "Mode.STATIC": "static"}),
     ("from pkg.config import INT_KEYS, computed\nx = (INT_KEYS, computed)\n", {}),  # no exact value
     ("from pkg.config import helper\nx = helper()\n", {}),  # only called: a function
     ("def f():\n    from pkg.config import LIMIT\n    return LIMIT\n", {"LIMIT": 8}),  # any depth

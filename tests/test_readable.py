@@ -101,6 +101,7 @@ def test_other_names_an_unknown_leaf_in_plain_words(text: str, fact: str) -> Non
 @pytest.mark.parametrize(("text", "states"), [
     ("Set `--model-path` to <model> so that parse_connector_type(`--model-path`) is ConnectorType.INSTANCE.", True),
     ("Change `--tp-size` so that derive_attn_tp_size(tp_size=`--tp-size`) % `--dcp-size` is not 0.", True),
+    ("Change `--model-path` so that the connector type parsed from `--model-path` is not instance.", True),
     ("Set `--watermark-config` to valid JSON, e.g. `'{}'` (or leave it unset).", False),
     ("Set `--tp-size` to 2 (refused here: 1).", False),
 ])

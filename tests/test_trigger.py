@@ -4,7 +4,23 @@ from __future__ import annotations
 import pytest
 
 from analyzers.trigger import Renderer
-from extractor.ir import KINDS, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, Visitor
+from extractor.ir import (
+    KEYWORD,
+    KINDS,
+    And,
+    Apply,
+    Compare,
+    Const,
+    In,
+    Not,
+    Or,
+    Ref,
+    RefKind,
+    Seq,
+    Truthy,
+    Unknown,
+    Visitor,
+)
 
 FLAG = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
 ADAPTIVE = Ref(RefKind.FLAG, "speculative_adaptive", "cfg.speculative_adaptive")
@@ -48,6 +64,14 @@ R = Renderer()
         (Compare("!=", Apply("len", (Apply("set", (FLAG,), "s"),), "n"), Apply("len", (FLAG,), "m")),
          "the number of distinct items in `--speculative-algorithm` is not "
          "the number of items in `--speculative-algorithm`"),
+        # a function of the program's whose name says what it computes, from what the user gives
+        (Compare("!=", Apply("parse_connector_type", (FLAG,), "p"), Const("instance")),
+         "the connector type parsed from `--speculative-algorithm` is not instance"),
+        (Compare("==", Apply("%", (Apply("utils.derive_size", (Apply(KEYWORD, (Const("tp"), FLAG), "k"),), "d"),
+                                   Const(2)), "m"), Const(0)),
+         "(the size derived from `--speculative-algorithm`) % 2 is 0"),
+        (Compare("==", Apply("check_layout", (FLAG,), "c"), Const(1)),  # no such name: the call
+         "check_layout(`--speculative-algorithm`) is 1"),
     ],
 )
 def test_render(expr, text) -> None:
