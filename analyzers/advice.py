@@ -91,6 +91,7 @@ class Context:
     reach: Mapping[str, tuple[Expr, ...]] = field(default_factory=dict)
     program: str = "the program"  # what the meanings call the program that refuses (the profile's name)
     rule_at: Mapping[int, int] = field(default_factory=dict)  # id of a rule -> when a launch runs it, where known
+    platform_settings: frozenset[str] = frozenset()  # settings choosing the device (the profile's)
 
 
 # ------------------------------------------------------------------ solutions
@@ -748,7 +749,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     found = situations(conj([t.expr for t in entry.triggers]), ctx.model.flags, ctx.renderer)
     changes, notes = _split(sols)
     return replace(
-        entry, meaning=meaning(entry, ctx.docstrings, ctx.model.flags, ctx.program),
+        entry, meaning=meaning(entry, ctx.docstrings, ctx.model.flags, ctx.program, ctx.platform_settings),
         solutions=changes, advice_notes=notes, example_fix=fix,
         variants=tuple(variants), extra={**entry.extra, "situations": found} if found else entry.extra,
     )
@@ -758,6 +759,7 @@ def complete_entries(
     entries: Sequence[Entry], *, flags: Any, adjustments: Sequence[Any], renderer: Renderer,
     launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
     examples: ExampleRules | None = None, program: str = "the program", order: Sequence[int | None] = (),
+    platform_settings: frozenset[str] = frozenset(),
 ) -> list[Entry]:
     """Advice and related ids for every entry (the catalog step after `build_entries`).
 
@@ -771,7 +773,7 @@ def complete_entries(
     full = ((e.id, _full(e)) for e in entries if launch_can_raise(e.extra))
     ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model),
                   reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach},
-                  program=program, rule_at=rule_at)
+                  program=program, rule_at=rule_at, platform_settings=platform_settings)
 
     def advised() -> Iterator[Entry]:
         for entry in entries:

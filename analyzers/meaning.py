@@ -72,14 +72,18 @@ _RANGE_TEXT = re.compile(r"\b(?:positive|non-negative|negative|at least|at most|
 _REQUIRES = re.compile(r"\b(?:requires?|needs?)\b", re.IGNORECASE)
 
 
-def category(entry: Entry) -> Category | None:
+def category(entry: Entry, platform_settings: frozenset[str] = frozenset()) -> Category | None:
     """The entry's `Category`: internal, missing and parse failures by the code around the
-    check; otherwise what the message says the rule is about, then the condition's shape."""
+    check; otherwise what the message says the rule is about, then the condition's shape.
+    `platform_settings`: the settings choosing the device (read like a platform fact)."""
     found = kinds(entry.trigger.expr)
     text = entry.site.template.text
     rows = ((v.template, kinds(v.trigger.expr)) for v in entry.variants)  # a table's rows say what it is
-    # a platform fact inside an either-or ("not cuda or not SM100") still makes it about the platform
-    platform = any(r.kind is RefKind.PLATFORM for r in refs(entry.trigger.expr)) and "platform" not in found
+    # a platform fact inside an either-or ("not cuda or not SM100") still makes it about the
+    # platform, as does a test of the device the user chose (``--device npu``)
+    platform = "platform" not in found and any(
+        r.kind is RefKind.PLATFORM or (r.kind is RefKind.FLAG and r.name in platform_settings)
+        for r in refs(entry.trigger.expr))
     said = _by_message(text, [*found, "platform"] if platform else found)
     # a table refusing each row's feature with one ("{option} does not yet support {mode}"):
     # what excludes what is the rows' business, not a row's wording ("with --x > 1" is no range)
@@ -324,8 +328,9 @@ def option_helps(entry: Entry, flags: Any) -> list[tuple[str, str]]:
 
 
 def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any = None,
-            program: str = "the program") -> str:
-    """Why `entry`'s check refuses the launch, 1-3 sentences (see the module's docstring)."""
+            program: str = "the program", platform_settings: frozenset[str] = frozenset()) -> str:
+    """Why `entry`'s check refuses the launch, 1-3 sentences (see the module's docstring);
+    `platform_settings`: the settings choosing the device (`category`)."""
     site = entry.site
     if site.crash is not None and "crash" in entry.extra:  # Python's own error: the check it lacks
         return str(entry.extra["crash"]["meaning"])
@@ -334,7 +339,7 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
                 f"library without its support), the query `{site.query}()` itself fails with this error: it "
                 f"is the device library's, not a check of {program}. It needs a machine with the device, or "
                 f"a launch that does not take this path.")
-    lead, plain = LEADS[category(entry)]
+    lead, plain = LEADS[category(entry, platform_settings)]
     lead = lead.format(p=program)
     lead = lead[0].upper() + lead[1:] if lead.startswith("the ") else lead
     reason, said = _said(site.template.text)

@@ -352,7 +352,8 @@ def advised_catalog(
             entries = complete_entries(built.entries, flags=built.flags, adjustments=built.adjustments,
                                        renderer=built.renderer, launch_prefix=built.profile.launch,
                                        docstrings=docstrings, examples=built.profile.examples,
-                                       program=built.profile.name, order=built.adjustment_order)
+                                       program=built.profile.name, order=built.adjustment_order,
+                                       platform_settings=built.profile.platform_settings)
             entries, notes = apply_overlay(entries, overlay)
         with stage("examples"):
             judge = example_judge(replace(built, entries=tuple(entries), diagnostics=built.diagnostics + tuple(notes)),

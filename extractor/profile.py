@@ -85,6 +85,9 @@ class Profile:
     env_readers: frozenset[str] = frozenset()
     platform_predicates: frozenset[str] = frozenset()
     platform_patterns: tuple[str, ...] = ()
+    # settings (dests) that choose the device the program runs on (``--device``): a check of
+    # one is a platform restriction, whatever else it reads
+    platform_settings: frozenset[str] = frozenset()
     # device queries that raise where the machine lacks the device (``torch.cuda.
     # get_device_capability()`` with no CUDA): called name -> (exception, message)
     platform_raises: tuple[tuple[str, tuple[str, str]], ...] = ()
@@ -260,7 +263,8 @@ _SCHEMA: dict[str, Any] = {
                                                         "after_validation")},
                "view_pattern": _regex},
     "env": {"registries": _strings(), "readers": _strings()},
-    "platform": {"predicates": _strings(), "patterns": _strings(item=_regex), "raises": _optional(_raises)},
+    "platform": {"predicates": _strings(), "patterns": _strings(item=_regex), "settings": _strings(),
+                 "raises": _optional(_raises)},
     "model": {"roots": _strings(), "architecture": _nonempty, "calls": _strings()},
     "launch": _string,
     "examples": {"model": _optional(_pattern(r"[A-Za-z_][A-Za-z0-9_]*", "a flag dest")),
@@ -346,6 +350,7 @@ def parse_profile(data: Any, origin: str) -> Profile:
         env_readers=frozenset(_strs(data, "env", "readers")),
         platform_predicates=frozenset(_strs(data, "platform", "predicates")),
         platform_patterns=_strs(data, "platform", "patterns"),
+        platform_settings=frozenset(_strs(data, "platform", "settings")),
         platform_raises=tuple(sorted((name, (r["exception"], r["message"])) for name, r in
                                      ((data.get("platform") or {}).get("raises") or {}).items())),
         model_roots=frozenset(_strs(data, "model", "roots")),

@@ -96,6 +96,22 @@ def test_category(made, expected):
     assert category(made) == expected
 
 
+DEVICE = flag("device")
+
+
+@pytest.mark.parametrize(("made", "expected"), [
+    # a test of the device the user chose is about the platform the message names
+    (entry("UNO only supports CUDA.", And((LORA, Compare("!=", DEVICE, Const("cuda"))))), Category.PLATFORM),
+    (entry("--a requires --device cuda", And((LORA, Compare("!=", DEVICE, Const("cuda"))))), Category.PLATFORM),
+    # where the message names no platform, the device is one more option
+    (entry("--a is incompatible with the --device given", And((LORA, Compare("==", DEVICE, Const("npu"))))),
+     Category.EXCLUSIVE),
+])
+def test_a_setting_choosing_the_device_is_read_as_the_platform(made, expected):
+    assert category(made, frozenset({"device"})) == expected
+    assert category(made) != Category.PLATFORM  # without the profile's word, it is one more option
+
+
 @pytest.mark.parametrize("template, reason", [
     ("X does not support Y: HiSparse selects a non-sharded allocator and owns pages.",
      "HiSparse selects a non-sharded allocator and owns pages."),
