@@ -69,6 +69,8 @@ def _known(expr: Expr, facts: Facts) -> Const | None:
         found = simplify(Compare(expr.op, Const(facts[_Value(expr.left)]), expr.right))
     elif isinstance(expr, In) and isinstance(expr.container, Const) and _Value(expr.item) in facts:
         found = simplify(In(Const(facts[_Value(expr.item)]), expr.container))
+    elif isinstance(expr, In) and isinstance(expr.item, Const) and _Value(expr.container) in facts:
+        found = simplify(In(expr.item, Const(facts[_Value(expr.container)])))  # ``"B" in arch``, arch known
     else:
         return None
     return found if isinstance(found, Const) else None

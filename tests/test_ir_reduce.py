@@ -35,7 +35,9 @@ R = Renderer()
         # the distributive law backwards: a shared operand is said once
         (And((Or((A, B)), Or((A, C)))), Or((A, And((B, C))))),
         (Or((And((A, B)), And((A, C)))), And((A, Or((B, C))))),
-        # a value an operand gives decides the other tests of that value
+        # a value an operand gives decides the other tests of that value, a substring test too
+        (And((Compare("==", MODE, Const("Olmo2")), Not(In(Const("Step3"), MODE)), B)),
+         And((Compare("==", MODE, Const("Olmo2")), B))),
         (And((Compare("==", MODE, Const("x")), Or((Compare("!=", MODE, Const("x")), B)))),
          And((Compare("==", MODE, Const("x")), B))),
         (And((Compare("==", MODE, Const("x")), Or((In(MODE, Const(("y", "z"))), B)))),
