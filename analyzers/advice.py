@@ -18,7 +18,7 @@ from analyzers.dead import never_fails
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
-from analyzers.examples import Examples, is_made_up, model_of
+from analyzers.examples import Examples, is_made_up
 from analyzers.feeding import feeding_leaves
 from analyzers.flag_types import ValueKind, value_type
 from analyzers.kleene import Truth
@@ -32,6 +32,7 @@ from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
 from analyzers.situations import situations
 from analyzers.solution import Solution, ValueChoice
+from analyzers.stated_model import one_architecture, stated_model
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.well_formed import form_text, json_form, object_form, parse_form
 from analyzers.witness import (
@@ -434,7 +435,8 @@ def _architecture_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Con
     if not ctx.model.examples.model:
         return None
     found = _facts_for([p for p in parts_of(fire) if _only(p, (RefKind.MODEL,), ctx, architecture=True)], ctx)
-    stated = _stated(Launch(plain.flags, plain.env, found.facts), ctx) if found else None
+    found = one_architecture(fire, found, ctx.model) if found else None
+    stated = stated_model(Launch(plain.flags, plain.env, found.facts), ctx.model.examples) if found else None
     if stated is None or not stated.facts:
         return None
     fired = evaluate(fire, stated, ctx.model)
@@ -448,6 +450,7 @@ def _assumed_fix(
     before, fired = satisfy(fire, ctx.model, plain, fact_leaves(fire))
     if fired is not Truth.TRUE or not before.facts:
         return None
+    before = one_architecture(fire, before, ctx.model)
     for sol in sols:
         if sol.part is None:
             continue
@@ -455,7 +458,7 @@ def _assumed_fix(
         if _same_command(before, after, ctx) or _verdict(fired, still) != "true":
             continue
         after = _after(full, sol.part, after, ctx)
-        shown_before, shown_after = _stated(before, ctx), _stated(after, ctx)
+        shown_before, shown_after = stated_model(before, ctx.model.examples), stated_model(after, ctx.model.examples)
         fix = _fix(shown_before, evaluate(fire, shown_before, ctx.model), shown_after,
                    evaluate(full, shown_after, ctx.model), sol, fire, full, ctx)
         assumed = {key: value for key, value in before.facts.items() if key not in shown_before.facts}
@@ -468,28 +471,6 @@ def _assumed_fix(
             fix["needs"] = needs
         return fix
     return None
-
-
-def _architecture(value: Any) -> str | None:
-    """The architecture a model fact's value names (a name, or a list of one)."""
-    if isinstance(value, tuple) and len(value) == 1:
-        value = value[0]
-    return value if isinstance(value, str) and value else None
-
-
-def _stated(launch: Launch, ctx: Context) -> Launch:
-    """`launch` as its command states it: the flags and env vars, and the architecture
-    facts when the model flag can name them (``--model-path <model:Arch>``); other facts
-    are assumptions, not part of the command."""
-    examples = ctx.model.examples
-    arch = {key: _architecture(value) for key, value in launch.facts.items()
-            if key.startswith(f"{RefKind.MODEL}:") and examples.is_architecture(key.partition(":")[2])}
-    names = set(arch.values())
-    name = names.pop() if len(names) == 1 else None
-    if not examples.model or name is None:
-        return Launch(launch.flags, launch.env)
-    flags = {**launch.flags, examples.model: model_of(name)}
-    return Launch(flags, launch.env, {key: launch.facts[key] for key in arch})
 
 
 def _fact_text(key: str, value: Any, ctx: Context) -> str:

@@ -255,6 +255,12 @@ def architecture_of(model_path: Any, default: str) -> str | None:
     return found.group(1) or default
 
 
+def architecture_fact(name: str, architecture: str) -> Any:
+    """What model property `name` (one naming the architecture) reads for a model of
+    `architecture`: the name, or a one-item list where the property is the list."""
+    return (architecture,) if name.endswith("architectures") else architecture
+
+
 def model_facts(architecture: str, config: Mapping[str, Any], names: Iterable[str],
                 examples: Examples, stand_in: str = "") -> dict[str, Any]:
     """``model:NAME`` -> what each model property in `names` reads for a model of
@@ -268,7 +274,7 @@ def model_facts(architecture: str, config: Mapping[str, Any], names: Iterable[st
         if stand_in and _WHOLE_CONFIG.fullmatch(name):
             out[key] = stand_in
         elif examples.is_architecture(name):
-            out[key] = (architecture,) if name.endswith("architectures") else architecture
+            out[key] = architecture_fact(name, architecture)
         elif (field := _CONFIG_FIELD.fullmatch(name)) is not None and field.group(1) in config:
             value = config[field.group(1)]
             out[key] = tuple(value) if isinstance(value, list) else value

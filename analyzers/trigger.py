@@ -114,8 +114,8 @@ class Renderer(Visitor[str]):
         if ref.kind is RefKind.PLATFORM:
             return f"platform check `{ref.name if ref.name.endswith(')') else ref.name + '()'}`" \
                 if "." not in ref.name else f"platform check `{ref.name}`"
-        if ref.kind is RefKind.MODEL:
-            return f"model property `{ref.text}`"
+        if ref.kind is RefKind.MODEL:  # as the source reads it; ``getattr(cfg, "x", d)`` by the field
+            return f"model property `{ref.name if ref.text.startswith('getattr(') else ref.text}`"
         if ref.kind is RefKind.RUNTIME:
             return f"`{ref.text}`"
         return _unknown(ref.text)
@@ -277,14 +277,22 @@ class Renderer(Visitor[str]):
         return f"{self.visit(expr.args[0])} (its declared fallback while unset)"
 
     def _unset_or(self, expr: Apply) -> str:
-        return f"{self.visit(expr.args[0])} (while unset: {self.visit(expr.args[1])})"
+        term, default = expr.args
+        if isinstance(term, Ref) and term.kind is RefKind.MODEL:  # a field the model's config may lack
+            shown = self.visit(term)
+            return shown if default == Const(None) else f"{shown} ({self.visit(default)} where the config lacks it)"
+        return f"{self.visit(term)} (while unset: {self.visit(default)})"
 
     def _item(self, expr: Apply) -> str:
         if _is_table(expr.args[0], expr.args[1]):  # ``_TABLE[arch]``: the table's row, not all its keys
             name = expr.text.partition("[")[0]
             table = f"`{name}`" if name.isidentifier() else "table"
             return f"the code's {table} entry for {self.visit(expr.args[1])}"
-        return self._json_field(expr) or f"{self._operand(expr.args[0])}[{self.visit(expr.args[1])}]"
+        items = expr.args[0]  # ``(x or [None])[0]``: x's first item, not given where x is empty
+        if isinstance(items, Or) and len(items.args) == 2 and all(is_truthiness(a) for a in items.args) \
+                and cast(Truthy, items.args[1]).term == Const((None,)):
+            items = cast(Truthy, items.args[0]).term
+        return self._json_field(expr) or f"{self._operand(items)}[{self.visit(expr.args[1])}]"
 
     def _keyword(self, expr: Apply) -> str:
         name = expr.args[0]

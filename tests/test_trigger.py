@@ -72,6 +72,13 @@ R = Renderer()
          "(the size derived from `--speculative-algorithm`) % 2 is 0"),
         (Compare("==", Apply("check_layout", (FLAG,), "c"), Const(1)),  # no such name: the call
          "check_layout(`--speculative-algorithm`) is 1"),
+        # a model property read with getattr, by its field; the default where the config lacks it
+        (Truthy(Apply("unset_or", (Ref(RefKind.MODEL, "hf.sink", 'getattr(hf, "sink", False)'), Const(False)), "g")),
+         "model property `hf.sink` (false where the config lacks it) is true/non-empty"),
+        (In(Apply("item", (Or((Truthy(Apply("unset_or", (Ref(RefKind.MODEL, "hf.archs", 'getattr(hf, "archs", None)'),
+                                                          Const(None)), "g")), Truthy(Const((None,))))), Const(0)),
+                  "(g or [None])[0]"), Const(("A", "B"))),
+         "model property `hf.archs`[0] is one of A, B"),
     ],
 )
 def test_render(expr, text) -> None:
