@@ -151,7 +151,7 @@ _NOT_A_REASON = re.compile(
     r"disable|enable|pass|remove|run|add|select|raise|lower|build|declare|try|consider|see|e\.g\.|"
     r"for example|options|choices|values|received|found|instead|only|defaulting|falling back|load|remove|drop|"
     r"switch|install|upgrade|specify|provide|turn|restart|rerun|increase|decrease|reduce|change|make|pick|choose|"
-    r"avoid)\b",
+    r"avoid)(?![\w-])",  # a word of its own: "load-aware methods ..." is no advice to load
     re.IGNORECASE)
 # Where a message moves from what is refused to why: "...: <why>", "...; <why>", "because <why>",
 # "requires X so <why>", "... (<why>)".
@@ -162,7 +162,7 @@ _LEADS = ("because ", "since ", "so that ", "so ", "otherwise ")
 _GOT = re.compile(r"\s*\((?:got|but got)\b[^)]*\)", re.IGNORECASE)  # "(got {x!r})" inside a reason
 _THEREFORE = re.compile(r",\s+so (?!that)")  # "A requires B, so C must ...": A is the reason, C the rule
 # A rule the message states: "X must equal gamma + 1", "X is not supported with Y"
-_RULE = re.compile(r"\b(?:must|should|requires?|needs?|only|cannot|can't|not supported|unsupported|"
+_RULE = re.compile(r"\b(?:must|should|requires?|needs?|expects?|only|cannot|can't|not supported|unsupported|"
                    r"supports|is supported (?:with|on|for|by)|(?:is|are) required|do(?:es)? not (?:support|use)|"
                    r"does not (?:yet|currently) support|has not (?:yet )?(?:been )?\w+ed|"
                    r"conflicts? with|(?:not compatible|incompatible) with|mutually exclusive|"

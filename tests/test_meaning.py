@@ -124,6 +124,9 @@ def test_a_setting_choosing_the_device_is_read_as_the_platform(made, expected):
      "response storage must remain disabled in PD mode."),
     ("UNO requires FA3; got prefill={p!r}, decode={d!r}.", ""),  # values, not a reason
     ("B unsupported under PD; use --strategy extra_buffer instead of it.", ""),  # advice
+    # a word that is advice only on its own ("load it"), not as part of another ("load-aware")
+    ("E requires --m round_robin; load-aware methods require global load snapshots (got {m}).",
+     "load-aware methods require global load snapshots."),
     ("Invalid devices for {c}: {devs}. Available devices: {av}", ""),
     ("x must be positive", ""),
     # a later sentence that explains; a "so" clause; a parenthesis that explains
@@ -164,6 +167,8 @@ def test_message_reason_is_the_clause_that_says_why(template, reason):
     ("--a and --b are mutually exclusive.", "--a and --b are mutually exclusive"),
     ("UNO manages its own stochastic verification and does not use --speculative-use-rejection-sampling.",
      "UNO manages its own stochastic verification and does not use --speculative-use-rejection-sampling"),
+    ("KV4 FA4 MLA expects decode_attention_backend to be one of {choices}, but got {b}",
+     "KV4 FA4 MLA expects decode_attention_backend to be one of …"),
     ("failed to read config JSON", ""),  # states no rule
     ("{x} must be positive", ""),  # a value shown, not a rule
     # one value shown in a longer statement: left out
