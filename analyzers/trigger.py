@@ -133,6 +133,11 @@ class Renderer(Visitor[str]):
         option = self.source(dest)
         if option:
             return f"`{option}` field `{json_field(option.lstrip('-').replace('-', '_'), dest)}`"
+        if dest.endswith("()"):  # what a function of the whole config computes (`inline._with_derived`)
+            fn = dest[:-2]
+            reading = call_reading(fn)
+            return _helper(fn) if _private(fn) else f"the {reading[0]} {reading[1]} the settings" if reading \
+                else f"what `{fn}(…)` returns"
         return f"`{dest}` (derived setting)"
 
     # ------------------------------------------------------------ values, per kind

@@ -1345,7 +1345,7 @@ def test_a_set_of_a_derived_setting_is_that_setting_not_one_named_set() -> None:
             "        assert found <= {'triton'}, 'x'\n")
     (site,) = extract_file("server_args.py", code, PROFILE).sites
     no_options = Renderer(lambda dest: None)
-    assert no_options.text(site_trigger(site)) == "`_backends()` (derived setting) is not a subset of triton"
+    assert no_options.text(site_trigger(site)) == "the code's “backends” is not a subset of triton"
 
 
 @pytest.mark.parametrize(

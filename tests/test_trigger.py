@@ -251,6 +251,10 @@ JSON_FLAGS = Renderer(
         ("watermark_context_window", "`--watermark-config` field `context_window`"),
         ("other.field", "`other.field` (derived setting)"),
         ("uses_cache", "`uses_cache` (derived setting)"),
+        # what a function of the whole config returns, as its name says
+        ("model_dispatch_tokens()", "what `model_dispatch_tokens(…)` returns"),
+        ("derive_tp_size()", "the tp size derived from the settings"),
+        ("_backends()", "the code's “backends”"),
     ],
 )
 def test_fields_of_a_json_option_are_named_by_it(dest, text) -> None:
