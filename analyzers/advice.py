@@ -32,6 +32,7 @@ from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
 from analyzers.situations import situations
 from analyzers.solution import Solution, ValueChoice
+from analyzers.solution_reach import checked_against_reach
 from analyzers.stated_model import one_architecture, stated_model
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.well_formed import form_text, json_form, object_form, parse_form
@@ -626,41 +627,6 @@ def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]],
     return fix
 
 
-def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[Reach],
-                          ctx: Context) -> list[Solution]:
-    """`sols`, each tried on a launch where the error fires: a change after which an earlier
-    check on the path surely fires, whatever values of its settings it picks (``--tp-size 1``
-    where ``tp_size <= 1`` is refused before), trades this error for that one; it goes last
-    and says so."""
-    if not reach:
-        return list(sols)
-    before, fired = satisfy(full, ctx.model, base_launch(ctx.model))
-    if fired is not Truth.TRUE:
-        return list(sols)
-    whole = {r.id: r.expr for r in ctx.rivals.rivals}
-    good: list[Solution] = []
-    trading: list[Solution] = []
-    for sol in sols:
-        if (part := sol.part) is not None:
-            passing = [r for r in reach if evaluate(r.expr, before, ctx.model) is not Truth.TRUE]
-            after, _ = falsify(full, part, ctx.model, before)
-            # on the path only while its guards hold: the earlier entry's whole condition decides
-            first = next((r for r in passing if evaluate(whole.get(r.entry, r.expr), after, ctx.model) is Truth.TRUE),
-                         None)
-            if first is not None:  # the smallest change trips it: does another value of the same settings not?
-                goal = conj([negate(part), *(negate(r.expr) for r in passing)])
-                if satisfy(goal, ctx.model, before, settable_leaves(part, ctx.model))[1] is Truth.TRUE:
-                    first = None
-            if first is not None:
-                where = (f"entry {first.entry} (line {first.line})" if first.entry else
-                         f"the earlier check on {first.text}")
-                trading.append(Solution(f"{sol.text.rstrip('.')} — alone, this makes {where} fire first.",
-                                        part))
-                continue
-        good.append(sol)
-    return good + trading
-
-
 # ------------------------------------------------------------------ entries
 
 
@@ -725,7 +691,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
                       for g in earlier)
         sols = [values_past(s, path, [negate(g.expr) for g in earlier], ctx.model, lambda c: choice_text(c, ctx))
                 for s in sols]
-        sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx)
+        sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx.model, ctx.rivals)
     none = _example(None, None, "false", note=(
         "This check guards the program's own code, not the command line (`internal`): it fires only "
         "if the program breaks the contract it checks, so no command raises it."

@@ -485,21 +485,37 @@ def test_complete_entries_hands_each_entry_its_reach():
 
 
 def test_a_solution_an_earlier_check_refuses_goes_last_and_says_so():
-    from analyzers.advice import checked_against_reach
     from analyzers.entries import Reach
+    from analyzers.solution_reach import checked_against_reach
 
     # fires for tp > 1 with LoRA; an earlier check refuses tp <= 1: "at most 1" trades one error for another
     fire = And((TP_ABOVE_1, Truthy(flag("enable_lora"))))
     earlier = Reach("e" * 16, 3, Compare("<=", flag("tp_size"), Const(1)), "t")
-    found = [s.text for s in checked_against_reach(solutions(fire, CTX), fire, (earlier,), CTX)]
+    found = [s.text for s in checked_against_reach(solutions(fire, CTX), fire, (earlier,), CTX.model, CTX.rivals)]
     assert found == ["Do not pass `--enable-lora`.",
                      f"Set `--tp-size` to at most 1 — alone, this makes entry {'e' * 16} (line 3) fire first."]
     # where another value of the same setting passes both, the solution stands
     between = And((TP_ABOVE_1, Compare("<", flag("tp_size"), Const(4))))
     assert not any("fire first" in s.text
-                   for s in checked_against_reach(solutions(between, CTX), between, (earlier,), CTX))
-    assert [s.text for s in checked_against_reach(solutions(fire, CTX), fire, (), CTX)] == [
+                   for s in checked_against_reach(solutions(between, CTX), between, (earlier,), CTX.model, CTX.rivals))
+    assert [s.text for s in checked_against_reach(solutions(fire, CTX), fire, (), CTX.model, CTX.rivals)] == [
         s.text for s in solutions(fire, CTX)]
+
+
+def test_a_solution_naming_one_value_an_earlier_check_refuses_goes_last():
+    """"valid JSON, e.g. `'{}'`": the value the words name is what a person types, so it is what
+    is tried, even where another value of the setting would pass both checks."""
+    from analyzers.entries import Reach
+    from analyzers.solution import Solution, ValueChoice
+    from analyzers.solution_reach import checked_against_reach
+    from analyzers.witness import Leaf
+
+    between = And((TP_ABOVE_1, Compare("<", flag("tp_size"), Const(4))))
+    earlier = Reach("e" * 16, 3, Compare("<=", flag("tp_size"), Const(1)), "t")
+    choice = ValueChoice(Leaf(RefKind.FLAG, "tp_size"), (1,), (), (), False)
+    named = Solution("Set `--tp-size` to 1.", TP_ABOVE_1, choice=choice)
+    (found,) = checked_against_reach([named], between, (earlier,), CTX.model, CTX.rivals)
+    assert found.text == f"Set `--tp-size` to 1 — alone, this makes entry {'e' * 16} (line 3) fire first."
 
 
 def test_a_solution_that_undoes_an_earlier_raise_of_the_block_says_so():
