@@ -4,23 +4,8 @@ from __future__ import annotations
 import pytest
 
 from analyzers.trigger import Renderer
-from extractor.ir import (
-    KEYWORD,
-    KINDS,
-    And,
-    Apply,
-    Compare,
-    Const,
-    In,
-    Not,
-    Or,
-    Ref,
-    RefKind,
-    Seq,
-    Truthy,
-    Unknown,
-    Visitor,
-)
+from extractor import ir
+from extractor.ir import KINDS, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Seq, Truthy, Unknown, Visitor
 
 FLAG = Ref(RefKind.FLAG, "speculative_algorithm", "cfg.speculative_algorithm")
 ADAPTIVE = Ref(RefKind.FLAG, "speculative_adaptive", "cfg.speculative_adaptive")
@@ -67,7 +52,7 @@ R = Renderer()
         # a function of the program's whose name says what it computes, from what the user gives
         (Compare("!=", Apply("parse_connector_type", (FLAG,), "p"), Const("instance")),
          "the connector type parsed from `--speculative-algorithm` is not instance"),
-        (Compare("==", Apply("%", (Apply("utils.derive_size", (Apply(KEYWORD, (Const("tp"), FLAG), "k"),), "d"),
+        (Compare("==", Apply("%", (Apply("utils.derive_size", (Apply(ir.KEYWORD, (Const("tp"), FLAG), "k"),), "d"),
                                    Const(2)), "m"), Const(0)),
          "(the size derived from `--speculative-algorithm`) % 2 is 0"),
         (Compare("==", Apply("check_layout", (FLAG,), "c"), Const(1)),  # no such name: the call
