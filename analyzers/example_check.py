@@ -311,10 +311,11 @@ class ExampleJudge:
 
     def _change_words(self, words: str, shown: Pair, pair: Pair) -> str:
         """What the shown example changes, as the example's "Change:" line says it: the words
-        of the solution it applies, or the change itself where a repair made it another one
-        or the words only restate the condition (`advice.RESTATES`: "Change `--x` so that ...")."""
+        of the solution it applies, or the change itself where a repair made it another one, the
+        words do not say it ("Set `--x` to 1.0" over an `after` with 0.5) or only restate the
+        condition (`advice.RESTATES`: "Change `--x` so that ...")."""
         moved = change_between(shown.before, shown.after, self.flags)
-        if not moved or (shown == pair and RESTATES not in words) or \
+        if not moved or (shown == pair and RESTATES not in words and moved.said_by(words)) or \
                 (shown != pair and moved == change_between(pair.before, pair.after, self.flags)):
             return words
         return moved.sentence()

@@ -77,6 +77,12 @@ class Change:
         said += [f"set `{name}={value}`" if value is not None else f"unset `{name}`" for name, value in self.env]
         return _joined(said)
 
+    def said_by(self, words: str) -> bool:
+        """Do `words` name everything this change does (each option it sets, with its value;
+        each it drops; each env var)? "Set `--x` to 1.0." does not say a change setting 0.5."""
+        return all(f"`{option}`" in words and value in words for option, value in self.set) \
+            and all(f"`{option}`" in words for option in self.drop) and all(name in words for name, _ in self.env)
+
     def sentence(self, rest: str = ".") -> str:
         """`words()` as the start of a sentence, `rest` after it: "Set `--tp-size` to 2."."""
         words = self.words()

@@ -80,6 +80,17 @@ def test_change_words(change, words):
     assert change.words() == words
 
 
+@pytest.mark.parametrize(("change", "words", "said"), [
+    (Change(set=(("--r", "1.0"),)), "Set `--r` to 1.0.", True),
+    (Change(set=(("--r", "0.5"),)), "Set `--r` to 1.0.", False),  # another value than the words name
+    (Change(drop=("--x",)), "Set `--x` to one of a, b (or leave it unset).", True),
+    (Change(drop=("--x", "--y")), "Do not pass `--x`.", False),  # more than the words say
+    (Change(env=(("A", None),)), "Unset `A`.", True),
+])
+def test_a_change_is_said_by_words_that_name_all_it_does(change, words, said):
+    assert change.said_by(words) is said
+
+
 @pytest.mark.parametrize("sol", [
     Solution("Leave `--x` unset."),
     Solution("t", None, Change(drop=("--x",)), "serve --x 1", "serve", "true", "true", "confirmed (0.1)"),
