@@ -25,14 +25,15 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
     if not reach:
         return list(sols)
     before, fired = satisfy(full, model, base_launch(model))
-    if fired is not Truth.TRUE:
+    if fired is Truth.FALSE:
         return list(sols)
     whole = {r.id: r.expr for r in rivals.rivals}
     passing = [r for r in reach if evaluate(r.expr, before, model) is not Truth.TRUE]
     good: list[Solution] = []
     trading: list[Solution] = []
     for sol in sols:
-        first = _tripped(sol, full, before, passing, whole, model) if sol.part is not None else None
+        first = _tripped(sol, full, before, passing, whole, model, fired is Truth.TRUE) if sol.part is not None \
+            else None
         if first is not None:
             where = (f"entry {first.entry} (line {first.line})" if first.entry else
                      f"the earlier check on {first.text}")
@@ -43,10 +44,11 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
 
 
 def _tripped(sol: Solution, full: Expr, before: Launch, passing: Sequence[Reach], whole: Mapping[str, Expr],
-             model: Model) -> Reach | None:
+             model: Model, fires_here: bool) -> Reach | None:
     """The earlier check (of `passing`) `sol`'s change surely makes fire on `before`: the one
-    value its words name ("valid JSON, e.g. `'{}'`"), else the smallest change where no other
-    value of the same settings avoids it."""
+    value its words name ("valid JSON, e.g. `'{}'`": a launch the error may fire on will do),
+    else, where the error surely fires on `before` (`fires_here`), the smallest change where no
+    other value of the same settings avoids it."""
     def fires(after: Launch) -> Reach | None:  # on the path only while its guards hold: the whole condition decides
         return next((r for r in passing if evaluate(whole.get(r.entry, r.expr), after, model) is Truth.TRUE), None)
 
@@ -54,8 +56,10 @@ def _tripped(sol: Solution, full: Expr, before: Launch, passing: Sequence[Reach]
     named = (choice.listed or choice.others[:1]) if choice is not None else ()
     if choice is not None and len(named) == 1:
         after = assign(before, choice.leaf, named[0])
-        if evaluate(full, after, model) is Truth.FALSE:
+        if evaluate(part, after, model) is Truth.FALSE:
             return fires(after)
+    if not fires_here:
+        return None
     first = fires(falsify(full, part, model, before)[0])
     if first is not None:  # the smallest change trips it: does another value of the same settings not?
         goal = conj([negate(part), *(negate(r.expr) for r in passing)])

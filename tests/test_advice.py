@@ -515,6 +515,10 @@ def test_a_solution_naming_one_value_an_earlier_check_refuses_goes_last():
     named = Solution("Set `--tp-size` to 1.", TP_ABOVE_1, choice=choice)
     (found,) = checked_against_reach([named], between, (earlier,), CTX.model, CTX.rivals)
     assert found.text == f"Set `--tp-size` to 1 — alone, this makes entry {'e' * 16} (line 3) fire first."
+    # also where the error's own condition is left open (a helper's result): the value alone trips it
+    open_ended = And((TP_ABOVE_1, Truthy(Unknown("helper()"))))
+    (found,) = checked_against_reach([named], open_ended, (earlier,), CTX.model, CTX.rivals)
+    assert found.text.endswith("fire first.")
 
 
 def test_a_solution_that_undoes_an_earlier_raise_of_the_block_says_so():
