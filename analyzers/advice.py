@@ -549,6 +549,21 @@ def _clear(target: Expr, launch: Launch, wanted: Truth, own: str, ctx: Context, 
     return best[1]
 
 
+def _named_after(sol: Solution, before: Launch, full: Expr, after: Launch, ctx: Context) -> Launch:
+    """`before` with the first value `sol`'s words name ("Set `--x` to 1.0"), where `full` is
+    false on it and it meets no more other errors than `after` (the search's): what the change
+    under the example says; else `after`."""
+    choice = sol.choice
+    values = (choice.listed or choice.others) if choice is not None else ()
+    if choice is None or not values:
+        return after
+    named = _after(full, sol.part or TRUE, assign(before, choice.leaf, values[0]), ctx)
+    if evaluate(full, named, ctx.model) is not Truth.FALSE \
+            or len(ctx.rivals.holding(named, "")) > len(ctx.rivals.holding(after, "")):
+        return after
+    return named
+
+
 def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, before: Launch,
                fired: Truth) -> dict[str, Any]:
     best: tuple[Launch, Truth, Launch, Truth, Solution] | None = None
@@ -559,7 +574,8 @@ def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, b
         if _same_command(before, after, ctx):
             continue
         if _verdict(fired, still) == "true":
-            return _fix(before, fired, _after(full, sol.part, after, ctx), still, sol, fire, full, ctx)
+            after = _after(full, sol.part, after, ctx)
+            return _fix(before, fired, _named_after(sol, before, full, after, ctx), still, sol, fire, full, ctx)
         best = best or (before, fired, after, still, sol)
     if best is not None and fired is not Truth.FALSE:
         return _fix(*best, fire, full, ctx)

@@ -143,9 +143,10 @@ def testvalues_text(env, listed, offending, unset, expected):
 @pytest.mark.parametrize(
     ("expr", "before", "after", "predicted"),
     [
+        # `after` takes the value the solution's words name first ("one of EAGLE3, NGRAM")
         (And((Truthy(flag("enable_lora")), Compare("==", SPEC, Const("EAGLE")))),
          "serve --model-path <model> --enable-lora --speculative-algorithm EAGLE",
-         "serve --model-path <model> --enable-lora", "true"),
+         "serve --model-path <model> --enable-lora --speculative-algorithm EAGLE3", "true"),
         (And((Truthy(PLAN), Compare(">", flag("tp_size"), Const(4)))),
          "SGLANG_PLAN=1 serve --model-path <model> --tp-size 5", "SGLANG_PLAN=1 serve --model-path <model>",
          "true"),
