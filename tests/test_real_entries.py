@@ -174,6 +174,7 @@ CATEGORIES = [
     ("handle_cache_compatibility", "LMCacheUnifiedRadixCache does not yet support DP attention", "EXCLUSIVE"),
     ("handle_encoder_disaggregation", "is not supported for encoder disaggregation", "MODEL"),
     ("__getattr__", "has no attribute", "INTERNAL"),
+    ("_handle_uno", "UNO only supports CUDA", "PLATFORM"),  # a check of --device, the setting choosing it
 ]
 
 
@@ -184,10 +185,11 @@ def test_every_meaning_leads_with_its_category_and_known_ones_are_right(catalog_
     from analyzers.restriction import Category
 
     program = "sglang"  # the profile's name for the program
+    device = catalog_0523.profile.platform_settings  # the settings choosing the device (`--device`)
     off = [(e.site.path, e.site.line) for e in catalog_0523.entries if not e.site.query and e.site.crash is None
-           and not e.meaning.lower().startswith(LEADS[category(e)][0].format(p=program).lower()[:25])]
+           and not e.meaning.lower().startswith(LEADS[category(e, device)][0].format(p=program).lower()[:25])]
     assert not off, off[:5]
-    found = {(f, piece): [category(e) for e in catalog_0523.entries
+    found = {(f, piece): [category(e, device) for e in catalog_0523.entries
                           if e.site.function == f and piece in e.site.template.text] for f, piece, _ in CATEGORIES}
     assert {k: v for k, v in found.items() if not v} == {}
     assert {k: {str(c and c.name) for c in v} for k, v in found.items()} == {
