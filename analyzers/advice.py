@@ -554,7 +554,7 @@ def _named_after(sol: Solution, before: Launch, full: Expr, after: Launch, ctx: 
     false on it and it meets no more other errors than `after` (the search's): what the change
     under the example says; else `after`."""
     choice = sol.choice
-    values = (choice.listed or choice.others) if choice is not None else ()
+    values = choice.named if choice is not None else ()
     if choice is None or not values:
         return after
     named = _after(full, sol.part or TRUE, assign(before, choice.leaf, values[0]), ctx)

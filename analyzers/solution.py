@@ -116,6 +116,11 @@ class ValueChoice:
     unset: bool  # leaving it unset makes the part false too
     form: str = ""  # the form the values take where the part is a failed conversion ("valid JSON")
 
+    @property
+    def named(self) -> tuple[Any, ...]:
+        """The values the words name: those listed as working, else the one other value shown ("e.g.")."""
+        return self.listed or self.others[:1]
+
 
 @dataclass(frozen=True, slots=True)
 class Solution:

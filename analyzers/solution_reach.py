@@ -53,7 +53,7 @@ def _tripped(sol: Solution, full: Expr, before: Launch, passing: Sequence[Reach]
         return next((r for r in passing if evaluate(whole.get(r.entry, r.expr), after, model) is Truth.TRUE), None)
 
     part, choice = cast(Expr, sol.part), sol.choice
-    named = (choice.listed or choice.others[:1]) if choice is not None else ()
+    named = choice.named if choice is not None else ()
     if choice is not None and len(named) == 1:
         after = assign(before, choice.leaf, named[0])
         if evaluate(part, after, model) is Truth.FALSE:
