@@ -348,7 +348,7 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
     else:  # the comment beside a reason; without one, the docstring or an option's help too
         why = source_reason(site, docstrings.get((site.path, site.function), ""),
                             [] if reason else option_helps(entry, flags))
-    text = [f"{lead}: {_lower_first(said)}" if said else f"{lead}: {plain}." if plain else f"{lead}."]
+    text = [_ended(f"{lead}: {_lower_first(said)}") if said else f"{lead}: {plain}." if plain else f"{lead}."]
     text += [why] if why else []
     if entry.variants:
         says = any(row_meaning(v.template) for v in entry.variants)
@@ -357,6 +357,11 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
     if len(text) < 3 and site.function and not why.startswith("Per the docstring"):
         text.append(("Asserted in" if site.kind == "assert" else "Raised by") + f" `{site.function}`.")
     return " ".join(text)
+
+
+def _ended(sentence: str) -> str:
+    """`sentence` closed with a full stop where the message's words end without one."""
+    return sentence if sentence.rstrip().endswith((".", "!", "?", "…")) else f"{sentence.rstrip()}."
 
 
 _BOOKKEEPING = re.compile(r"(?:Raised by|Asserted in) `[^`]*`\.|Each of its \d+ table rows has its own condition\.")

@@ -218,14 +218,24 @@ def _judged(own: str, sol: Solution, before: Launch, after: Launch, judge: Examp
             return None
         base, fixed = pair
         if base == before:  # the solution needs a further change: said in its words
-            extra = change_between(after, fixed, judge.flags)
-            other = others.get(met) or f"entry {met}"
-            text = f"{text.rstrip('.')}, and {extra.words()}: alone, the change meets {other}."
+            text = further_words(text, change_between(before, after, judge.flags),
+                                 change_between(after, fixed, judge.flags), change_between(before, fixed, judge.flags),
+                                 others.get(met) or f"entry {met}")
         before, after, said = base, fixed, "true"
     if said == "false":
         return None
     return replace(sol, text=text, change=change_between(before, after, judge.flags),
                    before=judge.text_of(before), command=judge.text_of(after), predicted=said)
+
+
+def further_words(text: str, own: Change, extra: Change, whole: Change, met: str) -> str:
+    """The words of a solution whose change (`own`) needs `extra` to get past the error `met`:
+    both said, unless `extra` drops or changes an option `own` sets (then the words would
+    contradict each other, and the `whole` change is what the command makes)."""
+    touched = {o for o, _ in own.set} | set(own.drop)
+    if touched & ({o for o, _ in extra.set} | set(extra.drop)):
+        return whole.sentence()
+    return f"{text.rstrip('.')}, and {extra.words()}: alone, the change meets {met}."
 
 
 def _advised(own: str, sol: Solution, before: Launch, judge: ExampleJudge,

@@ -223,6 +223,10 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     (entry("MTP uses its own full-vocabulary embedding and head.", LORA), {},
      "sglang refuses this launch: MTP uses its own full-vocabulary embedding and head. "
      "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
+    # a statement that ends without a full stop is closed with one before the next source
+    (entry("MTP uses its own full-vocabulary embedding and head", LORA), {},
+     "sglang refuses this launch: MTP uses its own full-vocabulary embedding and head. "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
     # nothing says why: the category, in words
     (entry("bad value", guard="except ValueError", origin=GuardOrigin.EXCEPT), {},
      "sglang cannot parse the value it was given: it is not in the form the option expects. "

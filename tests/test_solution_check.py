@@ -7,7 +7,7 @@ import pytest
 from analyzers.entries import Entry, Trigger
 from analyzers.first_error import Check
 from analyzers.solution import Change, Solution, solution_text
-from analyzers.solution_check import check_solutions, is_solution, judged_pairs
+from analyzers.solution_check import check_solutions, further_words, is_solution, judged_pairs
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
@@ -233,3 +233,19 @@ def test_a_derived_setting_is_never_changed_through_a_value_the_search_made_up()
 ])
 def test_another_error_a_solution_meets_is_named_by_its_message_or_its_place(message, said):
     assert _entry((), {}, "other", message).site.called == said
+
+
+@pytest.mark.parametrize(("own", "extra", "whole", "words"), [
+    # the further change is another option's: both are said
+    (Change(set=(("--tp-size", "2"),)), Change(drop=("--enable-spec",)),
+     Change(set=(("--tp-size", "2"),), drop=("--enable-spec",)),
+     "Set `--tp-size` to 2, and drop `--enable-spec`: alone, the change meets “spec”."),
+    # it drops what the solution sets: the words would contradict, so the whole change is said
+    (Change(set=(("--tp-size", "2"),)), Change(drop=("--tp-size", "--enable-spec")),
+     Change(drop=("--enable-spec",)), "Drop `--enable-spec`."),
+    # it gives another value to what the solution sets
+    (Change(set=(("--tp-size", "2"),)), Change(set=(("--tp-size", "4"),)),
+     Change(set=(("--tp-size", "4"),)), "Set `--tp-size` to 4."),
+])
+def test_a_further_change_is_said_without_contradicting_the_solution(own, extra, whole, words):
+    assert further_words(own.sentence(), own, extra, whole, "“spec”") == words
