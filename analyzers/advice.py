@@ -113,9 +113,7 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
     derived: list[tuple[Expr, tuple[Leaf, ...]]] = []
     for part in reversed(parts_of(expr)):
         leaves = tuple(settable_leaves(part, ctx.model))
-        if leaves and _on_device(leaves, ctx):  # the machine's device, not a choice to change
-            facts.append(part)
-        elif leaves:
+        if leaves:
             groups.setdefault(leaves, []).insert(0, part)
         elif feeding := feeding_leaves(part, ctx.model):
             derived.append((part, feeding))
@@ -142,16 +140,9 @@ def solutions(expr: Expr, ctx: Context) -> list[Solution]:
     return out[:MAX_SOLUTIONS] + [Solution(hidden, None)] if hidden else out
 
 
-def _on_device(leaves: Sequence[Leaf], ctx: Context) -> bool:
-    """Are `leaves` all settings that choose the device (`--device`): the machine's, not a fix?"""
-    return all(leaf.kind is RefKind.FLAG and leaf.name in ctx.platform_settings for leaf in leaves)
-
-
 def fact_text(part: Expr, ctx: Context) -> str:
     kinds = {r.kind for r in refs(part)}
     what = ctx.renderer.text(part)
-    if (leaves := settable_leaves(part, ctx.model)) and _on_device(leaves, ctx):
-        return f"Happens only on a machine where {what}: the device is the machine's, not an option to change."
     if kinds & {RefKind.PLATFORM, RefKind.MODEL, RefKind.RUNTIME}:
         return f"Not changeable by flags: this happens only when {what}."
     if unknowns(part) and not kinds - {RefKind.UNKNOWN}:

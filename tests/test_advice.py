@@ -110,17 +110,6 @@ def test_solutions(expr, expected):
     assert [s.text for s in solutions(expr, CTX)] == expected
 
 
-def test_the_device_a_check_reads_is_a_fact_of_the_machine_not_a_solution():
-    """A setting the profile says chooses the device (sglang's `--device`): a user on a Mac
-    is not helped by "set `--device` to npu"."""
-    ctx = Context(CTX.model, CTX.renderer, "serve", platform_settings=frozenset({"ib_device"}))
-    expr = And((Compare("==", flag("ib_device"), Const("mps")), Truthy(flag("enable_lora"))))
-    assert [(s.text, s.part is None) for s in solutions(expr, ctx)] == [
-        ("Do not pass `--enable-lora`.", False),
-        ("Happens only on a machine where `--ib-device` is mps: the device is the machine's, not an option to "
-         "change.", True)]
-
-
 @pytest.mark.parametrize(("value", "shown"), [
     (None, "none"), (True, "true"), (3, "3"), ("off", "off"), (("a", "b"), "a b"),
     ("", '""'),  # an empty value is shown as typed, not as nothing ("one of , off")
