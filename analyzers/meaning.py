@@ -391,6 +391,11 @@ def _said(template: str) -> tuple[str, str]:
 
 
 def _statement(template: str) -> str:
-    """The message's first sentence where it shows no value and says something (4 words or more)."""
+    """The message's first sentence where it shows no value and says something (4 words or more);
+    else what it says before the value it shows ("Port out of range (0-65535): {port}"), in 3 words or more."""
     first = sentences(_literal(template.strip()))[0].strip() if template.strip() else ""
-    return first if first and not _HOLE.search(first) and len(first.split()) >= 4 else ""
+    if first and not _HOLE.search(first) and len(first.split()) >= 4:
+        return first
+    head, colon, shown = first.partition(": ")
+    whole = colon and _HOLE.fullmatch(shown.strip().rstrip(".").strip("'\"`")) is not None
+    return head.strip() if whole and not _HOLE.search(head) and len(head.split()) >= 3 else ""

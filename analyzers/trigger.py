@@ -138,6 +138,8 @@ class Renderer(Visitor[str]):
             reading = call_reading(fn)
             return _helper(fn) if _private(fn) else f"the {reading[0]} {reading[1]} the settings" if reading \
                 else f"what `{fn}(…)` returns"
+        if _private(dest):  # the program's own bookkeeping (`_resolution_finished`): no name to show
+            return f"the code's internal state “{_words(dest)}”"
         return f"`{dest}` (derived setting)"
 
     # ------------------------------------------------------------ values, per kind
@@ -548,7 +550,12 @@ def _unknown(text: str) -> str:
 
 def _helper(fn: str) -> str:
     """``_resolve_quant_method``: the code's “resolve quant method”."""
-    return "the code's “" + fn.rpartition(".")[2].strip("_").replace("_", " ") + "”"
+    return f"the code's “{_words(fn)}”"
+
+
+def _words(name: str) -> str:
+    """``mod._resolve_quant_method``: "resolve quant method"."""
+    return name.rpartition(".")[2].strip("_").replace("_", " ")
 
 
 def _passed(arg: Expr) -> Expr:

@@ -227,6 +227,10 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     (entry("MTP uses its own full-vocabulary embedding and head", LORA), {},
      "sglang refuses this launch: MTP uses its own full-vocabulary embedding and head. "
      "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
+    # a message that only names the value it shows: what it says before the value
+    (entry("Port out of range (0-65535): {port}", LORA), {},
+     "sglang refuses this launch: port out of range (0-65535). "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
     # nothing says why: the category, in words
     (entry("bad value", guard="except ValueError", origin=GuardOrigin.EXCEPT), {},
      "sglang cannot parse the value it was given: it is not in the form the option expects. "

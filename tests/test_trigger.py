@@ -240,6 +240,8 @@ JSON_FLAGS = Renderer(
         ("model_dispatch_tokens()", "what `model_dispatch_tokens(…)` returns"),
         ("derive_tp_size()", "the tp size derived from the settings"),
         ("_backends()", "the code's “backends”"),
+        # the program's own bookkeeping: its words, not its private name
+        ("_resolution_finished", "the code's internal state “resolution finished”"),
     ],
 )
 def test_fields_of_a_json_option_are_named_by_it(dest, text) -> None:
