@@ -623,7 +623,7 @@ def _function_call(call: _Call) -> Expr | None:
     if name in _BUILTINS:
         return Apply(name, tuple(term(a.value, scope) for a in node.args if a.keyword is None and not a.star),
                      call.text)
-    if is_plain and node.args and not any(a.star for a in node.args):
+    if is_plain and not any(a.star for a in node.args):  # also `use_mlx()`: through what it returns
         args = tuple(term(a.value, scope) if a.keyword is None
                      else Apply(KEYWORD, (Const(a.keyword.value), term(a.value, scope)), a.keyword.value)
                      for a in node.args)

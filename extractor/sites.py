@@ -48,6 +48,7 @@ from extractor.ir import (
     negate,
     refs,
     unknowns,
+    walk,
 )
 from extractor.local_bindings import AUGMENTED, Join, pushed_on, unknown_after
 from extractor.messages import Option, build
@@ -476,7 +477,9 @@ class SiteWalker:
         if isinstance(value, cst.Call):
             self.call(value)
         found = term(value, self.state.scope)
-        if not unknowns(found) and all(r.name != "*" for r in refs(found)):  # not the config itself
+        # not the config itself, nor a call of nothing (``cfg = load()``: no function of the config alone)
+        if not unknowns(found) and all(r.name != "*" for r in refs(found)) \
+                and not any(isinstance(n, Apply) and not n.args for n in walk(found)):
             self.state.found.helpers.append((self.state.function, found))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:

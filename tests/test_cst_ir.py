@@ -108,7 +108,9 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("resolve(cfg.model_path, revision=cfg.revision)",
          Apply("resolve", (flag("model_path"), Apply(KEYWORD, (Const("revision"), flag("revision")), "revision")),
                "resolve(cfg.model_path, revision=cfg.revision)")),
-        ("f(x=unbound_call())", Unknown("f(x=unbound_call())")),  # an argument nothing computes
+        ("f(x=obj.method())", Unknown("f(x=obj.method())")),  # an argument nothing computes
+        # a call without arguments: read through what it returns, or what a platform states it returns
+        ("use_mlx()", Apply("use_mlx", (), "use_mlx()")),
         ("max(cfg.xs, default=0)", Apply("max", (flag("xs"),), "max(cfg.xs, default=0)")),  # a builtin
         # JSON text parsed, and string methods of any known value: computed where the value is known
         ("json.loads(cfg.c)", Apply("json.loads", (flag("c"),), "json.loads(cfg.c)")),

@@ -848,7 +848,7 @@ def test_a_walrus_in_a_test_is_its_value(src, expected) -> None:
          for phase, items in cfg.raw.items():
              _set(phase, "backend", items)
          declare_resolution(server_args, "h", c=config)
-     """, [("c.decode.backend", "disabled", "`--off` is set"), ("c", "`make_config()` (unknown)", "always")]),
+     """, [("c.decode.backend", "disabled", "`--off` is set"), ("c", "`make_config()`", "always")]),
     # a copy of the record with one field changed
     ("""
      def h(server_args):
