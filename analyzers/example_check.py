@@ -327,8 +327,9 @@ class ExampleJudge:
         """`_assumed` on the pairs the repair of `pair` stopped at, in order: a move onto the
         architecture a check names can meet a check of the platform (a DSA model on a machine
         without CUDA), and the moves tried after it lead away from the entry (onto another
-        device's checks)."""
-        steps = {self._key(own, p): p for p in [*self._way.get(self._key(own, pair), ()), last]}
+        device's checks); last the pair as given, where the moves led off the check a fact
+        of the platform passes (``--mooncake-ib-device ''`` past a missing InfiniBand sysfs)."""
+        steps = {self._key(own, p): p for p in [*self._way.get(self._key(own, pair), ()), last, pair]}
         return next((found for step in steps.values() if (found := self._assumed(own, step)) is not None), None)
 
     def _key(self, own: str, pair: Pair) -> tuple[str, str, str]:

@@ -385,6 +385,11 @@ def _said(template: str) -> tuple[str, str]:
     purpose = re.search(rf"\b(so that|so) {re.escape(reason.rstrip('.'))}", _literal(template)) if reason else None
     if purpose and rule:
         return reason, f"{rule}, {purpose.group(1)} {reason}"
+    # a cause that says "their" ("... because their host pools do not ...") comes with the rule it explains
+    cause = re.search(rf"\b(because|since) {re.escape(reason.rstrip('.'))}", _literal(template)) \
+        if reason and _PRONOUN.match(reason) else None
+    if cause and rule:
+        return reason, f"{rule} {cause.group(1)} {reason}"
     if not reason and not rule:  # a plain statement of why ("MTP uses its own ... head."): quoted whole
         return "", _statement(template)
     return reason, reason or (rule + ".").lstrip(".")

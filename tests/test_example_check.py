@@ -353,6 +353,18 @@ def test_a_check_only_a_platform_fact_passes_makes_the_example_need_that_fact(ow
         assert found["assuming"] == {"facts": ["platform check `is_cuda` is true"], "predicted": "true"}
 
 
+def test_where_the_repair_leads_away_the_pair_as_given_is_tried_on_the_platform_it_needs():
+    """The repair moved off the CPU check by dropping what this entry needs (sglang 0.5.23's
+    `--mooncake-ib-device ''` past a missing InfiniBand sysfs): the pair as given still works
+    where the platform passes that check, and is shown with that need."""
+    judge = _judge(CPU_FIRST, LORA_SPEC)
+    pair = Pair(judge.user_launch("serve --enable-lora --enable-spec"), judge.user_launch("serve --enable-lora"))
+    away = Pair(judge.user_launch("serve --enable-spec"), judge.user_launch("serve"))
+    judge._way[judge._key("own", pair)] = [away]
+    found = judge._assumed_on_way("own", pair, away)
+    assert found is not None and (found[0], found[1]) == (pair, {"platform:is_cuda": True})
+
+
 def test_a_move_onto_another_model_may_leave_open_what_a_platform_fact_decides():
     """No stand-in makes the example's own condition surely hold (it reads `is_cuda()`, which
     this platform leaves unknown): the move onto the multimodal one is still a move to try."""

@@ -223,6 +223,10 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     (entry("MTP uses its own full-vocabulary embedding and head.", LORA), {},
      "sglang refuses this launch: MTP uses its own full-vocabulary embedding and head. "
      "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
+    # a cause that refers back to the rule ("their") comes with it
+    (entry("NVFP4 does not yet support LMCache because their host pools drop the scale layout.", LORA), {},
+     "sglang refuses this launch: NVFP4 does not yet support LMCache because their host pools drop the scale "
+     "layout. Raised by `check`."),
     # a statement that ends without a full stop is closed with one before the next source
     (entry("MTP uses its own full-vocabulary embedding and head", LORA), {},
      "sglang refuses this launch: MTP uses its own full-vocabulary embedding and head. "
