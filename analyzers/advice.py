@@ -105,13 +105,15 @@ def parts_of(expr: Expr) -> list[Expr]:
     return [] if expr == TRUE else list(conjuncts(expr))
 
 
-def solutions(expr: Expr, ctx: Context) -> list[Solution]:
+def solutions(expr: Expr, ctx: Context, passed: frozenset[Expr] = frozenset()) -> list[Solution]:
     """One change per user-controllable part of `expr` (parts on the same leaves are
-    one part), innermost first; then the facts no flag changes."""
+    one part), innermost first; then the facts no flag changes. `passed`: the parts that say
+    an earlier raise of the block did not fire (``--kv-events-config`` is set, past "requires
+    --kv-events-config"): making one false fires that raise instead, so it is no solution."""
     groups: dict[tuple[Leaf, ...], list[Expr]] = {}
     facts: list[Expr] = []
     derived: list[tuple[Expr, tuple[Leaf, ...]]] = []
-    for part in reversed(parts_of(expr)):
+    for part in reversed([p for p in parts_of(expr) if p not in passed]):
         leaves = tuple(settable_leaves(part, ctx.model))
         if leaves:
             groups.setdefault(leaves, []).insert(0, part)
@@ -681,12 +683,15 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     ctx = _at_site(entry, full, ctx)
     entry, never = never_fails(entry, full, ctx.model, ctx.renderer, ctx.rule_at)
     unreached = not launch_can_raise(entry.extra)  # no command raises it: no change of one gets past it
-    sols = [] if unreached else [*advised(entry.site.template.text, ctx.model.flags), *solutions(trigger, ctx)]
+    # the nearest earlier raises of the block only, as listed (the whole pipeline judges each
+    # solution besides): linear in the raises
+    earlier = [g for g in nearest_priors(entry.site, MAX_LISTED_PRIORS) if g.expr != TRUE]
+    passed = frozenset(part for g in earlier for part in parts_of(g.expr))
+    sols = [] if unreached else [*advised(entry.site.template.text, ctx.model.flags),
+                                 *solutions(trigger, ctx, passed)]
     if not unreached:  # the earlier checks on the path: its reach, and the raises before it in its block
         # a raise earlier in the block fires where the path to the block holds and its own test does
         path = [g.expr for g in entry.site.direct if g.origin is not GuardOrigin.PRIOR_RAISE]
-        # the nearest only, as listed (the whole pipeline judges each solution besides): linear in the raises
-        earlier = [g for g in nearest_priors(entry.site, MAX_LISTED_PRIORS) if g.expr != TRUE]
         prior = tuple(Reach("", 0, simplify(conj([*path, negate(g.expr)])), ctx.renderer.text(negate(g.expr)))
                       for g in earlier)
         sols = [values_past(s, path, [negate(g.expr) for g in earlier], ctx.model, lambda c: choice_text(c, ctx))
@@ -702,7 +707,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
     fixes = []
     for variant in entry.variants:
         row_sols = [] if unreached else [*advised(variant.template, ctx.model.flags),
-                                         *solutions(variant.trigger.expr, ctx)]
+                                         *solutions(variant.trigger.expr, ctx, passed)]
         fixes.append(none if unreached else
                      example_fix(conj([trigger, variant.trigger.expr]), full, row_sols, ctx, entry.id))
         changes, notes = _split(row_sols)

@@ -18,6 +18,7 @@ names the value that was judged to work.
 """
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -201,7 +202,7 @@ def _tried(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
     after = applied(before, delta)
     if after == before:  # no change of options makes the part false
         return replace(sol, predicted="unknown")
-    return _judged(own, replace(sol, text=_worded(sol.text, change_between(before, after, judge.flags))),
+    return _judged(own, replace(sol, text=worded(sol.text, change_between(before, after, judge.flags))),
                    before, after, judge, others)
 
 
@@ -351,14 +352,18 @@ def _kept(change: Change | None, after: Launch, flags: Any) -> tuple[Expr, ...]:
                  if value is None or isinstance(value, (str, int, float, bool)))
 
 
-def _worded(text: str, change: Change) -> str:
+def worded(text: str, change: Change) -> str:
     """`text` naming the change `change` makes, where its words leave the values open."""
     if not change:
         return text
     if text.startswith("Change ") and " so that " in text:  # "Change `--a`, `--b` so that …"
+        goal = text.split(" so that ", 1)[1]
+        named = set(re.findall(r"`([^`]+)`", goal))
         if not change.set and not any(v for _, v in change.env):  # options dropped: nothing more to say
             return change.sentence()
-        return change.sentence(f" so that {text.split(' so that ', 1)[1]}")
+        if named and named <= {option for option, _ in change.set}:  # the goal only restates the values set
+            return change.sentence()
+        return change.sentence(f" so that {goal}")
     if " a value other than " in text and change.set:  # name what works, not only what does not
         return f"{text.split(' to a value other than ', 1)[0]} to {change.set[0][1]} (refused here: " \
                f"{text.split(' a value other than ', 1)[1].split(', or ', 1)[0].rstrip('.')})."

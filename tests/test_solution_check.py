@@ -7,7 +7,7 @@ import pytest
 from analyzers.entries import Entry, Trigger
 from analyzers.first_error import Check
 from analyzers.solution import Change, Solution, solution_text
-from analyzers.solution_check import check_solutions, further_words, is_solution, judged_pairs
+from analyzers.solution_check import check_solutions, further_words, is_solution, judged_pairs, worded
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.records import RaiseSite, SiteKind
 from extractor.templates import parse_template
@@ -249,3 +249,18 @@ def test_another_error_a_solution_meets_is_named_by_its_message_or_its_place(mes
 ])
 def test_a_further_change_is_said_without_contradicting_the_solution(own, extra, whole, words):
     assert further_words(own.sentence(), own, extra, whole, "“spec”") == words
+
+
+@pytest.mark.parametrize(("text", "change", "words"), [
+    # the change names the values: its words, then the goal where it says more
+    ("Change `--tp-size`, `--pp-size` so that `--tp-size` * `--pp-size` <= `SGLANG_MAX`.",
+     Change(set=(("--tp-size", "2"), ("--pp-size", "1"))),
+     "Set `--tp-size` to 2 and set `--pp-size` to 1 so that `--tp-size` * `--pp-size` <= `SGLANG_MAX`."),
+    # a goal that only restates the values set is not said twice
+    ("Change `--ssl-certfile` so that `--ssl-certfile` is set.", Change(set=(("--ssl-certfile", "<file>"),)),
+     "Set `--ssl-certfile` to <file>."),
+    # options dropped: nothing more to say
+    ("Change `--a` so that `--a` is not set.", Change(drop=("--a",)), "Drop `--a`."),
+])
+def test_a_restated_condition_is_worded_as_the_change_it_makes(text, change, words):
+    assert worded(text, change) == words
