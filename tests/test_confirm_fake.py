@@ -160,3 +160,17 @@ def test_an_example_not_run_for_a_machine_it_no_longer_needs_runs_again(setup):
     (cat / "catalog.json").write_text(json.dumps(data))
     again = confirm(cat, python, jobs=1, timeout=5, only=["a" * 16])
     assert again.ran == 1 and _by_entry(again)["a" * 16].status == "confirmed"
+
+
+def test_an_example_refuted_here_that_now_needs_another_machine_is_not_run(setup):
+    """Refuted on this machine, then found to need one this machine is not (a check only such
+    a machine passes stopped it here): the refutation is no evidence, so it is recorded not run."""
+    cat, python = setup
+    c = "c" * 16
+    write_results(confirm(cat, python, jobs=1, timeout=5, only=[c], repair=False))
+    assert _by_entry(confirm(cat, python, jobs=1, timeout=5, only=[c]))[c].status == "refuted"
+    data = json.loads((cat / "catalog.json").read_text())
+    data["entries"][2]["example_fix"]["needs"] = ['platform:device="npu"']
+    (cat / "catalog.json").write_text(json.dumps(data))
+    again = confirm(cat, python, jobs=1, timeout=5, only=[c])
+    assert (again.launches, _by_entry(again)[c].status) == (0, "not-run")

@@ -175,12 +175,16 @@ def _outcome(pair: Pair, version: str, repaired: Pair | None) -> Outcome:
 
 def _stale(recorded: Outcome | None, example: Example, profile: Profile) -> bool:
     """Is there no recorded outcome to reuse? One not run because the example needed another
-    machine, which it no longer needs (a platform's `absent` changed), is run again."""
+    machine, which it no longer needs (a platform's `absent` changed), is run again; one refuted
+    here, where the example now needs a machine this one is not (a check only such a machine
+    passes stopped it), is no evidence: it is recorded again, not run."""
     if recorded is None:
         return True
+    assert profile.real is not None  # `confirm` refuses a profile without one
+    if recorded.status == REFUTED:
+        return any(not _met(n, profile.real) for n in example.needs)
     if recorded.status != NOT_RUN or not recorded.why.startswith(f"not-run: {NEEDS}"):
         return False
-    assert profile.real is not None  # `confirm` refuses a profile without one
     return recorded.why != f"not-run: {_unrunnable(example, profile.real)}"
 
 
