@@ -109,11 +109,11 @@ def solutions(expr: Expr, ctx: Context, passed: frozenset[Expr] = frozenset()) -
     """One change per user-controllable part of `expr` (parts on the same leaves are
     one part), innermost first; then the facts no flag changes. `passed`: the parts that say
     an earlier raise of the block did not fire (``--kv-events-config`` is set, past "requires
-    --kv-events-config"): making one false fires that raise instead, so it is no solution."""
+    --kv-events-config"): a solution making only those false is marked (`Solution.passed`)."""
     groups: dict[tuple[Leaf, ...], list[Expr]] = {}
     facts: list[Expr] = []
     derived: list[tuple[Expr, tuple[Leaf, ...]]] = []
-    for part in reversed([p for p in parts_of(expr) if p not in passed]):
+    for part in reversed(parts_of(expr)):
         leaves = tuple(settable_leaves(part, ctx.model))
         if leaves:
             groups.setdefault(leaves, []).insert(0, part)
@@ -130,7 +130,7 @@ def solutions(expr: Expr, ctx: Context, passed: frozenset[Expr] = frozenset()) -
         if text is None:  # no value to name: the words say what to change
             choice, text = None, phrase(part, leaves, ctx)
         if text and all(text != s.text for s in out):
-            out.append(Solution(text, part, choice=choice))
+            out.append(Solution(text, part, choice=choice, passed=all(p in passed for p in group)))
     for part, leaves in derived:  # a setting the code derives: changed through the options it is derived from
         names = ", ".join(_option(x, ctx) for x in leaves)
         goal = _goal(part, ctx) or "it no longer holds"

@@ -133,6 +133,9 @@ class Solution:
     note: str = field(default="", compare=False, kw_only=True, metadata={IN_MEMORY: True})
     # the values the words name, each to be judged; in memory only
     choice: ValueChoice | None = field(default=None, compare=False, kw_only=True, metadata={IN_MEMORY: True})
+    # it makes false only what says an earlier raise of the block did not fire: that raise fires
+    # instead, unless its change also leaves the block (judged where a command reaches the error)
+    passed: bool = field(default=False, compare=False, kw_only=True, metadata={IN_MEMORY: True})
     change: Change | None = None
     before: str | None = None  # a command that meets the error first (the example's, as a rule)
     command: str | None = None  # `before` with the change applied

@@ -108,10 +108,12 @@ def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: 
 
 def _untried(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: ExampleJudge) -> list[Solution]:
     """`sols` undecided where no command reaches the error; one changing a derived setting is
-    made through an option it is derived from, on the example's launch (`_through_options`)."""
+    made through an option it is derived from, on the example's launch (`_through_options`);
+    one that only undoes an earlier raise of the block (`Solution.passed`) is not listed: that
+    raise fires instead."""
     given = _shown(fix, judge)
     return [_through_options(own, s, given, judge) if given is not None and s.leaves and s.part is not None
-            else replace(s, predicted="unknown") for s in sols]
+            else replace(s, predicted="unknown") for s in sols if not s.passed]
 
 
 def _shown(fix: Mapping[str, Any], judge: ExampleJudge) -> Launch | None:

@@ -37,7 +37,8 @@ def checked_against_reach(sols: Sequence[Solution], full: Expr, reach: Sequence[
         if first is not None:
             where = (f"entry {first.entry} (line {first.line})" if first.entry else
                      f"the earlier check on {first.text}")
-            trading.append(Solution(f"{sol.text.rstrip('.')} — alone, this makes {where} fire first.", sol.part))
+            trading.append(Solution(f"{sol.text.rstrip('.')} — alone, this makes {where} fire first.", sol.part,
+                                    passed=sol.passed))
         else:
             good.append(sol)
     return good + trading

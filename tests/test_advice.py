@@ -522,17 +522,18 @@ def test_a_solution_naming_one_value_an_earlier_check_refuses_goes_last():
     assert found.text.endswith("fire first.")
 
 
-def test_a_solution_that_undoes_an_earlier_raise_of_the_block_is_not_listed():
-    """`if tp <= 1: raise ...` earlier in the block: this check's trigger holds `tp > 1`, and
-    "set `--tp-size` to at most 1" only trades this error for that one."""
+def test_a_solution_that_undoes_an_earlier_raise_of_the_block_says_so():
     from extractor.records import Guard, GuardOrigin
 
+    # `if tp <= 1: raise ...` earlier in the block: this check's trigger holds `tp > 1`
     fire = And((TP_ABOVE_1, Truthy(flag("enable_lora"))))
     site = RaiseSite("p/check.py", 10, "check_lora", SiteKind.RAISE, "ValueError", parse_template("LoRA."),
                      (Guard(TP_ABOVE_1, "not (tp <= 1)", GuardOrigin.PRIOR_RAISE),))
     entry = Entry("0" * 16, site, "u", 1, "", Trigger.build(fire, CTX.renderer), ())
     done = advise(entry, CTX)
-    assert [s.text for s in done.solutions] == ["Do not pass `--enable-lora`."]
+    assert done.solutions[-1].text == ("Set `--tp-size` to at most 1 — alone, this makes the earlier check on "
+                                  "`--tp-size` <= 1 fire first.")
+    assert [s.passed for s in done.solutions] == [False, True]  # it only undoes the earlier raise
 
 
 def test_rivals_hold_only_where_their_condition_does():

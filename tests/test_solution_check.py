@@ -264,3 +264,12 @@ def test_a_further_change_is_said_without_contradicting_the_solution(own, extra,
 ])
 def test_a_restated_condition_is_worded_as_the_change_it_makes(text, change, words):
     assert worded(text, change) == words
+
+
+def test_where_no_command_reaches_the_error_a_solution_that_only_undoes_an_earlier_raise_is_not_listed():
+    """"Leave `--kv-events-config` unset" past "--load-publish-endpoint requires --kv-events-config":
+    that raise fires instead; with no command to judge it on, it is not listed."""
+    fix = {"before": None, "after": None, "verified": "not-run", "predicted": "false"}
+    undo = Solution("Do not pass `--enable-lora`.", Truthy(LORA), passed=True)
+    (done,) = check_solutions([_entry((DROP_SPEC, undo), fix)], _judge(LORA_SPEC))
+    assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
