@@ -623,6 +623,8 @@ def _function_call(call: _Call) -> Expr | None:
     if name in _BUILTINS:
         return Apply(name, tuple(term(a.value, scope) for a in node.args if a.keyword is None and not a.star),
                      call.text)
+    if not node.args and name and not is_plain and _of_module(name, scope):  # ``current_platform.is_oot()``
+        return Apply(name, (), call.text)  # what a platform states it returns
     if is_plain and not any(a.star for a in node.args):  # also `use_mlx()`: through what it returns
         args = tuple(term(a.value, scope) if a.keyword is None
                      else Apply(KEYWORD, (Const(a.keyword.value), term(a.value, scope)), a.keyword.value)
@@ -631,6 +633,13 @@ def _function_call(call: _Call) -> Expr | None:
                    and isinstance(a.args[1], Unknown)) for a in args):
             return Apply(name, args, call.text)
     return None
+
+
+def _of_module(name: str, scope: Scope) -> bool:
+    """Is the dotted callee `name` read from a module-level name (an imported object such as
+    ``current_platform``), not a local, a parameter or ``self``?"""
+    root = name.partition(".")[0]
+    return root not in ("self", "cls") and _bound(root, scope) is None and not scope.is_config(cst.Name(root))
 
 
 def _any_all_call(call: _Call) -> Expr | None:

@@ -108,9 +108,11 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("resolve(cfg.model_path, revision=cfg.revision)",
          Apply("resolve", (flag("model_path"), Apply(KEYWORD, (Const("revision"), flag("revision")), "revision")),
                "resolve(cfg.model_path, revision=cfg.revision)")),
-        ("f(x=obj.method())", Unknown("f(x=obj.method())")),  # an argument nothing computes
+        ("f(x=self.method())", Unknown("f(x=self.method())")),  # an argument nothing computes
         # a call without arguments: read through what it returns, or what a platform states it returns
         ("use_mlx()", Apply("use_mlx", (), "use_mlx()")),
+        ("current_platform.is_out_of_tree()", Apply("current_platform.is_out_of_tree", (),
+                                                    "current_platform.is_out_of_tree()")),
         ("max(cfg.xs, default=0)", Apply("max", (flag("xs"),), "max(cfg.xs, default=0)")),  # a builtin
         # JSON text parsed, and string methods of any known value: computed where the value is known
         ("json.loads(cfg.c)", Apply("json.loads", (flag("c"),), "json.loads(cfg.c)")),
