@@ -9,6 +9,7 @@ the text says (each is replaced by exactly the text it stands for).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from string import ascii_uppercase
 
@@ -39,5 +40,6 @@ def named_terms(text: str, values: Iterable[str]) -> str:
 
 
 def _replaced(text: str, value: str, name: str) -> str:
-    """`text` with `value` replaced by `name`, and a name wrapped in parentheses unwrapped."""
-    return text.replace(f"({value})", name).replace(value, name)
+    """`text` with `value` replaced by `name`, and a name wrapped in parentheses unwrapped
+    (not a call's: ``f((x if c else y))`` reads ``f([A])``)."""
+    return re.sub(rf"(?<![\w`\])])\({re.escape(value)}\)", lambda _: name, text).replace(value, name)

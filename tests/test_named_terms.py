@@ -15,6 +15,8 @@ PAD = " and `--x` is set" * (LONG // 17)
     (f"{V} > 1 and {V} < 4", [V], f"{V} > 1 and {V} < 4"),
     # written out twice: named once, defined after it (a name is not wrapped in parentheses again)
     (f"{V} > 1 and ({V}) < 4{PAD}", [V], f"[A] > 1 and [A] < 4{PAD}; where [A] is {V}"),
+    # a call's own parentheses stay: f([A]), not f[A]
+    (f"f(({V})) and {V} < 4{PAD}", [V], f"f([A]) and [A] < 4{PAD}; where [A] is {V}"),
     # once only, or too short to be worth a name: as it is
     (f"{V} > 1{PAD}", [V], f"{V} > 1{PAD}"),
     (f"`--a` > 1 and `--a` < 4{PAD}", ["`--a`"], f"`--a` > 1 and `--a` < 4{PAD}"),
