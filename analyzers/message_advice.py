@@ -36,6 +36,8 @@ _WORDS = frozenset({"a", "an", "the", "one", "or", "and", "any", "some", "it", "
 _SWITCH_ACTIONS = ("store_true", "store_false", "BooleanOptionalAction")
 _NAMED = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
+ADVISES = ", as the message advises."  # how the words of the message's own advice end
+
 
 def named_options(text: str, flags: Any) -> list[str]:
     """The options of the flag model `text` (a message) names, as written (``--tp-size``), in order."""
@@ -99,7 +101,7 @@ def advised(template: str, flags: Any) -> list[Solution]:
     found = _found(text, flags)
     found += [(m.start(), Change(env=((m.group(1), m.group(2)),))) for m in _ENV_SET.finditer(text)]
     found += [(m.start(), Change(env=((m.group(1), None),))) for m in _ENV_UNSET.finditer(text)]
-    return [Solution(f"{_said(c)}, as the message advises.", change=c) for _, c in sorted(found, key=lambda f: f[0])]
+    return [Solution(f"{_said(c)}{ADVISES}", change=c) for _, c in sorted(found, key=lambda f: f[0])]
 
 
 def _advice_for_a_rule(text: str, m: re.Match[str]) -> bool:

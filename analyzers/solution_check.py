@@ -34,10 +34,11 @@ from analyzers.examples import is_made_up
 from analyzers.first_error import ERROR, seen_by
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
+from analyzers.message_advice import ADVISES
 from analyzers.solution import Change, Solution, change_between
 from analyzers.well_formed import form_text
 from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, falsify
-from extractor.ir import Compare, Const, Expr, Ref, RefKind, negate
+from extractor.ir import Compare, Const, Expr, Ref, RefKind, negate, refs
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error
 MAX_VALUES = 8  # values of one setting a solution names, each judged
@@ -92,7 +93,7 @@ def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: 
              others: Mapping[str, str]) -> list[Solution]:
     before = _reaching(own, fix, judge)
     if before is None:  # nothing to try them on: the words stay, undecided, save a restated condition
-        return _concrete(_untried(own, sols, fix, judge))
+        return _concrete(_past_advice(_untried(own, sols, fix, judge), judge.flags))
     out: list[Solution] = []
     for sol in sols:
         found = (_tried(own, sol, before, judge, others) if sol.part is not None else
@@ -103,7 +104,19 @@ def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: 
             out.append(found)
     if not any(s.command for s in out) and (shown := _example_change(own, fix, judge)) is not None:
         out.insert(0, shown)  # the example's own change works: it is a solution too
-    return _concrete([s for s in out if not any(_dominates(o, s) for o in out)])
+    return _concrete(_past_advice([s for s in out if not any(_dominates(o, s) for o in out)], judge.flags))
+
+
+def _past_advice(sols: list[Solution], flags: Any) -> list[Solution]:
+    """`sols` without a trigger part's change of an option the message's own advice (listed)
+    already changes under another of its names ("Set `--dcp-size` to at most 1" beside "Set
+    `--decode-context-parallel-size` to 1, as the message advises")."""
+    advised = {f.dest for s in sols if s.part is None and s.change is not None and s.text.endswith(ADVISES)
+               for o, _ in s.change.set if flags is not None and (f := flags.by_option(o)) is not None}
+    if not advised:
+        return sols
+    return [s for s in sols if s.part is None or not (names := {r.name for r in refs(s.part)})
+            or not all(r.kind is RefKind.FLAG for r in refs(s.part)) or not names <= advised]
 
 
 def _untried(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: ExampleJudge) -> list[Solution]:

@@ -273,3 +273,13 @@ def test_where_no_command_reaches_the_error_a_solution_that_only_undoes_an_earli
     undo = Solution("Do not pass `--enable-lora`.", Truthy(LORA), passed=True)
     (done,) = check_solutions([_entry((DROP_SPEC, undo), fix)], _judge(LORA_SPEC))
     assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
+
+
+def test_a_part_the_messages_own_advice_already_changes_is_not_listed_twice():
+    """"Set `--tp-size` to 2, as the message advises" and the trigger part's own "Set
+    `--tp-size` to more than 1": one change of one option, said once, in the message's words."""
+    fix = {"before": None, "after": None, "verified": "not-run", "predicted": "false"}
+    advice = Solution("Set `--tp-size` to 2, as the message advises.", change=Change(set=(("--tp-size", "2"),)))
+    part = Solution("Set `--tp-size` to more than 1.", Compare("<=", TP, Const(1)))
+    (done,) = check_solutions([_entry((advice, part, DROP_SPEC), fix)], _judge(LORA_SPEC))
+    assert [s.text for s in done.solutions] == [advice.text, DROP_SPEC.text]
