@@ -257,9 +257,12 @@ def _clip(text: str, limit: int = 300) -> str:
 
 
 def _lower_first(text: str) -> str:
-    """"It requires" -> "it requires"; "DSpark", "FlashKDA", "--x" stay."""
-    word = text.split(" ", 1)[0]
-    return text[0].lower() + text[1:] if len(word) > 1 and word[0].isupper() and word[1:].islower() else text
+    """"It requires" -> "it requires"; "DSpark", "FlashKDA", "--x" and a name of two
+    capitalized words ("Muse Spark", "Elastic EP") stay."""
+    word, _, rest = text.partition(" ")
+    named = rest[:1].isupper()
+    return text[0].lower() + text[1:] if len(word) > 1 and word[0].isupper() and word[1:].islower() \
+        and not named else text
 
 
 # ------------------------------------------------------------------ the meaning

@@ -227,6 +227,13 @@ DOCS = {("p/check.py", "check"): "Validate LoRA settings."}
     (entry("NVFP4 does not yet support LMCache because their host pools drop the scale layout.", LORA), {},
      "sglang refuses this launch: NVFP4 does not yet support LMCache because their host pools drop the scale "
      "layout. Raised by `check`."),
+    # a name of two capitalized words keeps its capital; a plain first word does not
+    (entry("Muse Spark needs TP4 or TP8.", LORA), {},
+     "sglang refuses an option given without the companion option it needs: Muse Spark needs TP4 or TP8. "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
+    (entry("The pool needs TP4 or TP8.", LORA), {},
+     "sglang refuses an option given without the companion option it needs: the pool needs TP4 or TP8. "
+     "Per the help of `--enable-lora`: “Serve LoRA adapters over the base model.” Raised by `check`."),
     # a statement that ends without a full stop is closed with one before the next source
     (entry("MTP uses its own full-vocabulary embedding and head", LORA), {},
      "sglang refuses this launch: MTP uses its own full-vocabulary embedding and head. "
