@@ -70,6 +70,10 @@ class Change:
                       tuple(d for d in self.drop if d not in other.drop),
                       tuple(e for e in self.env if e not in other.env))
 
+    def options(self) -> frozenset[str]:
+        """The options this change sets or drops (`set` here is the field, not the builtin)."""
+        return frozenset(option for option, _ in self.set) | frozenset(self.drop)
+
     def words(self) -> str:
         """The change in a person's words: "pass `--x`", "set `--tp-size` to 2", "drop `--y`"."""
         said = [_set_words(option, value) for option, value in self.set]

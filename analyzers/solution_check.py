@@ -113,10 +113,13 @@ def _past_advice(sols: list[Solution], flags: Any) -> list[Solution]:
     `--decode-context-parallel-size` to 1, as the message advises")."""
     advised = {f.dest for s in sols if s.part is None and s.change is not None and s.text.endswith(ADVISES)
                for o, _ in s.change.set if flags is not None and (f := flags.by_option(o)) is not None}
-    if not advised:
-        return sols
-    return [s for s in sols if s.part is None or not (names := {r.name for r in refs(s.part)})
-            or not all(r.kind is RefKind.FLAG for r in refs(s.part)) or not names <= advised]
+    return [s for s in sols if not advised or not _on_options(s.part, advised)]
+
+
+def _on_options(part: Expr | None, dests: set[str]) -> bool:
+    """Does `part` read options alone, all of them among `dests`?"""
+    read = refs(part) if part is not None else []
+    return bool(read) and all(r.kind is RefKind.FLAG and r.name in dests for r in read)
 
 
 def _untried(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: ExampleJudge) -> list[Solution]:
@@ -248,8 +251,7 @@ def further_words(text: str, own: Change, extra: Change, whole: Change, met: str
     """The words of a solution whose change (`own`) needs `extra` to get past the error `met`:
     both said, unless `extra` drops or changes an option `own` sets (then the words would
     contradict each other, and the `whole` change is what the command makes)."""
-    touched = {o for o, _ in own.set} | set(own.drop)
-    if touched & ({o for o, _ in extra.set} | set(extra.drop)):
+    if own.options() & extra.options():
         return whole.sentence()
     return f"{text.rstrip('.')}, and {extra.words()}: alone, the change meets {met}."
 

@@ -639,7 +639,7 @@ def _of_module(name: str, scope: Scope) -> bool:
     """Is the dotted callee `name` read from a module-level name (an imported object such as
     ``current_platform``), not a local, a parameter or ``self``?"""
     root = name.partition(".")[0]
-    return root not in ("self", "cls") and _bound(root, scope) is None and not scope.is_config(cst.Name(root))
+    return root not in ("self", "cls") and root not in scope.aliases and scope.lookup(root) is None
 
 
 def _any_all_call(call: _Call) -> Expr | None:
