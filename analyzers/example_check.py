@@ -198,6 +198,7 @@ class ExampleJudge:
         self.prefix = prefix
         self.cli = TargetCli(flags) if flags is not None else None  # argparse's word on a command
         self.checks: dict[str, Check] = {c.id: c for c in pipeline.checks}
+        self._order = {c.id: i for i, c in enumerate(pipeline.checks)}  # pipeline order
         self._seen: dict[str, tuple[Launch, Prediction]] = {}  # command -> its launch and prediction
         self._way: dict[tuple[str, str, str], list[Pair]] = {}  # (entry, commands) -> the pairs its repair stopped at
         self._states: dict[str, Launch] = {}  # command -> its stated launch
@@ -450,15 +451,10 @@ class ExampleJudge:
                 return pair, said, (pb, pa)
             if said == "unknown":  # the last one reached: moved off the most checks that may fire first
                 open_pair = pair
-            blocker = _blocker(own, (sb, pb), (sa, pa))
-            if blocker is None or (goal := self.goal(blocker[0], off=blocker[1] != "before")) is None:
-                break
-            target, where, launch = blocker
-            keep = self.goal(own, off=where == "after")
-            kept = (*off, keep) if keep is not None else tuple(off)
-            if where != "before" and target != own:  # never kept off `own`: `before` must meet it
-                off.append(goal)
-            moved = self._step(own, pair, (target, where, launch), goal, kept)
+            moved = None
+            for blocker in self._blockers(own, sb, _blocker(own, (sb, pb), (sa, pa))):
+                if (moved := self._toward(own, pair, blocker, off)) is not None and self._reaches(own, moved, blocker):
+                    break
             if moved is None:
                 break
             if moved[1] == "true":
@@ -468,6 +464,41 @@ class ExampleJudge:
         if open_pair is not None:
             return open_pair, "unknown", self._predictions(open_pair)
         return pair, "", (Prediction(OK), Prediction(OK))
+
+    def _blockers(self, own: str, before: Launch,
+                  blocker: tuple[str, str, Launch] | None) -> list[tuple[str, str, Launch]]:
+        """What to move next (`_blocker`), first onto `own` where `before` stops at a check
+        sglang runs after `own` while `own`'s condition is surely false on `before`: `before`
+        passed `own` there, and moving onto it is the smaller change."""
+        if blocker is None:
+            return []
+        target, where, _ = blocker
+        if where != "both" or target == own or self._order.get(target, -1) < self._order.get(own, len(self._order)):
+            return [blocker]
+        goal = self.goal(own, off=False)
+        if goal is None or evaluate(goal, before, seen_by(self.checks[own], self.pipeline.model)) is not Truth.FALSE:
+            return [blocker]
+        return [(own, "before", before), blocker]
+
+    def _reaches(self, own: str, moved: tuple[Pair, str], blocker: tuple[str, str, Launch]) -> bool:
+        """Is `moved` worth going on from: a move onto `own` where `before` now meets it (else
+        the error `before` stops at is moved off instead), any other move."""
+        return blocker[0] != own or moved[1] == "true" or self.judged(moved[0].before)[1].entry == own
+
+    def _toward(self, own: str, pair: Pair, blocker: tuple[str, str, Launch],
+                off: list[Expr]) -> tuple[Pair, str] | None:
+        """`pair` moved once as `blocker` says (`_step`), `own` kept as it must be; the error
+        moved off joins `off` (kept off from then on)."""
+        target, where, _ = blocker
+        goal = self.goal(target, off=where != "before")
+        if goal is None:
+            return None
+        keep = self.goal(own, off=where == "after")
+        kept = (*off, keep) if keep is not None else tuple(off)
+        moved = self._step(own, pair, blocker, goal, kept)
+        if moved is not None and where != "before" and target != own:  # never kept off `own`: `before` must meet it
+            off.append(goal)
+        return moved
 
     def _step(self, own: str, pair: Pair, blocker: tuple[str, str, Launch], goal: Expr,
               kept: Sequence[Expr]) -> tuple[Pair, str] | None:
@@ -497,10 +528,12 @@ class ExampleJudge:
         """`pair` with `delta` applied `where`: to ``"both"`` launches, to ``"before"``, or
         to ``"after"`` (to both while `before` still meets `own` then); and its verdict,
         "unknown" meaning: not refuted yet, worth moving on from."""
-        if where == "before" and self.stated.examples.model not in delta[0]:  # a model is changed in both
-            moved = Pair(applied(pair.before, delta), pair.after)
-        else:
-            moved = Pair(applied(pair.before, delta), applied(pair.after, delta))
+        moved = Pair(applied(pair.before, delta), applied(pair.after, delta))
+        # `before` alone (a model is changed in both): `after` keeps the fix, with the move too
+        # where that still works (the pair then differs only by the fix)
+        if where == "before" and self.stated.examples.model not in delta[0] and (
+                moved == pair or verdict(own, *self._predictions(moved)) != "true"):
+            moved = Pair(moved.before, pair.after)
         if where == "after":
             keeps = self.judged(moved.before)[1]
             if not (keeps.status == ERROR and keeps.entry == own):

@@ -709,8 +709,10 @@ def _fix_disjunct(disjunct: Sequence[Expr], model: Model, base: Launch, allowed:
         found = settable_leaves(lit, model) + (fact_leaves(lit) if assuming else [])
         leaves = found if allowed is None else [x for x in allowed if x in found]  # `allowed` says what first
         fixed = _fix(prefix, lit, leaves, launch, model) if leaves else launch
-        if fixed is launch and adjusting and found and (more := adjusting_leaves(lit, found, model)):
-            fixed = _fix(prefix, lit, found, launch, model, alongside=tuple(more))
+        if fixed is launch and adjusting and (more := adjusting_leaves(lit, found, model)):
+            # a derived setting no option names: what writes it, alone (``--cuda-graph-backend-decode``)
+            fixed = _fix(prefix, lit, found, launch, model, alongside=tuple(more)) if found else \
+                _fix(prefix, lit, more, launch, model)
         if fixed is not launch:
             launch, held = fixed, 0
     return launch
@@ -722,8 +724,11 @@ def adjusting_leaves(lit: Expr, own: Sequence[Leaf], model: Model) -> list[Leaf]
     adjustment resets them (``enable_dp_lm_head`` is turned off while there is one DP rank:
     ``--dp-size 2`` keeps it)."""
     dests = {r.name for r in refs(lit) if r.kind is RefKind.FLAG}
-    guards = [rule.when for rule in model.rules if rule.dest in dests]
-    found = dict.fromkeys(leaf for when in guards for leaf in _settable(when, model) if leaf not in own)
+    rules = [rule for rule in model.rules if rule.dest in dests]
+    # an option whose value an adjustment copies in comes first: it sets the setting itself
+    copied = [leaf for rule in rules if isinstance(rule.value, Ref) for leaf in _settable(rule.value, model)]
+    guards = [leaf for rule in rules for leaf in _settable(rule.when, model)]
+    found = dict.fromkeys(leaf for leaf in [*copied, *guards] if leaf not in own)
     return list(found)[:MAX_ADJUSTING]
 
 

@@ -222,6 +222,16 @@ def test_a_move_off_an_earlier_error_keeps_the_examples_own_condition():
     assert "--enable-lora --enable-spec" in found["before"] and "--pp-size" in found["before"]
 
 
+def test_an_example_stopped_by_a_later_check_is_moved_onto_its_own_condition_first():
+    """`before` passes this entry (no --enable-spec) and stops at a check sglang runs after it,
+    which no move keeping this entry's condition gets off: `before` is moved onto this entry,
+    and `after` keeps that move (it shows only the fix)."""
+    later = Check("later", "a.py", 3, "hook", Truthy(LORA), 3)
+    found = _judge(LORA_SPEC, later).judge("own", _fix("--enable-lora", "--pp-size 1"))
+    assert (found["before"], found["after"], found["predicted"]) == (
+        "serve --enable-lora --enable-spec", "serve --pp-size 1 --enable-spec", "true")
+
+
 MODEL_OBJECT = ModelProperties(r"(?:.*\.)?model_config", "pkg.config:Config.build", (), (
     ("1.0", '{"Llama": {"is_multimodal": false}, "Qwen": {"is_multimodal": true}}'),))
 MULTIMODAL = Truthy(Ref(RefKind.MODEL, "model_config.is_multimodal", "model_config.is_multimodal"))

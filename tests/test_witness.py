@@ -560,3 +560,16 @@ def test_a_setting_an_adjustment_resets_is_kept_through_what_decides_the_adjustm
     model = Model(FLAGS, (reset,), EXAMPLES)
     found, holds = satisfy(Truthy(LORA), model, base_launch(model))
     assert holds is Truth.TRUE and found.flags["enable_lora"] is True and found.flags["pp_size"] != 1
+
+
+def test_a_derived_setting_no_option_names_is_set_through_the_option_an_adjustment_copies_in():
+    """``graph_backend`` is no option: ``--x`` is copied into it (after adjustments that reset it
+    under other options, more than the search tries): the search sets ``--x``."""
+    from analyzers.rules import Rule
+    from analyzers.witness import satisfy
+    backend = Ref(RefKind.FLAG, "graph_backend", "cfg.graph_backend")
+    resets = tuple(Rule("graph_backend", Const(0), Compare("==", f, Const(7))) for f in (TP, PP, NNODES, LORA, MODULES))
+    copied = Rule("graph_backend", X, Compare("is not", X, Const(None)))
+    model = Model(FLAGS, (*resets, copied), EXAMPLES)
+    found, holds = satisfy(Compare("==", backend, Const(3)), model, base_launch(model))
+    assert holds is Truth.TRUE and found.flags.get("x") == 3
