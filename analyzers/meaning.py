@@ -394,8 +394,37 @@ def _said(template: str) -> tuple[str, str]:
     if cause and rule:
         return reason, f"{rule} {cause.group(1)} {reason}"
     if not reason and not rule:  # a plain statement of why ("MTP uses its own ... head."): quoted whole
-        return "", _statement(template)
+        return "", _statement(template) or _stated_rule(template)
     return reason, reason or (rule + ".").lstrip(".")
+
+
+_OPTION_HOLE = re.compile(r"--\{[^{}]*\}")  # an option the message names by a value ("--{flag} is not ...")
+_SHOWN = re.compile(r"\s*\([^()]*\{[^()]*\)")  # a value shown in parentheses: "the model config ({q})"
+_EXPECTED = re.compile(r"(?:must be|expected(?: to be)?)\s+", re.IGNORECASE)  # a rule with no subject
+_OF_KIND = re.compile(r"(?:one of|an?)\b", re.IGNORECASE)  # ... about the value: "expected one of", "a string"
+_MISMATCH = re.compile(r"\bdo(?:es)? not match\b", re.IGNORECASE)
+
+
+def _stated_rule(template: str) -> str:
+    """Where the message's first statement shows the value it refuses ("Invalid quantization
+    '{q}'."), the rule a clause or a later sentence states with no value in it, whole
+    ("FlashInfer MOE supports only: 'fp8', 'mxfp8'."); one with no subject is the value's
+    ("Must be one of: 'tse', 'default'": "the value must be one of: 'tse', 'default'"). An option
+    named by a value is "this option"; values shown in parentheses are left out."""
+    text = _SHOWN.sub("", _OPTION_HOLE.sub("this option", " ".join(template.split())))
+    first, *later = _SENTENCE.split(text)
+    for part in [first, *_RULE_END.split(first)[1:], *later]:
+        part = _VALUE_TAIL.sub("", part).strip().rstrip(".").strip()
+        subjectless = _EXPECTED.match(part)
+        if _HOLE.search(part) or len(part.split()) < 3 or not (_RULE.search(part) or _MISMATCH.search(part)
+                                                                or subjectless):
+            continue
+        if subjectless is None and _NOT_A_REASON.match(part):  # advice ("Remove the backend option ...")
+            continue
+        if subjectless is not None and _OF_KIND.match(part, subjectless.end()):
+            part = "the value must be " + part[subjectless.end():]
+        return _literal(_clip(part))
+    return ""
 
 
 def _statement(template: str) -> str:

@@ -294,6 +294,35 @@ def test_the_message_is_quoted_as_printed(template, expected):
     assert expected in meaning(entry(template, And((LORA, SPEC))), {}, FLAGS, "sglang")
 
 
+@pytest.mark.parametrize("template, expected", [
+    # the first sentence shows the value refused; a later one states the rule
+    ("Invalid quantization '{q}'. \nFlashInfer MOE supports only: 'fp8', 'mxfp8', or bfloat16 (None).",
+     ": FlashInfer MOE supports only: 'fp8', 'mxfp8', or bfloat16 (None)."),
+    # a rule with no subject is the value's
+    ("Unsupported {arg} rule type: '{rule}'. Must be one of: 'tse', 'default'", ": the value must be one of: 'tse', "
+     "'default'."),
+    ("Unknown cp_strategy={value!r}; expected one of {{'zigzag', 'interleave'}}",
+     ": the value must be one of {'zigzag', 'interleave'}."),
+    ("expected GGUF architecture deepseek4, got {a!r}", ": expected GGUF architecture deepseek4."),
+    # values shown in parentheses are left out; an option named by a value is "this option"
+    ("Method in the config ({q}) does not match the method given by --quantization ({m}).",
+     ": method in the config does not match the method given by --quantization."),
+    ("--{flag} is not supported with CP-TP group sharing.", ": this option is not supported with CP-TP group sharing."),
+])
+def test_a_rule_stated_beside_the_value_shown_is_quoted(template, expected):
+    assert expected in meaning(entry(template, And((LORA, SPEC))), {}, FLAGS, "sglang")
+
+
+@pytest.mark.parametrize("template", [
+    "--cuda-graph-config[{phase}].backend={b!r} not allowed; allowed: {ALLOWED[phase]}",  # the rule is a value
+    "manifest {field} is not a SHA-256 digest",  # states no rule
+    "--x={d} requires backend {b!r}, but --y={e!r} was set. Remove the backend option and select only the dtype.",
+])
+def test_a_message_whose_rule_is_only_values_gives_no_rule(template):
+    from analyzers.meaning import category_only
+    assert category_only(meaning(entry(template, LORA), {}, None, "sglang"))
+
+
 def test_a_comment_is_quoted_to_its_first_full_stop():
     made = entry("x", LORA, comment="Check the ratio: branches reset it (e.g. Step3p forces 1.0). Then more.")
     assert "“Check the ratio: branches reset it (e.g. Step3p forces 1.0).”" in meaning(made, {}, FLAGS, "sglang")
