@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from analyzers.candidate_values import NOT_GIVEN, constants_in, takes_json
 from analyzers.counts import adds_nonpositive, positive_sizes
 from analyzers.dead import never_fails
 from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
@@ -36,19 +37,7 @@ from analyzers.solution_reach import checked_against_reach
 from analyzers.stated_model import one_architecture, stated_model
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.well_formed import form_text, json_form, object_form, parse_form
-from analyzers.witness import (
-    NOT_GIVEN,
-    Leaf,
-    assign,
-    base_launch,
-    candidates,
-    constants_in,
-    fact_leaves,
-    falsify,
-    satisfy,
-    settable_leaves,
-    takes_json,
-)
+from analyzers.witness import Leaf, assign, base_launch, candidates, fact_leaves, falsify, satisfy, settable_leaves
 from extractor.ir import (
     MIRRORED_OP,
     NEGATED_OP,

@@ -24,11 +24,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from analyzers.candidate_values import NOT_GIVEN
 from analyzers.eval_model import Model
 from analyzers.examples import MODEL, model_of
 from analyzers.first_error import Check
 from analyzers.launch import CommandLine, Launch, command, split_command
-from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, fact_leaves, settable_leaves
+from analyzers.witness import Leaf, assign, candidates, fact_leaves, settable_leaves
 from extractor.ir import RefKind
 
 EXAMPLE_SHARE = 0.4  # of the launches at most, from the catalog's examples

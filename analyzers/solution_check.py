@@ -26,6 +26,7 @@ from itertools import islice
 from typing import Any
 
 from analyzers.argv import option_value
+from analyzers.candidate_values import NOT_GIVEN
 from analyzers.entries import Entry
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
@@ -37,7 +38,7 @@ from analyzers.launch import Launch
 from analyzers.message_advice import ADVISES
 from analyzers.solution import Change, Solution, change_between
 from analyzers.well_formed import form_text
-from analyzers.witness import NOT_GIVEN, Leaf, assign, candidates, falsify
+from analyzers.witness import Leaf, assign, candidates, falsify
 from extractor.ir import Compare, Const, Expr, Ref, RefKind, negate, refs
 
 MAX_MOVES = 3  # changes tried to move a solution's command off another error

@@ -240,12 +240,11 @@ def test_advised_fields_of_other_entries_are_refused(change, message):
 
 import itertools  # noqa: E402
 
+from analyzers.candidate_values import NOT_GIVEN, unique  # noqa: E402
 from analyzers.evaluate import evaluate  # noqa: E402
 from analyzers.kleene import Truth  # noqa: E402
 from analyzers.witness import (  # noqa: E402
     MAX_COMBINATIONS,
-    NOT_GIVEN,
-    _unique,
     assign,
     base_launch,
     candidates,
@@ -339,8 +338,8 @@ def test_unique_keeps_first_of_same_typed_equals():
         if not any(v is s or (type(v) is type(s) and v == s) for s in seen):
             seen.append(v)
             want.append(v)
-    assert list(_unique(values)) == want
-    assert [type(v) for v in _unique(values)] == [type(v) for v in want]
+    assert list(unique(values)) == want
+    assert [type(v) for v in unique(values)] == [type(v) for v in want]
 
 
 def random_condition(rng, depth=0):

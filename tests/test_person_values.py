@@ -8,13 +8,13 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.argv import launch_of_argv
+from analyzers.candidate_values import NOT_GIVEN
 from analyzers.counts import adds_nonpositive, count_values, person_values, positive_sizes
 from analyzers.eval_model import Model
 from analyzers.examples import Examples
 from analyzers.flag_build import build_flag_model
 from analyzers.launch import Launch, split_command
 from analyzers.trigger import Renderer
-from analyzers.witness import NOT_GIVEN
 from extractor.ir import And, Apply, Compare, Const, Expr, Ref, RefKind, Truthy
 from extractor.profile import ExampleRules
 

@@ -9,6 +9,7 @@ import pytest
 
 from analyzers.advice import Context, example_fix, solutions
 from analyzers.argv import launch_of_argv
+from analyzers.candidate_values import NOT_GIVEN, env_candidates, flag_candidates
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import JSON_LIST, JSON_WORD, WORD, Examples, known_values
@@ -16,16 +17,7 @@ from analyzers.flag_build import build_flag_model
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.trigger import Renderer
-from analyzers.witness import (
-    NOT_GIVEN,
-    Leaf,
-    base_launch,
-    env_candidates,
-    fact_candidates,
-    falsify,
-    flag_candidates,
-    literals,
-)
+from analyzers.witness import Leaf, base_launch, fact_candidates, falsify, literals
 from extractor.ir import FALSE, IF, SOME_ITEM, And, Apply, Compare, Const, In, Not, Or, Ref, RefKind, Truthy, Unknown
 from extractor.profile import ExampleRules
 from tests.present import present
@@ -132,6 +124,14 @@ def test_a_check_on_some_item_of_a_list_gets_an_item_that_meets_it():
 def test_a_list_flag_is_grown_by_one_item_so_contains_and_length_hold_together():
     before = launch_of(fix_for(ALL_WITH_OTHERS)["before"]).flags["lora_target_modules"]
     assert before[0] == "all" and len(before) == 2
+
+
+def test_a_list_flag_is_grown_to_the_length_the_condition_names_keeping_its_first_item():
+    """``m[0] == "tse" and len(m) == 4``: ``tse`` and three more items."""
+    first = Compare("==", Apply("item", (MODULES, Const(0)), "m[0]"), Const("tse"))
+    expr = And((first, Compare("==", Apply("len", (MODULES,), "len(m)"), Const(4))))
+    before = launch_of(fix_for(expr)["before"]).flags["lora_target_modules"]
+    assert before[0] == "tse" and len(before) == 4
 
 
 @pytest.mark.parametrize(
@@ -290,7 +290,7 @@ def test_no_assumption_where_flags_decide_alone():
 
 
 def test_a_type_name_is_no_candidate_value():
-    from analyzers.witness import constants_in
+    from analyzers.candidate_values import constants_in
     lora_is_list = Truthy(Apply("isinstance", (MODULES, Const("list")), "isinstance(m, list)"))
     assert constants_in(And((lora_is_list, Compare(">", TP, Const(4))))) == [4]
 
@@ -303,7 +303,7 @@ def test_an_undecided_setting_the_code_adjusts_says_so():
 
 
 def test_a_required_flag_is_never_dropped():
-    from analyzers.witness import NOT_GIVEN, flag_candidates
+    from analyzers.candidate_values import NOT_GIVEN, flag_candidates
     model = context().model
     assert NOT_GIVEN not in flag_candidates("model_path", ["dummy"], model)
     assert flag_candidates("tp_size", [], model)[0] is NOT_GIVEN
@@ -478,7 +478,7 @@ def test_a_question_asked_again_is_answered_from_the_memo():
 
 def test_an_exception_name_is_no_candidate_value():
     """``json.loads(x)`` raising ValueError: "ValueError" is no value to give `x`."""
-    from analyzers.witness import constants_in
+    from analyzers.candidate_values import constants_in
     from extractor.ir import RAISES
     parse = Apply("json.loads", (MODULES,), "json.loads(m)")
     fails = Truthy(Apply(RAISES, (Const(("ValueError",)), parse), "the try block raises ValueError"))
@@ -511,7 +511,7 @@ def test_the_search_reads_facts_as_the_launch_states_them(facts, expected):
 
 def test_a_keyword_name_is_no_candidate_value():
     """``get_config(path, trust_remote_code=cfg.trust_remote_code)``: the keyword's name is no path."""
-    from analyzers.witness import constants_in
+    from analyzers.candidate_values import constants_in
     from extractor.ir import KEYWORD
     keyword = Apply(KEYWORD, (Const("trust_remote_code"), LORA), "trust_remote_code")
     call = Apply("get_config", (MODULES, keyword), "get_config(m, trust_remote_code=...)")
@@ -537,7 +537,7 @@ def test_a_test_of_an_options_path_is_met_through_the_path_given(test, wanted, f
 def test_a_list_read_as_a_rule_and_its_numbers_gets_numbers_a_person_writes():
     """``rule[0] == "tse"`` and ``float(rule[1]) > 0`` (sglang 0.5.23 validation_hook.py:411):
     the rule's name with numbers, one below zero, beside the plain words."""
-    from analyzers.witness import flag_candidates
+    from analyzers.candidate_values import flag_candidates
     found = flag_candidates("paths", ["tse", 0], value_model())
     assert ("tse", "1", "2", "-1") in found
     assert not any(len(v) == 4 and v[1:] == ("1", "2", "-1") for v in flag_candidates("paths", ["tse"], value_model())
@@ -546,7 +546,7 @@ def test_a_list_read_as_a_rule_and_its_numbers_gets_numbers_a_person_writes():
 
 def test_an_attribute_name_is_no_candidate_value():
     """``get_config(path).hidden_size != 4``: the attribute's name is no path."""
-    from analyzers.witness import constants_in
+    from analyzers.candidate_values import constants_in
     from extractor.ir import ATTRIBUTE
     loaded = Apply(ATTRIBUTE, (Apply("get_config", (MODULES,), "get_config(m)"), Const("hidden_size")), "x.hidden_size")
     assert constants_in(Compare("!=", loaded, Const(4))) == [4]
