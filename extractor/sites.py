@@ -69,6 +69,7 @@ from extractor.records import (
 from extractor.returns import return_value
 from extractor.scope import IN_TRY, Conditional, Opaque, Scope
 from extractor.suite_facts import (
+    attributes_set,
     calls_in,
     caught_names,
     computed_names,
@@ -78,6 +79,7 @@ from extractor.suite_facts import (
     helper_return_of,
     imported_modules,
     literal_defaults,
+    once_guard,
     reraises,
     suite_statements,
     summarised,
@@ -237,6 +239,8 @@ class SiteWalker:
                                   self._last_line(orelse.body)))
         join.close()
         for cond, text, kind, line in exits:
+            if kind is GuardOrigin.EARLY_EXIT and once_guard(cond, self.state.frame.sets):
+                continue  # ``if self._done: return`` before ``self._done = True``: never leaves on a launch
             self.state.push(negate(cond), f"not ({text})", kind, line)
 
     def _last_line(self, suite: cst.BaseSuite) -> int:
@@ -364,6 +368,7 @@ class SiteWalker:
                 frame.records = {**{k: v for k, v in outer.records.items() if k not in params},
                                  **declared_locals(node, self.named_in(node, self.state.profile.setters))}
                 frame.declared = self.declarations.provider(node, qual)
+                frame.sets = attributes_set(node)
                 if frame.declared is not None:
                     frame.declared_at = (self.state.lines.span(node) or (0, 0))[1]
                 config_method = len(self.classes) == 1 and self.classes[0] in self.state.profile.config_classes

@@ -11,8 +11,13 @@ from libcst.helpers import get_full_name_for_node
 from extractor.cstutil import dotted, last_name, literal_value, norm_code
 from extractor.exceptions import catches
 from extractor.ir import (
+    UNSET_OR,
+    Apply,
     Const,
     Expr,
+    Ref,
+    RefKind,
+    Truthy,
 )
 from extractor.records import (
     GuardOrigin,
@@ -234,3 +239,35 @@ def calls_in(node: cst.CSTNode, *, nested: bool = False) -> list[cst.Call]:
     if isinstance(node, _LATER):
         return []
     return [c for child in node.children for c in calls_in(child, nested=nested)]
+
+
+def attributes_set(node: cst.FunctionDef) -> frozenset[str]:
+    """The attributes `node` assigns anywhere in its body (``self._done = True``: ``_done``)."""
+    found: set[str] = set()
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            if isinstance(target.target, cst.Attribute):
+                found.add(target.target.attr.value)
+
+        def visit_AnnAssign(self, assign: cst.AnnAssign) -> None:
+            if isinstance(assign.target, cst.Attribute):
+                found.add(assign.target.attr.value)
+
+    node.body.visit(_Targets())
+    return frozenset(found)
+
+
+def once_guard(test: Expr, sets: frozenset[str]) -> bool:
+    """Is ``if <test>: return`` a guard against running twice: `test` reads one private attribute
+    (``getattr(self, "_done", False)``), false while it is unset, that the function itself sets
+    (`sets`) later? A launch runs the function once: the guard never leaves on that run."""
+    if not isinstance(test, Truthy):
+        return False
+    term = test.term
+    if isinstance(term, Apply) and term.fn == UNSET_OR and len(term.args) == 2:
+        default = term.args[1]
+        if not isinstance(default, Const) or default.value:
+            return False
+        term = term.args[0]
+    return isinstance(term, Ref) and term.kind is RefKind.FLAG and term.name.startswith("_") and term.name in sets

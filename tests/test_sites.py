@@ -148,6 +148,26 @@ def test_unparsable_file_is_reported_not_raised() -> None:
             """,
             [("early-exit", 'not (cfg.speculative_algorithm in ["NGRAM", None])')],
         ),
+        (  # a guard against running twice, set by the function itself, never leaves on a launch
+            """
+            def f(cfg):
+                if getattr(cfg, "_done", False):
+                    return
+                if cfg.a:
+                    raise ValueError("x")
+                cfg._done = True
+            """,
+            [("if", "cfg.a")],
+        ),
+        (  # private state the function does not set stays a guard
+            """
+            def f(cfg):
+                if getattr(cfg, "_done", False):
+                    return
+                raise ValueError("x")
+            """,
+            [("early-exit", 'not (getattr(cfg, "_done", False))')],
+        ),
         (  # continue in a loop body constrains the rest of that body
             """
             def f(cfg):
