@@ -278,7 +278,21 @@ class ExampleJudge:
             return out
         if more := (self._machine(Pair(launches[0], launches[-1])) if launches else []):
             out["needs"] = sorted({*(out.get("needs") or ()), *more})
-        return out
+        return self._on_one_machine(out, launches[0]) if launches else out
+
+    def _on_one_machine(self, out: dict[str, Any], before: Launch) -> dict[str, Any]:
+        """`out`, whose ``needs`` state one value of each fact, else (``--device mps`` fixed by
+        ``--device npu``: no machine runs both) only its `before`, with what that needs: the
+        fix found changes the machine, which no user on it can do."""
+        needs = out.get("needs") or ()
+        facts = [n.partition("=")[0] for n in needs]
+        if len(set(facts)) == len(facts) or not out.get("after"):
+            return out
+        other = sorted(set(needs) - set(self._machine(Pair(before, before))))
+        shown = before_only({**out, "needs": sorted(set(needs) - set(other))},
+                            f"the fix found needs another machine: {', '.join(other)}", "on the machine it needs")
+        shown["predicted"] = out.get("predicted", "unknown")
+        return shown
 
     def _judged(self, own: str, out: dict[str, Any], pair: Pair, needs: Sequence[str]) -> dict[str, Any]:
         """The example `out` of `pair`, repaired: shown where the pipeline says it works
@@ -298,6 +312,8 @@ class ExampleJudge:
         out["predicted"] = said
         if more := self._machine(shown):
             out["needs"] = sorted({*needs, *more})
+            if (alone := self._on_one_machine(out, shown.before)) is not out:
+                return alone
         out.pop("undecided", None)
         if said == "false" and predictions[0].status == ERROR and predictions[0].entry == own:
             met = predictions[1].entry or predictions[1].sure

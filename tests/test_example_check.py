@@ -156,6 +156,20 @@ def test_an_example_giving_a_machine_option_another_value_needs_such_a_machine()
     assert found["needs"] == ['platform:device="npu"'] and found["predicted"] == "true"
 
 
+def test_an_example_whose_fix_changes_the_machine_shows_only_its_before():
+    """No machine runs `--device npu` and `--device xpu`: the fix found is no change a user on
+    that machine makes, so only `before` is shown, with what it needs."""
+    on_npu = Check("own", "a.py", 2, "hook", conj([Compare("==", Ref(RefKind.FLAG, "device", "cfg.device"),
+                                                           Const("npu")), Truthy(LORA)]), 2)
+    pipeline = Pipeline((on_npu,), Model(FLAGS, (), EXAMPLES))
+    cuda_only = Platform("generic", ("--device", "cuda"), False, absent=(("device", ("npu", "xpu")),))
+    judge = ExampleJudge(pipeline, Stated.of(pipeline.conditions(), FLAGS, cuda_only, REAL, EXAMPLES), FLAGS, PREFIX)
+    found = judge.judge("own", _fix("--device npu --enable-lora", "--device xpu --enable-lora"))
+    assert (found["before"], found["after"], found["needs"]) == (
+        "serve --device npu --enable-lora", None, ['platform:device="npu"'])
+    assert found["withheld"]["reason"] == "after_fails" and 'platform:device="xpu"' in found["note"]
+
+
 @pytest.mark.parametrize(("before", "after", "why"), [
     (_p(ERROR, "pp", ("pp",), "pp"), _p(OK), "`before` stops first at entry pp (an earlier check)"),
     (_p(OK), _p(OK), "`before` does not reach this error"),
