@@ -31,6 +31,7 @@ from analyzers.readable import states_code
 from analyzers.related import with_related
 from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
+from analyzers.settings import base_dest
 from analyzers.situations import situations
 from analyzers.solution import Solution, ValueChoice
 from analyzers.solution_reach import checked_against_reach
@@ -389,12 +390,22 @@ def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, 
     where the search can.
     """
     plain, fired = _before(fire, ctx, own)
+    sols = _machine_last(sols, ctx)
     fix = _plain_fix(fire, full, sols, ctx, plain, fired)
     if fix["predicted"] == "unknown" and fact_leaves(fire):
         fix = _assumed_fix(fire, full, sols, ctx, plain) or _architecture_fix(fire, full, sols, ctx, plain) or fix
     if fix.get("before") and "needs" not in fix and (needs := platform_needs(fire, ctx)):
         fix["needs"] = needs
     return fix
+
+
+def _machine_last(sols: Sequence[Solution], ctx: Context) -> list[Solution]:
+    """`sols` with those that only change the setting choosing the device (``--device npu``)
+    last: a user fixes the launch on the machine they have, and only such a machine runs it."""
+    def machine(sol: Solution) -> bool:
+        names = {base_dest(r.name) for r in refs(sol.part)} if sol.part is not None else set()
+        return bool(names) and names <= ctx.platform_settings
+    return sorted(sols, key=machine)
 
 
 def _only(part: Expr, kinds: Sequence[RefKind], ctx: Context, architecture: bool = False) -> bool:

@@ -159,6 +159,16 @@ def test_example_fix(expr, before, after, predicted):
     assert (fix["before"], fix["after"], fix["verified"], fix["predicted"]) == (before, after, "not-run", predicted)
 
 
+def test_an_example_fixes_the_launch_on_the_machine_it_has_before_changing_the_device():
+    """``--ib-device`` stands for the setting choosing the device: setting it to npu is the
+    fix only a machine with one runs; dropping --enable-lora works on this one."""
+    expr = And((Compare("!=", flag("ib_device"), Const("npu")), Truthy(flag("enable_lora"))))
+    ctx = Context(CTX.model, CTX.renderer, "serve", platform_settings=frozenset({"ib_device"}))
+    device_first = sorted(solutions(expr, ctx), key=lambda sol: "ib-device" not in sol.text)  # as a message advises
+    fix = example_fix(expr, expr, device_first, ctx)
+    assert (fix["before"], fix["after"]) == ("serve --model-path <model> --enable-lora", "serve --model-path <model>")
+
+
 def test_example_fix_uses_the_implying_flag_when_only_that_fires():
     # the error reads enable_lora; --lora-paths turns it on, so removing --enable-lora alone is not a fix
     expr = Truthy(flag("enable_lora"))
