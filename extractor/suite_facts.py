@@ -262,12 +262,10 @@ def once_guard(test: Expr, sets: frozenset[str]) -> bool:
     """Is ``if <test>: return`` a guard against running twice: `test` reads one private attribute
     (``getattr(self, "_done", False)``), false while it is unset, that the function itself sets
     (`sets`) later? A launch runs the function once: the guard never leaves on that run."""
-    if not isinstance(test, Truthy):
+    # only a read with a default: a plain ``self._done`` may be set before the function runs
+    term = test.term if isinstance(test, Truthy) else None
+    if not (isinstance(term, Apply) and term.fn == UNSET_OR and len(term.args) == 2):
         return False
-    term = test.term
-    if isinstance(term, Apply) and term.fn == UNSET_OR and len(term.args) == 2:
-        default = term.args[1]
-        if not isinstance(default, Const) or default.value:
-            return False
-        term = term.args[0]
-    return isinstance(term, Ref) and term.kind is RefKind.FLAG and term.name.startswith("_") and term.name in sets
+    read, default = term.args
+    return isinstance(default, Const) and not default.value and isinstance(read, Ref) \
+        and read.kind is RefKind.FLAG and read.name.startswith("_") and read.name in sets

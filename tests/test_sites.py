@@ -159,6 +159,17 @@ def test_unparsable_file_is_reported_not_raised() -> None:
             """,
             [("if", "cfg.a")],
         ),
+        (  # a plain read may see a value set before the function runs: still a guard
+            """
+            def f(cfg):
+                if cfg._done:
+                    return
+                if cfg.a:
+                    raise ValueError("x")
+                cfg._done = True
+            """,
+            [("early-exit", "not (cfg._done)"), ("if", "cfg.a")],
+        ),
         (  # private state the function does not set stays a guard
             """
             def f(cfg):
