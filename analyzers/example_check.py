@@ -484,7 +484,7 @@ class ExampleJudge:
     def _blockers(self, own: str, before: Launch,
                   blocker: tuple[str, str, Launch] | None) -> list[tuple[str, str, Launch]]:
         """What to move next (`_blocker`), first onto `own` where `before` stops at a check
-        sglang runs after `own` while `own`'s condition is surely false on `before`: `before`
+        the program runs after `own` while `own`'s condition is surely false on `before`: `before`
         passed `own` there, and moving onto it is the smaller change."""
         if blocker is None:
             return []
