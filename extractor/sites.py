@@ -69,7 +69,6 @@ from extractor.records import (
 from extractor.returns import return_value
 from extractor.scope import IN_TRY, Conditional, Opaque, Scope
 from extractor.suite_facts import (
-    attributes_set,
     calls_in,
     caught_names,
     computed_names,
@@ -90,6 +89,7 @@ from extractor.table_loops import TableLoops
 from extractor.tables import Pending, Table
 from extractor.templates import CAUGHT, Template
 from extractor.walk_state import Frame, WalkState
+from extractor.writes import written_attributes
 
 Handler = Callable[[Any, Any], None]
 
@@ -368,7 +368,7 @@ class SiteWalker:
                 frame.records = {**{k: v for k, v in outer.records.items() if k not in params},
                                  **declared_locals(node, self.named_in(node, self.state.profile.setters))}
                 frame.declared = self.declarations.provider(node, qual)
-                frame.sets = attributes_set(node)
+                frame.sets = written_attributes(node)
                 if frame.declared is not None:
                     frame.declared_at = (self.state.lines.span(node) or (0, 0))[1]
                 config_method = len(self.classes) == 1 and self.classes[0] in self.state.profile.config_classes

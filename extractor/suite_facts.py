@@ -241,23 +241,6 @@ def calls_in(node: cst.CSTNode, *, nested: bool = False) -> list[cst.Call]:
     return [c for child in node.children for c in calls_in(child, nested=nested)]
 
 
-def attributes_set(node: cst.FunctionDef) -> frozenset[str]:
-    """The attributes `node` assigns anywhere in its body (``self._done = True``: ``_done``)."""
-    found: set[str] = set()
-
-    class _Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            if isinstance(target.target, cst.Attribute):
-                found.add(target.target.attr.value)
-
-        def visit_AnnAssign(self, assign: cst.AnnAssign) -> None:
-            if isinstance(assign.target, cst.Attribute):
-                found.add(assign.target.attr.value)
-
-    node.body.visit(_Targets())
-    return frozenset(found)
-
-
 def once_guard(test: Expr, sets: frozenset[str]) -> bool:
     """Is ``if <test>: return`` a guard against running twice: `test` reads one private attribute
     (``getattr(self, "_done", False)``), false while it is unset, that the function itself sets

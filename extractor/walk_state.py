@@ -67,7 +67,7 @@ class Frame:
     # small nested functions that only write fields (``def _set(p, k, v): setattr(...)``),
     # read at each call with its arguments
     writers: dict[str, cst.FunctionDef] = field(default_factory=dict)
-    sets: frozenset[str] = frozenset()  # the attributes the function assigns (`suite_facts.attributes_set`)
+    sets: frozenset[str] = frozenset()  # the attributes the function assigns (`writes.written_attributes`)
 
 
 @dataclass(slots=True)

@@ -1,5 +1,5 @@
 """Which local names a block of code writes: rebinds them, or changes the object they hold
-in place (``d[k] = v``, ``d.update(...)``, ``del d[k]``).
+in place (``d[k] = v``, ``d.update(...)``, ``del d[k]``); and which attributes a function sets.
 
 A loop body runs more than once, so at its top a name it writes may hold the value the
 previous pass left (`extractor.sites` makes such names unknown there); a name whose object
@@ -87,3 +87,32 @@ def written_names(block: cst.CSTNode) -> set[str]:
     visitor = _Writes()
     block.visit(visitor)
     return visitor.names
+
+
+class _Attributes(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Attribute):
+            self.names.add(target.attr.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target)
+
+    # a nested definition's body is walked as its own function
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def written_attributes(node: cst.FunctionDef) -> frozenset[str]:
+    """The attributes `node`'s own body assigns (``self._done = True``: ``_done``)."""
+    found = _Attributes()
+    node.body.visit(found)
+    return frozenset(found.names)
