@@ -134,10 +134,10 @@ class Renderer(Visitor[str]):
         if option:
             return f"`{option}` field `{json_field(option.lstrip('-').replace('-', '_'), dest)}`"
         if dest.endswith("()"):  # what a function of the whole config computes (`inline._with_derived`)
-            fn = dest[:-2]
-            reading = call_reading(fn)
-            return _helper(fn) if _private(fn) else f"the {reading[0]} {reading[1]} the settings" if reading \
-                else f"what `{fn}(…)` returns"
+            return _computed(dest[:-2])
+        call, dot, attr = dest.partition("().")
+        if dot and call.isidentifier():  # a field of what such a function builds: `model_config_of().dtype`
+            return f"{_owner(call)} `{attr}`"
         if _private(dest):  # the program's own bookkeeping (`_resolution_finished`): no name to show
             return f"the code's internal state “{_words(dest)}”"
         return f"`{dest}` (derived setting)"
@@ -546,6 +546,20 @@ def unknown_fact(text: str) -> str | None:
 
 def _unknown(text: str) -> str:
     return f"{unknown_fact(text) or f'`{text}`'} (unknown)"
+
+
+def _computed(fn: str) -> str:
+    """What function `fn` of the whole config computes, as its name says."""
+    reading = call_reading(fn)
+    return _helper(fn) if _private(fn) else f"the {reading[0]} {reading[1]} the settings" if reading \
+        else f"what `{fn}(…)` returns"
+
+
+def _owner(fn: str) -> str:
+    """Whose field a ``fn().x`` read is: ``model_config_of``: "the model config's" (a name
+    ``<what>_of`` says what it builds), else the value `_computed` names."""
+    what = fn.strip("_").removeprefix("get_").removesuffix("_of")
+    return f"the {what.replace('_', ' ')}'s" if fn.endswith("_of") and what else f"{_computed(fn)}, field"
 
 
 def _helper(fn: str) -> str:

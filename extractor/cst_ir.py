@@ -654,20 +654,28 @@ def _any_all_call(call: _Call) -> Expr | None:
         return None
     if loop.ifs:
         return _quantified(call, gen, loop.target.value)
-    found: Any = loop.iter
-    if isinstance(found, cst.Name):
-        bound = _bound(found.value, scope)
-        found = bound if isinstance(bound, (cst.BaseExpression, Table)) else found
-    if isinstance(found, Table) and not found.is_dict and not any(row.guards for row in found.rows):
-        values = list(found.items())
-    elif isinstance(found, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement)
-                                                              for e in found.elements):
-        values = [e.value for e in found.elements]
-    else:
+    values = written_out(loop.iter, scope)
+    if values is None:
         return _membership_over(call, gen, loop.target.value) or _quantified(call, gen, loop.target.value)
     name = loop.target.value
     parts = [to_ir(gen.elt, replace(scope, bindings={**scope.bindings, name: v})) for v in values]
     return disj(parts) if call.name == "any" else conj(parts)
+
+
+def written_out(items: cst.BaseExpression, scope: Scope) -> list[Any] | None:
+    """The items of a tuple or list the source writes out (or a local bound to one, or to a
+    table with no row under a condition), as expressions to bind a loop variable to; None:
+    not written out."""
+    found: Any = items
+    if isinstance(found, cst.Name):
+        bound = _bound(found.value, scope)
+        found = bound if isinstance(bound, (cst.BaseExpression, Table)) else found
+    if isinstance(found, Table) and not found.is_dict and not any(row.guards for row in found.rows):
+        return list(found.items())
+    if isinstance(found, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement)
+                                                           for e in found.elements):
+        return [e.value for e in found.elements]
+    return None
 
 
 def _membership_over(call: _Call, gen: cst.GeneratorExp, name: str) -> Expr | None:

@@ -10,7 +10,8 @@ from extractor.cst_ir import term
 from extractor.cstutil import norm_code
 from extractor.ir import described
 from extractor.local_bindings import in_place_value, pushed_on, unknown_after
-from extractor.records import bound_by_callers
+from extractor.loop_exits import BREAK, RETURN, not_left
+from extractor.records import GuardOrigin, bound_by_callers
 from extractor.scope import Opaque
 from extractor.tables import Row, RowContext, Table, grown, iterated, merge_rows, row_bindings, target_names
 from extractor.walk_state import ItemLoop, WalkState
@@ -29,12 +30,21 @@ class TableLoops:
         any other loop once, its variables unknown."""
         names = target_names(node.target)
         rows = iterated(node.iter, self.state.scope.lookup)
+        # what follows runs where no pass returned (the ``else`` block: nor broke), read
+        # before the body's locals turn unknown
+        returned = not_left(node, self.state.scope, RETURN)
+        broke = None if node.orelse is None else not_left(node, self.state.scope, BREAK)
         with unknown_after(self.state.scope, "computed in a loop"):
             if not rows or not names:  # rows are walked one after another: nothing carried over unseen
                 self.carried(node.body, names)
             self._loop_body(node, names, rows)
+        if returned is not None:
+            self.state.push(*returned, GuardOrigin.EARLY_EXIT)
         if node.orelse is not None:
-            self.walk_suite(node.orelse.body)
+            with self.state.guarded():
+                if broke is not None:
+                    self.state.push(*broke, GuardOrigin.EARLY_EXIT)
+                self.walk_suite(node.orelse.body)
 
     def carried(self, body: cst.BaseSuite, names: tuple[str, ...]) -> None:
         """Locals the loop body writes may hold what an earlier pass left: unknown inside it."""

@@ -240,6 +240,9 @@ JSON_FLAGS = Renderer(
         ("model_dispatch_tokens()", "what `model_dispatch_tokens(…)` returns"),
         ("derive_tp_size()", "the tp size derived from the settings"),
         ("_backends()", "the code's “backends”"),
+        # a field of what such a function builds, named by what its name says it builds
+        ("model_config_of().is_hybrid_swa", "the model config's `is_hybrid_swa`"),
+        ("model_dispatch_plan().size", "what `model_dispatch_plan(…)` returns, field `size`"),
         # the program's own bookkeeping: its words, not its private name
         ("_resolution_finished", "the code's internal state “resolution finished”"),
     ],
