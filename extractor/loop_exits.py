@@ -14,7 +14,7 @@ import libcst as cst
 from extractor.cst_ir import to_ir, written_out
 from extractor.cstutil import norm_code
 from extractor.ir import Expr, Not, Truthy, Unknown, conj, described, negate
-from extractor.scope import Scope
+from extractor.scope import Binding, Scope
 from extractor.suite_facts import suite_statements
 
 RETURN = (cst.Return,)
@@ -80,6 +80,6 @@ def not_left(node: cst.For, scope: Scope, kinds: tuple[type, ...]) -> tuple[Expr
     return conj([negate(to_ir(test, _with(scope, name, v))) for v in values for test in exits.tests]), text
 
 
-def _with(scope: Scope, name: str, value: object) -> Scope:
+def _with(scope: Scope, name: str, value: Binding) -> Scope:
     return replace(scope, bindings={**scope.bindings, name: value})
 
