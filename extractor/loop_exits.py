@@ -13,7 +13,7 @@ import libcst as cst
 
 from extractor.cst_ir import to_ir, written_out
 from extractor.cstutil import norm_code
-from extractor.ir import Expr, Not, Truthy, Unknown, conj, described, negate
+from extractor.ir import Compare, Const, Expr, Unknown, conj, described, negate
 from extractor.scope import Binding, Scope
 from extractor.suite_facts import suite_statements
 
@@ -75,7 +75,7 @@ def not_left(node: cst.For, scope: Scope, kinds: tuple[type, ...]) -> tuple[Expr
     text = f"no pass of the loop over `{items}` left it early"
     values = written_out(node.iter, scope) if exits.plain and isinstance(node.target, cst.Name) else None
     if values is None:
-        return Not(Truthy(Unknown(described(f"of `{items}` for which the loop leaves early")))), text
+        return Compare("is", Unknown(described(f"of `{items}` that ends the loop early")), Const(None)), text
     name = node.target.value if isinstance(node.target, cst.Name) else ""
     return conj([negate(to_ir(test, _with(scope, name, v))) for v in values for test in exits.tests]), text
 

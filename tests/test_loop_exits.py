@@ -39,7 +39,7 @@ def trigger(code: str) -> str:
                  if cfg.mode == mode.value:
                      return mode
              raise ValueError("bad mode")
-         """, "a value of `Modes` for which the loop leaves early (unknown) is false/empty"),
+         """, "a value of `Modes` that ends the loop early (unknown) is not given"),
         # a body doing more than leave: unknown, even over written-out items
         ("""
          def f(cfg):
@@ -48,7 +48,7 @@ def trigger(code: str) -> str:
                  if ok:
                      return port
              raise ValueError("no port")
-         """, "a value of `(1, 2)` for which the loop leaves early (unknown) is false/empty"),
+         """, "a value of `(1, 2)` that ends the loop early (unknown) is not given"),
         # a loop's else block runs where no pass broke
         ("""
          def f(cfg):
