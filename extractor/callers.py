@@ -16,8 +16,6 @@ from extractor.exceptions import catches
 from extractor.init_attributes import written_once_as_attribute
 from extractor.ir import (
     FALSE,
-    TRUE,
-    Const,
     Expr,
     Ref,
     RefKind,
@@ -29,6 +27,7 @@ from extractor.ir import (
     substitute,
     unknowns,
 )
+from extractor.param_binding import ParamBinding, bind_guards, crossed_binding, per_binding, read_with, within
 from extractor.records import (
     CALLS_CATCH,
     MAYBE_REACHED,
@@ -47,16 +46,13 @@ from extractor.records import (
     SiteKind,
     Variant,
     bound_by_callers,
-    map_guards,
     parameter_ref,
 )
 from extractor.source_set import SourceSet
-from extractor.templates import Template
 
 MAX_DEPTH = 4  # call-chain levels followed above the enclosing function
 MAX_CALL_SITES = 12  # call sites OR-ed per function before we stop listing them
 MAX_BINDINGS = 8  # distinct call-site bindings of a function made variants of its sites; more stay unknown
-MAX_VARIANTS = 16  # a site's variants after splitting its rows per binding; more stay unknown
 # calls a function may make and still raise only at its raise sites (`CallGraph.try_raises`)
 _PURE_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "isinstance", "repr", "type", "sorted", "list",
                             "dict", "set", "tuple", "min", "max", "any", "all", "range", "enumerate", "zip", "abs"})
@@ -411,18 +407,28 @@ class CallGraph:
             return ()
         groups: dict[tuple[Expr, ...], list[CallerGuard]] = {}
         for (path, call), p in zip(sites, passed, strict=True):
-            groups.setdefault(tuple(p[n] for n in names), []).append(self.call_guard(func, path, call))
+            values = tuple(_as_passed(n, p[n], nested) for n in names)
+            groups.setdefault(values, []).append(self.call_guard(func, path, call))
         if len(groups) > MAX_BINDINGS:
             return ()
         return tuple(_binding(names, values, found) for values, found in groups.items())
 
 
 def _varies(passed: Sequence[Expr], nested: bool) -> bool:
-    """Do the call sites bind a parameter to different values, each known (up to the enclosing
-    function's parameters, in a nested function: see `CallGraph.per_call`)?"""
+    """Do the call sites bind a parameter to different values, some known (up to the enclosing
+    function's parameters, in a nested function: see `CallGraph.per_call`)? Those passing an
+    unknown leave it a parameter (`_as_passed`): ``parse(cfg.dist_init_addr)`` in one caller
+    still says which option reaches the check from there."""
     if len(set(passed)) < 2 or any(p is _MISSING for p in passed):
         return False
-    return all(not unknowns(p) for p in passed) or (nested and any(bound_by_callers(p) for p in passed))
+    return any(not unknowns(p) for p in passed) or (nested and any(bound_by_callers(p) for p in passed))
+
+
+def _as_passed(name: str, value: Expr, nested: bool) -> Expr:
+    """What a call site binds parameter `name` to in its variant: the value it passes where
+    known (in a nested function, whatever it passes), else the parameter itself (what its
+    caller passes, not the caller's local)."""
+    return value if nested or not unknowns(value) else parameter_ref(name)
 
 
 def _binding(names: Sequence[str], values: tuple[Expr, ...], found: Sequence[CallerGuard]) -> ParamBinding:
@@ -431,104 +437,7 @@ def _binding(names: Sequence[str], values: tuple[Expr, ...], found: Sequence[Cal
     return ParamBinding(tuple(zip(names, values, strict=True)), guard)
 
 
-def _read_with(bind: ParamBinding, mapping: dict[Ref, Expr]) -> ParamBinding:
-    """A nested function's `bind` (what its call sites pass may read the enclosing
-    function's parameters) with those parameters as `mapping` binds them."""
-    if not mapping:
-        return bind
-    values = tuple((name, simplify(substitute(v, mapping))) for name, v in bind.values)
-    return ParamBinding(values, replace(bind.guard, expr=simplify(substitute(bind.guard.expr, mapping))))
-
-
-def _crossed(own: ParamBinding, outer: ParamBinding) -> ParamBinding:
-    """A nested function's binding `own` under one binding of the enclosing function."""
-    bound = _read_with(own, outer.mapping)
-    names = {name for name, _ in own.values}
-    return ParamBinding((*bound.values, *((n, v) for n, v in outer.values if n not in names)),
-                        Guard(conj([bound.guard.expr, outer.guard.expr]), f"{own.guard.text}; {outer.guard.text}",
-                              GuardOrigin.CALLER))
-
-
-def _within(bind: ParamBinding, caller: Guard | None) -> ParamBinding:
-    """`bind` (of an enclosing function) for a function nested in it: the call sites of
-    the enclosing function that pass it, and what calls the nested one (`caller`)."""
-    if caller is None:
-        return bind
-    (bound,) = _bind_guards((caller,), bind.mapping)  # the call inside reads the same free names
-    both = conj([bound.expr, bind.guard.expr])
-    return ParamBinding(bind.values, Guard(both, f"{caller.text}; {bind.guard.text}", GuardOrigin.CALLER))
-
-
-@dataclass(frozen=True, slots=True)
-class ParamBinding:
-    """One distinct binding of a function's varying parameters, and the guard of the call
-    sites that pass it (`CallGraph.per_call`)."""
-
-    values: tuple[tuple[str, Expr], ...]  # parameter -> value passed
-    guard: Guard
-
-    @property
-    def mapping(self) -> dict[Ref, Expr]:
-        return {parameter_ref(name): value for name, value in self.values}
-
-    def hole_texts(self) -> dict[str, Template]:
-        """Message holes naming a parameter that is passed a string literal: that string."""
-        return {name: Template.literal(value.value) for name, value in self.values
-                if isinstance(value, Const) and isinstance(value.value, str)}
-
-
 _MISSING = Ref(RefKind.UNKNOWN, "<missing>", "<missing>")
-
-
-def _bind_guards(guards: tuple[Guard, ...], mapping: dict[Ref, Expr]) -> tuple[Guard, ...]:
-    if not mapping:
-        return guards
-    return map_guards(guards, lambda expr: simplify(substitute(expr, mapping)))
-
-
-def per_binding(site: RaiseSite, binds: Sequence[ParamBinding]) -> RaiseSite:
-    """`site` (its guards already bound) with one variant per distinct binding of the
-    parameters its guards or message read (each row of a table once per binding): the
-    call sites' guard, and the guards on the path that read those parameters with the
-    values substituted; message holes naming a parameter show the literal passed. The
-    entry's own trigger gets, in place of the callers' guard, the OR over the bindings of
-    their call sites' guard and the substituted guards (earlier raises left to the rows);
-    the guards that read a parameter stay listed but leave it. The site is unchanged
-    where no binding reads anything, or past `MAX_VARIANTS`."""
-    if not binds:
-        return site
-    params = set(binds[0].mapping)
-    reading = tuple(g for g in site.guards if params.intersection(refs(g.expr)))
-    rows = site.variants or (None,)
-    at = next((i for i, g in enumerate(site.direct) if g.origin is GuardOrigin.CALLER), None)
-    if at is None or not (reading or _shows(site, binds)) or len(rows) * len(binds) > MAX_VARIANTS:
-        return site  # (`binds` come from call sites, so the callers' guard is there)
-    variants: list[Variant] = []
-    options = []
-    for bind in binds:
-        own = (bind.guard, *_bind_guards(reading, bind.mapping))
-        options.append(conj([g.expr for g in own if g.origin is not GuardOrigin.PRIOR_RAISE]))
-        variants.extend(_bound_row(site, row, bind, own) for row in rows)
-    direct = [replace(g, expr=TRUE) if params.intersection(refs(g.expr)) else g for g in site.direct]
-    direct[at] = replace(direct[at], expr=simplify(disj(options)))
-    bindings = tuple((b.guard, b.values) for b in binds)
-    return replace(site, direct=tuple(direct), variants=tuple(variants), bindings=bindings)
-
-
-def _shows(site: RaiseSite, binds: Sequence[ParamBinding]) -> bool:
-    """Does a message hole of `site` (or of its rows) name a parameter passed a string?"""
-    named = {name for b in binds for name in b.hole_texts()}
-    return any(h.expr in named for tpl in (site.template, *(v.template for v in site.variants)) for h in tpl.holes)
-
-
-def _bound_row(site: RaiseSite, row: Variant | None, bind: ParamBinding, own: tuple[Guard, ...]) -> Variant:
-    """One variant: `row` of `site` (None: the site itself) under one binding."""
-    holes = bind.hole_texts()
-    shown = {h.expr for tpl in (site.template, *(v.template for v in site.variants)) for h in tpl.holes}
-    values = tuple((name, holes[name].text) for name, _ in bind.values if name in holes and name in shown)
-    if row is None:
-        return Variant(values, own, site.template.fill(holes))
-    return Variant((*row.values, *values), (*own, *_bind_guards(row.guards, bind.mapping)), row.template.fill(holes))
 
 
 class _Context:
@@ -549,11 +458,11 @@ class _Context:
             outer = self.graph.enclosing(key)
             around = self.per_call(*outer) if outer is not None else ()
             if around:
-                crossed = tuple(_crossed(b, o) for o in around for b in found)
+                crossed = tuple(crossed_binding(b, o) for o in around for b in found)
                 found = crossed if found and len(crossed) <= MAX_BINDINGS else \
-                    tuple(_within(b, self.of(*key)[1]) for b in around)
+                    tuple(within(b, self.of(*key)[1]) for b in around)
             elif outer is not None:  # what every call of the enclosing function binds alike
-                found = tuple(_read_with(b, self.of(*outer)[0]) for b in found)
+                found = tuple(read_with(b, self.of(*outer)[0]) for b in found)
             self.splits[key] = found
         return self.splits[key]
 
@@ -607,7 +516,7 @@ class _Context:
 
     def bound(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
         """`guards` with the function's known parameters and imported constants substituted."""
-        return _bind_guards(guards, self.of(path, function)[0])
+        return bind_guards(guards, self.of(path, function)[0])
 
     def guards(self, path: str, function: str, guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
         """`bound` guards after the callers' guard."""

@@ -247,6 +247,25 @@ def test_how_many_variants_the_bindings_give(calls: list[str], variants: int) ->
     assert len(_site(fs, 7).variants) == variants
 
 
+def test_a_call_site_passing_an_option_is_a_variant_beside_callers_passing_unknowns() -> None:
+    """``parse(cfg.addr)`` in one caller, ``parse(endpoint[6:])`` in two others: the check
+    reads `--addr` from the first and stays the parameter (not a caller's local) from the rest."""
+    (fs,) = with_caller_guards(files(m="""
+        def parse(addr):
+            if ":" not in addr:
+                raise ValueError("no port")
+        def entry(cfg):
+            parse(cfg.addr)
+        def other(endpoint):
+            parse(endpoint[6:])
+        def third(endpoint):
+            parse(endpoint[7:])
+    """))
+    (site,) = fs.sites
+    read = [sorted(r.text for g in v.guards for r in refs(g.expr)) for v in site.variants]
+    assert read == [["cfg.addr"], [f"{PARAMETER}addr"]]
+
+
 def test_table_rows_are_split_per_binding() -> None:
     (fs,) = with_caller_guards(files(m="""
         def check(name, value, cfg):
