@@ -14,6 +14,7 @@ from analyzers.eval_model import Model
 from analyzers.examples import DIR, FILE, JSON_LIST, JSON_WORD, MISSING, MODEL, WORD
 from analyzers.flag_types import ValueKind, ValueType, one_word_list, value_type
 from analyzers.flags import Flag
+from analyzers.json_fields import is_json_field
 from analyzers.kleene import UNKNOWN
 from extractor.ir import (
     ATTRIBUTE,
@@ -163,7 +164,15 @@ def flag_candidates(dest: str, consts: Sequence[Any], model: Model) -> list[Any]
     takes them)."""
     flag = flag_of(dest, model)
     out: list[Any] = [] if flag is not None and flag.required else [NOT_GIVEN]  # a required flag stays given
-    return list(unique(out + _flag_values(dest, flag, _writable(consts), model)))
+    values = _flag_values(dest, flag, _writable(consts), model)
+    if is_json_field(dest, model.flags):  # JSON holds any kind of value: one the field's own type check refuses
+        values += [_OTHER_KIND.get(value_type(flag).kind, 1)]
+    return list(unique(out + values))
+
+
+# for a field of an option's JSON: a value of another kind than the field's (``{"key": 1}``
+# where a check asks ``isinstance(key, str)``)
+_OTHER_KIND: dict[str, Any] = {ValueKind.STR: 1, ValueKind.INT: WORD, ValueKind.FLOAT: WORD, ValueKind.BOOL: WORD}
 
 
 def _flag_values(dest: str, flag: Flag | None, consts: list[Any], model: Model) -> list[Any]:

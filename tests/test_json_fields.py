@@ -94,3 +94,12 @@ def test_an_example_reaches_a_check_on_a_field_strictly_between_its_bounds():
     words = shlex.split(fix["before"])
     given = json.loads(words[words.index("--watermark-config") + 1])
     assert 0 < given["mixing_probability"] < 1 and given["mixing_probability"] != 0.5
+
+
+@pytest.mark.parametrize("field, other", [
+    ("watermark_config.key_b", 1),  # a text field: a number, which its own `isinstance(key, str)` refuses
+    (MIXING, "example"),  # a number field: a word
+])
+def test_a_field_also_tries_a_value_of_another_kind_as_json_can_hold_any(field, other):
+    from analyzers.candidate_values import flag_candidates
+    assert flag_candidates(field, [], model())[-1] == other
