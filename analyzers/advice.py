@@ -339,7 +339,7 @@ def values_text(name: str, env: bool, listed: Sequence[str], offending: Sequence
     not setting `name` at all also works (`unset`: an env var is unset, a flag left unset)."""
     leave = "unset it" if env else "leave it unset"
     if listed:
-        hidden = ", ..." if len(listed) > MAX_LISTED else ""
+        hidden = f" (and {len(listed) - MAX_LISTED} more)" if len(listed) > MAX_LISTED else ""
         choice = f"one of {', '.join(listed[:MAX_LISTED])}{hidden}" if len(listed) > 1 else listed[0]
         return f"Set {name} to {choice}" + (f" (or {leave})." if unset else ".")
     if offending:

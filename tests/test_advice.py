@@ -126,7 +126,7 @@ def test_values_are_shown_as_typed(value, shown):
         (False, ["a"], [], False, "Set `N` to a."),
         (False, ["a", "b"], [], True, "Set `N` to one of a, b (or leave it unset)."),
         (True, ["a"], [], True, "Set `N` to a (or unset it)."),
-        (False, [str(i) for i in range(10)], [], False, "Set `N` to one of 0, 1, 2, 3, 4, 5, 6, 7, ...."),
+        (False, [str(i) for i in range(10)], [], False, "Set `N` to one of 0, 1, 2, 3, 4, 5, 6, 7 (and 2 more)."),
         (False, [], ["x"], True, "Set `N` to a value other than x, or leave it unset."),
         (True, [], ["x", "y"], False, "Set `N` to a value other than x, y."),
         (False, [], [], True, "Leave `N` unset."),
