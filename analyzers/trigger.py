@@ -388,7 +388,8 @@ class _Sentence(Visitor[str]):
 
     def _junction(self, args: tuple[Expr, ...], conjunction: bool) -> str:
         joiner, other = (" and ", " or ") if conjunction else (" or ", " and ")
-        parts = [self.visit(a) for a in args[:MAX_OPERANDS]]
+        # the same words twice say nothing more (one setting read as ``cfg.x`` and ``server_args.x``)
+        parts = list(dict.fromkeys(self.visit(a) for a in args[:MAX_OPERANDS]))
         parts = [f"({p})" if other in p else p for p in parts]
         return joiner.join(parts) + more(len(args) - MAX_OPERANDS, joiner.strip(), "condition")
 

@@ -32,6 +32,9 @@ R = Renderer()
         (Not(And((Truthy(ADAPTIVE), Truthy(ENV)))),
          "`--speculative-adaptive` is not set or `SGLANG_ENABLE_OVERLAP_PLAN_STREAM=0` or unset"),
         (And((Truthy(ADAPTIVE), Const(True))), "`--speculative-adaptive` is set"),
+        # one setting read twice (``cfg.x`` and ``server_args.x``): said once
+        (And((Truthy(ADAPTIVE), Truthy(Ref(RefKind.FLAG, ADAPTIVE.name, "server_args.x")), Truthy(ENV))),
+         "`--speculative-adaptive` is set and `SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1`"),
         (Truthy(Unknown("f(x)")), "`f(x)` (unknown) is true/non-empty"),
         # a field of JSON text a flag gives, and the text's size
         (Compare("is not", Apply("get", (Apply("json.loads", (FLAG,), "j"), Const("key")), "g"), Const(None)),
