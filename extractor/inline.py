@@ -46,19 +46,27 @@ def _called(expr: Expr) -> Iterable[str]:
 
 
 def wanted(files: Sequence[FileSites]) -> set[str]:
-    """Helper names called in `files` (sites, adjustments, helpers) that no file defines, as
+    """Helper names called in `files` (sites, adjustments, helpers, and the guards of call
+    sites, which become the guards of the sites called there) that no file defines, as
     ``helper()``, and plain functions they call that no file defines, by name."""
     defined = {helper_name(q) for fs in files for q, _ in fs.helpers}
     functions = {q.rsplit(".", 1)[-1] for fs in files for q in fs.functions}
     found: set[str] = set()
     for fs in files:
-        exprs = _exprs(fs) + [g.expr for _, guards in fs.priors.blocks for g in guards]
-        exprs += [e for _, e in fs.helpers] + [e for _, _, e in fs.returns]
+        exprs = _read(fs)
         found.update(n for e in exprs for n in _called(e))
         found.update(n.fn for e in exprs for n in walk(e) if isinstance(n, Apply) and n.fn.isidentifier()
                      and n.text.startswith(f"{n.fn}(")  # a function's call, not a method's
                      and n.fn not in functions and not keyword.iskeyword(n.fn))
     return found - defined
+
+
+def _read(fs: FileSites) -> list[Expr]:
+    """Every condition and value `fs` records: sites, adjustments, earlier raises, helpers,
+    plain functions' returns and the guards of call sites."""
+    exprs = _exprs(fs) + [g.expr for _, guards in fs.priors.blocks for g in guards]
+    exprs += [e for _, e in fs.helpers] + [e for _, _, e in fs.returns]
+    return exprs + [g.expr for c in fs.calls for g in c.guards]
 
 
 def helper_paths(files: Sequence[FileSites], names: Collection[str], available: Iterable[str]) -> list[str]:

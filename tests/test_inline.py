@@ -249,6 +249,8 @@ def test_without_helpers_the_checks_and_adjustments_come_back_unchanged():
         ({"t.py": "def g(cfg):\n    return h(cfg) > 1\n"}, {"h()"}),  # called from a helper
         ({"t.py": "def f(cfg):\n    if h(cfg):\n        cfg.x = 1\n"}, {"h()"}),  # from an adjustment guard
         ({"t.py": CHECK.format(call="cfg.a > 1")}, set()),  # calls nothing
+        # from the guard of a call: the called function's checks run under it
+        ({"t.py": "def f(cfg):\n    for x in load():\n        if h(cfg):\n            g(cfg)\n"}, {"h()"}),
         ({"t.py": CHECK.format(call="cfg.sub.m()")}, set()),  # a method of a config member: not a helper call
         ({"t.py": CHECK.format(call="plain(cfg.a) > 1")}, {"plain"}),  # a plain function: its return value
     ],
