@@ -77,16 +77,11 @@ def extract_sites(
     None = CPU count), then cross-file caller guards (`callers`: `caller_files` of `paths`,
     read here when not given)."""
     from extractor.incremental import extract_files
-    from extractor.inline import helper_paths, inline_helpers, wanted
+    from extractor.inline import helper_paths, inline_helpers
 
     with stage("sites"):
         files = extract_files(snapshot, profile, paths, cache=cache, jobs=jobs)
-        extra: list[FileSites] = []  # files read only for the config helpers targets import
-        for _ in range(2):  # their helpers may call helpers of yet another file
-            more = helper_paths([*files, *extra], wanted([*files, *extra]), snapshot.blobs)
-            if not more:
-                break
-            extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
+        extra = helper_files(snapshot, profile, files, cache=cache, jobs=jobs)
         if callers is None:
             callers = caller_files(snapshot, profile, paths, cache=cache, jobs=jobs)
         # what a ``try`` block raises is what its callees raise: the files defining them are
@@ -97,6 +92,21 @@ def extract_sites(
         callers = [*callers, *(extract_files(snapshot, profile, more, cache=cache, jobs=jobs) if more else [])]
     with stage("callers"):
         return inline_helpers(_guarded(snapshot, profile, files, callers, cache=cache), extra)
+
+
+def helper_files(snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], *,
+                 cache: ResultCache | None = None, jobs: int | None = 1) -> list[FileSites]:
+    """The files read only for the config helpers `files` import (and the helpers those call)."""
+    from extractor.incremental import extract_files
+    from extractor.inline import helper_paths, wanted
+
+    extra: list[FileSites] = []
+    for _ in range(2):  # their helpers may call helpers of yet another file
+        more = helper_paths([*files, *extra], wanted([*files, *extra]), snapshot.blobs)
+        if not more:
+            break
+        extra += extract_files(snapshot, profile, more, cache=cache, jobs=jobs)
+    return extra
 
 
 def _guarded(snapshot: Snapshot, profile: Profile, files: Sequence[FileSites], callers: Sequence[FileSites], *,
@@ -168,14 +178,16 @@ def with_outside(
     file. The targets keep what their own call graph says (`extractor.reach_files`)."""
     if reach is None:
         return list(files), reach, order
+    from extractor.inline import helper_calls_inlined
     from extractor.reach_files import merged_order, reached_sites
 
     with stage("sites"):
         outside = [*callers, *outside_files(snapshot, profile, [*files, *callers], cache=cache, jobs=jobs)]
     if not outside:
         return list(files), reach, order
-    with stage("callers"):
-        guarded = _guarded(snapshot, profile, outside, files, cache=cache)
+    with stage("callers"):  # the helpers their callers' guards call read as what they return, as in the targets
+        helpers = [*files, *helper_files(snapshot, profile, [*files, *outside], cache=cache, jobs=jobs)]
+        guarded = helper_calls_inlined(_guarded(snapshot, profile, outside, files, cache=cache), helpers)
     wide_reach, wide_order = launch_paths(profile, [*files, *outside], ())
     paths = {fs.path for fs in outside}
     reach = {**reach, **{k: v for k, v in (wide_reach or {}).items() if k[0] in paths}}

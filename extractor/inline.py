@@ -165,15 +165,22 @@ def inline_helpers(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) 
     """`files` with calls of config helpers (defined in `files` or `extra`) inlined, and in
     the settings the code computes (adjustments), calls of plain functions by what they
     return. Triggers keep showing such a call as the source writes it."""
-    helpers = definitions([*files, *extra])
+    out = helper_calls_inlined(files, extra)
     returns = return_definitions([*files, *extra])
-    out = [fs.map_exprs(partial(inline, helpers=helpers, aliases=_aliases(fs))) for fs in files] if helpers \
-        else list(files)
     if not returns:
         return out
     computed = partial(inline_returns, returns=returns)
     out = [replace(fs, adjustments=tuple(a.map_exprs(computed) for a in fs.adjustments)) for fs in out]
     return [replace(fs, returns=_definitions_read(fs, returns)) for fs in _with_derived(out, returns)]
+
+
+def helper_calls_inlined(files: Sequence[FileSites], extra: Iterable[FileSites] = ()) -> list[FileSites]:
+    """`files` with calls of config helpers (defined in `files` or `extra`) inlined in their
+    conditions; what plain functions compute is left to `inline_helpers`."""
+    helpers = definitions([*files, *extra])
+    if not helpers:
+        return list(files)
+    return [fs.map_exprs(partial(inline, helpers=helpers, aliases=_aliases(fs))) for fs in files]
 
 
 def _exprs(fs: FileSites) -> list[Expr]:

@@ -137,8 +137,8 @@ TREE = {
 }
 
 
-def _catalog(tmp_path: Path, exclude: str = "") -> dict:
-    for path, text in TREE.items():
+def _catalog(tmp_path: Path, exclude: str = "", tree: dict[str, str] = TREE) -> dict:
+    for path, text in tree.items():
         (tmp_path / "src" / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "src" / path).write_text(textwrap.dedent(text))
     (tmp_path / "p.yaml").write_text("name: tiny\nrepo: example/tiny\ntargets: [pkg/server.py]\n"
@@ -160,3 +160,21 @@ def test_checks_a_launch_reaches_outside_the_targets_are_entries(tmp_path):
 def test_the_profile_can_exclude_a_reached_file(tmp_path):
     cat = _catalog(tmp_path, exclude=", exclude: ['pkg/deep.py']")
     assert {e["template"] for e in cat["entries"]} == {"size must be positive"}
+
+
+def test_a_helper_a_callers_guard_calls_reads_as_what_it_returns_outside_the_targets_too(tmp_path):
+    """``if enabled_of(cfg): check(cfg)`` in the targets: the outside check reads `--mode`,
+    not "what `enabled_of(…)` returns"."""
+    tree = {**TREE, "pkg/server.py": """
+        from pkg.hook import check
+        from pkg.flags import enabled_of
+        def validate(cfg):
+            if enabled_of(cfg):
+                check(cfg)
+    """, "pkg/flags.py": """
+        def enabled_of(cfg):
+            return cfg.mode == "x"
+    """}
+    found = {e["template"]: e for e in _catalog(tmp_path, tree=tree)["entries"]}
+    text = found["size must be positive"]["trigger"]["text"]
+    assert "enabled_of" not in text and "`mode` is x" in text.replace("--mode", "mode")
