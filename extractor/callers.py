@@ -417,7 +417,7 @@ class CallGraph:
 def _varies(passed: Sequence[Expr], nested: bool) -> bool:
     """Do the call sites bind a parameter to different values, some known (up to the enclosing
     function's parameters, in a nested function: see `CallGraph.per_call`)? Those passing an
-    unknown leave it a parameter (`_as_passed`): ``parse(cfg.dist_init_addr)`` in one caller
+    unknown leave it a parameter (`_as_passed`): ``parse(cfg.addr)`` in one caller
     still says which option reaches the check from there."""
     if len(set(passed)) < 2 or any(p is _MISSING for p in passed):
         return False
