@@ -16,6 +16,7 @@ from extractor.cstutil import norm_code
 from extractor.ir import Compare, Const, Expr, Unknown, conj, described, negate
 from extractor.scope import Binding, Scope
 from extractor.suite_facts import suite_statements
+from extractor.writes import OwnBody
 
 RETURN = (cst.Return,)
 BREAK = (cst.Return, cst.Break)  # what keeps a loop's ``else`` block from running
@@ -35,21 +36,28 @@ def _leaves(suite: cst.BaseSuite, kinds: tuple[type, ...]) -> bool:
     return isinstance(last, kinds)
 
 
-class _Finder(cst.CSTVisitor):
-    """Any statement of `kinds` in a loop body: not in a nested function, nor (a ``break``)
+class _Finder(OwnBody):
+    """Any statement of `kinds` in a loop body: not in a nested definition, nor (a ``break``)
     in a nested loop, which it would leave instead."""
 
     def __init__(self, kinds: tuple[type, ...]) -> None:
         self.kinds, self.found = kinds, False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if isinstance(node, (cst.For, cst.While)) and cst.Break in self.kinds:
-            self.found |= _Finder((cst.Return,)).within(node.body)  # a return there still leaves ours
-            return False
         self.found |= isinstance(node, self.kinds)
-        return not self.found
+        return not self.found and super().on_visit(node)
+
+    def visit_For(self, node: cst.For) -> bool:
+        return self._loop(node.body)
+
+    def visit_While(self, node: cst.While) -> bool:
+        return self._loop(node.body)
+
+    def _loop(self, body: cst.BaseSuite) -> bool:
+        if cst.Break not in self.kinds:
+            return True
+        self.found |= _Finder((cst.Return,)).within(body)  # a return there still leaves ours
+        return False
 
     def within(self, suite: cst.BaseSuite) -> bool:
         suite.visit(self)

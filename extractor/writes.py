@@ -35,7 +35,21 @@ def mutated_name(node: cst.BaseExpression) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-class _Writes(cst.CSTVisitor):
+class OwnBody(cst.CSTVisitor):
+    """Walks a block's own statements: a nested definition's body runs when it is called,
+    with names of its own (walked as its own function, if at all)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+class _Writes(OwnBody):
     def __init__(self) -> None:
         self.names: set[str] = set()
 
@@ -71,16 +85,6 @@ class _Writes(cst.CSTVisitor):
         if (name := mutated_name(node)) is not None:
             self.names.add(name)
 
-    # a nested definition's body runs when called, with names of its own
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
 
 def written_names(block: cst.CSTNode) -> set[str]:
     """The local names `block` rebinds or changes in place (not inside nested definitions)."""
@@ -89,7 +93,7 @@ def written_names(block: cst.CSTNode) -> set[str]:
     return visitor.names
 
 
-class _Attributes(cst.CSTVisitor):
+class _Attributes(OwnBody):
     def __init__(self) -> None:
         self.names: set[str] = set()
 
@@ -102,13 +106,6 @@ class _Attributes(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._target(node.target)
-
-    # a nested definition's body is walked as its own function
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
 
 def written_attributes(node: cst.FunctionDef) -> frozenset[str]:
