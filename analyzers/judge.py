@@ -29,6 +29,8 @@ class Real:
     message: str = ""
     path: str = ""  # repository path of the innermost frame inside the target package
     line: int = 0
+    # where the message was written, when a handler raised it again unchanged (path, line)
+    written_at: tuple[str, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"outcome": self.outcome}
@@ -38,14 +40,18 @@ class Real:
             data["message"] = self.message
         if self.path:
             data["path"], data["line"] = self.path, self.line
+        if self.written_at is not None:
+            data["written_at"] = {"path": self.written_at[0], "line": self.written_at[1]}
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Real:
         from extractor import shape
 
+        written = data.get("written_at")
         return cls(shape.text(data["outcome"]), shape.text(data.get("type", "")), shape.text(data.get("message", "")),
-                   shape.text(data.get("path", "")), shape.integer(data.get("line", 0)))
+                   shape.text(data.get("path", "")), shape.integer(data.get("line", 0)),
+                   (shape.text(written["path"]), shape.integer(written["line"])) if isinstance(written, dict) else None)
 
     def where(self) -> str:
         at = f" at {self.path}:{self.line}" if self.path else ""
@@ -90,11 +96,12 @@ class _Site:
     matcher: re.Pattern[str] | None
     crash: str = ""  # of a crash entry: the exception type Python raises there (its class name)
 
-    def holds(self, real: Real) -> bool:
-        """Is `real` this site's error? A crash is Python's own: its exception type, at its line."""
+    def holds(self, line: int, real: Real) -> bool:
+        """Is `real`, raised at `line`, this site's error? A crash is Python's own: its
+        exception type, at its line."""
         if self.crash:
-            return real.line == self.line and real.type == self.crash and self._matches(real)
-        return self.line <= real.line <= self.end and self._matches(real)
+            return line == self.line and real.type == self.crash and self._matches(real)
+        return self.line <= line <= self.end and self._matches(real)
 
     def _matches(self, real: Real) -> bool:
         return self.matcher is None or self.matcher.match(real.message) is not None
@@ -113,13 +120,24 @@ class EntryIndex:
                 _Site(entry["id"], source["line"], end, _compiled(entry.get("matcher")), crash))
 
     def which(self, real: Real) -> str | None:
-        """The entry `real` raised (None: not an error of the catalog)."""
+        """The entry `real` raised (None: not an error of the catalog): the raise that wrote
+        the message, where a handler passed it on."""
+        names = self.names(real)
+        return names[0] if names else None
+
+    def names(self, real: Real) -> tuple[str, ...]:
+        """Every entry `real` is: the raise that wrote the message, then the handler that
+        raised it again unchanged (both ran, and the user reads the same words)."""
         if real.outcome != "error":
-            return None
-        found = [s for s in self._by_path.get(real.path, ()) if s.holds(real)]
+            return ()
+        at = [*([real.written_at] if real.written_at else []), (real.path, real.line)]
+        return tuple(dict.fromkeys(i for path, line in at for i in self._at(path, line, real)))
+
+    def _at(self, path: str, line: int, real: Real) -> list[str]:
+        found = [s for s in self._by_path.get(path, ()) if s.holds(line, real)]
         # the statement starting there first, a crash of the very type before a check's message
-        found.sort(key=lambda s: (s.line != real.line, not s.crash, s.line))
-        return found[0].id if found else None
+        found.sort(key=lambda s: (s.line != line, not s.crash, s.line))
+        return [s.id for s in found[:1]]
 
 
 def _compiled(matcher: Any) -> re.Pattern[str] | None:
@@ -149,8 +167,7 @@ def judge(entry_id: str, before: Real, after: Real | None, index: EntryIndex) ->
         return Verdict(REFUTED, f"argparse: {_what(before, index)}")
     if before.outcome == "ok":
         return Verdict(REFUTED, "no-error")
-    first = index.which(before)
-    if first != entry_id:
+    if entry_id not in index.names(before):
         return Verdict(REFUTED, f"fires-first: {_what(before, index)}")
     if after is None:
         return Verdict(REFUTED, "no-after: the example has no fix to run")
@@ -160,6 +177,6 @@ def judge(entry_id: str, before: Real, after: Real | None, index: EntryIndex) ->
         return Verdict(NOT_RUN, f"not-run: after {_what(after, index)}")
     if after.outcome == "argparse":
         return Verdict(REFUTED, f"after-argparse: {_what(after, index)}")
-    if index.which(after) == entry_id:
+    if entry_id in index.names(after):
         return Verdict(REFUTED, "after-still-fires")
     return Verdict(REFUTED, f"after-fires: {_what(after, index)}")

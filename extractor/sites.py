@@ -79,7 +79,7 @@ from extractor.suite_facts import (
     imported_modules,
     literal_defaults,
     once_guard,
-    reraises,
+    passes_on,
     suite_statements,
     summarised,
     walruses,
@@ -264,7 +264,7 @@ class SiteWalker:
         handlers_leave = all(exit_kind(h.body) is not None for h in node.handlers)
         start = len(self.state.found.pending)
         computed = computed_names(node.body)
-        kept = tuple(n for h in node.handlers if not reraises(h.body) for n in caught_names(h))
+        kept = tuple(n for h in node.handlers if not passes_on(h) for n in caught_names(h))
         try_line = self.state.line_of(node)
         with unknown_after(self.state.scope, IN_TRY, keep=handlers_leave), pushed_on(self.state.frame.catching, kept), \
                 pushed_on(self.state.frame.tries, try_line):
@@ -296,7 +296,7 @@ class SiteWalker:
         with self.state.guarded(), pushed_on(self.state.frame.except_types, caught):
             self.state.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
             self.walk_suite(handler.body)
-        if not reraises(handler.body):  # what the user sees is the handler's doing, not these
+        if not passes_on(handler):  # what the user sees is the handler's doing, not these
             line = self.state.line_of(handler, node)
             gone = Guard(FALSE, f"{CAUGHT_BY} `except {caught}` at line {line}", GuardOrigin.EXCEPT)
             for p in mine:

@@ -1,5 +1,5 @@
 """What a statement suite or function does, read from its code alone: the exceptions a handler
-catches, whether it re-raises, how a suite exits, the locals it computes or imports, what a
+catches, whether it passes it on, how a suite exits, the locals it computes or imports, what a
 helper returns."""
 from __future__ import annotations
 
@@ -79,20 +79,37 @@ def imported_modules(suite: cst.BaseSuite) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(found)) if found else None
 
 
-def reraises(suite: cst.BaseSuite) -> bool:
-    """Does an except block re-raise what it caught (a bare ``raise``, outside nested defs)?"""
+def passes_on(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
+    """Does an except block pass what it caught on to the user: a bare ``raise``, or a new
+    error carrying the caught one's message unchanged (``raise E(str(err)) from err``)? The
+    user then reads the message the inner raise wrote. Raises in nested defs do not count."""
+    name = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else None
     found = False
 
-    class _Bare(cst.CSTVisitor):
+    class _Raises(cst.CSTVisitor):
         def visit_Raise(self, node: cst.Raise) -> None:
             nonlocal found
-            found = found or node.exc is None
+            found = found or node.exc is None or (name is not None and _forwards(node.exc, name))
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
 
-    suite.visit(_Bare())
+    handler.body.visit(_Raises())
     return found
+
+
+def _forwards(exc: cst.BaseExpression, name: str) -> bool:
+    """``E(err)``, ``E(str(err))`` or ``E(f"{err}")``: the message is the caught error's own."""
+    if not isinstance(exc, cst.Call) or len(exc.args) != 1 or exc.args[0].keyword is not None or exc.args[0].star:
+        return False
+    arg = exc.args[0].value
+    if isinstance(arg, cst.Call) and dotted(arg.func) == "str" and len(arg.args) == 1 and not arg.args[0].star:
+        arg = arg.args[0].value
+    elif isinstance(arg, cst.FormattedString) and len(arg.parts) == 1 \
+            and isinstance(arg.parts[0], cst.FormattedStringExpression) and arg.parts[0].conversion in (None, "s") \
+            and arg.parts[0].format_spec is None:
+        arg = arg.parts[0].expression
+    return isinstance(arg, cst.Name) and arg.value == name
 
 
 def declared_locals(fn: cst.FunctionDef, setters: Iterable[str]) -> dict[str, str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -75,7 +76,7 @@ def _record(argv: tuple[str, ...], origin: str, real: Real, materials: str) -> d
     """One labelled launch; the run's own directory of stand-ins named `<materials>` (the data
     does not change from run to run)."""
     message = real.message.replace(materials, "<materials>")[:MESSAGE_LIMIT]
-    labelled = Real(real.outcome, real.type, message, real.path, real.line)
+    labelled = replace(real, message=message)
     return {"argv": list(argv), "origin": origin, **labelled.as_dict()}
 
 

@@ -625,12 +625,28 @@ CAUGHT = """
     ("def other(cfg):\n    try:\n        parse_key(cfg.other)\n    except Exception:\n        pass\n", None),
 ])
 def test_an_error_a_caller_catches_does_not_reach_the_user_through_that_call(more: str, fires_via: str | None) -> None:
-    (fs,) = with_caller_guards(files(m=CAUGHT + textwrap.indent(more, "    ")))
+    source = CAUGHT.replace("raise KeyError(str(error))", 'raise KeyError("bad key")')
+    (fs,) = with_caller_guards(files(m=source + textwrap.indent(more, "    ")))
     trigger = site_trigger(_site(fs, 4))
     if fires_via is None:
         assert trigger == FALSE
     else:
         assert {r.name for r in refs(trigger)} == {fires_via}
+
+
+@pytest.mark.parametrize(("handler", "passed_on"), [
+    ("raise KeyError(str(error)) from error", True),  # the user reads the inner message
+    ("raise KeyError(error)", True),
+    ('raise KeyError(f"{error}")', True),
+    ("raise", True),
+    ('raise KeyError(f"bad key: {error}")', False),  # a message of its own
+    ("raise KeyError(str(other))", False),
+])
+def test_a_handler_that_passes_the_message_on_keeps_the_inner_error_reachable(handler: str, passed_on: bool) -> None:
+    (fs,) = with_caller_guards(files(m=CAUGHT.replace("raise KeyError(str(error))", handler)))
+    trigger = site_trigger(_site(fs, 4))
+    assert ({r.name for r in refs(trigger)} == {"key"}) is passed_on
+    assert (trigger == FALSE) is not passed_on
 
 
 @pytest.mark.parametrize(("callee_calls", "known"), [

@@ -97,6 +97,20 @@ HOOKS = textwrap.dedent('''\
             sys.exit("stopped here")  # L:exit
         if ns.action in ("device", "noise"):
             raise ValueError(f"device {ns.device}")  # L:device
+        if ns.action == "forward":
+            try:
+                parse_mode(ns.mode)
+            except ValueError as err:
+                raise RuntimeError(str(err)) from err  # L:forward
+        if ns.action == "reword":
+            try:
+                parse_mode(ns.mode)
+            except ValueError as err:
+                raise RuntimeError(f"bad mode: {err}") from err  # L:reword
+
+
+    def parse_mode(mode):
+        raise ValueError(f"mode {mode} is not a number")  # L:written
 ''')
 
 
@@ -170,6 +184,11 @@ CASES = [  # launch, expected fields of its Result
     (launch("--action", "noise", "--device", "npu"), {"outcome": "error", "message": "device npu"}),
     # setup env applied; a launch's env for that launch; cwd an empty directory
     (launch("--action", "env-read", FAKE_LAUNCH="x"), {"message": seen("x")}),
+    # a handler raising the caught message again: where it was written, beside where it surfaced
+    (launch("--action", "forward"), {"type": "RuntimeError", "message": "mode a is not a number",
+                                     **hooks_frame("forward"), "written_at": ("fakesrv/hooks.py", line_of("written"))}),
+    (launch("--action", "reword"), {"message": "bad mode: mode a is not a number", **hooks_frame("reword"),
+                                    "written_at": None}),
     # no network: fails at once instead of waiting 30 s
     (launch("--action", "net"), {"outcome": "error", "type": "OSError"}),
 ]

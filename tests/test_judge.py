@@ -97,3 +97,28 @@ CRASH_INDEX = EntryIndex([
 ])
 def test_a_crash_is_its_exception_type_on_its_line(real, which):
     assert CRASH_INDEX.which(real) == which
+
+
+# line 6 as a handler raising the caught message again (``raise E(str(err)) from err``): any message
+FORWARD_INDEX = EntryIndex([_entry("e1", 2, "one"), {**_entry("w", 6, ""), "matcher": r"(.*?)\Z"}])
+FORWARDED = Real("error", "RuntimeError", "one", "p.py", 7, written_at=("p.py", 2))
+
+
+@pytest.mark.parametrize(("real", "names"), [
+    (FORWARDED, ("e1", "w")),  # the raise that wrote it first, then the handler
+    (Real("error", "RuntimeError", "one", "p.py", 7), ("w",)),  # where the driver saw no cause
+    (Real("error", "RuntimeError", "two", "p.py", 7, written_at=("p.py", 2)), ("w",)),  # not e1's words
+])
+def test_an_error_raised_again_unchanged_is_both_entries(real, names):
+    assert FORWARD_INDEX.names(real) == names
+    assert FORWARD_INDEX.which(real) == names[0]
+
+
+@pytest.mark.parametrize("entry", ["e1", "w"])
+def test_an_example_of_either_entry_is_confirmed_by_the_error_raised_again(entry):
+    verdict = judge(entry, FORWARDED, OK, FORWARD_INDEX)
+    assert verdict.status == CONFIRMED
+
+
+def test_where_a_message_was_written_round_trips():
+    assert Real.from_dict(FORWARDED.as_dict()) == FORWARDED

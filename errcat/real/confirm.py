@@ -140,7 +140,9 @@ def real_of(result: Any, profile: Profile) -> Real:
     message = result.message or ""
     if result.outcome in ("timeout", "crash"):
         message = message or result.detail.strip()[-300:]
-    return Real(result.outcome, result.type or "", message, path, int(result.line or 0))
+    written = result.written_at
+    written_at = (profile.repo_path(written[0]) or written[0], written[1]) if written else None
+    return Real(result.outcome, result.type or "", message, path, int(result.line or 0), written_at)
 
 
 def _judged(pairs: Sequence[Pair], session: Session, index: EntryIndex) -> None:

@@ -18,7 +18,8 @@ answered by ``{"ready": true, "version": "1.2", "python": "3.11.7", "import_seco
      "traceback": "..."}
 
 `frame` is the innermost traceback frame inside the target package (path relative to the
-package's parent directory). Between launches the environment, `sys.argv` and the working
+package's parent directory); an error a handler raised again with the same message carries
+``"written_at"``, the frame of the raise that wrote it. Between launches the environment, `sys.argv` and the working
 directory are restored; every launch runs in a fresh empty temporary directory.
 
 ``PY driver.py --version PACKAGE`` prints the installed version of PACKAGE's distribution
@@ -258,6 +259,17 @@ class Driver:
                 return {"path": path, "line": line, "function": frame.f_code.co_name}
         return None
 
+    def _written_at(self, exc: BaseException) -> dict | None:
+        """Where the message was written, when a handler passed it on unchanged
+        (``raise E(str(err)) from err``): the innermost frame of the deepest such cause."""
+        found, seen = None, {id(exc)}
+        cause = exc.__cause__ or exc.__context__
+        while cause is not None and id(cause) not in seen and _message(cause) == _message(exc):
+            seen.add(id(cause))
+            found = self._frame(cause) or found
+            cause = cause.__cause__ or cause.__context__
+        return found
+
     def _validate(self, argv: list[str]) -> None:
         target = None
         for step in self.setup["steps"]:
@@ -300,6 +312,9 @@ class Driver:
         tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         failure = {"outcome": "error", "type": type(exc).__name__, "message": _message(exc),
                    "frame": self._frame(exc), "traceback": tb[-TRACEBACK_CHARS:]}
+        written = self._written_at(exc)
+        if written is not None:
+            failure["written_at"] = written
         if isinstance(exc, SystemExit) and exc.code not in (0, None) and _from_argparse(exc):
             at = printed.find(": error: ", max(printed.rfind("usage:"), 0))
             message = printed[at + len(": error: "):].strip() if at >= 0 else printed.strip()

@@ -51,6 +51,7 @@ class Result:
     path: str | None = None  # innermost frame inside the target package, relative to its parent dir
     line: int | None = None
     function: str | None = None
+    written_at: tuple[str, int] | None = None  # where the message was written, when raised again unchanged
     seconds: float = 0.0
     detail: str = ""  # traceback tail (error, argparse), stderr tail (crash), the limit (timeout)
 
@@ -163,7 +164,15 @@ def _result(answer: Mapping[str, Any]) -> Result:
         raise ValueError(f"unknown outcome {outcome!r}")
     return Result(outcome=outcome, type=answer.get("type"), message=answer.get("message"),
                   path=frame.get("path"), line=frame.get("line"), function=frame.get("function"),
-                  seconds=float(answer.get("seconds") or 0.0), detail=answer.get("traceback") or "")
+                  written_at=_written_at(answer.get("written_at")), seconds=float(answer.get("seconds") or 0.0),
+                  detail=answer.get("traceback") or "")
+
+
+def _written_at(frame: Any) -> tuple[str, int] | None:
+    if not isinstance(frame, Mapping) or not isinstance(frame.get("path"), str) \
+            or not isinstance(frame.get("line"), int):
+        return None
+    return frame["path"], frame["line"]
 
 
 class Runner:
