@@ -74,6 +74,7 @@ from extractor.suite_facts import (
     computed_names,
     declared_locals,
     exit_kind,
+    forwards,
     handler_catches,
     helper_return_of,
     imported_modules,
@@ -293,7 +294,8 @@ class SiteWalker:
         body = self._try_raises(node, handler, f"the try block raises {caught}", steps, try_line)
         raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine
                          if p.site.kind is not SiteKind.CRASH), body])  # a crash is read as its call's
-        with self.state.guarded(), pushed_on(self.state.frame.except_types, caught):
+        bound = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
+        with self.state.guarded(), pushed_on(self.state.frame.except_types, (caught, bound)):
             self.state.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
             self.walk_suite(handler.body)
         if not passes_on(handler):  # what the user sees is the handler's doing, not these
@@ -418,9 +420,13 @@ class SiteWalker:
             # A bare raise with no exception being handled: Python raises RuntimeError.
             exception, options = "RuntimeError", [Option(Template.literal("No active exception to reraise"))]
         elif exc is None:
-            exception = except_types[-1]
+            exception = except_types[-1][0]
             options = [Option(Template.hole(CAUGHT))]
             notes.append("re-raises the caught exception; its message is not known statically")
+        elif isinstance(exc, cst.Call) and except_types and forwards(exc, except_types[-1][1]):
+            exception = norm_code(exc.func)
+            options = [Option(Template.hole(CAUGHT))]
+            notes.append(f"raises the caught {except_types[-1][0]}'s message again as {exception}")
         elif isinstance(exc, cst.Call):
             exception = norm_code(exc.func)
             options = self.raise_sites.message(exc, notes)

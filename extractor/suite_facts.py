@@ -83,13 +83,13 @@ def passes_on(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
     """Does an except block pass what it caught on to the user: a bare ``raise``, or a new
     error carrying the caught one's message unchanged (``raise E(str(err)) from err``)? The
     user then reads the message the inner raise wrote. Raises in nested defs do not count."""
-    name = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else None
+    name = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
     found = False
 
     class _Raises(cst.CSTVisitor):
         def visit_Raise(self, node: cst.Raise) -> None:
             nonlocal found
-            found = found or node.exc is None or (name is not None and _forwards(node.exc, name))
+            found = found or node.exc is None or forwards(node.exc, name)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
@@ -98,9 +98,11 @@ def passes_on(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
     return found
 
 
-def _forwards(exc: cst.BaseExpression, name: str) -> bool:
-    """``E(err)``, ``E(str(err))`` or ``E(f"{err}")``: the message is the caught error's own."""
-    if not isinstance(exc, cst.Call) or len(exc.args) != 1 or exc.args[0].keyword is not None or exc.args[0].star:
+def forwards(exc: cst.BaseExpression, name: str) -> bool:
+    """``E(err)``, ``E(str(err))`` or ``E(f"{err}")`` where `name` is the caught error
+    (``except ... as err``; "": none is bound): the message is the caught error's own."""
+    if not name or not isinstance(exc, cst.Call) or len(exc.args) != 1 \
+            or exc.args[0].keyword is not None or exc.args[0].star:
         return False
     arg = exc.args[0].value
     if isinstance(arg, cst.Call) and dotted(arg.func) == "str" and len(arg.args) == 1 and not arg.args[0].star:

@@ -41,7 +41,8 @@ class Frame:
     guards: list[Guard] = field(default_factory=list)
     runs: list[list[int]] = field(default_factory=list)  # [at, block, start, end], see `RaiseSite.prior_runs`
     blocks: list[int | None] = field(default_factory=list)  # per open block: its index in prior_blocks, once it has one
-    except_types: list[str] = field(default_factory=list)  # exceptions being handled, innermost last
+    # exceptions being handled and the name each is bound to (``except E as err``; else ""), innermost last
+    except_types: list[tuple[str, str]] = field(default_factory=list)
     catching: list[tuple[str, ...]] = field(default_factory=list)  # what the ``try`` blocks walked catch for good
     tries: list[int] = field(default_factory=list)  # lines of the ``try`` blocks being walked, innermost last
     rows: list[RowContext] = field(default_factory=list)  # table rows being expanded, innermost last

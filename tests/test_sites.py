@@ -1173,8 +1173,9 @@ def test_a_reader_call_reads_the_field_with_its_fallback() -> None:
 
 
 @pytest.mark.parametrize("handler, fires, caught", [
-    # sglang 0.5.23 parallel_hook.py:594: the ValueError becomes the handler's AssertionError
-    ("except ValueError as exc:\n        raise AssertionError(str(exc)) from exc", True, True),
+    # sglang 0.5.23 parallel_hook.py:594: the ValueError's message passed on as an AssertionError
+    ("except ValueError as exc:\n        raise AssertionError(str(exc)) from exc", True, False),
+    ("except ValueError as exc:\n        raise AssertionError(f'bad: {exc}') from exc", True, True),  # reworded
     ("except (KeyError, ValueError):\n        return", False, True),  # swallowed: no error at all
     ("except LookupError:\n        return", False, False),  # not a ValueError
     ("except Exception:\n        raise", True, False),  # re-raised: the user sees the ValueError
@@ -1392,3 +1393,18 @@ def test_a_local_a_try_block_binds_says_where_it_comes_from(call: str, shown: st
             "    if cfg.x > cap:\n        raise ValueError('v')\n")
     (site,) = extract_file("m.py", code, PROFILE).sites
     assert RENDER.text(site_trigger(site)) == f"`--x` > {shown} (unknown)"
+
+
+@pytest.mark.parametrize(("raised", "template", "note"), [
+    # sglang 0.5.23 config.py:98: the caught message, now a WatermarkConfigError
+    ("raise ConfigError(str(err)) from err", "{<caught exception>}",
+     "raises the caught ValueError's message again as ConfigError"),
+    ("raise", "{<caught exception>}", "re-raises the caught exception; its message is not known statically"),
+    ("raise ConfigError(f'bad config: {err}') from err", "bad config: {err}", None),  # words of its own
+])
+def test_a_handler_raising_the_caught_message_again_has_the_caught_template(raised: str, template: str,
+                                                                            note: str | None) -> None:
+    found = sites(f"def f(cfg):\n    try:\n        g(cfg)\n    except ValueError as err:\n        {raised}\n")
+    (site,) = [s for s in found if s.line == 5]
+    assert site.template.text == template
+    assert note is None or note in site.notes
