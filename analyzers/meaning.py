@@ -18,6 +18,7 @@ from analyzers.message_advice import named_options
 from analyzers.restriction import Category, kinds, restriction
 from extractor.ir import RefKind, refs
 from extractor.records import CAUGHT_BY, Guard, GuardOrigin, RaiseSite
+from extractor.templates import RERAISED
 
 # What the program refuses, per category: the lead, and what it adds where no source says why.
 LEADS: dict[Category | None, tuple[str, str]] = {
@@ -342,6 +343,10 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
                 f"library without its support), the query `{site.query}()` itself fails with this error: it "
                 f"is the device library's, not a check of {program}. It needs a machine with the device, or "
                 f"a launch that does not take this path.")
+    if site.template.text == RERAISED:  # the words are the caught error's: its own entry says why
+        return (f"`{site.function}` passes on, as {site.exception}, an error that the code it runs raised, "
+                f"with that error's own message: the entry whose message you see says why {program} refuses. "
+                f"This entry stands for it where errcat cannot tell which error that was.")
     lead, plain = LEADS[category(entry, platform_settings)]
     lead = lead.format(p=program)
     lead = lead[0].upper() + lead[1:] if lead.startswith("the ") else lead

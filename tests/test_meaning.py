@@ -267,6 +267,13 @@ def test_each_row_of_a_table_says_why_where_its_message_does():
         "Each of its 2 table rows gives its own reason in its own `meaning`. Raised by `check`.")
 
 
+def test_an_error_passed_on_points_to_the_entry_of_the_words_shown():
+    """``raise AssertionError(str(exc)) from exc``: no category of its own to guess."""
+    made = entry("{<caught exception>}", exception="AssertionError")
+    assert meaning(made, {}, FLAGS, "sglang").startswith(
+        "`check` passes on, as AssertionError, an error that the code it runs raised, with that error's own message")
+
+
 def test_a_failing_device_query_says_it_is_the_device_librarys_error_not_a_check():
     made = entry("Torch not compiled with CUDA enabled", TRUE, query="torch.cuda.get_device_capability")
     assert "is the device library's, not a check of sglang" in meaning(made, {}, FLAGS, "sglang")
