@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.templates import Part, Template, parse_template
+from extractor.templates import RERAISED, Part, Template, parse_template
 
 _ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Exit|Warning)|AssertionError)"
                          r"(?::\s?(?P<message>.*))?$")
@@ -164,6 +164,8 @@ class MessageIndex:
                 self.by_word.setdefault(word, []).append(i)
             if not target.words:
                 self.wordless.append(i)
+        # handlers passing a caught message on (``raise E(str(err)) from err``): the words are another raise's
+        self.passing = {t.entry for t in self.targets if t.template.text == RERAISED}
 
     def candidates(self, error: ErrorText) -> tuple[list[int], Counter[int]]:
         """The templates worth matching (by index): those sharing the most words with the
@@ -192,10 +194,17 @@ class MessageIndex:
             found = specific + [m for m in matches if m not in specific and error.exception == m.exception
                                 == "AssertionError"]
         if found:
-            # a row of a table that renders the message says it all: its entry's general template is no other error
-            rows = {m.entry for m in found if m.row is not None}
-            return sorted((m for m in found if m.row is not None or m.entry not in rows), key=lambda m: -m.score)
+            return self._ranked(found)
         return [self._close(self.targets[i], error, n) for i, n in shared.most_common(MAX_CLOSE)]
+
+    def _ranked(self, found: list[Match]) -> list[Match]:
+        """Exact matches best first: a row of a table that renders the message says it all (its
+        entry's general template is no other error); the raise that wrote the words says why,
+        before the handler that passed them on."""
+        rows = {m.entry for m in found if m.row is not None}
+        worded = any(m.own for m in found)
+        return sorted((m for m in found if m.row is not None or m.entry not in rows),
+                      key=lambda m: (worded and m.entry in self.passing, -m.score))
 
     def _exact(self, target: Target, error: ErrorText) -> Match | None:
         holes = target.template.match(error.message)

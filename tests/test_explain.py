@@ -61,6 +61,17 @@ def test_the_entry_and_row_a_message_is(error, entry, row):
     assert found is not None and (found.entry, found.row) == (entry, row)
 
 
+def test_the_raise_that_wrote_the_words_comes_before_the_handler_that_passed_them_on():
+    """config.py:98 ``raise WatermarkConfigError(str(error)) from error`` named by the traceback,
+    the words ``parse_watermark_key``'s at config.py:46."""
+    path = "python/p/config.py"
+    index = MessageIndex([_entry("inner", "watermark key must be a hex string", 46, path=path),
+                          _entry("handler", "{<caught exception>}", 98, "WatermarkConfigError", path=path)])
+    found = index.find(ErrorText("watermark key must be a hex string", "WatermarkConfigError",
+                                 "/v/site-packages/p/config.py", 98))
+    assert [m.entry for m in found] == ["inner", "handler"]
+
+
 def test_a_row_that_renders_the_message_is_its_entrys_only_match():
     found = INDEX.find(ErrorText("LoRA with speculative decoding does not support SGLANG_X='cap': no."))
     assert [(m.entry, m.row) for m in found if m.entry == "lora"] == [("lora", 1)]
