@@ -120,7 +120,7 @@ def test_a_check_whose_error_the_first_call_catches_runs_at_the_first_call_that_
             try:
                 parse_key(cfg.config_key)
             except ValueError as error:
-                raise RuntimeError(str(error)) from error
+                raise RuntimeError(f"bad config key: {error}") from error
             assert cfg.a, "between"
             parse_key(cfg.key)
 
