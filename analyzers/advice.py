@@ -33,7 +33,7 @@ from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
 from analyzers.settings import base_dest
 from analyzers.situations import situations
-from analyzers.solution import Solution, ValueChoice
+from analyzers.solution import NO_GOAL, Solution, ValueChoice
 from analyzers.solution_reach import checked_against_reach
 from analyzers.stated_model import one_architecture, stated_model
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
@@ -59,6 +59,7 @@ from extractor.ir import (
     simplify,
     unknowns,
 )
+from extractor.ir_reduce import factored
 from extractor.profile import ExampleRules
 from extractor.records import GuardOrigin
 
@@ -90,8 +91,10 @@ class Context:
 
 
 def parts_of(expr: Expr) -> list[Expr]:
-    """The operands of `expr` (simplified) that must all hold; none for "always"."""
-    expr = simplify(expr)
+    """The operands of `expr` that must all hold; none for "always". Shared operands said once
+    first: a list of reasons repeats the path to each append in every row (``a and (a and x
+    or a and y)``), and the change a person makes is to `x or y`, not to the path."""
+    expr = factored(expr)
     return [] if expr == TRUE else list(conjuncts(expr))
 
 
@@ -178,7 +181,7 @@ def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
             return text
     names = ", ".join(_option(x, ctx) for x in leaves)
     # where the goal is no sentence a person reads, the trigger states it
-    return f"Change {names}{RESTATES}{_goal(part, ctx) or 'the trigger above no longer holds'}."
+    return f"Change {names}{RESTATES}{_goal(part, ctx) or NO_GOAL}."
 
 
 def _goal(part: Expr, ctx: Context) -> str | None:

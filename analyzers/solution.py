@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from extractor.ir import Expr
 
 NOT_RUN = "not-run"  # `verified` until `errcat confirm` has run the solution's command
+# the goal a solution's words give where the condition reads as no sentence ("Change `--a` so
+# that the trigger above no longer holds."): once a change is known, its own words say it all
+NO_GOAL = "the trigger above no longer holds"
 
 
 @dataclass(frozen=True, slots=True)

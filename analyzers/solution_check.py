@@ -36,7 +36,7 @@ from analyzers.first_error import ERROR, seen_by
 from analyzers.kleene import Truth
 from analyzers.launch import Launch
 from analyzers.message_advice import ADVISES
-from analyzers.solution import Change, Solution, change_between
+from analyzers.solution import NO_GOAL, Change, Solution, change_between
 from analyzers.well_formed import form_text
 from analyzers.witness import Leaf, assign, candidates, falsify
 from extractor.ir import Compare, Const, Expr, Ref, RefKind, negate, refs
@@ -378,6 +378,8 @@ def worded(text: str, change: Change) -> str:
         goal = text.split(" so that ", 1)[1]
         named = set(re.findall(r"`([^`]+)`", goal))
         if not change.set and not any(v for _, v in change.env):  # options dropped: nothing more to say
+            return change.sentence()
+        if goal == f"{NO_GOAL}.":  # the change is the only sentence there is
             return change.sentence()
         if named and named <= {option for option, _ in change.set}:  # the goal only restates the values set
             return change.sentence()

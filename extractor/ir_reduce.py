@@ -37,6 +37,12 @@ def reduced(expr: Expr) -> Expr:
     return out
 
 
+def factored(expr: Expr) -> Expr:
+    """`expr` with operands shared across the operands of a conjunction of disjunctions (or
+    a disjunction of conjunctions) said once, nothing folded: every test the code makes stays."""
+    return simplify(_factored(simplify(expr)))
+
+
 @dataclass(frozen=True, slots=True)
 class _Value:
     """The key of what an operand ``x == c`` (or a failing ``x != c``) says of ``x``: other

@@ -100,6 +100,13 @@ SPEC = flag("speculative_algorithm")
         # several flags in one part
         (Or((Truthy(flag("enable_lora")), Compare(">", flag("tp_size"), Const(1)))),
          ["Change `--enable-lora`, `--tp-size` so that `--enable-lora` is not set and `--tp-size` <= 1."]),
+        # a list of reasons repeats the path to each append in its rows (sglang 0.5.23
+        # model_hook.py:183): the path is its own part, the rows' tests one change
+        (And((Truthy(flag("enable_lora")),
+              Or((And((Truthy(flag("enable_lora")), Compare(">", flag("tp_size"), Const(1)))),
+                  And((Truthy(flag("enable_lora")), Compare("is not", flag("page_size"), Const(None)))))))),
+         ["Change `--tp-size`, `--page-size` so that `--tp-size` <= 1 and `--page-size` is not given.",
+          "Do not pass `--enable-lora`."]),
         # facts are stated, not offered as changes
         (And((Truthy(HIP), Truthy(flag("enable_lora")))),
          ["Do not pass `--enable-lora`.",

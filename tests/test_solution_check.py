@@ -173,6 +173,14 @@ def test_a_solution_the_pipeline_lets_through_drops_advices_warning():
     assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
 
 
+@pytest.mark.parametrize(("text", "worded_as"), [
+    ("Change `--tp-size` so that the trigger above no longer holds.", "Set `--tp-size` to 2."),
+    ("Change `--tp-size` so that `--dp-size` divides it.", "Set `--tp-size` to 2 so that `--dp-size` divides it."),
+])
+def test_a_change_found_names_itself_and_keeps_only_a_goal_that_says_something(text, worded_as):
+    assert worded(text, Change(set=(("--tp-size", "2"),))) == worded_as
+
+
 def test_untried_words_that_only_restate_the_condition_give_way_to_a_change():
     fix = {"before": None, "after": None, "verified": "not-run", "predicted": "false"}
     vague = Solution("Change `--tp-size` so that the trigger above no longer holds.", Truthy(SPEC))
