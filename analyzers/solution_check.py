@@ -97,15 +97,25 @@ def _checked(own: str, sols: Sequence[Solution], fix: Mapping[str, Any], judge: 
         return _concrete(_past_advice(_untried(own, sols, fix, judge), judge.flags))
     out: list[Solution] = []
     for sol in sols:
-        found = (_tried(own, sol, before, judge, others) if sol.part is not None else
-                 _advised(own, sol, before, judge, others) if sol.change is not None else replace(sol))
-        if found is not None and found.predicted == "true" and TRADES in found.text:
-            found = replace(found, text=found.text.split(TRADES, 1)[0] + ".")  # the whole pipeline says it works
+        found = _tried_on(own, sol, before, judge, others)
         if found is not None and all(found.text != s.text and not _same_change(found, s) for s in out):
             out.append(found)
     if not any(s.command for s in out) and (shown := _example_change(own, fix, judge)) is not None:
         out.insert(0, shown)  # the example's own change works: it is a solution too
     return _concrete(_past_advice([s for s in out if not any(_dominates(o, s) for o in out)], judge.flags))
+
+
+def _tried_on(own: str, sol: Solution, before: Launch, judge: ExampleJudge,
+              others: Mapping[str, str]) -> Solution | None:
+    """`sol` judged on `before`; None where it surely fails, or only undoes an earlier raise of
+    the block (`Solution.passed`), which fires instead unless the pipeline says it does not."""
+    found = (_tried(own, sol, before, judge, others) if sol.part is not None else
+             _advised(own, sol, before, judge, others) if sol.change is not None else replace(sol))
+    if found is None or (sol.passed and found.predicted != "true"):
+        return None
+    if found.predicted == "true" and TRADES in found.text:
+        return replace(found, text=found.text.split(TRADES, 1)[0] + ".")  # the whole pipeline says it works
+    return found
 
 
 def _past_advice(sols: list[Solution], flags: Any) -> list[Solution]:

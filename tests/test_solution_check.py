@@ -283,6 +283,16 @@ def test_where_no_command_reaches_the_error_a_solution_that_only_undoes_an_earli
     assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
 
 
+def test_a_solution_that_only_undoes_an_earlier_raise_is_listed_only_where_the_pipeline_says_it_works():
+    """model_hook.py:183 past the NPU check before it: "Change `--dcp-size` so that platform check
+    is_npu is true and …" cannot be judged here, and would trade this error for that one."""
+    hip = Truthy(Ref(RefKind.PLATFORM, "is_hip", "is_hip()"))
+    undecided = Solution("Run on a ROCm machine.", hip, passed=True)
+    (done,) = check_solutions([_entry((DROP_SPEC, undecided), _fix("--enable-lora --enable-spec", "--enable-lora"))],
+                              _judge(LORA_SPEC))
+    assert [s.text for s in done.solutions] == ["Do not pass `--enable-spec`."]
+
+
 def test_a_part_the_messages_own_advice_already_changes_is_not_listed_twice():
     """"Set `--tp-size` to 2, as the message advises" and the trigger part's own "Set
     `--tp-size` to more than 1": one change of one option, said once, in the message's words."""
