@@ -43,6 +43,7 @@ from extractor.ir import (
     MIRRORED_OP,
     NEGATED_OP,
     TRUE,
+    Apply,
     Compare,
     Const,
     Expr,
@@ -58,6 +59,7 @@ from extractor.ir import (
     refs,
     simplify,
     unknowns,
+    walk,
 )
 from extractor.ir_reduce import factored
 from extractor.profile import ExampleRules
@@ -176,12 +178,25 @@ def _is_switch(leaf: Leaf, ctx: Context) -> bool:
 def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
     """The change that makes `part` false, in user terms."""
     if len(leaves) == 1:
-        text = _single_leaf(part, leaves[0], ctx)
+        text = _single_leaf(part, leaves[0], ctx) or _affix_words(part, leaves[0], ctx)
         if text:
             return text
     names = ", ".join(_option(x, ctx) for x in leaves)
     # where the goal is no sentence a person reads, the trigger states it
     return f"Change {names}{RESTATES}{_goal(part, ctx) or NO_GOAL}."
+
+
+def _affix_words(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
+    """``not x.startswith("[")``: "Set `--x` to a value starting with `[`" (and the negation)."""
+    holds = not isinstance(part, Not)
+    test = part.arg if isinstance(part, Not) else part
+    call = test.term if isinstance(test, Truthy) else None
+    if not (isinstance(call, Apply) and call.fn in ("startswith", "endswith") and len(call.args) == 2
+            and isinstance(call.args[0], Ref) and (call.args[0].kind, call.args[0].name) == (leaf.kind, leaf.name)
+            and isinstance(call.args[1], Const) and isinstance(call.args[1].value, str)):
+        return None
+    where = "starting" if call.fn == "startswith" else "ending"
+    return f"Set {_option(leaf, ctx)} to a value {'not ' if holds else ''}{where} with `{call.args[1].value}`."
 
 
 def _goal(part: Expr, ctx: Context) -> str | None:
@@ -263,7 +278,7 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
     if not good:
         return None
     consts = constants_in(part)
-    values = [v for v in good if v is not NOT_GIVEN]
+    values = _whole_values(good, part)
     listed = _listed(values, part, leaf, ctx, consts)
     offending = [shown_value(v) for v in bad if v is not NOT_GIVEN and _is_const_in(v, part, consts)]
     unset = any(v is NOT_GIVEN for v in good)
@@ -274,6 +289,24 @@ def value_choice(part: Expr, leaf: Leaf, ctx: Context) -> ValueChoice | None:
         return None if _goal(part, ctx) is not None or not unset else ValueChoice(leaf, (), (), (), True)
     others = [v for v in others if not is_made_up(v)]
     return ValueChoice(leaf, tuple(listed), tuple(others), tuple(offending), unset)
+
+
+def _whole_values(good: Sequence[Any], part: Expr) -> list[Any]:
+    """The values of `good` a person would pass: not unset, and no prefix the check tests
+    (``addr.startswith("[")``): that is no whole value."""
+    affixes = _affixes(part)
+    return [v for v in good if v is not NOT_GIVEN and not any(type(v) is type(a) and v == a for a in affixes)]
+
+
+def _affixes(part: Expr) -> list[Any]:
+    """The constants `part` tests a text's start or end against (``x.startswith(("[", "("))``)."""
+    found: list[Any] = []
+    for node in walk(part):
+        if isinstance(node, Apply) and node.fn in ("startswith", "endswith"):
+            for arg in node.args[1:]:
+                if isinstance(arg, Const):
+                    found += list(arg.value) if isinstance(arg.value, (tuple, list)) else [arg.value]
+    return found
 
 
 def _listed(values: Sequence[Any], part: Expr, leaf: Leaf, ctx: Context, consts: Sequence[Any]) -> list[Any]:

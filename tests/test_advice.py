@@ -71,6 +71,14 @@ SPEC = flag("speculative_algorithm")
         # a prefix the check tests is no value a person passes: JSON that starts with it is
         (Not(Apply("startswith", (flag("mark_config"), Const("{")), 'cfg.mark_config.startswith("{")')),
          ["Set `--mark-config` to a JSON object, e.g. `'{}'`."]),
+        # ... and of another option, no value of its own (sglang 0.5.23 network.py:638 offered "Set to [")
+        (Not(Truthy(Apply("startswith", (flag("served_model_name"), Const("[")), "….startswith('[')"))),
+         ["Set `--served-model-name` to a value starting with `[`."]),
+        (And((Compare("is not", flag("served_model_name"), Const(None)),
+              Not(Truthy(Apply("startswith", (flag("served_model_name"), Const("[")), "….startswith('[')"))))),
+         ["Leave `--served-model-name` unset."]),
+        (Truthy(Apply("endswith", (flag("served_model_name"), Const("/")), 'cfg.served_model_name.endswith("/")')),
+         ["Set `--served-model-name` to a value not ending with `/`."]),
         # a mapping option is given as a JSON object on a command line, not as a Python dict
         (And((Compare("is not", flag("mm_config"), Const(None)),
               Not(Apply("isinstance", (flag("mm_config"), Const("dict")), "isinstance(cfg.mm_config, dict)")))),
