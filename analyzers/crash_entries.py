@@ -43,7 +43,7 @@ def _plain(named: str) -> str:
 
 
 def suggested_check(crash: Crash, named: str, exception: str = "ValueError") -> str:
-    """Python a validation check would say it with, in the style of sglang's own
+    """Python a validation check would say it with, in the style of the target's own
     (``if cfg.nnodes < 1: raise ValueError(f"--nnodes must be >= 1, got {cfg.nnodes}")``)."""
     who, value = _plain(named), crash.value
     if crash.wants == "at least 1":
@@ -60,15 +60,16 @@ def suggested_check(crash: Crash, named: str, exception: str = "ValueError") -> 
     return f'if {crash.test}:\n    raise {exception}(f"{who} must have {crash.wants}, got {{{value}!r}}")'
 
 
-def crash_fields(site: RaiseSite, renderer: Renderer, exception: str = "ValueError") -> dict[str, Any]:
+def crash_fields(site: RaiseSite, renderer: Renderer, exception: str = "ValueError",
+                 program: str = "the program") -> dict[str, Any]:
     """The entry's `crash` object (`exception`: the one the suggested check raises, the file's
-    most common, `usual_exception`)."""
+    most common, `usual_exception`; `program`: what the words call the target, the profile's name)."""
     crash = site.crash
     assert crash is not None
     named = subject(site, renderer)
-    missing = f"sglang does not check that {named} is {crash.wants}"
+    missing = f"{program} does not check that {named} is {crash.wants}"
     if crash.operation == "split-unpack":
-        missing = f"sglang does not check that {named} has {crash.wants}"
+        missing = f"{program} does not check that {named} has {crash.wants}"
     return {
         "operation": crash.operation,
         "expression": crash.expression,
@@ -76,7 +77,7 @@ def crash_fields(site: RaiseSite, renderer: Renderer, exception: str = "ValueErr
         "missing": missing,
         "missing_check": suggested_check(crash, named, exception),
         "meaning": f"{missing}; {_DOES.get(crash.operation, 'the code uses it')}, and Python stops the launch "
-                   f"with its own error (no message of sglang's).",
+                   f"with its own error (no message of {program}'s).",
     }
 
 

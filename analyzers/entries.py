@@ -429,6 +429,7 @@ def build_entries(
     params: Mapping[tuple[str, str], Sequence[str]] | None = None,
     after_validation: frozenset[str] = frozenset(),
     targets: Collection[str] | None = None,
+    program: str = "the program",
 ) -> list[Entry]:
     """One entry per site, sorted by id (`implied`: see `Trigger.build`). `reach`: per
     (path, function), whether a launch reaches it (`extractor.callers.reachability`); an
@@ -439,7 +440,8 @@ def build_entries(
     finds (`params`: per (path, function), its parameters). `after_validation`: the functions the
     launcher runs after validation (the profile's `after_validation`): their entries are at
     `stage` ``"start"``. `targets`: the profile's target files; an entry of another file (one
-    a launch reaches) is `outside_targets`."""
+    a launch reaches) is `outside_targets`. `program`: what the words call the target (the
+    profile's name)."""
     entries = []
     ids = assign_ids(sites)
     usual = usual_exception(sites)
@@ -459,7 +461,7 @@ def build_entries(
         if site.function in after_validation:
             extra["stage"] = START
         if site.crash is not None:
-            extra["crash"] = crash_fields(site, renderer, usual.get(site.path, "ValueError"))
+            extra["crash"] = crash_fields(site, renderer, usual.get(site.path, "ValueError"), program)
         own = site_trigger(site)
         if depends_on_environment(site.exception, own):
             extra["environment"] = True

@@ -306,7 +306,7 @@ def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites], *,
     entries = build_entries(sites, lines_of=_line_reader(snapshot), permalink=partial(_permalink, snapshot, profile),
                             renderer=renderer, implied=implied, reach=reach, order=order,
                             contracts=profile.contracts, params=params, after_validation=profile.after_validation,
-                            targets=frozenset(targets))
+                            targets=frozenset(targets), program=profile.name)
     return files, adjustments, entries
 
 

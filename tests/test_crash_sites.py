@@ -130,7 +130,7 @@ def test_the_suggested_check_reads_like_a_validation_check(crash: Crash, named: 
 
 def test_the_entry_says_which_check_is_missing_in_user_terms() -> None:
     site = one("x = (cfg.tp_size * cfg.pp_size) % cfg.nnodes")
-    fields = crash_fields(site, Renderer())
+    fields = crash_fields(site, Renderer(), program="sglang")
     assert fields["missing"] == "sglang does not check that `--nnodes` is at least 1"
     assert fields["meaning"].startswith("sglang does not check that `--nnodes` is at least 1; the modulo divides by it")
 
