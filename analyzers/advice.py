@@ -485,8 +485,11 @@ def _architecture_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Con
 def _assumed_fix(
     fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, plain: Launch,
 ) -> dict[str, Any] | None:
-    # the facts only, on the launch the plain search found (the flags it set stay)
+    # the facts only, on the launch the plain search found (the flags it set stay); where those
+    # alone leave it open (a backend the code picks when none is given), the options it tests too
     before, fired = satisfy(fire, ctx.model, plain, fact_leaves(fire))
+    if fired is not Truth.TRUE:
+        before, fired = satisfy(fire, ctx.model, plain, [*settable_leaves(fire, ctx.model), *fact_leaves(fire)])
     if fired is not Truth.TRUE or not before.facts:
         return None
     before = one_architecture(fire, before, ctx.model)

@@ -642,3 +642,15 @@ def test_a_derived_setting_is_changed_first_through_the_option_named_for_it():
     model = Model(FLAGS, rules, EXAMPLES)
     part = Compare("==", flag("lora_mode"), Const("on"))
     assert [leaf.name for leaf in feeding_leaves(part, model)] == ["enable_lora", "tp_size"]
+
+
+def test_an_example_on_an_assumed_machine_sets_the_options_its_check_tests():
+    """sglang 0.5.23 attention_hook.py:218 (trtllm_mha prefill on SM120): where the code picks the
+    value when none is given, the facts alone leave the check open; the example gives the option."""
+    picked = Rule("speculative_algorithm", Unknown("the algorithm the code picks"), Compare("is", SPEC, Const(None)))
+    ctx = Context(Model(FLAGS, (*RULES, picked), EXAMPLES), CTX.renderer, "serve")
+    fire = Or((And((Compare("==", SPEC, Const("EAGLE")), Truthy(HIP))),
+               And((Compare("==", SPEC, Const("NGRAM")), Truthy(HIP)))))
+    fix = example_fix(fire, fire, solutions(fire, ctx), ctx)
+    assert "--speculative-algorithm" in fix["before"]
+    assert fix["assuming"] == {"facts": ["platform check `is_hip()` is true"], "predicted": "true"}
