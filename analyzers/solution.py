@@ -37,6 +37,9 @@ class Change:
     set: tuple[tuple[str, str], ...] = ()  # option -> its words as the command writes them
     drop: tuple[str, ...] = ()
     env: tuple[tuple[str, str | None], ...] = ()
+    # options moved from a model of one architecture (``<model:Arch>``) to the default stand-in:
+    # "a model of another architecture"; elsewhere ``<model>`` is any model
+    other_architecture: frozenset[str] = field(default=frozenset(), compare=False, metadata={IN_MEMORY: True})
 
     def __bool__(self) -> bool:
         return bool(self.set or self.drop or self.env)
@@ -79,7 +82,7 @@ class Change:
 
     def words(self) -> str:
         """The change in a person's words: "pass `--x`", "set `--tp-size` to 2", "drop `--y`"."""
-        said = [_set_words(option, value) for option, value in self.set]
+        said = [_set_words(option, value, option in self.other_architecture) for option, value in self.set]
         said += [f"drop `{option}`" for option in self.drop]
         said += [f"set `{name}={value}`" if value is not None else f"unset `{name}`" for name, value in self.env]
         return _joined(said)
@@ -96,13 +99,15 @@ class Change:
         return f"{words[:1].upper()}{words[1:]}{rest}"
 
 
-def _set_words(option: str, value: str) -> str:
+def _set_words(option: str, value: str, other_architecture: bool = False) -> str:
     """"set `--x` to v", "pass `--x`"; a model stand-in as the model it stands for (the default
-    `<model>`: any model of another architecture than the one the check is about)."""
+    `<model>`: any model; where it replaces one of the architecture the check is about, any
+    model of another architecture)."""
     if not value:
         return f"pass `{option}`"
     if (stand_in := MODEL_STAND_IN.fullmatch(value)) is not None:
-        model = f"a {stand_in.group(1)} model" if stand_in.group(1) else "a model of another architecture"
+        model = f"a {stand_in.group(1)} model" if stand_in.group(1) else \
+            "a model of another architecture" if other_architecture else "a model"
         return f"point `{option}` at {model} (`{value}`)"
     return f"set `{option}` to {value}"
 
@@ -193,14 +198,17 @@ def change_between(before: Launch, after: Launch, flags: Any) -> Change:
 
     set_: list[tuple[str, str]] = []
     drop: list[str] = []
+    moved: set[str] = set()
     for dest in dict.fromkeys([*before.flags, *after.flags]):
         old, new = words(dest, before), words(dest, after)
         if old == new:
             continue
         if new:
             set_.append((new[0], " ".join(new[1:])))
+            if len(old) == 2 and (was := MODEL_STAND_IN.fullmatch(old[1])) is not None and was.group(1):
+                moved.add(new[0])
         elif old:
             drop.append(old[0])
     env = [(name, after.env.get(name)) for name in sorted({*before.env, *after.env})
            if before.env.get(name) != after.env.get(name)]
-    return Change(tuple(set_), tuple(drop), tuple(env))
+    return Change(tuple(set_), tuple(drop), tuple(env), frozenset(moved))

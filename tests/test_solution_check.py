@@ -6,7 +6,7 @@ import pytest
 
 from analyzers.entries import Entry, Trigger
 from analyzers.first_error import Check
-from analyzers.solution import Change, Solution, solution_text
+from analyzers.solution import Change, Solution, change_between, solution_text
 from analyzers.solution_check import check_solutions, further_words, is_solution, judged_pairs, worded
 from extractor.ir import TRUE, Compare, Const, Not, Ref, RefKind, Truthy, conj
 from extractor.records import RaiseSite, SiteKind
@@ -72,12 +72,24 @@ def test_without_a_command_that_reaches_the_error_a_solution_keeps_its_words_und
     (Change(env=(("A", "1"), ("B", None))), "set `A=1` and unset `B`"),
     (Change(set=(("--a", "1"), ("--b", "2")), drop=("--c",)), "set `--a` to 1, set `--b` to 2 and drop `--c`"),
     # a model stand-in is the model it stands for
-    (Change(set=(("--model-path", "<model>"),)), "point `--model-path` at a model of another architecture (`<model>`)"),
+    # (the default one: any model; where it replaces a model of the check's architecture, another one)
+    (Change(set=(("--draft-model-path", "<model>"),)), "point `--draft-model-path` at a model (`<model>`)"),
+    (Change(set=(("--model-path", "<model>"),), other_architecture=frozenset({"--model-path"})),
+     "point `--model-path` at a model of another architecture (`<model>`)"),
     (Change(set=(("--model", "<model:Qwen3ForCausalLM>"),)),
      "point `--model` at a Qwen3ForCausalLM model (`<model:Qwen3ForCausalLM>`)"),
 ])
 def test_change_words(change, words):
     assert change.words() == words
+
+
+def test_a_model_of_the_checks_architecture_replaced_by_the_default_one_is_another_architecture():
+    from analyzers.launch import Launch
+
+    before = Launch({"model_path": "<model:Qwen3ForCausalLM>", "draft": None})
+    after = Launch({"model_path": "<model>", "draft": "<model>"})
+    words = change_between(before, after, None).words()
+    assert "point `--model-path` at a model of another architecture" in words
 
 
 @pytest.mark.parametrize(("change", "words", "said"), [
