@@ -69,6 +69,7 @@ from extractor.records import (
 from extractor.returns import return_value
 from extractor.scope import IN_TRY, Conditional, Opaque, Scope
 from extractor.suite_facts import (
+    bound_name,
     calls_in,
     caught_names,
     computed_names,
@@ -294,8 +295,7 @@ class SiteWalker:
         body = self._try_raises(node, handler, f"the try block raises {caught}", steps, try_line)
         raises = disj([*(conj([g.expr for g in replace(p.site, priors=priors).guards]) for p in mine
                          if p.site.kind is not SiteKind.CRASH), body])  # a crash is read as its call's
-        bound = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
-        with self.state.guarded(), pushed_on(self.state.frame.except_types, (caught, bound)):
+        with self.state.guarded(), pushed_on(self.state.frame.except_types, (caught, bound_name(handler))):
             self.state.push(raises, f"except {caught}", GuardOrigin.EXCEPT)
             self.walk_suite(handler.body)
         if not passes_on(handler):  # what the user sees is the handler's doing, not these

@@ -83,7 +83,7 @@ def passes_on(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
     """Does an except block pass what it caught on to the user: a bare ``raise``, or a new
     error carrying the caught one's message unchanged (``raise E(str(err)) from err``)? The
     user then reads the message the inner raise wrote. Raises in nested defs do not count."""
-    name = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
+    name = bound_name(handler)
     found = False
 
     class _Raises(cst.CSTVisitor):
@@ -96,6 +96,11 @@ def passes_on(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
 
     handler.body.visit(_Raises())
     return found
+
+
+def bound_name(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> str:
+    """The name ``except E as err`` binds the caught error to ("": none)."""
+    return handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
 
 
 def forwards(exc: cst.BaseExpression, name: str) -> bool:
