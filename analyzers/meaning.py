@@ -77,6 +77,8 @@ def category(entry: Entry, platform_settings: frozenset[str] = frozenset()) -> C
     """The entry's `Category`: internal, missing and parse failures by the code around the
     check; otherwise what the message says the rule is about, then the condition's shape.
     `platform_settings`: the settings choosing the device (read like a platform fact)."""
+    if entry.site.template.text == RERAISED:  # it passes on another raise's error: no category of its own
+        return None
     found = kinds(entry.trigger.expr)
     text = entry.site.template.text
     rows = ((v.template, kinds(v.trigger.expr)) for v in entry.variants)  # a table's rows say what it is
@@ -344,9 +346,11 @@ def meaning(entry: Entry, docstrings: Mapping[tuple[str, str], str], flags: Any 
                 f"is the device library's, not a check of {program}. It needs a machine with the device, or "
                 f"a launch that does not take this path.")
     if site.template.text == RERAISED:  # the words are the caught error's: its own entry says why
-        return (f"`{site.function}` passes on, as {site.exception}, an error that the code it runs raised, "
-                f"with that error's own message: the entry whose message you see says why {program} refuses. "
-                f"This entry stands for it where errcat cannot tell which error that was.")
+        lead = LEADS[None][0].format(p=program)
+        text = [f"{lead}: `{site.function}` passes on, as {site.exception}, an error that the code it runs "
+                "raised, with that error's own message; the entry whose message you see says why."]
+        why = source_reason(site, docstrings.get((site.path, site.function), ""), option_helps(entry, flags))
+        return " ".join([*text, why] if why else text)
     lead, plain = LEADS[category(entry, platform_settings)]
     lead = lead.format(p=program)
     lead = lead[0].upper() + lead[1:] if lead.startswith("the ") else lead

@@ -269,9 +269,12 @@ def test_each_row_of_a_table_says_why_where_its_message_does():
 
 def test_an_error_passed_on_points_to_the_entry_of_the_words_shown():
     """``raise AssertionError(str(exc)) from exc``: no category of its own to guess."""
-    made = entry("{<caught exception>}", exception="AssertionError")
-    assert meaning(made, {}, FLAGS, "sglang").startswith(
-        "`check` passes on, as AssertionError, an error that the code it runs raised, with that error's own message")
+    made = entry("{<caught exception>}", exception="AssertionError", comment="Retry until the pool settles.")
+    said = meaning(made, {}, FLAGS, "sglang")
+    assert category(made) is None
+    assert said.startswith("sglang refuses this launch: `check` passes on, as AssertionError, an error that the "
+                           "code it runs raised, with that error's own message")
+    assert "Retry until the pool settles" in said
 
 
 def test_a_failing_device_query_says_it_is_the_device_librarys_error_not_a_check():
