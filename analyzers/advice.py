@@ -191,12 +191,26 @@ def _affix_words(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
     holds = not isinstance(part, Not)
     test = part.arg if isinstance(part, Not) else part
     call = test.term if isinstance(test, Truthy) else None
-    if not (isinstance(call, Apply) and call.fn in ("startswith", "endswith") and len(call.args) == 2
-            and isinstance(call.args[0], Ref) and (call.args[0].kind, call.args[0].name) == (leaf.kind, leaf.name)
-            and isinstance(call.args[1], Const) and isinstance(call.args[1].value, str)):
+    if not isinstance(call, Apply):
+        return None
+    tested = _affix_test(call)
+    if tested is None:
+        return None
+    subject = call.args[0]
+    if not (len(tested) == 1 and isinstance(tested[0], str)
+            and isinstance(subject, Ref) and (subject.kind, subject.name) == (leaf.kind, leaf.name)):
         return None
     where = "starting" if call.fn == "startswith" else "ending"
-    return f"Set {_option(leaf, ctx)} to a value {'not ' if holds else ''}{where} with `{call.args[1].value}`."
+    return f"Set {_option(leaf, ctx)} to a value {'not ' if holds else ''}{where} with `{tested[0]}`."
+
+
+def _affix_test(call: Apply) -> tuple[Any, ...] | None:
+    """The constants `call` tests a text's start or end against (``x.startswith(("[", "("))``);
+    None where `call` is no such test with a constant."""
+    if call.fn not in ("startswith", "endswith") or len(call.args) != 2 or not isinstance(call.args[1], Const):
+        return None
+    value = call.args[1].value
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
 def _goal(part: Expr, ctx: Context) -> str | None:
@@ -299,14 +313,8 @@ def _whole_values(good: Sequence[Any], part: Expr) -> list[Any]:
 
 
 def _affixes(part: Expr) -> list[Any]:
-    """The constants `part` tests a text's start or end against (``x.startswith(("[", "("))``)."""
-    found: list[Any] = []
-    for node in walk(part):
-        if isinstance(node, Apply) and node.fn in ("startswith", "endswith"):
-            for arg in node.args[1:]:
-                if isinstance(arg, Const):
-                    found += list(arg.value) if isinstance(arg.value, (tuple, list)) else [arg.value]
-    return found
+    """The constants `part` tests a text's start or end against (`_affix_test`)."""
+    return [v for node in walk(part) if isinstance(node, Apply) for v in _affix_test(node) or ()]
 
 
 def _listed(values: Sequence[Any], part: Expr, leaf: Leaf, ctx: Context, consts: Sequence[Any]) -> list[Any]:

@@ -48,10 +48,9 @@ class Real:
     def from_dict(cls, data: Mapping[str, Any]) -> Real:
         from extractor import shape
 
-        written = data.get("written_at")
         return cls(shape.text(data["outcome"]), shape.text(data.get("type", "")), shape.text(data.get("message", "")),
                    shape.text(data.get("path", "")), shape.integer(data.get("line", 0)),
-                   (shape.text(written["path"]), shape.integer(written["line"])) if isinstance(written, dict) else None)
+                   frame_at(data.get("written_at")))
 
     def where(self) -> str:
         at = f" at {self.path}:{self.line}" if self.path else ""
@@ -131,13 +130,24 @@ class EntryIndex:
         if real.outcome != "error":
             return ()
         at = [*([real.written_at] if real.written_at else []), (real.path, real.line)]
-        return tuple(dict.fromkeys(i for path, line in at for i in self._at(path, line, real)))
+        return tuple(dict.fromkeys(i for i in (self._at(path, line, real) for path, line in at) if i is not None))
 
-    def _at(self, path: str, line: int, real: Real) -> list[str]:
+    def _at(self, path: str, line: int, real: Real) -> str | None:
         found = [s for s in self._by_path.get(path, ()) if s.holds(line, real)]
         # the statement starting there first, a crash of the very type before a check's message
-        found.sort(key=lambda s: (s.line != line, not s.crash, s.line))
-        return [s.id for s in found[:1]]
+        return min(found, key=lambda s: (s.line != line, not s.crash, s.line)).id if found else None
+
+
+def frame_at(frame: Any) -> tuple[str, int] | None:
+    """A stored ``{"path": ..., "line": ...}`` frame as (path, line), None for none; a frame of
+    another shape raises `extractor.shape.ShapeError`."""
+    from extractor import shape
+
+    if frame is None:
+        return None
+    if not isinstance(frame, Mapping):
+        raise shape.ShapeError("a frame is a mapping of path and line")
+    return shape.text(frame.get("path")), shape.integer(frame.get("line"))
 
 
 def _compiled(matcher: Any) -> re.Pattern[str] | None:

@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, judge, statement_end
+from analyzers.judge import CONFIRMED, NOT_RUN, REFUTED, EntryIndex, Real, frame_at, judge, statement_end
+from extractor.shape import ShapeError
 
 CODE = '''\
     if a:
@@ -122,3 +123,19 @@ def test_an_example_of_either_entry_is_confirmed_by_the_error_raised_again(entry
 
 def test_where_a_message_was_written_round_trips():
     assert Real.from_dict(FORWARDED.as_dict()) == FORWARDED
+
+
+@pytest.mark.parametrize(("frame", "read"), [
+    ({"path": "a.py", "line": 3}, ("a.py", 3)),
+    (None, None),  # nothing raised it again
+])
+def test_a_frame_reads_as_path_and_line(frame, read):
+    assert frame_at(frame) == read
+
+
+@pytest.mark.parametrize("frame", [
+    ["a.py", 3], {"path": "a.py"}, {"path": "a.py", "line": "3"}, {"path": 1, "line": 3},
+])
+def test_a_frame_of_another_shape_is_refused(frame):
+    with pytest.raises(ShapeError):
+        frame_at(frame)

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from analyzers.judge import frame_at
 from extractor.errors import ErrcatError
 from extractor.real_profile import RealProfile
 
@@ -164,15 +165,8 @@ def _result(answer: Mapping[str, Any]) -> Result:
         raise ValueError(f"unknown outcome {outcome!r}")
     return Result(outcome=outcome, type=answer.get("type"), message=answer.get("message"),
                   path=frame.get("path"), line=frame.get("line"), function=frame.get("function"),
-                  written_at=_written_at(answer.get("written_at")), seconds=float(answer.get("seconds") or 0.0),
+                  written_at=frame_at(answer.get("written_at")), seconds=float(answer.get("seconds") or 0.0),
                   detail=answer.get("traceback") or "")
-
-
-def _written_at(frame: Any) -> tuple[str, int] | None:
-    if not isinstance(frame, Mapping) or not isinstance(frame.get("path"), str) \
-            or not isinstance(frame.get("line"), int):
-        return None
-    return frame["path"], frame["line"]
 
 
 class Runner:
