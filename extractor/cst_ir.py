@@ -10,7 +10,7 @@ import itertools
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -48,6 +48,7 @@ from extractor.ir import (
     unknowns,
     walk,
 )
+from extractor.row_fields import row_field
 from extractor.scope import Binding, Conditional, Opaque, Scope
 from extractor.tables import Table
 
@@ -591,6 +592,8 @@ def _method_call(call: _Call) -> Expr | None:
         if _is_model(path, scope) or any(name in path for name in scope.profile.model_calls):
             return Ref(RefKind.MODEL, text, text)
         return Ref(RefKind.FLAG, f"{path}()", text)
+    if short == "get" and (field := _row_get(call)) is not None:
+        return field
     if short in _STR_METHODS:
         receiver = term(func.value, scope)
         if not isinstance(receiver, Unknown):
@@ -606,6 +609,16 @@ def _of_config(call: _Call, is_plain: bool) -> Expr | None:
     if is_plain and any(call.scope.is_config(a.value) for a in call.node.args):
         return Ref(RefKind.FLAG, f"{call.short}()", call.text)
     return None
+
+
+def _row_get(call: _Call) -> Expr | None:
+    """``row.get("key", default)`` of a dict literal's row (`extractor.row_fields`)."""
+    args = call.node.args
+    key = string_value(args[0].value) if 1 <= len(args) <= 2 and all(a.keyword is None for a in args) else None
+    if key is None:
+        return None
+    missing = term(args[1].value, call.scope) if len(args) == 2 else Const(None)
+    return row_field(cast(cst.Attribute, call.node.func).value, key, missing, call.scope, term)
 
 
 def _function_call(call: _Call) -> Expr | None:
@@ -749,16 +762,15 @@ _CALL_READERS: tuple[Callable[[_Call], Expr | None], ...] = (
 
 def _subscript_term(node: cst.Subscript, scope: Scope) -> Expr:
     text = norm_code(node)
-    if dotted(node.value) in ("os.environ", "environ") and len(node.slice) == 1:
-        index = node.slice[0].slice
-        if isinstance(index, cst.Index):
-            env = string_value(index.value)
-            if env is not None:
-                return Ref(RefKind.ENV, env, text)
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    key = string_value(index.value) if isinstance(index, cst.Index) else None
+    if key is not None and dotted(node.value) in ("os.environ", "environ"):
+        return Ref(RefKind.ENV, key, text)
+    if key is not None and (field := row_field(node.value, key, None, scope, term)) is not None:
+        return field
     base = term(node.value, scope)
-    if len(node.slice) != 1 or isinstance(base, Unknown):
+    if index is None or isinstance(base, Unknown):
         return Unknown(text)
-    index = node.slice[0].slice
     if isinstance(index, cst.Index):
         return Apply("item", (base, term(index.value, scope)), text)
     if isinstance(index, cst.Slice) and index.step is None:  # v[1:], v[:n]

@@ -428,7 +428,21 @@ def _simplify_compare(expr: Compare) -> Expr:
         folded = _fold_compare(expr.op, left.value, right.value)
         if folded is not None:
             return Const(folded)
+    if isinstance(right, Const) and (chosen := _constant_choice(left)) is not None:
+        # ``(a if c else b) == x`` with constants a, b, x: the test itself (or its negation)
+        test, then, other = chosen
+        sides = [simplify(Compare(expr.op, then, right)), simplify(Compare(expr.op, other, right))]
+        if all(isinstance(side, Const) for side in sides):
+            return simplify(disj([conj([test, sides[0]]), conj([negate(test), sides[1]])]))
     return Compare(expr.op, left, right)
+
+
+def _constant_choice(term: Expr) -> tuple[Expr, Const, Const] | None:
+    """``a if c else b`` with constant `a` and `b`, as (c, a, b)."""
+    if isinstance(term, Apply) and term.fn == IF and len(term.args) == 3 \
+            and isinstance(term.args[1], Const) and isinstance(term.args[2], Const):
+        return term.args[0], term.args[1], term.args[2]
+    return None
 
 
 def _simplify_in(expr: In) -> Expr:

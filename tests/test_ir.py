@@ -7,6 +7,7 @@ import pytest
 
 from extractor.ir import (
     FALSE,
+    IF,
     KINDS,
     TRUE,
     And,
@@ -63,6 +64,12 @@ ENV = Ref(RefKind.ENV, "SGLANG_E", "envs.SGLANG_E.get()")
         (Or((And((A, B)), Not(A))), Or((And((A, B)), Not(A)))),  # no operand is another's negation
         (Or((B, A, Not(A))), TRUE),  # an operand or its negation holds
         (And((B, Compare("==", X, Const(1)), Compare("!=", X, Const(1)))), FALSE),  # never both
+        # a choice between constants compared with a constant is a test of the choice
+        (Compare("is not", Apply(IF, (A, Const("v"), Const(None)), "c"), Const(None)), A),
+        (Compare("==", Apply(IF, (A, Const("v"), Const(None)), "c"), Const("w")), FALSE),
+        (Compare("==", Apply(IF, (A, Const(1), Const(2)), "c"), Const(2)), Not(A)),
+        (Compare("==", Apply(IF, (A, Const(1), X), "c"), Const(2)),  # a branch not constant: as it is
+         Compare("==", Apply(IF, (A, Const(1), X), "c"), Const(2))),
     ],
 )
 def test_simplify(expr, expected) -> None:

@@ -621,7 +621,7 @@ _MANY_IFS = "\n    ".join(f"if cfg.c{i}:\n        x = 'b{i}'" for i in range(20)
 
 @pytest.mark.parametrize("body, expected", [
     ("if cfg.c:\n        x = 'b'", "(b if `--c` is set, else `--a`) is z"),
-    ("if cfg.c:\n        x = 'b'\n    else:\n        x = 'd'", "(b if `--c` is set, else d) is z"),
+    ("if cfg.c:\n        x = 'b'\n    else:\n        x = 'z'", "`--c` is not set"),  # a choice of constants: its test
     ("if cfg.c:\n        pass\n    else:\n        x = 'd'", "(`--a` if `--c` is set, else d) is z"),
     ("if cfg.c:\n        x = 'b'\n    elif cfg.e:\n        x = 'd'",
      "(b if `--c` is set, else (d if `--e` is set, else `--a`)) is z"),
