@@ -403,7 +403,7 @@ def _said(template: str) -> tuple[str, str]:
     if cause and rule:
         return reason, f"{rule} {cause.group(1)} {reason}"
     if not reason and not rule:  # a plain statement of why ("MTP uses its own ... head."): quoted whole
-        return "", _statement(template) or _stated_rule(template)
+        return "", _statement(template) or _stated_rule(template) or _shown_statement(template)
     return reason, reason or (rule + ".").lstrip(".")
 
 
@@ -434,6 +434,24 @@ def _stated_rule(template: str) -> str:
             part = "the value must be " + part[subjectless.end():]
         return _literal(_clip(part))
     return ""
+
+
+def _shown_statement(template: str) -> str:
+    """The message's first statement where it shows a value or two in a statement of four words
+    or more (six where it opens with a value), the values as "…" ("manifest {field} is not a
+    SHA-256 digest": "manifest … is not a SHA-256 digest"); "" where it shows more, or says
+    too little around them."""
+    text = _GLUED.sub(". ", " ".join(template.split()))  # "...-request.Allowed ...": two sentences
+    first = _RULE_END.split(_SENTENCE.split(text)[0])[0].strip().rstrip(".,")
+    holes, words = len(_HOLE.findall(first)), _HOLE.sub("", first)
+    least = 6 if _HOLE.match(first) else 4
+    if not 0 < holes <= 2 or len(words.split()) < least or not (_VERB.search(words) or _FAULT.search(words)):
+        return ""
+    return _literal(_clip(_HOLE.sub("…", first)))
+
+
+_GLUED = re.compile(r"(?<=[a-z])\.(?=[A-Z][a-z])")  # a full stop with no space after it
+_FAULT = re.compile(r"\b(?:could|not|no|invalid|unknown|unsupported|missing)\b", re.IGNORECASE)  # says what is wrong
 
 
 def _statement(template: str) -> str:

@@ -323,12 +323,29 @@ def test_a_rule_stated_beside_the_value_shown_is_quoted(template, expected):
     assert expected in meaning(entry(template, And((LORA, SPEC))), {}, FLAGS, "sglang")
 
 
+@pytest.mark.parametrize("template, expected", [
+    # what the message states around a value or two it shows, the values as "…"
+    ("manifest {field} is not a SHA-256 digest", ": manifest … is not a SHA-256 digest."),
+    ("No valid IB devices specified for {context}", ": no valid IB devices specified for …"),
+    ("stop_regex is {n} bytes, over the {limit}-byte limit", ": stop_regex is … bytes, over the …-byte limit."),
+    # a full stop with no space after it still ends the statement
+    ("Invalid modality '{m}' in --limit-mm-data-per-request.Allowed modalities are: {allowed}",
+     ": invalid modality '…' in --limit-mm-data-per-request."),
+    # opening with a value, a longer statement
+    ("{p} looks like a JSON str, but it does not contain 'lora_name' and 'lora_path' keys",
+     ": … looks like a JSON str, but it does not contain 'lora_name' and 'lora_path' keys."),
+])
+def test_a_statement_around_the_values_shown_is_quoted(template, expected):
+    assert expected in meaning(entry(template, LORA), {}, None, "sglang")
+
+
 @pytest.mark.parametrize("template", [
     "--cuda-graph-config[{phase}].backend={b!r} not allowed; allowed: {ALLOWED[phase]}",  # the rule is a value
-    "manifest {field} is not a SHA-256 digest",  # states no rule
+    "{flag}: unknown fields: {sorted(unknown)}",  # values around a word or two
+    "{option} does not yet support {mode}",  # opens with a value, and says too little around the values
     "--x={d} requires backend {b!r}, but --y={e!r} was set. Remove the backend option and select only the dtype.",
 ])
-def test_a_message_whose_rule_is_only_values_gives_no_rule(template):
+def test_a_message_that_says_nothing_but_values_is_only_its_category(template):
     from analyzers.meaning import category_only
     assert category_only(meaning(entry(template, LORA), {}, None, "sglang"))
 
