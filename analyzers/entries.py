@@ -14,6 +14,8 @@ from analyzers.solution import Solution
 from analyzers.trigger import Renderer, unknown_fact
 from extractor.ir import TRUE, Expr, Ref, RefKind, conj, from_dict, negate, refs, simplify, unknowns
 from extractor.records import (
+    AT_START,
+    LAUNCHED,
     NOT_REACHED,
     ON_IMPORT,
     REACHED,
@@ -124,10 +126,13 @@ class EntryVariant:
     example_fix: dict[str, Any] | None = None
     meaning: str = ""  # why this row refuses, where its message says (`analyzers.advice.row_meaning`)
     notes: tuple[str, ...] = ()  # what no option changes (a platform or model fact): not solutions
+    stage: str = ""  # `START`: only calls the launcher makes after validation pass this row
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"values": dict(self.values), "template": self.template,
                                 "trigger": self.trigger.as_dict()}
+        if self.stage:
+            data["stage"] = self.stage
         if self.meaning:
             data["meaning"] = self.meaning
         if self.solutions is not None:
@@ -416,6 +421,16 @@ def guards_program(site: RaiseSite, trigger: Expr, reached: str, params: Sequenc
 _CALL_ORDER = re.compile(r"\bmust (?:run|be called|be invoked) (?:after|before)\b", re.IGNORECASE)
 
 
+def _rows(site: RaiseSite, renderer: Renderer, implied: Mapping[str, Sequence[str]] | None,
+          reach: Mapping[tuple[str, str], str]) -> tuple[EntryVariant, ...]:
+    """The site's rows as published: a row only calls made as the server starts pass is at `START`."""
+    return tuple(
+        EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied),
+                     stage=START if v.callers and all(reach.get(c) == AT_START for c in v.callers) else "")
+        for v in site.variants
+    )
+
+
 def build_entries(
     sites: Sequence[RaiseSite],
     lines_of: Callable[[str], Sequence[str]],
@@ -427,7 +442,6 @@ def build_entries(
     order: Mapping[tuple[str, str, int], int] | None = None,
     contracts: frozenset[str] = frozenset(),
     params: Mapping[tuple[str, str], Sequence[str]] | None = None,
-    after_validation: frozenset[str] = frozenset(),
     targets: Collection[str] | None = None,
     program: str = "the program",
 ) -> list[Entry]:
@@ -437,11 +451,11 @@ def build_entries(
     `order`: per (path, function, line), when a launch runs it (`extractor.program_order`),
     published as the entry's `order`. `contracts`: the profile's functions whose checks guard
     the program's own code; their entries are `internal`, as are those `guards_program`
-    finds (`params`: per (path, function), its parameters). `after_validation`: the functions the
-    launcher runs after validation (the profile's `after_validation`): their entries are at
-    `stage` ``"start"``. `targets`: the profile's target files; an entry of another file (one
-    a launch reaches) is `outside_targets`. `program`: what the words call the target (the
-    profile's name)."""
+    finds (`params`: per (path, function), its parameters). An entry a launch reaches only after
+    validation (`reach` ``"start"``: the profile's `after_validation` leads to it), or whose rows
+    all come from calls made there, is at `stage` ``"start"``, as is such a row. `targets`: the
+    profile's target files; an entry of another file (one a launch reaches) is `outside_targets`.
+    `program`: what the words call the target (the profile's name)."""
     entries = []
     ids = assign_ids(sites)
     usual = usual_exception(sites)
@@ -452,14 +466,12 @@ def build_entries(
         said.setdefault((site.path, site.line), site.template.quoted())
     for site, eid in zip(sites, ids, strict=True):
         reached = (reach or {}).get((site.path, site.function), REACHED)
-        extra: dict[str, Any] = {} if reached in (REACHED, ON_IMPORT) else {
+        extra: dict[str, Any] = {} if reached in (*LAUNCHED, ON_IMPORT) else {
             "reachable": False if reached == NOT_REACHED else "unknown"}
         if (rank := (order or {}).get((site.path, site.function, site.line))) is not None:
             extra["order"] = rank
         if targets is not None and site.path not in targets:
             extra["outside_targets"] = True
-        if site.function in after_validation:
-            extra["stage"] = START
         if site.crash is not None:
             extra["crash"] = crash_fields(site, renderer, usual.get(site.path, "ValueError"), program)
         own = site_trigger(site)
@@ -473,10 +485,9 @@ def build_entries(
             site = replace(site, notes=(*site.notes, why))
         start, code = excerpt(lines_of(site.path), site.line)
         earlier, more = reach_of(site, at, renderer, said)
-        variants = tuple(
-            EntryVariant(v.values, v.template.text, Trigger.build(trigger_expr(v.guards), renderer, implied))
-            for v in site.variants
-        )
+        variants = _rows(site, renderer, implied, reach or {})
+        if reached == AT_START or (variants and all(v.stage for v in variants)):
+            extra["stage"] = START
         entries.append(
             Entry(
                 id=eid,

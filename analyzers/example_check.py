@@ -245,14 +245,15 @@ class ExampleJudge:
             found = self._states[text] = self.stated.launch(line.argv, line.env)
         return found
 
-    def judge(self, own: str, fix: Mapping[str, Any]) -> dict[str, Any]:
+    def judge(self, own: str, fix: Mapping[str, Any], at_start: bool = False) -> dict[str, Any]:
         """`fix` (an example dict) with ``predicted`` from the pipeline, repaired where it
         refutes it and a repair works; examples that cannot run here (no command, a
-        platform fact in ``needs``) are returned as they are."""
+        platform fact in ``needs``) are returned as they are, as are those of a check (or,
+        `at_start`, of a row) that only the server's start meets, needing that."""
         if (judge := self.of(own)) is not self:
-            return judge.judge(own, fix)
+            return judge.judge(own, fix, at_start)
         out = dict(fix)
-        if own in self.pipeline.later and fix.get("before"):  # only a server start meets it
+        if (at_start or own in self.pipeline.later) and fix.get("before"):  # only a server start meets it
             out["needs"] = sorted({*(fix.get("needs") or ()), SERVER_START})
             return out
         # what this machine gives the example (``platform:is_hip=false`` on the generic
@@ -717,9 +718,10 @@ def judge_examples(entries: Sequence[Any], judge: ExampleJudge) -> list[Any]:
 
     out = []
     for entry in entries:
-        variants = tuple(replace(v, example_fix=judge.judge(entry.id, v.example_fix))
+        variants = tuple(replace(v, example_fix=judge.judge(entry.id, v.example_fix, bool(v.stage)))
                          if v.example_fix is not None else v for v in entry.variants)
-        fix = judge.judge(entry.id, entry.example_fix)
+        late = any(v.stage and v.example_fix == entry.example_fix for v in entry.variants)  # a start row's
+        fix = judge.judge(entry.id, entry.example_fix, late)
         if fix.get("predicted") != "true":  # advice took a row's example the pipeline refutes: another row's works
             rows = (v.example_fix for v in variants if v.example_fix is not None)
             fix = next((f for f in rows if f.get("predicted") == "true" and f.get("before")), fix)

@@ -38,7 +38,7 @@ from extractor.inline import inline_returns
 
 if TYPE_CHECKING:
     from analyzers.platform_facts import Stated
-from extractor.ir import ON_COMMAND_LINE, TRUE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict, negate
+from extractor.ir import FALSE, ON_COMMAND_LINE, TRUE, Apply, Expr, Truthy, conj, conjuncts, disj, from_dict, negate
 from extractor.profile import ExampleRules
 from extractor.templates import RERAISED
 
@@ -93,9 +93,12 @@ class Prediction:
 
 
 def check_of(entry: Mapping[str, Any]) -> Check:
-    """A catalog.json entry as a `Check`: its trigger, and one of its rows when it has a table."""
+    """A catalog.json entry as a `Check`: its trigger, and one of its rows when it has a table
+    (the rows validation can pass: a row only calls made as the server starts pass never is)."""
     trigger = from_dict(entry["trigger"]["expr"])
-    rows = [from_dict(v["trigger"]["expr"]) for v in entry.get("variants") or ()]
+    variants = entry.get("variants") or ()
+    rows = [from_dict(v["trigger"]["expr"]) for v in variants if v.get("stage") != START]
+    rows = rows if rows or not variants else [FALSE]
     source = entry["source"]
     order = entry.get("order")
     reach = conj([negate(from_dict(r["expr"])) for r in entry["trigger"].get("reach") or ()])  # each: what fires
@@ -139,7 +142,7 @@ def pipeline_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
     a catalog's pipeline built without holding every entry whole."""
     out = {k: entry[k] for k in _READ if k in entry}
     if entry.get("variants"):
-        out["variants"] = [{"trigger": v["trigger"]} for v in entry["variants"]]
+        out["variants"] = [{k: v[k] for k in ("trigger", "stage") if k in v} for v in entry["variants"]]
     return out
 
 

@@ -211,7 +211,7 @@ def entry_points(profile: Profile) -> EntryPoints:
                 methods.append(step.name)
     return EntryPoints(functions=tuple(functions), methods=tuple(methods), named=profile.entry_points,
                        config_classes=profile.config_classes, views=profile.views,
-                       override_runners=profile.override_runners)
+                       override_runners=profile.override_runners, after=profile.after_validation)
 
 
 def launch_paths(
@@ -305,7 +305,7 @@ def _entries(snapshot: Snapshot, profile: Profile, files: list[FileSites], *,
     params = {(fs.path, q): names for fs in files for q, names in fs.params}
     entries = build_entries(sites, lines_of=_line_reader(snapshot), permalink=partial(_permalink, snapshot, profile),
                             renderer=renderer, implied=implied, reach=reach, order=order,
-                            contracts=profile.contracts, params=params, after_validation=profile.after_validation,
+                            contracts=profile.contracts, params=params,
                             targets=frozenset(targets), program=profile.name)
     return files, adjustments, entries
 

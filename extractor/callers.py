@@ -29,6 +29,7 @@ from extractor.ir import (
 )
 from extractor.param_binding import ParamBinding, bind_guards, crossed_binding, per_binding, read_with, within
 from extractor.records import (
+    AT_START,
     CALLS_CATCH,
     MAYBE_REACHED,
     MODULE,
@@ -405,10 +406,10 @@ class CallGraph:
         names = [name for name in passed[0] if _varies([p[name] for p in passed], nested)]
         if not names:
             return ()
-        groups: dict[tuple[Expr, ...], list[CallerGuard]] = {}
+        groups: dict[tuple[Expr, ...], list[tuple[CallerGuard, Func]]] = {}
         for (path, call), p in zip(sites, passed, strict=True):
             values = tuple(_as_passed(n, p[n], nested) for n in names)
-            groups.setdefault(values, []).append(self.call_guard(func, path, call))
+            groups.setdefault(values, []).append((self.call_guard(func, path, call), (path, call.caller)))
         if len(groups) > MAX_BINDINGS:
             return ()
         return tuple(_binding(names, values, found) for values, found in groups.items())
@@ -431,10 +432,11 @@ def _as_passed(name: str, value: Expr, nested: bool) -> Expr:
     return value if nested or not unknowns(value) else parameter_ref(name)
 
 
-def _binding(names: Sequence[str], values: tuple[Expr, ...], found: Sequence[CallerGuard]) -> ParamBinding:
-    """The parameters `names` bound to `values` by the call sites guarded by `found`."""
-    guard = Guard(disj([g.expr for g in found]), "; or ".join(g.text for g in found), GuardOrigin.CALLER)
-    return ParamBinding(tuple(zip(names, values, strict=True)), guard)
+def _binding(names: Sequence[str], values: tuple[Expr, ...], found: Sequence[tuple[CallerGuard, Func]]) -> ParamBinding:
+    """The parameters `names` bound to `values` by the call sites `found` (their guard, and the
+    function making the call)."""
+    guard = Guard(disj([g.expr for g, _ in found]), "; or ".join(g.text for g, _ in found), GuardOrigin.CALLER)
+    return ParamBinding(tuple(zip(names, values, strict=True)), guard, tuple(dict.fromkeys(f for _, f in found)))
 
 
 _MISSING = Ref(RefKind.UNKNOWN, "<missing>", "<missing>")
@@ -618,6 +620,7 @@ class EntryPoints:
     config_classes: frozenset[str] = frozenset()
     views: frozenset[str] = frozenset()  # read-only views of the config: writes through them are no launch's
     override_runners: frozenset[str] = frozenset()  # functions running every registered model override
+    after: frozenset[str] = frozenset()  # what the launcher runs after validation, as the server starts
 
 
 class CallEdges:
@@ -690,12 +693,16 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
     does not say (a method or nested function nothing resolved reaches, which may be run
     through an object, a property or a registry; a function named like a call errcat could
     not resolve; anything those call); ``"false"`` otherwise: a module-level function no entry
-    point reaches, and the write hooks (``__setattr__``) of the config's read-only views.
+    point reaches, and the write hooks (``__setattr__``) of the config's read-only views;
+    ``"start"`` where only what the launcher runs after validation (`EntryPoints.after`) leads to it.
     Code outside `files` and `callers` is assumed not to call back into them. `graph`: their
     `CallEdges`, when already built."""
     graph = graph or CallEdges(files, callers)
     reached = graph.closure(graph.entries(entry))
     at_launch = graph.closure((graph.entries(entry) - graph.modules) | graph.referenced)
+    late = {f for f in graph.graph.defined if f[1] in entry.after}
+    validated = graph.closure((graph.entries(entry) - graph.modules - late) | (graph.referenced - late), late) \
+        if late else at_launch
     never = {f for f in graph.graph.defined
              if f[1].count(".") == 1 and f[1].split(".")[1] in _WRITE_HOOKS and f[1].split(".")[0] in entry.views}
     maybe_seeds = {f for f in graph.graph.defined - reached - never
@@ -703,7 +710,8 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
                    or (f[1].startswith("__") and f[1].endswith("__"))}  # a module's __getattr__: implicit
     maybe = graph.closure(maybe_seeds, reached | never)
     return {
-        (fs.path, q): (REACHED if (fs.path, q) in at_launch else ON_IMPORT) if (fs.path, q) in reached
+        (fs.path, q): (REACHED if (fs.path, q) in validated else AT_START if (fs.path, q) in at_launch else ON_IMPORT)
+        if (fs.path, q) in reached
         else MAYBE_REACHED if (fs.path, q) in maybe else NOT_REACHED
         for fs in files for q in fs.functions
     }

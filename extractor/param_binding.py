@@ -18,7 +18,7 @@ def read_with(bind: ParamBinding, mapping: dict[Ref, Expr]) -> ParamBinding:
     if not mapping:
         return bind
     values = tuple((name, simplify(substitute(v, mapping))) for name, v in bind.values)
-    return ParamBinding(values, replace(bind.guard, expr=simplify(substitute(bind.guard.expr, mapping))))
+    return replace(bind, values=values, guard=replace(bind.guard, expr=simplify(substitute(bind.guard.expr, mapping))))
 
 
 def crossed_binding(own: ParamBinding, outer: ParamBinding) -> ParamBinding:
@@ -27,7 +27,7 @@ def crossed_binding(own: ParamBinding, outer: ParamBinding) -> ParamBinding:
     names = {name for name, _ in own.values}
     return ParamBinding((*bound.values, *((n, v) for n, v in outer.values if n not in names)),
                         Guard(conj([bound.guard.expr, outer.guard.expr]), f"{own.guard.text}; {outer.guard.text}",
-                              GuardOrigin.CALLER))
+                              GuardOrigin.CALLER), own.callers)
 
 
 def within(bind: ParamBinding, caller: Guard | None) -> ParamBinding:
@@ -37,7 +37,7 @@ def within(bind: ParamBinding, caller: Guard | None) -> ParamBinding:
         return bind
     (bound,) = bind_guards((caller,), bind.mapping)  # the call inside reads the same free names
     both = conj([bound.expr, bind.guard.expr])
-    return ParamBinding(bind.values, Guard(both, f"{caller.text}; {bind.guard.text}", GuardOrigin.CALLER))
+    return replace(bind, guard=Guard(both, f"{caller.text}; {bind.guard.text}", GuardOrigin.CALLER))
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,7 @@ class ParamBinding:
 
     values: tuple[tuple[str, Expr], ...]  # parameter -> value passed
     guard: Guard
+    callers: tuple[tuple[str, str], ...] = ()  # the functions whose call sites pass it (path, name)
 
     @property
     def mapping(self) -> dict[Ref, Expr]:
@@ -105,5 +106,6 @@ def _bound_row(site: RaiseSite, row: Variant | None, bind: ParamBinding, own: tu
     shown = {h.expr for tpl in (site.template, *(v.template for v in site.variants)) for h in tpl.holes}
     values = tuple((name, holes[name].text) for name, _ in bind.values if name in holes and name in shown)
     if row is None:
-        return Variant(values, own, site.template.fill(holes))
-    return Variant((*row.values, *values), (*own, *bind_guards(row.guards, bind.mapping)), row.template.fill(holes))
+        return Variant(values, own, site.template.fill(holes), bind.callers)
+    return Variant((*row.values, *values), (*own, *bind_guards(row.guards, bind.mapping)), row.template.fill(holes),
+                   bind.callers)

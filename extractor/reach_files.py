@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from extractor.callers import CallEdges, EntryPoints, reachability
-from extractor.records import REACHED, FileSites
+from extractor.records import LAUNCHED, FileSites
 
 MAX_ROUNDS = 12  # call-chain levels followed into files outside the targets
 Place = tuple[str, str, int]  # (path, function, line): a check or assignment (`extractor.program_order`)
@@ -53,7 +53,7 @@ def called_modules(files: Sequence[FileSites], entry: EntryPoints, index: Module
     for fs in files:
         imports = dict(fs.imports)
         for call in fs.calls:
-            if reach.get((fs.path, call.caller)) != REACHED or graph.targets(fs.path, call):
+            if reach.get((fs.path, call.caller)) not in LAUNCHED or graph.targets(fs.path, call):
                 continue
             head, _, rest = call.callee.partition(".")
             target = imports.get(head)
@@ -75,7 +75,7 @@ def reached_sites(files: Sequence[FileSites], targets: Collection[str],
         if fs.path in targets:
             out.append(fs)
             continue
-        sites = tuple(s for s in fs.sites if reach is not None and reach.get((fs.path, s.function)) == REACHED)
+        sites = tuple(s for s in fs.sites if reach is not None and reach.get((fs.path, s.function)) in LAUNCHED)
         out.append(replace(fs, sites=sites, adjustments=(), returns=()))
     return out
 

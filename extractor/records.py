@@ -19,6 +19,8 @@ UNPACKED = "*"  # a call's argument key where it unpacks arguments (``f(**kw)``)
 # Whether a launch runs a function (`extractor.callers.reachability`)
 REACHED, NOT_REACHED, MAYBE_REACHED = "true", "false", "unknown"
 ON_IMPORT = "import"  # reached, but only by module-level code: it runs before any argument is read
+AT_START = "start"  # reached only through what the launcher runs after validation, as the server starts
+LAUNCHED = frozenset({REACHED, AT_START})  # what a launch runs once the command line is read
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,12 +120,16 @@ class Variant:
     values: tuple[tuple[str, str], ...]  # hole expression -> rendered template text
     guards: tuple[Guard, ...]
     template: Template
+    # a row of one binding of the function's parameters: the functions whose calls pass it
+    # (path, qualified name); () for a row of a table or message
+    callers: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "values": dict(self.values),
             "guards": [g.as_dict() for g in self.guards],
             "template": self.template.text,
+            "callers": [list(c) for c in self.callers],
         }
 
     @classmethod
@@ -132,6 +138,7 @@ class Variant:
             tuple(data["values"].items()),
             tuple(Guard.from_dict(g) for g in data["guards"]),
             parse_template(data["template"]),
+            tuple((str(path), str(func)) for path, func in data["callers"]),
         )
 
 

@@ -208,6 +208,36 @@ def test_call_sites_binding_a_parameter_differently_give_one_variant_each() -> N
     assert {"y", "on"} <= read and "x" not in read  # each row reads its own flag
 
 
+START_SOURCE = """
+def prepare(argv):
+    check(argv)
+def check(cfg): parse(cfg.a)
+class Ports:
+    def init_new(cfg): parse(cfg.b)
+def parse(addr): later(addr)
+def later(x): pass
+def start(cfg): Ports.init_new(cfg)
+"""
+
+
+@pytest.mark.parametrize(("function", "expected"), [
+    ("Ports.init_new", "start"),  # what the launcher runs after validation
+    ("later", "true"), ("parse", "true"),  # validation calls them too
+])
+def test_what_only_the_server_start_reaches_is_at_the_start(function: str, expected: str) -> None:
+    from extractor.callers import EntryPoints, reachability
+
+    found = reachability(files(pkg__m=START_SOURCE), (), EntryPoints(
+        (("pkg/m.py", "prepare"), ("pkg/m.py", "start")), after=frozenset({"Ports.init_new"})))
+    assert found[("pkg/m.py", function)] == expected
+
+
+def test_a_row_of_one_binding_names_the_functions_whose_calls_pass_it() -> None:
+    (fs,) = with_caller_guards(files(m=BUCKETS.replace("if cfg.on:\n            rule", "if cfg.on:\n            other")
+                                     + "    def other(cfg, v):\n        rule('--y', v)\n"))
+    assert sorted(v.callers for v in _site(fs, 7).variants) == [(("m.py", "entry"),), (("m.py", "other"),)]
+
+
 def test_the_entry_trigger_is_the_or_of_the_bindings_and_keeps_the_listing() -> None:
     (fs,) = with_caller_guards(files(m=BUCKETS))
     site = _site(fs, 7)

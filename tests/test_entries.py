@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -497,20 +498,37 @@ def test_entries_of_contract_functions_are_internal(function: str, internal: boo
     assert launch_can_raise(entry.extra) is not internal
 
 
-@pytest.mark.parametrize(("function", "stage"), [
-    ("PortArgs.init_new", "start"),  # the profile's `after_validation`: raised as the server starts
-    ("PortArgs.other", None),
+@pytest.mark.parametrize(("reached", "stage"), [
+    ("start", "start"),  # only what the launcher runs after validation reaches it: raised as the server starts
+    ("true", None),
 ])
-def test_entries_of_functions_run_after_validation_are_at_the_server_start(function: str, stage: str | None) -> None:
+def test_entries_of_functions_run_after_validation_are_at_the_server_start(reached: str, stage: str | None) -> None:
     from analyzers.entries import launch_can_raise, validation_can_raise
 
-    owner, name = function.split(".")
-    code = f"class {owner}:\n    def {name}(cfg):\n        if cfg.port < 0:\n            raise ValueError('port')\n"
+    code = "class PortArgs:\n    def init_new(cfg):\n        if cfg.port < 0:\n            raise ValueError('port')\n"
     lines = code.splitlines(keepends=True)
     (entry,) = build_entries(sites(code), lambda p: lines, lambda p, n: "", RENDER,
-                             after_validation=frozenset({"PortArgs.init_new"}))
+                             reach={("m.py", "PortArgs.init_new"): reached})
     assert entry.extra.get("stage") == stage
     assert launch_can_raise(entry.extra) and validation_can_raise(entry.extra) is (stage is None)
+
+
+@pytest.mark.parametrize(("callers", "rows", "stage"), [
+    ([["late"], ["check"]], ["start", ""], None),  # one row passed only as the server starts
+    ([["late"], ["late"]], ["start", "start"], "start"),  # every row: the entry too
+    ([["late", "check"], []], ["", ""], None),  # a row validation passes as well; a row of a table
+])
+def test_a_row_only_calls_after_validation_pass_is_at_the_server_start(callers, rows, stage) -> None:
+    from extractor.records import Variant
+
+    code = "def parse(addr):\n    if not addr:\n        raise ValueError('empty')\n"
+    lines = code.splitlines(keepends=True)
+    (site,) = sites(code)
+    site = replace(site, variants=tuple(Variant((), (), site.template, tuple(("m.py", f) for f in c)) for c in callers))
+    (entry,) = build_entries([site], lambda p: lines, lambda p, n: "", RENDER,
+                             reach={("m.py", "parse"): "true", ("m.py", "late"): "start", ("m.py", "check"): "true"})
+    assert [v.stage for v in entry.variants] == rows
+    assert entry.extra.get("stage") == stage
 
 
 @pytest.mark.parametrize(

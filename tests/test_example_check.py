@@ -150,6 +150,11 @@ def test_an_example_of_a_check_run_as_the_server_starts_needs_a_server_start():
     assert judge.judge("ports", fix) == {**fix, "needs": [SERVER_START]}
 
 
+def test_an_example_of_a_row_only_the_server_start_passes_needs_a_server_start():
+    fix = _fix("--pp-size 2", "--pp-size 1")
+    assert _judge(PP_FIRST).judge("pp", fix, at_start=True) == {**fix, "needs": [SERVER_START]}
+
+
 def test_an_example_giving_a_machine_option_another_value_needs_such_a_machine():
     found = _judge(PP_FIRST, LORA_SPEC).judge(
         "own", _fix("--device npu --enable-lora --enable-spec", "--device npu --enable-lora"))

@@ -130,6 +130,21 @@ def test_a_check_run_as_the_server_starts_is_not_predicted_for_validation():
     assert [c.id for c in pipeline.checks] == ["own"] and pipeline.later == {"ports"}
 
 
+@pytest.mark.parametrize(("stages", "fires"), [
+    (["start", ""], False),  # the row validation passes does not hold; the other only the server start passes
+    (["", ""], True),
+    (["start", "start"], False),  # no row validation passes
+])
+def test_a_row_only_the_server_start_passes_is_not_predicted_for_validation(stages, fires):
+    tp = {"op": "ref", "kind": "flag", "name": "tp_size", "text": "cfg.tp_size"}
+    rows = [{"op": "compare", "cmp": "==", "left": tp, "right": {"op": "const", "value": n}} for n in (3, 4)]
+    entry = _entry("rows", 1, {"op": "const", "value": True}, rows)
+    for row, stage in zip(entry["variants"], stages, strict=True):
+        row.update({"stage": stage} if stage else {})
+    pipeline = Pipeline.of_catalog({"entries": [entry]}, STEPS)
+    assert (pipeline.predict(Launch({"tp_size": 3})).entry == "rows") is fires
+
+
 def test_a_bare_reraise_is_not_a_check_of_its_own():
     """``except E: raise`` shows the caught error, whose own entry the launch met first."""
     always = {"op": "const", "value": True}
