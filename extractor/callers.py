@@ -703,6 +703,7 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
     late = {f for f in graph.graph.defined if f[1] in entry.after}
     validated = graph.closure((graph.entries(entry) - graph.modules - late) | (graph.referenced - late), late) \
         if late else at_launch
+    started = graph.closure(late, validated)  # the launcher runs these: reached, whatever calls them
     never = {f for f in graph.graph.defined
              if f[1].count(".") == 1 and f[1].split(".")[1] in _WRITE_HOOKS and f[1].split(".")[0] in entry.views}
     maybe_seeds = {f for f in graph.graph.defined - reached - never
@@ -710,7 +711,8 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
                    or (f[1].startswith("__") and f[1].endswith("__"))}  # a module's __getattr__: implicit
     maybe = graph.closure(maybe_seeds, reached | never)
     return {
-        (fs.path, q): (REACHED if (fs.path, q) in validated else AT_START if (fs.path, q) in at_launch else ON_IMPORT)
+        (fs.path, q): AT_START if (fs.path, q) in started
+        else (REACHED if (fs.path, q) in validated else AT_START if (fs.path, q) in at_launch else ON_IMPORT)
         if (fs.path, q) in reached
         else MAYBE_REACHED if (fs.path, q) in maybe else NOT_REACHED
         for fs in files for q in fs.functions

@@ -220,16 +220,28 @@ def start(cfg): Ports.init_new(cfg)
 """
 
 
+@pytest.mark.parametrize("points", [
+    (("pkg/m.py", "prepare"), ("pkg/m.py", "start")),
+    (("pkg/m.py", "prepare"),),  # the launcher's own code, which calls it, is not read
+])
 @pytest.mark.parametrize(("function", "expected"), [
     ("Ports.init_new", "start"),  # what the launcher runs after validation
     ("later", "true"), ("parse", "true"),  # validation calls them too
 ])
-def test_what_only_the_server_start_reaches_is_at_the_start(function: str, expected: str) -> None:
+def test_what_only_the_server_start_reaches_is_at_the_start(points, function: str, expected: str) -> None:
     from extractor.callers import EntryPoints, reachability
 
-    found = reachability(files(pkg__m=START_SOURCE), (), EntryPoints(
-        (("pkg/m.py", "prepare"), ("pkg/m.py", "start")), after=frozenset({"Ports.init_new"})))
+    found = reachability(files(pkg__m=START_SOURCE), (), EntryPoints(points, after=frozenset({"Ports.init_new"})))
     assert found[("pkg/m.py", function)] == expected
+
+
+def test_what_only_the_server_start_calls_is_at_the_start_too() -> None:
+    from extractor.callers import EntryPoints, reachability
+
+    source = START_SOURCE.replace("def check(cfg): parse(cfg.a)", "def check(cfg): pass")
+    found = reachability(files(pkg__m=source), (), EntryPoints((("pkg/m.py", "prepare"),),
+                                                               after=frozenset({"Ports.init_new"})))
+    assert found[("pkg/m.py", "parse")] == found[("pkg/m.py", "later")] == "start"
 
 
 def test_a_row_of_one_binding_names_the_functions_whose_calls_pass_it() -> None:
