@@ -37,7 +37,7 @@ from analyzers.launch import Launch, command, split_command
 from analyzers.message_advice import named_options
 from analyzers.platform_facts import Stated, architecture_of, meets
 from analyzers.solution import change_between
-from analyzers.withheld import AFTER_FAILS, EARLIER_CHECK, NO_FIX, NOT_REACHED
+from analyzers.withheld import AFTER_FAILS, EARLIER_CHECK, NO_FIX, NOT_REACHED, SERVER_START
 from analyzers.witness import Leaf, literals, satisfy, settable_leaves
 from extractor.ir import Expr, RefKind, conj, negate, refs
 from extractor.real_profile import Platform
@@ -48,7 +48,6 @@ MODEL_SEARCHES = 4  # stand-ins searched for the options `goal` needs there, bey
 MODEL_MOVES = 3  # other stand-in models tried per move
 MAX_WAYS = 6  # disjuncts of a goal searched one by one
 CHECKPOINT = "real checkpoint"  # what an example on an architecture errcat cannot stand in for needs
-SERVER_START = "launch:server start=true"  # what an example of a check run after validation needs
 
 
 def verdict(own: str, before: Prediction, after: Prediction) -> str:

@@ -13,6 +13,9 @@ EARLIER_CHECK = "earlier_check"  # `before` stops first at another error
 NOT_REACHED = "not_reached"  # `before` meets no error: an adjustment or check changes what it reads
 AFTER_FAILS = "after_fails"  # the fix meets another error
 NO_FIX = "no_fix"  # no change stops it, and `before` is not known to raise it
+# what an example of a check run after validation needs: the validation `errcat confirm` runs
+# never meets it, so no outcome of such a run says anything of it
+SERVER_START = "launch:server start=true"
 
 
 def example_stats(fixes: Sequence[Mapping[str, Any]]) -> dict[str, int]:

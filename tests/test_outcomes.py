@@ -59,6 +59,15 @@ def test_a_shown_pair_the_real_program_refutes_is_withheld_with_what_it_did(why,
                                   f"(1.0): {note}")
 
 
+def test_a_validation_run_says_nothing_of_an_example_that_needs_the_server_start():
+    """The validation `errcat confirm` runs never meets a check at the server's start: what it
+    did with the same pair (recorded before the check was known to be there) is not its word."""
+    from analyzers.withheld import SERVER_START
+
+    fix = {**FIX, "needs": [SERVER_START]}
+    assert merged_fix("e1", fix, Outcomes({}).with_([_outcome(REFUTED, "no-error")]), "1.0") == fix
+
+
 def test_a_shown_pair_whose_fix_the_real_program_refutes_shows_its_before_alone():
     fix = merged_fix("e1", FIX, Outcomes({}).with_([_outcome(REFUTED, "after-fires: 0123456789abcdef")]), "1.0",
                      named={"0123456789abcdef": "“other message”"})
