@@ -637,6 +637,8 @@ class CallEdges:
         self.edges: dict[Func, set[Func]] = defaultdict(set)
         self.unresolved: set[str] = set()  # last names of calls that resolve to nothing analysed
         self.modules: set[Func] = {(fs.path, MODULE) for fs in (*files, *callers)}  # run on import
+        self.paths = frozenset(fs.path for fs in (*files, *callers))
+        self._read: dict[str, bool] = {}  # an imported name's module: one errcat reads?
         self.referenced: set[Func] = set()  # passed around as values: may run any time later
         for fs in (*files, *callers):
             for call in fs.calls:
@@ -644,8 +646,8 @@ class CallEdges:
                 self.edges[(fs.path, call.caller)].update(targets)
                 if call.ref:
                     self.referenced.update(targets)
-                if not targets and not call.ref:
-                    self.unresolved.add(call.callee.rpartition(".")[2])
+                if not targets and not call.ref and not self._foreign(fs.path, call.callee.partition(".")[0]):
+                    self.unresolved.add(call.callee.rpartition(".")[2])  # (a foreign module's is its own)
 
     def _class_members(self, path: str, call: CallSite) -> list[Func]:
         """``Cls(...)`` -> its constructors; ``Cls.m(...)`` / ``cls(...)`` likewise, in this
@@ -658,10 +660,22 @@ class CallEdges:
 
     def targets(self, path: str, call: CallSite) -> list[Func]:
         found = self.graph.resolve(path, call) or self._class_members(path, call)
-        if found or call.ref or "." not in call.callee:
+        if found or call.ref or "." not in call.callee or self._foreign(path, call.callee.partition(".")[0]):
             return found
         owners = self.methods.get(call.callee.rpartition(".")[2], [])
         return owners if len(owners) == 1 else []  # obj.m(...): one class defines m
+
+    def _foreign(self, path: str, name: str) -> bool:
+        """Is `name` imported in `path` from a module errcat does not read (``pkg_version`` of
+        ``from packaging import version as pkg_version``)? Its ``.parse(...)`` is that module's,
+        not the one analysed class's that defines ``parse``."""
+        target = self.graph.imports.get(path, {}).get(name)
+        if target is None:
+            return False
+        if target not in self._read:
+            self._read[target] = any(_in_module(p, m) for p in self.paths for m in (target, target.rpartition(".")[0])
+                                     if m)
+        return not self._read[target]
 
     def entries(self, entry: EntryPoints) -> set[Func]:
         defined = self.graph.defined
