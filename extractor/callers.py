@@ -70,7 +70,7 @@ class CallerGuard:
 def _in_module(path: str, dotted: str) -> bool:
     """Is `path` the file of module `dotted` (``a/b.py``, or a package's ``a/b/__init__.py``)?"""
     base = dotted.replace(".", "/")
-    return f"/{path}".endswith((f"/{base}.py", f"/{base}/__init__.py"))  # ``re`` is not ``core.py``
+    return path.endswith((f"{base}.py", f"{base}/__init__.py"))
 
 
 def _private(name: str) -> bool:
