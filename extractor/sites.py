@@ -504,16 +504,6 @@ class SiteWalker:
             local = alias.asname.name.value if alias.asname else norm_code(alias.name)  # type: ignore[union-attr]
             self.state.found.imports[local] = f"{module}.{norm_code(alias.name)}"
 
-    def visit_Import(self, node: cst.Import) -> None:
-        """``import a.b as c`` binds ``c`` to module ``a.b``; ``import a.b`` binds ``a``."""
-        for alias in node.names:
-            name = norm_code(alias.name)
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.state.found.imports[alias.asname.name.value] = name
-            else:
-                top = name.partition(".")[0]
-                self.state.found.imports.setdefault(top, top)
-
     def _bind_walrus(self, test: cst.BaseExpression) -> None:
         """``if (x := v) ...``: `x` is `v` in the branches and after them (the test runs first)."""
         for named in walruses(test) if self.walruses else ():
