@@ -9,14 +9,22 @@ real program (`errcat confirm`) and is "not-run" here.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analyzers.candidate_values import NOT_GIVEN, constants_in, takes_json
 from analyzers.counts import adds_nonpositive, positive_sizes
 from analyzers.dead import never_fails
-from analyzers.entries import MAX_LISTED_PRIORS, Entry, Reach, launch_can_raise, nearest_priors
+from analyzers.entries import (
+    MAX_LISTED_PRIORS,
+    Entry,
+    Reach,
+    entry_fix,
+    launch_can_raise,
+    nearest_priors,
+    with_example_row,
+)
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate, undecided
 from analyzers.examples import Examples, is_made_up
@@ -700,23 +708,6 @@ def _full(entry: Entry) -> Expr:
     return conj([trigger, disj([v.trigger.expr for v in entry.variants])]) if entry.variants else trigger
 
 
-def entry_fix(row_fixes: Sequence[dict[str, Any]], own: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """The example shown for a whole entry, from its table rows' examples (`row_fixes`, in row
-    order) and its own (`own`, searched only when needed: it is the costly one).
-
-    1. The first row example predicted to work: a row is the most specific way to hit the error.
-    2. Else the entry's own example, when it is predicted to work or there are no rows.
-    3. Else the first row example that at least has a fix (`after`) to show, else the own one.
-    """
-    fix = next((f for f in row_fixes if f["predicted"] == "true"), None)
-    if fix is not None:
-        return fix
-    whole = own()
-    if whole["predicted"] == "true" or not row_fixes:
-        return whole
-    return next((f for f in row_fixes if f.get("after")), whole)
-
-
 def _split(sols: Sequence[Solution]) -> tuple[tuple[Solution, ...], tuple[str, ...]]:
     """The changes a user makes, and the notes on what no option changes (a fact)."""
     changes = tuple(s for s in sols if s.part is not None or s.change is not None)
@@ -760,14 +751,15 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         changes, notes = _split(row_sols)
         variants.append(replace(variant, solutions=changes, notes=notes, example_fix=fixes[-1],
                                 meaning=row_meaning(variant.template)))
-    fix = none if unreached else entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
+    fix, row = (none, None) if unreached else entry_fix(fixes, lambda: example_fix(full, full, sols, ctx, entry.id))
     found = situations(conj([t.expr for t in entry.triggers]), ctx.model.flags, ctx.renderer)
     changes, notes = _split(sols)
     return replace(
         entry, meaning=meaning(entry, ctx.docstrings, ctx.model.flags, ctx.program, ctx.platform_settings),
-        solutions=changes, advice_notes=notes, example_fix=fix,
-        variants=tuple(variants), extra={**entry.extra, "situations": found} if found else entry.extra,
+        solutions=changes, advice_notes=notes, example_fix=fix, variants=tuple(variants),
+        extra=with_example_row({**entry.extra, "situations": found} if found else entry.extra, row),
     )
+
 
 
 def complete_entries(

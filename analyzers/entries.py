@@ -357,6 +357,33 @@ def excerpt(lines: Sequence[str], line: int) -> tuple[int, str]:
 
 
 START = "start"  # an entry's `stage`: it runs after validation, as the server starts
+EXAMPLE_ROW = "example_row"  # which table row (from 1) an entry's example is from; absent: its own
+
+
+def with_example_row(extra: dict[str, Any], row: int | None) -> dict[str, Any]:
+    """`extra` saying which table row (index `row`) the entry's example is from, or none."""
+    rest = {k: v for k, v in extra.items() if k != EXAMPLE_ROW}
+    return rest if row is None else {**rest, EXAMPLE_ROW: row + 1}
+
+
+def entry_fix(row_fixes: Sequence[dict[str, Any]],
+              own: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], int | None]:
+    """The example shown for a whole entry, and the index of the row it is from (None: the
+    entry's own), from its table rows' examples (`row_fixes`, in row order) and its own
+    (`own`, searched only when needed: it is the costly one).
+
+    1. The first row example predicted to work: a row is the most specific way to hit the error.
+    2. Else the entry's own example, when it is predicted to work or there are no rows.
+    3. Else the first row example that at least has a fix (`after`) to show, else the own one.
+    """
+    row = next((i for i, f in enumerate(row_fixes) if f["predicted"] == "true"), None)
+    if row is not None:
+        return row_fixes[row], row
+    whole = own()
+    if whole["predicted"] == "true" or not row_fixes:
+        return whole, None
+    row = next((i for i, f in enumerate(row_fixes) if f.get("after")), None)
+    return (whole, None) if row is None else (row_fixes[row], row)
 
 
 def validation_can_raise(entry: Mapping[str, Any]) -> bool:

@@ -27,6 +27,7 @@ from analyzers.argv import launch_of_argv
 from analyzers.cli_parser import TargetCli, refused_word
 from analyzers.counts import adds_nonpositive
 from analyzers.deciders import can_hold, node
+from analyzers.entries import EXAMPLE_ROW, with_example_row
 from analyzers.eval_model import Model
 from analyzers.evaluate import evaluate
 from analyzers.examples import model_of
@@ -719,10 +720,13 @@ def judge_examples(entries: Sequence[Any], judge: ExampleJudge) -> list[Any]:
     for entry in entries:
         variants = tuple(replace(v, example_fix=judge.judge(entry.id, v.example_fix, bool(v.stage)))
                          if v.example_fix is not None else v for v in entry.variants)
-        late = any(v.stage and v.example_fix == entry.example_fix for v in entry.variants)  # a start row's
-        fix = judge.judge(entry.id, entry.example_fix, late)
+        row = entry.extra.get(EXAMPLE_ROW)
+        fix = judge.judge(entry.id, entry.example_fix, bool(row and entry.variants[row - 1].stage))  # a start row's
+        extra = entry.extra
         if fix.get("predicted") != "true":  # advice took a row's example the pipeline refutes: another row's works
-            rows = (v.example_fix for v in variants if v.example_fix is not None)
-            fix = next((f for f in rows if f.get("predicted") == "true" and f.get("before")), fix)
-        out.append(replace(entry, example_fix=fix, variants=variants))
+            works = next((i for i, v in enumerate(variants) if v.example_fix is not None
+                          and v.example_fix.get("predicted") == "true" and v.example_fix.get("before")), None)
+            if works is not None:
+                fix, extra = variants[works].example_fix or fix, with_example_row(extra, works)
+        out.append(replace(entry, example_fix=fix, variants=variants, extra=extra))
     return out

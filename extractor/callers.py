@@ -699,15 +699,16 @@ class CallEdges:
         return seen
 
 
-def _launched(graph: CallEdges, entry: EntryPoints, reached: set[Func]) -> dict[Func, str]:
+def _launched(graph: CallEdges, entry: EntryPoints, seeds: set[Func], reached: set[Func]) -> dict[Func, str]:
     """What a launch runs once the command line is read: ``"true"`` what validation runs,
     ``"start"`` what only the launcher's `EntryPoints.after` functions lead to (they run,
-    whatever calls them, or none errcat reads). `reached`: what the entry points reach."""
-    at_launch = graph.closure((graph.entries(entry) - graph.modules) | graph.referenced) & reached
+    whatever calls them, or none errcat reads). `seeds`: the entry points' functions
+    (`CallEdges.entries`); `reached`: what they reach."""
+    at_launch = graph.closure((seeds - graph.modules) | graph.referenced) & reached
     late = {f for f in graph.graph.defined if f[1] in entry.after}
     if not late:
         return dict.fromkeys(at_launch, REACHED)
-    validated = graph.closure((graph.entries(entry) - graph.modules - late) | (graph.referenced - late), late)
+    validated = graph.closure((seeds - graph.modules - late) | (graph.referenced - late), late)
     return {**dict.fromkeys(at_launch, AT_START), **dict.fromkeys(validated & reached, REACHED),
             **dict.fromkeys(graph.closure(late, validated), AT_START)}
 
@@ -725,14 +726,15 @@ def reachability(files: Sequence[FileSites], callers: Sequence[FileSites], entry
     Code outside `files` and `callers` is assumed not to call back into them. `graph`: their
     `CallEdges`, when already built."""
     graph = graph or CallEdges(files, callers)
-    reached = graph.closure(graph.entries(entry))
+    seeds = graph.entries(entry)
+    reached = graph.closure(seeds)
     never = {f for f in graph.graph.defined
              if f[1].count(".") == 1 and f[1].split(".")[1] in _WRITE_HOOKS and f[1].split(".")[0] in entry.views}
     maybe_seeds = {f for f in graph.graph.defined - reached - never
                    if "." in f[1] or f[1].rpartition(".")[2] in graph.unresolved
                    or (f[1].startswith("__") and f[1].endswith("__"))}  # a module's __getattr__: implicit
     maybe = graph.closure(maybe_seeds, reached | never)
-    launched = _launched(graph, entry, reached)
+    launched = _launched(graph, entry, seeds, reached)
     return {
         (fs.path, q): launched.get((fs.path, q), ON_IMPORT if (fs.path, q) in reached
                                    else MAYBE_REACHED if (fs.path, q) in maybe else NOT_REACHED)

@@ -32,55 +32,47 @@ def row_field(node: cst.BaseExpression, key: str, missing: Expr | None, scope: S
     None where `node` is none of these, or some row lacks `key` and a subscript would fail."""
     if depth > MAX_DEPTH:
         return None
-    table = _table(node, scope)
-    if table is not None:
-        return _in_row(table, key, missing, scope, term)
+    fields = _fields(node, scope)
+    if fields is not None:
+        value = fields.get(key)
+        return missing if value is None else term(value, scope)
     if isinstance(node, cst.Name) and node.value not in scope.aliases:
         bound = scope.lookup(node.value)
         return row_field(bound, key, missing, scope, term, depth + 1) if isinstance(bound, cst.BaseExpression) \
             else None
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        rows = _table(node.value, scope)
-        if rows is None or not _plain(rows):
+        rows = _fields(node.value, scope)
+        if rows is None:
             return None
         return _picked(rows, term(node.slice[0].slice.value, scope), key, missing, scope, term, depth)
     return None
 
 
-def _table(node: cst.BaseExpression, scope: Scope) -> Table | None:
-    """The dict literal `node` is or names (None: anything else)."""
+def _fields(node: cst.BaseExpression, scope: Scope) -> dict[str, cst.BaseExpression] | None:
+    """The value per key of the dict literal `node` is or names, where every row is there
+    whatever the path and keyed by a string (a later row of a key wins, as in a dict
+    literal); None for anything else."""
     found: object = node
     if isinstance(node, cst.Name) and node.value not in scope.aliases:
         found = scope.lookup(node.value)
-    if isinstance(found, cst.Dict):
-        found = table_of(found)
-    return found if isinstance(found, Table) and found.is_dict else None
-
-
-def _plain(table: Table) -> bool:
-    """Every row is there whatever the path, keyed by a string."""
-    return all(not row.guards and isinstance(row.node, tuple) and string_value(row.node[0]) is not None
-               for row in table.rows)
-
-
-def _rows(table: Table) -> dict[str, cst.BaseExpression]:
-    """A `_plain` table's value per key: a later row of a key wins, as in a dict literal."""
-    return {str(string_value(row.node[0])): row.node[1] for row in table.rows if isinstance(row.node, tuple)}
-
-
-def _in_row(table: Table, key: str, missing: Expr | None, scope: Scope, term: Term) -> Expr | None:
-    if not _plain(table):
+    table = table_of(found) if isinstance(found, cst.Dict) else found
+    if not isinstance(table, Table) or not table.is_dict:
         return None
-    value = _rows(table).get(key)
-    return missing if value is None else term(value, scope)
+    fields = {}
+    for row in table.rows:
+        name = string_value(row.node[0]) if not row.guards and isinstance(row.node, tuple) else None
+        if name is None or not isinstance(row.node, tuple):
+            return None
+        fields[name] = row.node[1]
+    return fields
 
 
-def _picked(table: Table, index: Expr, key: str, missing: Expr | None, scope: Scope, term: Term,
-            depth: int) -> Expr | None:
-    """The field of the row `index` picks: that row's where `index` is known, else an `IF`
-    over the keys."""
+def _picked(rows: dict[str, cst.BaseExpression], index: Expr, key: str, missing: Expr | None, scope: Scope,
+            term: Term, depth: int) -> Expr | None:
+    """The field of the row `index` picks from `rows` (value per key): that row's where
+    `index` is known, else an `IF` over the keys."""
     values: dict[Expr, list[str]] = {}
-    for name, node in _rows(table).items():
+    for name, node in rows.items():
         if isinstance(index, Const) and index.value != name:
             continue
         value = row_field(node, key, missing, scope, term, depth + 1)

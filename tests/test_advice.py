@@ -589,11 +589,12 @@ def _f(predicted: str, after: str | None = "run") -> dict:
     ([_f("unknown", None)], _f("unknown", "own"), "own"),  # else the entry's own
 ])
 def test_entry_fix_policy(rows, own, expected):
-    from analyzers.advice import entry_fix
+    from analyzers.entries import entry_fix
 
     searched: list[int] = []
-    got = entry_fix(rows, spy(searched, lambda: own))
+    got, row = entry_fix(rows, spy(searched, lambda: own))
     assert got is (own if expected == "own" else rows[expected])
+    assert row == (None if expected == "own" else expected)
     assert searched == ([] if expected == 1 and rows[1]["predicted"] == "true" else [1])  # own only when needed
 
 

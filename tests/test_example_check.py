@@ -557,3 +557,28 @@ def test_a_repair_left_open_that_changes_nothing_is_no_example(monkeypatch):
 def test_the_change_line_of_an_example_says_the_change_it_makes(words: str, shown: str) -> None:
     fix = {**_fix("--enable-lora --enable-spec", "--enable-lora"), "solution": words}
     assert _judge(PP_FIRST, LORA_SPEC).judge("own", fix)["solution"] == shown
+
+
+def _rows_entry(example_row: int, *stages: str):
+    """An entry ("pp") whose two table rows share one example, the entry's from row `example_row`."""
+    from analyzers.entries import Entry, EntryVariant, Trigger
+    from analyzers.trigger import Renderer
+    from extractor.records import RaiseSite, SiteKind
+    from extractor.templates import parse_template
+
+    fix = _fix("--pp-size 2", "--pp-size 1")
+    trigger = Trigger.build(TRUE, Renderer.for_model(FLAGS))
+    site = RaiseSite("a.py", 1, "hook", SiteKind.RAISE, "ValueError", parse_template("PP {why}."), ())
+    rows = tuple(EntryVariant((("why", s),), f"PP {s}.", trigger, example_fix=dict(fix), stage=s) for s in stages)
+    return Entry("pp", site, "u", 1, "", trigger, rows, example_fix=dict(fix), extra={"example_row": example_row})
+
+
+@pytest.mark.parametrize(("example_row", "stages", "needs_start"), [
+    (1, ("start", ""), True),  # the example is the start row's
+    (2, ("start", ""), False),  # another row's, equal to the start row's example
+])
+def test_an_entry_example_needs_a_server_start_only_when_its_own_row_does(example_row, stages, needs_start):
+    from analyzers.example_check import judge_examples
+
+    (judged,) = judge_examples([_rows_entry(example_row, *stages)], _judge(PP_FIRST))
+    assert (SERVER_START in (judged.example_fix.get("needs") or ())) is needs_start
