@@ -8,13 +8,13 @@ real program (`errcat confirm`) and is "not-run" here.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
+from analyzers.advice_context import Context, option_name, parts_of
 from analyzers.candidate_values import NOT_GIVEN, constants_in, takes_json
-from analyzers.counts import adds_nonpositive, positive_sizes
+from analyzers.counts import positive_sizes
 from analyzers.dead import never_fails
 from analyzers.entries import (
     MAX_LISTED_PRIORS,
@@ -26,12 +26,12 @@ from analyzers.entries import (
     with_example_row,
 )
 from analyzers.eval_model import Model
-from analyzers.evaluate import evaluate, undecided
+from analyzers.evaluate import evaluate
+from analyzers.example_search import example_fix, example_record
 from analyzers.examples import Examples, is_made_up
 from analyzers.feeding import feeding_leaves
 from analyzers.flag_types import ValueKind, value_type
 from analyzers.kleene import Truth
-from analyzers.launch import Launch, command
 from analyzers.listed_values import values_past
 from analyzers.meaning import meaning, row_meaning
 from analyzers.message_advice import advised
@@ -39,14 +39,13 @@ from analyzers.readable import states_code
 from analyzers.related import with_related
 from analyzers.rivals import Rivals
 from analyzers.rules import rules_from_adjustments
-from analyzers.settings import base_dest
 from analyzers.situations import situations
 from analyzers.solution import NO_GOAL, Solution, ValueChoice
 from analyzers.solution_reach import checked_against_reach
-from analyzers.stated_model import one_architecture, stated_model
 from analyzers.trigger import MAX_OPERANDS, Renderer, more
 from analyzers.well_formed import form_text, json_form, object_form, parse_form
-from analyzers.witness import Leaf, assign, base_launch, candidates, fact_leaves, falsify, satisfy, settable_leaves
+from analyzers.witness import Leaf, assign, base_launch, candidates, settable_leaves
+from extractor.inline import inline_returns
 from extractor.ir import (
     MIRRORED_OP,
     NEGATED_OP,
@@ -60,7 +59,6 @@ from extractor.ir import (
     RefKind,
     Truthy,
     conj,
-    conjuncts,
     disj,
     is_number,
     negate,
@@ -69,7 +67,6 @@ from extractor.ir import (
     unknowns,
     walk,
 )
-from extractor.ir_reduce import factored
 from extractor.profile import ExampleRules
 from extractor.records import GuardOrigin
 
@@ -79,33 +76,7 @@ MAX_GOAL = 240  # characters of a condition a solution states ("… so that <goa
 RESTATES = " so that "  # in a solution's words where they restate a condition, not a concrete change
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
-    """Everything advice reads besides the entry."""
-
-    model: Model
-    renderer: Renderer
-    launch_prefix: str = ""
-    docstrings: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (path, qualname) -> first line
-    # models without some adjustments, by the indices left out (see `_at_site`)
-    models: dict[frozenset[int], Model] = field(default_factory=dict, compare=False)
-    rivals: Rivals = field(default_factory=Rivals)  # every entry's condition: what examples must not raise
-    # entry id -> when each earlier check of its `Trigger.reach` fires (the checks that fire first)
-    reach: Mapping[str, tuple[Expr, ...]] = field(default_factory=dict)
-    program: str = "the program"  # what the meanings call the program that refuses (the profile's name)
-    rule_at: Mapping[int, int] = field(default_factory=dict)  # id of a rule -> when a launch runs it, where known
-    platform_settings: frozenset[str] = frozenset()  # settings choosing the device (the profile's)
-
-
 # ------------------------------------------------------------------ solutions
-
-
-def parts_of(expr: Expr) -> list[Expr]:
-    """The operands of `expr` that must all hold; none for "always". Shared operands said once
-    first: a list of reasons repeats the path to each append in every row (``a and (a and x
-    or a and y)``), and the change a person makes is to `x or y`, not to the path."""
-    expr = factored(expr)
-    return [] if expr == TRUE else list(conjuncts(expr))
 
 
 def solutions(expr: Expr, ctx: Context, passed: frozenset[Expr] = frozenset()) -> list[Solution]:
@@ -135,7 +106,7 @@ def solutions(expr: Expr, ctx: Context, passed: frozenset[Expr] = frozenset()) -
         if text and all(text != s.text for s in out):
             out.append(Solution(text, part, choice=choice, passed=all(p in passed for p in group)))
     for part, leaves in derived:  # a setting the code derives: changed through the options it is derived from
-        names = ", ".join(_option(x, ctx) for x in leaves)
+        names = ", ".join(option_name(x, ctx) for x in leaves)
         goal = _goal(part, ctx) or "it no longer holds"
         out.append(Solution(f"Change {names}{RESTATES}{goal} "
                             "(the code derives it from them).", part, leaves=leaves, note=fact_text(part, ctx)))
@@ -153,12 +124,6 @@ def fact_text(part: Expr, ctx: Context) -> str:
     if unknowns(part) and not kinds - {RefKind.UNKNOWN}:
         return f"Depends on a value errcat could not resolve: {what}."
     return f"Depends on settings derived by the code: {what}."
-
-
-def _option(leaf: Leaf, ctx: Context) -> str:
-    if leaf.kind is RefKind.ENV:
-        return f"`{leaf.name}`"
-    return f"`{ctx.renderer.option(leaf.name) or leaf.name}`"
 
 
 def _flag(leaf: Leaf, ctx: Context) -> Any:
@@ -189,7 +154,7 @@ def phrase(part: Expr, leaves: Sequence[Leaf], ctx: Context) -> str:
         text = _single_leaf(part, leaves[0], ctx) or _affix_words(part, leaves[0], ctx)
         if text:
             return text
-    names = ", ".join(_option(x, ctx) for x in leaves)
+    names = ", ".join(option_name(x, ctx) for x in leaves)
     # where the goal is no sentence a person reads, the trigger states it
     return f"Change {names}{RESTATES}{_goal(part, ctx) or NO_GOAL}."
 
@@ -209,7 +174,7 @@ def _affix_words(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
             and isinstance(subject, Ref) and (subject.kind, subject.name) == (leaf.kind, leaf.name)):
         return None
     where = "starting" if call.fn == "startswith" else "ending"
-    return f"Set {_option(leaf, ctx)} to a value {'not ' if holds else ''}{where} with `{tested[0]}`."
+    return f"Set {option_name(leaf, ctx)} to a value {'not ' if holds else ''}{where} with `{tested[0]}`."
 
 
 def _affix_test(call: Apply) -> tuple[Any, ...] | None:
@@ -237,7 +202,7 @@ def _single_leaf(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
 def _phrased(part: Expr, leaf: Leaf, ctx: Context) -> str | None:
     """The words of a change by the part's shape (unset, pass, a bound), or None: values
     to name (`value_choice`)."""
-    name = _option(leaf, ctx)
+    name = option_name(leaf, ctx)
     shape = _shape(part)
     if leaf.kind is RefKind.ENV:
         if shape == "truthy":
@@ -354,17 +319,17 @@ def choice_text(choice: ValueChoice | None, ctx: Context) -> str | None:
     if choice is None:
         return None
     if choice.form:
-        return form_text(_option(choice.leaf, ctx), choice.form, shown_value(choice.listed[0]), choice.unset)
+        return form_text(option_name(choice.leaf, ctx), choice.form, shown_value(choice.listed[0]), choice.unset)
     if not choice.listed and choice.others:  # name a value that works, not only the ones refused
         return _other_text(choice, ctx)
-    return values_text(_option(choice.leaf, ctx), choice.leaf.kind is RefKind.ENV,
+    return values_text(option_name(choice.leaf, ctx), choice.leaf.kind is RefKind.ENV,
                        [shown_value(v) for v in choice.listed], choice.offending, choice.unset)
 
 
 def _other_text(choice: ValueChoice, ctx: Context) -> str:
     """"Set `--x` to 1 (refused: 0)", "Pass `--x`": the first value after which the part does
     not hold (the examples' judge tries it through the whole pipeline where a command reaches the error)."""
-    name, value = _option(choice.leaf, ctx), choice.others[0]
+    name, value = option_name(choice.leaf, ctx), choice.others[0]
     if value is True and _is_switch(choice.leaf, ctx):
         return f"Pass {name}."
     refused = f" (refused: {', '.join(choice.offending[:MAX_LISTED])})" if choice.offending else ""
@@ -409,279 +374,6 @@ def _is_const_in(value: Any, part: Expr, consts: Sequence[Any] | None = None) ->
 
 
 # ------------------------------------------------------------------ example fix
-
-
-NOT_RUN = "not-run"  # `verified` until the real program has run the example (`errcat confirm`)
-
-
-def _verdict(before: Truth, after: Truth) -> str:
-    if before is Truth.TRUE and after is Truth.FALSE:
-        return "true"
-    if Truth.UNKNOWN in (before, after):
-        return "unknown"
-    return "false"
-
-
-def _example(before: str | None, after: str | None, predicted: str, **more: Any) -> dict[str, Any]:
-    """An example fix with its keys in their fixed order: `verified` is the real program's
-    word (not run yet), `predicted` the evaluator's."""
-    return {"before": before, "after": after, "verified": NOT_RUN, "predicted": predicted, **more}
-
-
-def example_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, own: str = "") -> dict[str, Any]:
-    """`before` fires `fire`; `after` applies the first solution that stops `full`.
-
-    `predicted` is "true" only when the evaluator says `before` fires and `after` does not;
-    an "unknown" prediction lists what could not be decided (`undecided`), and a trigger no
-    searched launch fires says so (`note`) instead of showing a launch that does not.
-    Where platform checks or model properties leave it unknown, an example that holds
-    for a stated machine and model is shown instead: the model's architecture is stated
-    by the command (``<model:Arch>``), other facts are listed in `assuming` with the
-    prediction under them, and the platform facts among them in `needs`.
-    Both commands avoid raising any other entry of the catalog (`own`: this entry's id)
-    where the search can.
-    """
-    plain, fired = _before(fire, ctx, own)
-    sols = _machine_last(sols, ctx)
-    fix = _plain_fix(fire, full, sols, ctx, plain, fired)
-    if fix["predicted"] == "unknown" and fact_leaves(fire):
-        fix = _assumed_fix(fire, full, sols, ctx, plain) or _architecture_fix(fire, full, sols, ctx, plain) or fix
-    if fix.get("before") and "needs" not in fix and (needs := platform_needs(fire, ctx)):
-        fix["needs"] = needs
-    return fix
-
-
-def _machine_last(sols: Sequence[Solution], ctx: Context) -> list[Solution]:
-    """`sols` with those that only change the setting choosing the device (``--device npu``)
-    last: a user fixes the launch on the machine they have, and only such a machine runs it."""
-    def machine(sol: Solution) -> bool:
-        names = {base_dest(r.name) for r in refs(sol.part)} if sol.part is not None else set()
-        return bool(names) and names <= ctx.platform_settings
-    return sorted(sols, key=machine)
-
-
-def _only(part: Expr, kinds: Sequence[RefKind], ctx: Context, architecture: bool = False) -> bool:
-    """Does `part` read facts of `kinds` only (some; of model facts, the architecture only)?"""
-    found = refs(part)
-    return bool(found) and all(r.kind in kinds and (not architecture or ctx.model.examples.is_architecture(r.name))
-                               for r in found)
-
-
-def _facts_for(parts: Sequence[Expr], ctx: Context) -> Launch | None:
-    """The facts that make `parts` (reading facts only) all hold, or None."""
-    if not parts:
-        return None
-    target = conj(list(parts))
-    found, holds = satisfy(target, ctx.model, Launch(), fact_leaves(target))
-    return found if holds is Truth.TRUE and found.facts else None
-
-
-def platform_needs(fire: Expr, ctx: Context) -> list[str]:
-    """``platform:NAME=value`` for the platform facts `fire` holds only under: the operands
-    of it (an ``and``) that read platform checks alone, made to hold."""
-    found = _facts_for([p for p in parts_of(fire) if _only(p, (RefKind.PLATFORM,), ctx)], ctx)
-    return sorted(f"{key}={json.dumps(value)}" for key, value in found.facts.items()) if found else []
-
-
-def _architecture_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context,
-                      plain: Launch) -> dict[str, Any] | None:
-    """The plain example on a model of the architecture `fire` names, where the rest of it
-    stays undecided: the operands reading the architecture alone, made to hold."""
-    if not ctx.model.examples.model:
-        return None
-    found = _facts_for([p for p in parts_of(fire) if _only(p, (RefKind.MODEL,), ctx, architecture=True)], ctx)
-    found = one_architecture(fire, found, ctx.model) if found else None
-    stated = stated_model(Launch(plain.flags, plain.env, found.facts), ctx.model.examples) if found else None
-    if stated is None or not stated.facts:
-        return None
-    fired = evaluate(fire, stated, ctx.model)
-    return _plain_fix(fire, full, sols, ctx, stated, fired) if fired is not Truth.FALSE else None
-
-
-def _assumed_fix(
-    fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, plain: Launch,
-) -> dict[str, Any] | None:
-    # the facts only, on the launch the plain search found (the flags it set stay); where those
-    # alone leave it open (a backend the code picks when none is given), the options it tests too
-    before, fired = satisfy(fire, ctx.model, plain, fact_leaves(fire))
-    if fired is not Truth.TRUE:
-        before, fired = satisfy(fire, ctx.model, plain, [*settable_leaves(fire, ctx.model), *fact_leaves(fire)])
-    if fired is not Truth.TRUE or not before.facts:
-        return None
-    before = one_architecture(fire, before, ctx.model)
-    for sol in sols:
-        if sol.part is None:
-            continue
-        after, still = falsify(full, sol.part, ctx.model, before)  # the facts stay as assumed
-        if _same_command(before, after, ctx) or _verdict(fired, still) != "true":
-            continue
-        after = _after(full, sol.part, after, ctx)
-        shown_before, shown_after = stated_model(before, ctx.model.examples), stated_model(after, ctx.model.examples)
-        fix = _fix(shown_before, evaluate(fire, shown_before, ctx.model), shown_after,
-                   evaluate(full, shown_after, ctx.model), sol, fire, full, ctx)
-        assumed = {key: value for key, value in before.facts.items() if key not in shown_before.facts}
-        if assumed:
-            fix["assuming"] = {"facts": [_fact_text(key, value, ctx) for key, value in assumed.items()],
-                               "predicted": "true"}
-        needs = sorted(f"{key}={json.dumps(value)}" for key, value in assumed.items()
-                       if key.startswith(f"{RefKind.PLATFORM}:"))
-        if needs:
-            fix["needs"] = needs
-        return fix
-    return None
-
-
-def _fact_text(key: str, value: Any, ctx: Context) -> str:
-    kind, _, name = key.partition(":")
-    ref = Ref(RefKind(kind), name, name)
-    if isinstance(value, bool):
-        return ctx.renderer.text(Truthy(ref) if value else Not(Truthy(ref)))
-    return ctx.renderer.text(Compare("==", ref, Const(value)))
-
-
-MAX_RIVALS = 4  # other entries' conditions a launch is moved off, tried one by one
-
-
-def _before(fire: Expr, ctx: Context, own: str) -> tuple[Launch, Truth]:
-    """A launch where `fire` holds, and no other entry's condition where the search finds one;
-    then each earlier check of `own`'s `Trigger.reach` that fires on it for sure (it would
-    fire first) made to pass where the search can without `fire`, or a check that passed,
-    failing. One left undecided is left as it is: making it pass for sure adds settings
-    that are likely to raise something else."""
-    before, fired = satisfy(fire, ctx.model, base_launch(ctx.model))
-    before = _clear(fire, before, fired, own, ctx)
-    # where `fire` is left unknown (a part no option decides), its prerequisites still go in
-    reach = ctx.reach.get(own, ()) if fired is not Truth.FALSE else ()
-    passing = [negate(r) for r in reach if evaluate(r, before, ctx.model) is Truth.FALSE]
-    changed: list[Expr] = []
-    for first in reach:
-        if evaluate(first, before, ctx.model) is not Truth.TRUE:
-            continue
-        moved, passes = satisfy(negate(first), ctx.model, before)
-        if passes is Truth.TRUE and evaluate(conj([fire, *passing, negate(first)]), moved, ctx.model) is fired:
-            before = moved
-            passing.append(negate(first))
-            changed.append(negate(first))
-    if changed:  # moved: off the other entries again, what it changed staying
-        before = _clear(fire, before, fired, own, ctx, conj([fire, *changed]))
-    return before, fired
-
-
-def _after(full: Expr, part: Expr, after: Launch, ctx: Context) -> Launch:
-    """`after` (where `full` is false) moved off every entry's condition where it can,
-    `part` staying false (the solution it shows)."""
-    return _clear(Not(full), after, Truth.TRUE, "", ctx, negate(part))
-
-
-def _clear(target: Expr, launch: Launch, wanted: Truth, own: str, ctx: Context, change: Expr | None = None) -> Launch:
-    """`launch` moved off the other entries' conditions that hold on it, one at a time
-    (one that cannot be avoided is left: the same condition as this one's, or implied
-    by it; the launch where the fewest hold is kept), while `target` stays `wanted`
-    (true, or unknown); `change` (default `target`) is what the search makes hold
-    besides: a narrower condition implying it."""
-    if wanted is Truth.FALSE or not ctx.rivals.rivals:
-        return launch
-    found = ctx.rivals.holding(launch, own)
-    best = (len(found), launch)
-    kept: list[Expr] = [target if change is None else change]
-    tried: set[str] = set()
-    while found and len(tried) < MAX_RIVALS:
-        rival = next((r for r in found if r.id not in tried), None)
-        if rival is None:
-            break
-        tried.add(rival.id)
-        avoid = negate(rival.expr)
-        moved, _ = satisfy(conj([*kept, avoid]), ctx.model, launch)
-        if moved is launch or adds_nonpositive(launch, moved, ctx.model) or evaluate(target, moved, ctx.model) \
-                is not wanted:
-            continue
-        left = ctx.rivals.holding(moved, own)
-        if rival in left:
-            continue
-        # moving off one may land on others: go on from there, keep the launch with fewest
-        launch, found = moved, left
-        kept.append(avoid)
-        if len(found) < best[0]:
-            best = (len(found), launch)
-    return best[1]
-
-
-def _named_after(sol: Solution, before: Launch, full: Expr, after: Launch, ctx: Context) -> Launch:
-    """`before` with the first value `sol`'s words name ("Set `--x` to 1.0"), where `full` is
-    false on it and it meets no more other errors than `after` (the search's): what the change
-    under the example says; else `after`."""
-    choice = sol.choice
-    values = choice.named if choice is not None else ()
-    if choice is None or not values:
-        return after
-    named = _after(full, sol.part or TRUE, assign(before, choice.leaf, values[0]), ctx)
-    if evaluate(full, named, ctx.model) is not Truth.FALSE \
-            or len(ctx.rivals.holding(named, "")) > len(ctx.rivals.holding(after, "")):
-        return after
-    return named
-
-
-def _plain_fix(fire: Expr, full: Expr, sols: Sequence[Solution], ctx: Context, before: Launch,
-               fired: Truth) -> dict[str, Any]:
-    best: tuple[Launch, Truth, Launch, Truth, Solution] | None = None
-    for sol in sols:
-        if sol.part is None:
-            continue
-        after, still = falsify(full, sol.part, ctx.model, before)
-        if _same_command(before, after, ctx):
-            continue
-        if _verdict(fired, still) == "true":
-            after = _after(full, sol.part, after, ctx)
-            return _fix(before, fired, _named_after(sol, before, full, after, ctx), still, sol, fire, full, ctx)
-        best = best or (before, fired, after, still, sol)
-    if best is not None and fired is not Truth.FALSE:
-        return _fix(*best, fire, full, ctx)
-    if fired is Truth.FALSE:
-        searched = ", ".join(dict.fromkeys(_option(leaf, ctx) for leaf in settable_leaves(fire, ctx.model)))
-        return _example(None, None, "false",
-                        note="No command line the search tried triggers this"
-                        + (f" (it varied {searched})" if searched else "")
-                        + ": it may be reachable only through the Python API, or not at all.")
-    if not settable_leaves(fire, ctx.model):  # no command to show: say why in one line
-        fix = _with_undecided(_example(None, None, "unknown"), [(fire, before)], ctx)
-        said = ", ".join(fix.get("undecided", [])[:3])
-        fix["note"] = ("No command line is shown: no option or environment variable decides this check"
-                       + (f"; it depends on {said}." if said else "."))
-        return fix
-    return _with_undecided(_example(command(before, ctx.model.flags, ctx.launch_prefix), None, "unknown"),
-                           [(fire, before)], ctx)
-
-
-def _same_command(a: Launch, b: Launch, ctx: Context) -> bool:
-    flags = ctx.model.flags
-    return a == b or command(a, flags, ctx.launch_prefix) == command(b, flags, ctx.launch_prefix)
-
-
-def _fix(before: Launch, fired: Truth, after: Launch, still: Truth, sol: Solution, fire: Expr, full: Expr,
-         ctx: Context) -> dict[str, Any]:
-    flags = ctx.model.flags
-    fix = _example(command(before, flags, ctx.launch_prefix), command(after, flags, ctx.launch_prefix),
-                   _verdict(fired, still), solution=sol.text)
-    return _with_undecided(fix, [(fire, before), (full, after)], ctx)
-
-
-def _undecided_text(term: Expr, ctx: Context) -> str:
-    text = ctx.renderer.value(term)
-    if isinstance(term, Ref) and term.kind is RefKind.FLAG and ctx.model.adjusts(term.name):
-        return f"{text} (set automatically when not given)"
-    return text
-
-
-def _with_undecided(fix: dict[str, Any], checked: Sequence[tuple[Expr, Launch]], ctx: Context) -> dict[str, Any]:
-    """An "unknown" prediction names the terms that decided nothing, in user terms."""
-    if fix["predicted"] != "unknown":
-        return fix
-    found = [_undecided_text(t, ctx) for expr, launch in checked for t in undecided(expr, launch, ctx.model)]
-    if found:
-        found = list(dict.fromkeys(found))
-        hidden = more(len(found) - MAX_SOLUTIONS, "and", "term").lstrip()
-        fix["undecided"] = found[:MAX_SOLUTIONS] + [hidden] if hidden else found
-    return fix
 
 
 # ------------------------------------------------------------------ entries
@@ -735,7 +427,7 @@ def advise(entry: Entry, ctx: Context) -> Entry:
         sols = [values_past(s, path, [negate(g.expr) for g in earlier], ctx.model, lambda c: choice_text(c, ctx))
                 for s in sols]
         sols = checked_against_reach(sols, full, (*entry.trigger.reach, *prior), ctx.model, ctx.rivals)
-    none = _example(None, None, "false", note=(
+    none = example_record(None, None, "false", note=(
         "This check guards the program's own code, not the command line (`internal`): it fires only "
         "if the program breaks the contract it checks, so no command raises it."
         if entry.extra.get("internal") else
@@ -767,20 +459,25 @@ def complete_entries(
     launch_prefix: str = "", docstrings: Mapping[tuple[str, str], str] | None = None,
     examples: ExampleRules | None = None, program: str = "the program", order: Sequence[int | None] = (),
     platform_settings: frozenset[str] = frozenset(),
+    functions: Mapping[str, tuple[tuple[str, ...], Expr]] | None = None,
 ) -> list[Entry]:
     """Advice and related ids for every entry (the catalog step after `build_entries`).
 
     `examples`: how example commands write values (the profile's `examples:`); the values
     every entry's conditions compare flags and env vars against are added to it. `order`: when a
-    launch runs each adjustment (`extractor.program_order`), where known."""
+    launch runs each adjustment (`extractor.program_order`), where known. `functions`: what the
+    plain functions the checks call return (`extractor.inline.called_functions`)."""
     conditions = (t.expr for e in entries for t in e.triggers)
     known = Examples(examples or ExampleRules()).with_known(conditions)
     model = Model(flags, rules_from_adjustments(adjustments), known)
     rule_at = {id(r): at for r, at in zip(model.rules, order, strict=False) if at is not None}
+    derived = {name: f for name, f in (functions or {}).items() if not f[0]}  # see `Context.derived_facts`
     full = ((e.id, _full(e)) for e in entries if launch_can_raise(e.extra))
     ctx = Context(model, renderer, launch_prefix, docstrings or {}, rivals=Rivals.of(full, model),
-                  reach={e.id: tuple(r.expr for r in e.trigger.reach) for e in entries if e.trigger.reach},
-                  program=program, rule_at=rule_at, platform_settings=platform_settings)
+                  reach={e.id: tuple(inline_returns(r.expr, derived) for r in e.trigger.reach)
+                         for e in entries if e.trigger.reach},
+                  program=program, rule_at=rule_at, platform_settings=platform_settings,
+                  derived_facts=derived)
 
     def advised() -> Iterator[Entry]:
         for entry in entries:

@@ -421,6 +421,11 @@ class ExampleJudge:
                                *self._machine(pair)})
         return out
 
+    def runs_here(self, fix: Mapping[str, Any]) -> bool:
+        """Does this machine run `fix` (an example dict): every platform fact it `needs`
+        given here? A real outcome on this machine says nothing of one it does not."""
+        return all(self._met(n) for n in fix.get("needs") or ())
+
     def predicted(self, own: str, before: str, after: str) -> str:
         """The pipeline's word on a pair of commands found elsewhere (a repair `errcat
         confirm` ran): "true", "false" or "unknown", as for the entry's own examples."""

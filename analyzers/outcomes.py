@@ -209,42 +209,64 @@ def _refuted(fix: Mapping[str, Any], why: str, version: str, named: Mapping[str,
 Predict = Callable[[str, str, str], str]
 
 
+# does the machine the outcomes come from run an example (its `needs` met there)?
+Runs = Callable[[Mapping[str, Any]], bool]
+
+
 def merged_fix(entry: str, fix: Mapping[str, Any], outcomes: Outcomes, version: str,
-               predict: Predict | None = None, prefix: str = "", named: Mapping[str, str] | None = None
-               ) -> dict[str, Any]:
+               predict: Predict | None = None, prefix: str = "", named: Mapping[str, str] | None = None,
+               runs: Runs | None = None) -> dict[str, Any]:
     """`fix` (an entry's or variant's `example_fix`) with `verified` from its real outcome;
     a pair the real program found replaces it, with `predict`'s word on that pair and, where it
     changes more than the pair it replaces, the change it makes as its words (`prefix`: the
     profile's launch command, to read the commands); a refuted pair it found nothing for is
-    withheld (`_refuted`; `named`: the words of the other entries it met, by id)."""
+    withheld (`_refuted`; `named`: the words of the other entries it met, by id). An example
+    the machine does not run (`runs`; recorded before it was known to need another) keeps
+    no outcome."""
     out = dict(fix)
     withheld = fix.get("withheld") if fix.get("after") is None else None
     shown = withheld if isinstance(withheld, Mapping) else fix
-    if shown.get("before") is None or SERVER_START in (shown.get("needs") or ()):
-        return out  # nothing run; or a check at the server start, which the validation run never meets
+    if not _spoken_of(shown, runs):
+        return out
     found = outcomes.get(entry, shown.get("before"), shown.get("after"), version)
     if found is None:
         out["verified"] = _VERIFIED[NOT_RUN]
         return out
     if found.found is not None:
-        static = {k: shown[k] for k in ("before", "after") if k in shown}
-        static.update({k: fix[k] for k in ("predicted",) if k in fix})
-        out = {"before": found.found.before, "after": found.found.after, "verified": "true",
-               "found_by": "real program", "real": f"{CONFIRMED} by {version}",
-               "static": {**static, "verified": "false", "real": found.why},
-               **{k: v for k, v in fix.items()
-                  if k not in ("before", "after", "verified", "predicted", "withheld", "note", "undecided")}}
-        if predict is not None:
-            out["predicted"] = predict(entry, found.found.before, found.found.after)
-        if out.get("solution") and (words := _found_change(shown, found.found, prefix)):
-            out["solution"] = words
-        return out
+        return _found_instead(entry, fix, shown, found, version, predict, prefix)
     if withheld is not None:
         return _merged_withheld(fix, withheld, found, version, named)
     if found.status == REFUTED:
         return _refuted(fix, found.why, version, named)
     out["verified"] = _VERIFIED[found.status]
     out["real"] = f"{found.why} ({version})"
+    return out
+
+
+def _spoken_of(shown: Mapping[str, Any], runs: Runs | None) -> bool:
+    """Can a validation run on the outcomes' machine speak of the example `shown`: it has a
+    command, no check at the server start (which validation never meets), and the machine
+    runs it (`runs`)?"""
+    if shown.get("before") is None or SERVER_START in (shown.get("needs") or ()):
+        return False
+    return runs is None or runs(shown)
+
+
+def _found_instead(entry: str, fix: Mapping[str, Any], shown: Mapping[str, Any], found: Outcome, version: str,
+                   predict: Predict | None, prefix: str) -> dict[str, Any]:
+    """`fix` replaced by the pair the real program found (`found.found`) for the `shown` one."""
+    assert found.found is not None
+    static = {k: shown[k] for k in ("before", "after") if k in shown}
+    static.update({k: fix[k] for k in ("predicted",) if k in fix})
+    out = {"before": found.found.before, "after": found.found.after, "verified": "true",
+           "found_by": "real program", "real": f"{CONFIRMED} by {version}",
+           "static": {**static, "verified": "false", "real": found.why},
+           **{k: v for k, v in fix.items()
+              if k not in ("before", "after", "verified", "predicted", "withheld", "note", "undecided")}}
+    if predict is not None:
+        out["predicted"] = predict(entry, found.found.before, found.found.after)
+    if out.get("solution") and (words := _found_change(shown, found.found, prefix)):
+        out["solution"] = words
     return out
 
 
@@ -266,21 +288,22 @@ def _merged_withheld(fix: Mapping[str, Any], withheld: Mapping[str, Any], found:
 
 
 def apply_outcomes(entries: Sequence[Any], outcomes: Outcomes, version: str | None,
-                   predict: Predict | None = None, prefix: str = "", named: Mapping[str, str] | None = None
-                   ) -> list[Any]:
+                   predict: Predict | None = None, prefix: str = "", named: Mapping[str, str] | None = None,
+                   runs: Runs | None = None) -> list[Any]:
     """`entries` (analyzers.entries.Entry) with every example's real outcome for `version`
     merged; `prefix` (the profile's launch command) reads the commands the real program found;
-    `named`: the entries' words by id (`Template.quoted`), for what a refuted command met."""
+    `named`: the entries' words by id (`Template.quoted`), for what a refuted command met;
+    `runs`: whether the machine the outcomes come from runs an example (`merged_fix`)."""
     if version is None:
         return list(entries)
     out = []
     for entry in entries:
         variants = tuple(replace(v, example_fix=merged_fix(entry.id, v.example_fix, outcomes, version, predict, prefix,
-                                                           named),
+                                                           named, runs),
                                  solutions=merged_solutions(entry.id, v.solutions, outcomes, version, predict, prefix))
                          if v.example_fix is not None else v for v in entry.variants)
         out.append(replace(entry, example_fix=merged_fix(entry.id, entry.example_fix, outcomes, version, predict,
-                                                         prefix, named),
+                                                         prefix, named, runs),
                            solutions=merged_solutions(entry.id, entry.solutions, outcomes, version, predict, prefix),
                            variants=variants))
     return out

@@ -365,7 +365,8 @@ def advised_catalog(
                                        renderer=built.renderer, launch_prefix=built.profile.launch,
                                        docstrings=docstrings, examples=built.profile.examples,
                                        program=built.profile.name, order=built.adjustment_order,
-                                       platform_settings=built.profile.platform_settings)
+                                       platform_settings=built.profile.platform_settings,
+                                       functions=built.functions)
             entries, notes = apply_overlay(entries, overlay)
         with stage("examples"):
             judge = example_judge(replace(built, entries=tuple(entries), diagnostics=built.diagnostics + tuple(notes)),
@@ -394,13 +395,14 @@ def advised_catalog(
             dump=lambda value: {"entries": [advised_fields(e) for e in value[0]], "notes": value[1]},
             load=lambda data: (with_advised(built.entries, data["entries"]), list(shape.texts(data["notes"]))))
     catalog = replace(built, entries=tuple(entries), diagnostics=built.diagnostics + tuple(notes))
-    predicted = judges[0].predicted if judges else None
-    if not judges and _outcomes_for(outcomes, release):  # advised from the cache: the judge's word
+    judge = judges[0] if judges else None
+    if judge is None and _outcomes_for(outcomes, release):  # advised from the cache: the judge's word
         judge = example_judge(catalog, release)  # on the pairs the real program found
-        predicted = judge.predicted if judge is not None else None
     named = {e.id: e.site.called for e in catalog.entries}
-    entries = apply_outcomes(catalog.entries, outcomes, version=release, predict=predicted,
-                             prefix=built.profile.launch, named=named)
+    entries = apply_outcomes(catalog.entries, outcomes, version=release,
+                             predict=judge.predicted if judge is not None else None,
+                             prefix=built.profile.launch, named=named,
+                             runs=judge.runs_here if judge is not None else None)
     return replace(catalog, entries=tuple(entries))
 
 

@@ -458,7 +458,24 @@ def _simplify_in(expr: In) -> Expr:
     elif isinstance(item, Const) and isinstance(container, Seq) and not all(
             isinstance(i, Const) for i in container.items):
         return disj([Compare("==", i, item) for i in container.items])
+    elif isinstance(item, Seq) and (rows := _pair_rows(item, container)) is not None:
+        # (cfg.a, cfg.b) in ((4, 4), (8, 8))  ==  cfg.a == 4 and cfg.b == 4 or cfg.a == 8 and cfg.b == 8
+        return disj([conj([Compare("==", i, Const(v)) for i, v in zip(item.items, row, strict=True)]) for row in rows])
     return In(item, container)
+
+
+MAX_ROWS = 8  # rows of a table of tuples a tuple of terms is tested against, read row by row
+
+
+def _pair_rows(item: Seq, container: Expr) -> tuple[tuple[Any, ...], ...] | None:
+    """The rows of constant `container` where every row is a tuple of as many values as
+    `item` has terms (a few rows at most); else None."""
+    if not (isinstance(container, Const) and isinstance(container.value, tuple)):
+        return None
+    rows = container.value
+    if not rows or len(rows) > MAX_ROWS or any(not isinstance(r, tuple) or len(r) != len(item.items) for r in rows):
+        return None
+    return rows
 
 
 def _excluded_middle(expr: Expr) -> Expr:

@@ -24,7 +24,7 @@ import libcst.matchers as m
 
 from extractor.cst_ir import term, to_ir
 from extractor.cstutil import norm_code
-from extractor.ir import IF, Apply, Const, Expr, Unknown, simplify
+from extractor.ir import IF, Apply, Const, Expr, RefKind, Unknown, refs, simplify, unknowns
 from extractor.scope import Scope
 
 MAX_PATHS = 16  # paths through a function's branches before it is left unsummarised
@@ -41,6 +41,15 @@ class _Raises:
 
 
 RAISES = _Raises()
+
+
+def kept(params: Sequence[str], value: Expr) -> bool:
+    """Whether `value`, what a function of `params` returns, stands in for its calls. One of
+    no parameters reads global state, known only as the program runs, except where every
+    setting it reads is a platform fact: ``return platform.is_cuda or platform.is_hip`` is
+    a fact of the machine derived from others, which a launch can be judged on."""
+    read = refs(value)
+    return bool(params) or (bool(read) and not unknowns(value) and all(r.kind is RefKind.PLATFORM for r in read))
 
 
 def return_value(body: Sequence[cst.BaseStatement], scope: Scope) -> Expr | None:

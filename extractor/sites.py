@@ -66,7 +66,7 @@ from extractor.records import (
     SiteKind,
     try_raises_ref,
 )
-from extractor.returns import return_value
+from extractor.returns import kept, return_value
 from extractor.scope import IN_TRY, Conditional, Opaque, Scope
 from extractor.suite_facts import (
     bound_name,
@@ -378,7 +378,7 @@ class SiteWalker:
                     frame.initialising = top_statements(node)
                 if summarised(node, qual, params, config_method):
                     value = return_value(node.body.body, frame.scope)  # type: ignore[arg-type]
-                    if value is not None:
+                    if value is not None and kept(params, value):
                         self.state.found.returns.append((qual, tuple(params), value))
                 self.walk_suite(node.body)
             if writes_fields_only(node):

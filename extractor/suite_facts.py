@@ -218,11 +218,12 @@ def literal_defaults(params: cst.Parameters) -> tuple[tuple[str, Expr], ...]:
 
 
 def summarised(node: cst.FunctionDef, qual: str, params: list[str], config_method: bool = False) -> bool:
-    """A module-level function with parameters, or a method of the config taking more than
-    `self` (``ServerArgs._get_default_attn_backend(self, use_mla, model_config)``, read as
-    the derived setting ``_get_default_attn_backend()``), with no decorator (which may change
-    what a call does): what it returns can stand in for its calls (`extractor.returns`)."""
-    plain = "." not in qual and bool(params)
+    """A module-level function, or a method of the config taking more than `self`
+    (``ServerArgs._get_default_attn_backend(self, use_mla, model_config)``, read as the
+    derived setting ``_get_default_attn_backend()``), with no decorator (which may change
+    what a call does): what it returns can stand in for its calls (`extractor.returns`;
+    one of no parameters only where `extractor.returns.kept` says)."""
+    plain = "." not in qual
     method = config_method and qual.count(".") == 1 and len(params) > 1 and params[0] == "self"
     return (plain or method) and node.asynchronous is None and not node.decorators \
         and isinstance(node.body, cst.IndentedBlock)

@@ -655,3 +655,28 @@ def test_an_example_on_an_assumed_machine_sets_the_options_its_check_tests():
     fix = example_fix(fire, fire, solutions(fire, ctx), ctx)
     assert "--speculative-algorithm" in fix["before"]
     assert fix["assuming"] == {"facts": ["platform check `is_hip()` is true"], "predicted": "true"}
+
+
+def test_an_example_needing_a_platform_fact_derived_from_others_names_those():
+    """``assert _platform_supports_x()`` (``return is_hip() or is_npu()``) before a check of
+    options: the example holds on a machine where one of the facts it derives from does."""
+    npu = Ref(RefKind.PLATFORM, "is_npu", "is_npu()")
+    supported = Apply("supports_x", (), "supports_x()")
+    fire = And((Truthy(supported), Truthy(flag("enable_lora"))))
+    blind = example_fix(fire, fire, solutions(fire, CTX), CTX)
+    ctx = replace(CTX, derived_facts={"supports_x": ((), Or((Truthy(HIP), Truthy(npu))))})
+    seen = example_fix(fire, fire, solutions(fire, ctx), ctx)
+    assert "needs" not in blind
+    assert seen["before"] == "serve --model-path <model> --enable-lora" and seen["needs"] in (
+        ["platform:is_hip=true"], ["platform:is_npu=true"])
+
+
+def test_an_example_past_an_earlier_check_only_the_machine_decides_needs_that_machine():
+    """``if not os.path.isdir("/sys/class/infiniband"): raise ...`` before this check: the
+    example is shown for a machine with InfiniBand, and says so in `needs`."""
+    ib = Ref(RefKind.PLATFORM, "os.path.isdir('/sys/class/infiniband')", "os.path.isdir(ib_sysfs_path)")
+    fire = And((Truthy(flag("enable_lora")), Compare(">", flag("tp_size"), Const(1))))
+    ctx = replace(CTX, reach={"e": (And((Truthy(flag("enable_lora")), Not(Truthy(ib)))),)})
+    fix = example_fix(fire, fire, solutions(fire, ctx), ctx, "e")
+    assert fix["predicted"] == "true" and fix["needs"] == ["platform:os.path.isdir('/sys/class/infiniband')=true"]
+    assert "needs" not in example_fix(fire, fire, solutions(fire, CTX), CTX, "e")  # no such earlier check

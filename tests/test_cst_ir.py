@@ -111,8 +111,10 @@ def test_conditions_by_node_kind(code: str, expected: Expr) -> None:
         ("f(x=self.method())", Unknown("f(x=self.method())")),  # an argument nothing computes
         # a call without arguments: read through what it returns, or what a platform states it returns
         ("use_mlx()", Apply("use_mlx", (), "use_mlx()")),
-        ("current_platform.is_out_of_tree()", Apply("current_platform.is_out_of_tree", (),
-                                                    "current_platform.is_out_of_tree()")),
+        ("current_platform.support_x()", Apply("current_platform.support_x", (), "current_platform.support_x()")),
+        # a platform predicate the profile names, whatever object it is called on
+        ("current_platform.is_out_of_tree()",
+         Ref(RefKind.PLATFORM, "is_out_of_tree", "current_platform.is_out_of_tree()")),
         ("max(cfg.xs, default=0)", Apply("max", (flag("xs"),), "max(cfg.xs, default=0)")),  # a builtin
         # JSON text parsed, and string methods of any known value: computed where the value is known
         ("json.loads(cfg.c)", Apply("json.loads", (flag("c"),), "json.loads(cfg.c)")),

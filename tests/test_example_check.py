@@ -582,3 +582,13 @@ def test_an_entry_example_needs_a_server_start_only_when_its_own_row_does(exampl
 
     (judged,) = judge_examples([_rows_entry(example_row, *stages)], _judge(PP_FIRST))
     assert (SERVER_START in (judged.example_fix.get("needs") or ())) is needs_start
+
+
+@pytest.mark.parametrize(("needs", "runs"), [
+    ((), True),
+    (("platform:is_hip=false",), True),  # every predicate reads false on the generic platform
+    (("platform:is_hip=true",), False),
+    (("platform:is_hip=false", "platform:is_hip=true"), False),
+])
+def test_the_machine_runs_an_example_whose_needs_it_gives(needs, runs):
+    assert _judge(PP_FIRST).runs_here({**_fix("--pp-size 2", "--pp-size 1"), "needs": list(needs)}) is runs

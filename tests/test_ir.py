@@ -60,6 +60,11 @@ ENV = Ref(RefKind.ENV, "SGLANG_E", "envs.SGLANG_E.get()")
         (Truthy(Const(0)), FALSE),
         (In(Const("t"), Seq((X, ENV))), Or((Compare("==", X, Const("t")), Compare("==", ENV, Const("t"))))),
         (In(X, Const(())), FALSE),  # nothing is in an empty collection
+        # a tuple of terms in a table of tuples: row by row
+        (In(Seq((X, ENV)), Const(((4, 4), (8, 8)))),
+         Or((And((Compare("==", X, Const(4)), Compare("==", ENV, Const(4)))),
+             And((Compare("==", X, Const(8)), Compare("==", ENV, Const(8))))))),
+        (In(Seq((X, ENV)), Const(((4, 4), (8,)))), In(Seq((X, ENV)), Const(((4, 4), (8,))))),  # rows of another size
         (Not(In(X, Const(()))), TRUE),
         (Or((And((A, B)), Not(A))), Or((And((A, B)), Not(A)))),  # no operand is another's negation
         (Or((B, A, Not(A))), TRUE),  # an operand or its negation holds

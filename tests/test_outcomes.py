@@ -68,6 +68,17 @@ def test_a_validation_run_says_nothing_of_an_example_that_needs_the_server_start
     assert merged_fix("e1", fix, Outcomes({}).with_([_outcome(REFUTED, "no-error")]), "1.0") == fix
 
 
+@pytest.mark.parametrize(("needs", "kept"), [
+    (["platform:is_cuda=true"], True),  # this machine has no CUDA: what it did says nothing
+    (["platform:is_hip=false"], False),  # this machine gives that: its outcome stands
+])
+def test_an_outcome_says_nothing_of_an_example_the_machine_does_not_run(needs, kept):
+    fix = {**FIX, "needs": needs}
+    runs = lambda f: all(n.endswith("=false") for n in f.get("needs") or ())  # noqa: E731
+    merged = merged_fix("e1", fix, Outcomes({}).with_([_outcome(REFUTED, "no-error")]), "1.0", runs=runs)
+    assert (merged == fix) is kept
+
+
 def test_a_shown_pair_whose_fix_the_real_program_refutes_shows_its_before_alone():
     fix = merged_fix("e1", FIX, Outcomes({}).with_([_outcome(REFUTED, "after-fires: 0123456789abcdef")]), "1.0",
                      named={"0123456789abcdef": "“other message”"})

@@ -139,3 +139,17 @@ def test_a_derived_setting_computed_by_a_function_of_the_config_is_what_it_retur
     values = Values(Model(None), Launch({"device": "cuda"}))
     assert value(adj.value, values) == "triton"
     assert value(adj.value, Values(Model(None), Launch({"device": "cpu"}))) == "torch_native"
+
+
+@pytest.mark.parametrize(("body", "summarised"), [
+    # a fact of the machine derived from others: it stands in for its calls
+    ("platform = get_platform()\n    return platform.is_cuda or platform.is_hip", True),
+    ("if is_xpu():\n        return 'xccl'\n    return 'nccl' if is_cuda_alike() else 'gloo'", True),
+    # global state known only as the program runs: not a fact errcat can judge a launch on
+    ("return os.environ.get('X') == '1'", False),
+    ("return torch.version.cuda is not None", False),
+    ("return None", False),
+])
+def test_a_function_of_no_parameters_is_summarised_only_as_a_derived_platform_fact(body, summarised) -> None:
+    found = extract_file("p/facts.py", f"def fact():\n    {body}\n", PROFILE)
+    assert [q for q, _, _ in found.returns] == (["fact"] if summarised else [])

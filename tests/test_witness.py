@@ -296,7 +296,7 @@ def test_a_type_name_is_no_candidate_value():
 
 
 def test_an_undecided_setting_the_code_adjusts_says_so():
-    from analyzers.advice import _undecided_text
+    from analyzers.example_search import _undecided_text
     from analyzers.rules import Rule
     ctx = Context(Model(FLAGS, (Rule("x", Const(5), Truthy(HIP)),), EXAMPLES), Renderer.for_model(FLAGS), PREFIX)
     assert [_undecided_text(t, ctx) for t in (X, TP)] == ["`--x` (set automatically when not given)", "`--tp-size`"]
