@@ -680,3 +680,6 @@ def test_an_example_past_an_earlier_check_only_the_machine_decides_needs_that_ma
     fix = example_fix(fire, fire, solutions(fire, ctx), ctx, "e")
     assert fix["predicted"] == "true" and fix["needs"] == ["platform:os.path.isdir('/sys/class/infiniband')=true"]
     assert "needs" not in example_fix(fire, fire, solutions(fire, CTX), CTX, "e")  # no such earlier check
+    # an earlier check that fires only on a machine with a fact (a ROCm GPU) needs no machine
+    on_hip = replace(CTX, reach={"e": (And((Truthy(flag("enable_lora")), Truthy(HIP))),)})
+    assert "needs" not in example_fix(fire, fire, solutions(fire, on_hip), on_hip, "e")
