@@ -204,8 +204,8 @@ def _machine_passes(fire: Expr, fired: Truth, reach: Sequence[Expr], before: Lau
     """`before` on a machine where the earlier checks of `reach` that its options leave to
     the platform pass (InfiniBand present, a platform that snapshots Mamba state): those
     facts are stated in `before` (the example needs such a machine), `fire` staying `fired`.
-    A check that passes on a machine with none of the facts it reads (no GPU of the kind it
-    tests) needs no machine."""
+    Only a check that fires for sure on a machine with none of the facts it reads (no GPU of
+    the kind it tests) asks for a machine."""
     for first in reach:
         leaves = [leaf for leaf in fact_leaves(first) if leaf.kind is RefKind.PLATFORM]
         if not leaves or evaluate(first, before, ctx.model) is not Truth.UNKNOWN:
@@ -213,7 +213,7 @@ def _machine_passes(fire: Expr, fired: Truth, reach: Sequence[Expr], before: Lau
         bare = before
         for leaf in leaves:
             bare = assign(bare, leaf, False)
-        if evaluate(first, bare, ctx.model) is Truth.FALSE:
+        if evaluate(first, bare, ctx.model) is not Truth.TRUE:  # it fires there for sure, or needs no machine
             continue
         moved, passes = satisfy(negate(first), ctx.model, before, leaves)
         if passes is Truth.TRUE and evaluate(fire, moved, ctx.model) is fired:

@@ -683,3 +683,7 @@ def test_an_example_past_an_earlier_check_only_the_machine_decides_needs_that_ma
     # an earlier check that fires only on a machine with a fact (a ROCm GPU) needs no machine
     on_hip = replace(CTX, reach={"e": (And((Truthy(flag("enable_lora")), Truthy(HIP))),)})
     assert "needs" not in example_fix(fire, fire, solutions(fire, on_hip), on_hip, "e")
+    # nor one whose firing there turns on what errcat cannot read besides
+    unread = And((Truthy(flag("enable_lora")), Not(Truthy(ib)), Truthy(Unknown("probe()"))))
+    maybe = replace(CTX, reach={"e": (unread,)})
+    assert "needs" not in example_fix(fire, fire, solutions(fire, maybe), maybe, "e")
